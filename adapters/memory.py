@@ -1,0 +1,274 @@
+"""``InMemoryStorage``: the Storage port in process memory (tests, embedding, ephemeral agents).
+
+It folds the log with the same pure reducers as the SQLite adapter and passes the same contract
+suite. Full text uses the same segmentation with a small BM25; vectors an exact numpy scan.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+
+import numpy as np
+from attrs import frozen
+
+from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
+from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
+from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.queries import holds
+from hlmem.domain.reducers import project
+from hlmem.domain.slots import normalize_key, normalize_predicate
+from hlmem.domain.state import ClaimState, ClaimStatus, MemoryView, ObservationState
+
+
+@frozen
+class _Item:
+    item_id: str
+    kind: str
+    namespace: str
+    tokens: tuple[str, ...]
+    vector: np.ndarray | None
+
+
+class InMemoryStorage:
+    """Everything in dicts; a transaction snapshots state and restores it on error."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._log: list[StoredEvent] = []
+        self._view = MemoryView()
+        self._items: dict[str, _Item] = {}
+        self._meta: dict[str, str] = {}
+        self._depth = 0
+        self.embedding_cache = InMemoryCache()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta))
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                n, self._view, self._items, self._meta = snapshot
+                del self._log[n:]
+                raise
+            finally:
+                self._depth = 0
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- event log ------------------------------------------------------------------------------
+
+    def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int:
+        index = index or {}
+        with self.transaction():
+            versions = dict(self._view.stream_versions)
+            for event in events:
+                previous = versions.get(event.stream_id, 0)
+                if event.version != previous + 1:
+                    raise ConcurrencyConflict(
+                        f"stream {event.stream_id} is at version {previous}; event {event.event_id} "
+                        f"claims version {event.version}")
+                if any(s.event.event_id == event.event_id for s in self._log[-1:]):
+                    raise ConcurrencyConflict(f"event {event.event_id} is already in the log")
+                versions[event.stream_id] = event.version
+                self._log.append(StoredEvent(len(self._log) + 1, event))
+                self._view = project((event,), self._view)
+                entry = index.get(event.stream_id)
+                if entry is not None and event.version == 1:
+                    self._index(event, entry)
+            return len(self._log)
+
+    def _index(self, event: DomainEvent, entry: IndexEntry) -> None:
+        vector = None
+        if entry.vector is not None:
+            model = self.vector_model()
+            if model is None:
+                raise StorageError("bind_vector_model() must be called before storing vectors")
+            if len(entry.vector) != model[1] * 4:
+                raise StorageError(f"vector of {len(entry.vector)} bytes does not fit {model[1]}-d float32")
+            vector = np.frombuffer(entry.vector, dtype=np.float32)
+        kind = "event" if isinstance(event, ObservationRecorded) else "claim"
+        tokens = tuple(segment_for_index(entry.text).split())
+        self._items[event.stream_id] = _Item(event.stream_id, kind, event.namespace, tokens, vector)
+
+    def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
+        stop = None if limit is None else after + limit
+        yield from self._log[after:stop]
+
+    def last_position(self) -> int:
+        return len(self._log)
+
+    def stream_version(self, stream_id: str) -> int:
+        return self._view.stream_versions.get(stream_id, 0)
+
+    @property
+    def view(self) -> MemoryView:
+        """The current projection (for audits and tests)."""
+        return self._view
+
+    # -- projection queries ---------------------------------------------------------------------
+
+    def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
+        claims = self._view.claims
+        return {i: claims[i] for i in dict.fromkeys(ids) if i in claims}
+
+    def get_observations(self, ids: Sequence[str]) -> dict[str, ObservationState]:
+        obs = self._view.observations
+        return {i: obs[i] for i in dict.fromkeys(ids) if i in obs}
+
+    def slot_claims(self, slot_key: str) -> list[ClaimState]:
+        return [c for c in self._view.claims.values() if c.slot_key == slot_key]
+
+    def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
+        key = normalize_key(subject)
+        pred = normalize_predicate(predicate) if predicate is not None else None
+        return [c for c in self._view.claims.values()
+                if c.namespace == namespace and normalize_key(c.subject) == key
+                and (pred is None or c.predicate == pred)]
+
+    def claims_citing(self, event_id: str) -> list[str]:
+        return sorted(c.claim_id for c in self._view.claims.values() if event_id in c.evidence)
+
+    def counts(self) -> dict[str, int]:
+        out = {"events": len(self._log), "observations": len(self._view.observations)}
+        by_status = Counter(c.status.value for c in self._view.claims.values())
+        out.update({f"claims_{k}": v for k, v in by_status.items()})
+        out["claims"] = len(self._view.claims)
+        out["vectors"] = sum(1 for i in self._items.values() if i.vector is not None)
+        return out
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def _searchable(self, namespace: str) -> list[_Item]:
+        out = []
+        for item in self._items.values():
+            if item.namespace != namespace:
+                continue
+            if item.kind == "claim" and self._view.claims[item.item_id].status is ClaimStatus.FORGOTTEN:
+                continue
+            if item.kind == "event" and self._view.observations[item.item_id].forgotten:
+                continue
+            out.append(item)
+        return out
+
+    def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        # Each query term is matched as a phrase of its unicode61 tokens, like the FTS5 adapter.
+        terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
+        terms = [t for t in terms if t]
+        items = self._searchable(namespace)
+        if not terms or not items or limit <= 0:
+            return []
+        docs = {i.item_id: [tok for raw in i.tokens for tok in _parts(raw)] for i in items}
+        avg = sum(len(d) for d in docs.values()) / len(docs) or 1.0
+        df = {t: sum(1 for d in docs.values() if _has_phrase(d, t)) for t in terms}
+        scored = []
+        for item in items:
+            doc = docs[item.item_id]
+            score = 0.0
+            for term in terms:
+                tf = _count_phrase(doc, term)
+                if tf:
+                    idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
+            if score > 0:
+                scored.append((score, item))
+        scored.sort(key=lambda s: (-s[0], s[1].item_id))
+        return [Candidate(i.item_id, i.kind, r, s) for r, (s, i) in enumerate(scored[:limit], start=1)]
+
+    def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
+        model = self.vector_model()
+        if model is None or limit <= 0:
+            return []
+        query = np.frombuffer(vector, dtype=np.float32)
+        if query.shape != (model[1],):
+            raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {model[1]}")
+        items = [i for i in self._searchable(namespace) if i.vector is not None]
+        if not items:
+            return []
+        scores = np.stack([i.vector for i in items]) @ query
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [Candidate(items[j].item_id, items[j].kind, r, float(scores[j])) for r, j in enumerate(order, start=1)]
+
+    def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
+        out = set()
+        for item_id in ids:
+            claim = self._view.claims.get(item_id)
+            if claim is not None and holds(claim, valid_at, known_at):
+                out.add(item_id)
+            obs = self._view.observations.get(item_id)
+            if obs is not None and not obs.forgotten and obs.recorded_at <= known_at:
+                out.add(item_id)
+        return out
+
+    def vector_model(self) -> tuple[str, int] | None:
+        if "vector_model" not in self._meta:
+            return None
+        return self._meta["vector_model"], int(self._meta["vector_dim"])
+
+    def bind_vector_model(self, model_id: str, dim: int) -> None:
+        current = self.vector_model()
+        if current is None:
+            self._meta.update(vector_model=model_id, vector_dim=str(dim))
+        elif current != (model_id, dim):
+            raise ModelMismatch(f"this store's vectors were made by {current[0]} ({current[1]}-d), not {model_id}")
+
+    def meta(self, key: str) -> str | None:
+        return self._meta.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._meta[key] = value
+
+
+def _parts(token: str) -> list[str]:
+    """Split an atom the way unicode61 does (at non-alphanumerics)."""
+    out, cur = [], []
+    for ch in token:
+        if ch.isalnum():
+            cur.append(ch)
+        elif cur:
+            out.append("".join(cur))
+            cur = []
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def _count_phrase(doc: list[str], term: tuple[str, ...]) -> int:
+    parts = [p for raw in term for p in _parts(raw)]
+    if not parts:
+        return 0
+    n = len(parts)
+    return sum(1 for i in range(len(doc) - n + 1) if doc[i:i + n] == parts)
+
+
+def _has_phrase(doc: list[str], term: tuple[str, ...]) -> bool:
+    return _count_phrase(doc, term) > 0
+
+
+class InMemoryCache:
+    """Dict-backed ``EmbeddingCache``."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], bytes] = {}
+
+    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        return {h: self._data[(model_id, h)] for h in hashes if (model_id, h) in self._data}
+
+    def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
+        for h, v in items:
+            self._data.setdefault((model_id, h), v)

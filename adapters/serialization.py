@@ -1,0 +1,95 @@
+"""The one cattrs converter for persisted events, with an explicit, append-only tag registry.
+
+Tags name event types on disk; they are never class names, so renaming a class cannot orphan
+stored events. A tag, once written, is never reused or removed: add ``….v2`` and an upcaster.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+import cattrs
+
+from hlmem.domain.errors import SchemaError
+from hlmem.domain.events import (
+    ENVELOPE_FIELDS,
+    ClaimAsserted,
+    ClaimCorroborated,
+    ClaimRetracted,
+    ClaimSuperseded,
+    DomainEvent,
+    ItemForgotten,
+    ObservationRecorded,
+)
+from hlmem.domain.time import format_timestamp, parse_timestamp
+
+#: Append-only: tag -> event class. Never edit or remove a line; add new tags at the end.
+TAGS: Mapping[str, type[DomainEvent]] = {
+    "observation.recorded.v1": ObservationRecorded,
+    "claim.asserted.v1": ClaimAsserted,
+    "claim.corroborated.v1": ClaimCorroborated,
+    "claim.superseded.v1": ClaimSuperseded,
+    "claim.retracted.v1": ClaimRetracted,
+    "item.forgotten.v1": ItemForgotten,
+}
+TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
+
+#: Upcasters: old tag -> (new tag, function turning the old payload dict into the new one).
+UPCASTERS: Mapping[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+
+
+def _make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter()
+    conv.register_unstructure_hook(datetime, format_timestamp)
+    conv.register_unstructure_hook_func(
+        lambda t: isinstance(t, type) and issubclass(t, enum.Enum), lambda v: v.value
+    )
+    conv.register_structure_hook(datetime, lambda v, _: parse_timestamp(v, field="stored timestamp"))
+    return conv
+
+
+converter = _make_converter()
+
+
+def tag_of(event: DomainEvent) -> str:
+    """The stored tag of an event's type."""
+    try:
+        return TAG_OF[type(event)]
+    except KeyError:
+        raise SchemaError(f"event type {type(event).__name__} has no registered tag") from None
+
+
+def split(event: DomainEvent) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Unstructure an event into (envelope, payload) dicts of JSON-safe values."""
+    data = converter.unstructure(event)
+    envelope = {k: data.pop(k) for k in ENVELOPE_FIELDS}
+    return envelope, data
+
+
+def encode_payload(event: DomainEvent) -> str:
+    """The payload as compact JSON (UTF-8 kept as is, keys sorted for stable bytes)."""
+    return json.dumps(split(event)[1], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def decode(tag: str, envelope: Mapping[str, Any], payload: str | Mapping[str, Any] | None) -> DomainEvent:
+    """Rebuild an event from its tag, envelope and payload (upcasting old tags).
+
+    A ``None`` payload (erased by forget) is only valid for types whose payload fields all have
+    defaults; otherwise :class:`SchemaError` is raised.
+    """
+    data = json.loads(payload) if isinstance(payload, str) else dict(payload or {})
+    while tag in UPCASTERS:
+        tag, upcast = UPCASTERS[tag]
+        data = upcast(data)
+    cls = TAGS.get(tag)
+    if cls is None:
+        raise SchemaError(f"unknown event tag {tag!r}: written by a newer hlmem?")
+    data.update(envelope)
+    try:
+        return converter.structure(data, cls)
+    except Exception as exc:  # cattrs raises ClassValidationError groups; one clear error is kinder
+        raise SchemaError(f"cannot decode {tag} event {envelope.get('event_id')}: {exc}") from exc

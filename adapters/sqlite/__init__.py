@@ -1,0 +1,1 @@
+"""SQLite adapter built on APSW: connection factory, migrations, event log, projections, search."""

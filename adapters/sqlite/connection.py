@@ -1,0 +1,50 @@
+"""The one factory for SQLite connections: APSW best-practice settings applied per connection.
+
+Nothing here touches APSW's process-global hooks: a library must not change how its host's other
+SQLite users behave.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+import apsw.bestpractice as bp
+
+from hlmem.domain.errors import StorageError
+
+#: How long a writer waits for another process's lock before giving up, in milliseconds.
+BUSY_TIMEOUT_MS = 10_000
+
+
+def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> apsw.Connection:
+    """Open ``path`` (created if missing) with WAL, busy timeout, foreign keys, DQS off.
+
+    :param synchronous: ``FULL`` (default) makes every commit durable on power loss; ``NORMAL``
+        trades the last transactions on power loss for speed (still never corrupts); ``OFF`` is
+        only for scratch stores (replay targets) that can be rebuilt.
+    :raises StorageError: when the file cannot be opened as a database.
+    """
+    target = str(path)
+    if target != ":memory:":
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    try:
+        con = apsw.Connection(target, flags=flags)
+        bp.connection_busy_timeout(con, BUSY_TIMEOUT_MS)
+        bp.connection_wal(con)
+        bp.connection_enable_foreign_keys(con)
+        bp.connection_dqs(con)
+        bp.connection_recursive_triggers(con)
+        bp.connection_optimize(con)
+        if synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
+            raise StorageError(f"synchronous must be FULL, NORMAL, EXTRA or OFF, not {synchronous!r}")
+        con.pragma("synchronous", synchronous)
+        # Freed pages are zeroed, so erased text does not linger in the file (lifecycle issue).
+        con.pragma("secure_delete", "ON")
+        con.pragma("temp_store", "MEMORY")
+        con.pragma("cache_size", -32_000)
+        con.pragma("mmap_size", 256 * 1024 * 1024)
+    except apsw.Error as exc:
+        raise StorageError(f"cannot open database {target}: {exc}") from exc
+    return con

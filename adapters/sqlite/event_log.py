@@ -1,0 +1,74 @@
+"""The append-only event log in SQLite: envelopes and payloads, version checks, ordered reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import apsw
+
+from hlmem.adapters.serialization import decode, encode_payload, tag_of
+from hlmem.application.ports import StoredEvent
+from hlmem.domain.errors import ConcurrencyConflict
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.time import format_timestamp
+
+READ_CHUNK = 2_000
+
+
+def stream_version(con: apsw.Connection, stream_id: str) -> int:
+    """The last version of a stream, 0 for a stream with no events."""
+    row = con.execute("SELECT max(version) FROM events WHERE stream_id = ?", (stream_id,)).fetchone()
+    return row[0] or 0
+
+
+def insert_event(con: apsw.Connection, event: DomainEvent, expected_previous: int) -> int:
+    """Insert one event after checking its version; return its position.
+
+    :raises ConcurrencyConflict: when ``event.version`` is not ``expected_previous + 1``.
+    """
+    if event.version != expected_previous + 1:
+        raise ConcurrencyConflict(
+            f"stream {event.stream_id} is at version {expected_previous}; event {event.event_id} "
+            f"claims version {event.version}"
+        )
+    try:
+        con.execute(
+            "INSERT INTO events (event_id, stream_id, version, tag, recorded_at, namespace, schema_version) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (event.event_id, event.stream_id, event.version, tag_of(event), format_timestamp(event.recorded_at),
+             event.namespace, event.schema_version),
+        )
+    except apsw.ConstraintError as exc:
+        raise ConcurrencyConflict(f"event {event.event_id} (stream {event.stream_id} v{event.version}) "
+                                  f"conflicts with the log: {exc}") from exc
+    position = con.last_insert_rowid()
+    con.execute("INSERT INTO event_payloads (position, payload) VALUES (?, ?)", (position, encode_payload(event)))
+    return position
+
+
+def last_position(con: apsw.Connection) -> int:
+    """The position of the newest event, 0 for an empty log."""
+    return con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
+
+
+def read_events(con: apsw.Connection, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
+    """Events after ``after`` in log order, read in chunks so no cursor stays open across yields."""
+    remaining = limit
+    cursor = after
+    while remaining is None or remaining > 0:
+        size = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
+        rows = con.execute(
+            "SELECT e.position, e.event_id, e.stream_id, e.version, e.tag, e.recorded_at, e.namespace, "
+            "e.schema_version, p.payload FROM events e LEFT JOIN event_payloads p ON p.position = e.position "
+            "WHERE e.position > ? ORDER BY e.position LIMIT ?",
+            (cursor, size),
+        ).fetchall()
+        if not rows:
+            return
+        for pos, eid, sid, ver, tag, rec, ns, schema, payload in rows:
+            envelope = {"event_id": eid, "stream_id": sid, "version": ver, "recorded_at": rec,
+                        "namespace": ns, "schema_version": schema}
+            yield StoredEvent(pos, decode(tag, envelope, payload))
+        cursor = rows[-1][0]
+        if remaining is not None:
+            remaining -= len(rows)

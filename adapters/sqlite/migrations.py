@@ -1,0 +1,187 @@
+"""Ordered, named schema migrations, recorded in ``_migrations``. Applied ones are never edited.
+
+Event *payloads* are never migrated in place: old event versions are upcast when read
+(:mod:`hlmem.adapters.serialization`). Migrations only shape tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+from attrs import frozen
+
+from hlmem.domain.errors import SchemaError
+
+
+@frozen
+class Migration:
+    """One named step; ``transactional`` steps run inside a transaction with their record."""
+
+    name: str
+    apply: Callable[[apsw.Connection], None]
+    transactional: bool = True
+
+
+def _initial(con: apsw.Connection) -> None:
+    con.execute(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+        -- The log: envelopes here, payloads apart (forget erases a payload, never an envelope).
+        CREATE TABLE events (
+            position INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL UNIQUE,
+            stream_id TEXT NOT NULL,
+            version INTEGER NOT NULL CHECK (version >= 1),
+            tag TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            schema_version INTEGER NOT NULL,
+            UNIQUE (stream_id, version)
+        );
+        CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'hlmem: the event log is append-only'); END;
+        CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'hlmem: the event log is append-only'); END;
+
+        CREATE TABLE event_payloads (
+            position INTEGER PRIMARY KEY REFERENCES events(position),
+            payload TEXT NOT NULL
+        );
+        -- The one audited path that may erase a payload: a row here first (lifecycle issue).
+        CREATE TABLE payload_erasures (
+            position INTEGER PRIMARY KEY REFERENCES events(position),
+            erased_at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
+        BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
+        CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
+        WHEN NOT EXISTS (SELECT 1 FROM payload_erasures WHERE position = OLD.position)
+        BEGIN SELECT RAISE(ABORT, 'hlmem: payloads are erased only through forget'); END;
+
+        -- Projections (caches of the log; rebuildable by replay).
+        CREATE TABLE observations (
+            event_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            role TEXT NOT NULL,
+            origin_class TEXT NOT NULL,
+            session_kind TEXT NOT NULL,
+            occurred_at INTEGER NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            forgotten INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE INDEX observations_session ON observations(namespace, session_id);
+
+        CREATE TABLE claims (
+            claim_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            slot_key TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            predicate TEXT NOT NULL,
+            value TEXT NOT NULL,
+            qualifiers TEXT NOT NULL,
+            coordinates TEXT NOT NULL,
+            polarity INTEGER NOT NULL,
+            importance REAL NOT NULL,
+            scope TEXT NOT NULL,
+            cardinality TEXT NOT NULL,
+            source TEXT NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            superseded_by TEXT,
+            supersedes TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX claims_slot ON claims(slot_key);
+        CREATE INDEX claims_subject ON claims(namespace, subject_key, predicate);
+
+        CREATE TABLE claim_versions (
+            claim_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            valid_from INTEGER NOT NULL,
+            valid_to INTEGER,
+            recorded_from INTEGER NOT NULL,
+            recorded_to INTEGER,
+            PRIMARY KEY (claim_id, seq)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE claim_evidence (
+            claim_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (claim_id, event_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX claim_evidence_event ON claim_evidence(event_id);
+
+        CREATE TABLE supersede_edges (
+            position INTEGER NOT NULL,
+            old_id TEXT NOT NULL,
+            new_id TEXT NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            PRIMARY KEY (position, old_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX supersede_edges_old ON supersede_edges(old_id);
+        CREATE INDEX supersede_edges_new ON supersede_edges(new_id);
+
+        -- Search: one integer key per searchable item, shared by full text and vectors.
+        CREATE TABLE items (
+            item_key INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            namespace TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE items_fts USING fts5(
+            body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE vectors (
+            item_key INTEGER PRIMARY KEY REFERENCES items(item_key),
+            vec BLOB NOT NULL
+        );
+        CREATE TABLE embedding_cache (
+            model TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (model, content_hash)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration("0001_initial", _initial),)
+
+
+def applied(con: apsw.Connection) -> list[str]:
+    """Names of the migrations already applied, in order."""
+    con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    return [row[0] for row in con.execute("SELECT name FROM _migrations ORDER BY rowid")]
+
+
+def migrate(con: apsw.Connection, now_iso: str) -> list[str]:
+    """Apply every pending migration in order; return the names applied now.
+
+    :raises SchemaError: when the database has migrations this code does not know (a newer hlmem).
+    """
+    done = applied(con)
+    known = [m.name for m in MIGRATIONS]
+    unknown = [name for name in done if name not in known]
+    if unknown:
+        raise SchemaError(f"database was written by a newer hlmem (unknown migrations: {', '.join(unknown)})")
+    ran = []
+    for migration in MIGRATIONS:
+        if migration.name in done:
+            continue
+        if migration.transactional:
+            with con:
+                migration.apply(con)
+                con.execute("INSERT INTO _migrations(name, applied_at) VALUES (?, ?)", (migration.name, now_iso))
+        else:
+            migration.apply(con)
+            con.execute("INSERT INTO _migrations(name, applied_at) VALUES (?, ?)", (migration.name, now_iso))
+        ran.append(migration.name)
+    return ran

@@ -1,0 +1,69 @@
+"""Applies events to the SQLite projection tables through the domain's pure reducers.
+
+For each event the projector loads the states it touches into a partial view, applies
+:func:`hlmem.domain.reducers.apply`, and writes back the states that changed. Both adapters thus
+share one definition of state; the tables are only its serialisation.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import apsw
+
+from hlmem.adapters.sqlite import rows
+from hlmem.domain.events import ClaimAsserted, ClaimSuperseded, DomainEvent, ObservationRecorded
+from hlmem.domain.reducers import apply, touched_streams
+from hlmem.domain.state import ClaimState, MemoryView, ObservationState
+from hlmem.domain.time import to_micros
+
+
+class Projector:
+    """Projects events inside the caller's transaction, caching states touched in one batch."""
+
+    def __init__(self, con: apsw.Connection) -> None:
+        self._con = con
+        self._claims: dict[str, ClaimState] = {}
+        self._observations: dict[str, ObservationState] = {}
+
+    def reset(self) -> None:
+        """Forget cached states (call at the end of every transaction, committed or not)."""
+        self._claims.clear()
+        self._observations.clear()
+
+    def _load(self, ids: frozenset[str]) -> MemoryView:
+        claim_ids = [i for i in ids if i.startswith("cl_") and i not in self._claims]
+        obs_ids = [i for i in ids if i.startswith("ev_") and i not in self._observations]
+        if claim_ids:
+            self._claims.update(rows.load_claims(self._con, claim_ids))
+        if obs_ids:
+            self._observations.update(rows.load_observations(self._con, obs_ids))
+        claims = {i: self._claims[i] for i in ids if i in self._claims}
+        observations = {i: self._observations[i] for i in ids if i in self._observations}
+        return MemoryView(MappingProxyType(claims), MappingProxyType(observations))
+
+    def project(self, event: DomainEvent, position: int) -> None:
+        """Apply one event (already in the log at ``position``) to the tables."""
+        before = self._load(touched_streams(event))
+        after = apply(before, event)
+        for cid, claim in after.claims.items():
+            old = before.claims.get(cid)
+            if claim is not old:
+                rows.save_claim(self._con, claim, old)
+                self._claims[cid] = claim
+        for oid, obs in after.observations.items():
+            if obs is not before.observations.get(oid):
+                rows.save_observation(self._con, obs)
+                self._observations[oid] = obs
+        if isinstance(event, ClaimSuperseded) or (isinstance(event, ClaimAsserted) and event.superseded_by):
+            self._con.execute(
+                "INSERT INTO supersede_edges (position, old_id, new_id, recorded_at) VALUES (?,?,?,?)",
+                (position, event.stream_id, event.superseded_by, to_micros(event.recorded_at)),
+            )
+
+    @staticmethod
+    def creates_item(event: DomainEvent) -> str | None:
+        """The id of the searchable item an event creates, if any."""
+        if isinstance(event, (ObservationRecorded, ClaimAsserted)):
+            return event.stream_id
+        return None

@@ -1,0 +1,152 @@
+"""Search over the SQLite store: full text (pre-segmented FTS5), vectors (in-memory index), visibility."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import apsw
+import numpy as np
+
+from hlmem.adapters.text.fts_query import build_match
+from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.adapters.vector_index import VectorIndex
+from hlmem.application.ports import Candidate
+from hlmem.domain.errors import ModelMismatch, StorageError
+from hlmem.domain.time import to_micros
+
+#: How many more FTS hits to fetch than asked, to make up for other namespaces' hits.
+FTS_OVERFETCH = 4
+
+
+def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, text: str,
+               vector: bytes | None) -> int:
+    """Add one searchable item (text and optional vector) and return its key."""
+    con.execute("INSERT INTO items (item_id, kind, namespace) VALUES (?,?,?)", (item_id, kind, namespace))
+    key = con.last_insert_rowid()
+    body = segment_for_index(text)
+    if body:
+        con.execute("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", (key, body))
+    if vector is not None:
+        con.execute("INSERT INTO vectors (item_key, vec) VALUES (?, ?)", (key, vector))
+    return key
+
+
+def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int) -> list[Candidate]:
+    """FTS5 hits for the query's terms (OR), best bm25 first, within one namespace."""
+    match = build_match(query_terms(query))
+    if match is None or limit <= 0:
+        return []
+    fetch = limit * FTS_OVERFETCH
+    while True:
+        rows = con.execute(
+            "SELECT i.item_id, i.kind, i.namespace, f.rank FROM "
+            "(SELECT rowid, rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
+            "JOIN items i ON i.item_key = f.rowid ORDER BY f.rank",
+            (match, fetch),
+        ).fetchall()
+        hits = [r for r in rows if r[2] == namespace]
+        if len(hits) >= limit or len(rows) < fetch:
+            break
+        fetch *= 4
+    return [Candidate(item_id, kind, rank, -float(score))
+            for rank, (item_id, kind, _ns, score) in enumerate(hits[:limit], start=1)]
+
+
+def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
+    """Claim ids that held at ``valid_at`` as known at ``known_at``; event ids recorded by then."""
+    claim_ids = [i for i in ids if i.startswith("cl_")]
+    event_ids = [i for i in ids if i.startswith("ev_")]
+    t, k = to_micros(valid_at), to_micros(known_at)
+    out: set[str] = set()
+    if claim_ids:
+        marks = ",".join("?" * len(claim_ids))
+        out.update(r[0] for r in con.execute(
+            f"SELECT DISTINCT c.claim_id FROM claims c JOIN claim_versions v ON v.claim_id = c.claim_id "
+            f"WHERE c.claim_id IN ({marks}) AND c.status != 'forgotten' "
+            "AND v.recorded_from <= ? AND (v.recorded_to IS NULL OR v.recorded_to > ?) "
+            "AND v.valid_from <= ? AND (v.valid_to IS NULL OR v.valid_to > ?)",
+            (*claim_ids, k, k, t, t),
+        ))
+    if event_ids:
+        marks = ",".join("?" * len(event_ids))
+        out.update(r[0] for r in con.execute(
+            f"SELECT event_id FROM observations WHERE event_id IN ({marks}) AND forgotten = 0 AND recorded_at <= ?",
+            (*event_ids, k),
+        ))
+    return out
+
+
+class VectorCache:
+    """The store's vectors held in a :class:`VectorIndex`, refreshed incrementally from the table."""
+
+    def __init__(self) -> None:
+        self._index: VectorIndex | None = None
+        self._loaded_key = 0
+        self._kinds: dict[str, str] = {}
+
+    def invalidate(self) -> None:
+        """Drop everything (after deletions or a rebuild)."""
+        self._index = None
+        self._loaded_key = 0
+        self._kinds.clear()
+
+    def _refresh(self, con: apsw.Connection, dim: int) -> VectorIndex:
+        if self._index is None:
+            self._index = VectorIndex(dim)
+        rows = con.execute(
+            "SELECT v.item_key, i.item_id, i.kind, i.namespace, v.vec FROM vectors v "
+            "JOIN items i ON i.item_key = v.item_key WHERE v.item_key > ? ORDER BY v.item_key",
+            (self._loaded_key,),
+        ).fetchall()
+        if rows:
+            ids = [r[1] for r in rows]
+            matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+            namespaces = np.array([r[3] for r in rows], dtype=object)
+            for ns in dict.fromkeys(namespaces.tolist()):
+                picked = np.flatnonzero(namespaces == ns)
+                self._index.add([ids[i] for i in picked], matrix[picked], group=ns)
+            self._kinds.update((r[1], r[2]) for r in rows)
+            self._loaded_key = rows[-1][0]
+        return self._index
+
+    def candidates(self, con: apsw.Connection, namespace: str, vector: bytes, dim: int, limit: int) -> list[Candidate]:
+        """Nearest items to ``vector`` within ``namespace``, best first."""
+        query = np.frombuffer(vector, dtype=np.float32)
+        if query.shape != (dim,):
+            raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {dim}")
+        index = self._refresh(con, dim)
+        if len(index) == 0 or limit <= 0:
+            return []
+        hits = index.search(query, limit, group=namespace)
+        return [Candidate(item_id, self._kinds.get(item_id, "claim"), rank, float(score))
+                for rank, (item_id, score) in enumerate(hits, start=1)]
+
+
+def vector_model(con: apsw.Connection) -> tuple[str, int] | None:
+    """The (model id, dimension) bound to this store, if any."""
+    rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('vector_model', 'vector_dim')"))
+    if "vector_model" not in rows:
+        return None
+    return rows["vector_model"], int(rows["vector_dim"])
+
+
+def bind_vector_model(con: apsw.Connection, model_id: str, dim: int) -> None:
+    """Record the store's embedding model, or refuse another one."""
+    current = vector_model(con)
+    if current is None:
+        with con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('vector_model', ?), ('vector_dim', ?)",
+                        (model_id, str(dim)))
+        return
+    if current != (model_id, dim):
+        raise ModelMismatch(
+            f"this store's vectors were made by {current[0]} ({current[1]}-d), not {model_id} ({dim}-d); "
+            "run `hlmem reembed` to switch models, or choose the store's model with HLMEM_EMBEDDER"
+        )
+
+
+def ensure_dim(vector: bytes, dim: int) -> None:
+    """Refuse a vector whose byte length does not fit the store's dimension."""
+    if len(vector) != dim * 4:
+        raise StorageError(f"vector of {len(vector)} bytes does not fit the store's {dim}-d float32 vectors")

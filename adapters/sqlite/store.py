@@ -1,0 +1,247 @@
+"""``SQLiteStorage``: the Storage port on one SQLite file (APSW, WAL), events and projections in one transaction."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import apsw
+
+from hlmem.adapters.sqlite import event_log, rows, search
+from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.adapters.sqlite.migrations import migrate
+from hlmem.adapters.sqlite.projector import Projector
+from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
+from hlmem.domain.errors import HlmemError, StorageError
+from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.slots import normalize_key, normalize_predicate
+from hlmem.domain.state import ClaimState, ObservationState
+from hlmem.domain.time import UTC
+
+
+@contextmanager
+def _translated(what: str) -> Iterator[None]:
+    """Turn APSW errors into the hlmem tree at the adapter boundary."""
+    try:
+        yield
+    except HlmemError:
+        raise
+    except apsw.Error as exc:
+        raise StorageError(f"{what}: {exc}") from exc
+
+
+class SQLiteStorage:
+    """One SQLite file holding the log, its projections, the search index and the embedding cache.
+
+    One instance serves one thread at a time (a lock guards it); other processes may open the
+    same file: writers serialise on SQLite's lock (``BEGIN IMMEDIATE``) with a busy timeout.
+    """
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = str(path)
+        with _translated(f"opening {self.path}"):
+            self._con = open_connection(self.path, synchronous=synchronous)
+            migrate(self._con, datetime.now(UTC).isoformat())
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._projector = Projector(self._con)
+        self._vectors = search.VectorCache()
+        self.embedding_cache = SQLiteEmbeddingCache(self)
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with _translated("beginning a transaction"):
+                self._con.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._projector.reset()
+                self._vectors.invalidate()
+                with _translated("rolling back"):
+                    self._con.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._projector.reset()
+            with _translated("committing"):
+                self._con.execute("COMMIT")
+
+    @property
+    def connection(self) -> apsw.Connection:
+        """The raw connection (adapter-internal use: backup, benchmarks)."""
+        return self._con
+
+    def close(self) -> None:
+        """Optimise query statistics and close the file."""
+        with self._lock:
+            try:
+                self._con.pragma("optimize")
+            except apsw.Error:
+                pass
+            self._con.close()
+
+    # -- event log ------------------------------------------------------------------------------
+
+    def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int:
+        """Append and project ``events`` atomically; index new items with ``index`` entries."""
+        index = index or {}
+        model = None
+        if any(entry.vector is not None for entry in index.values()):
+            model = self.vector_model()
+            if model is None:
+                raise StorageError("bind_vector_model() must be called before storing vectors")
+        position = 0
+        with self.transaction(), _translated("appending events"):
+            versions: dict[str, int] = {}
+            for event in events:
+                previous = versions.get(event.stream_id)
+                if previous is None:
+                    previous = event_log.stream_version(self._con, event.stream_id)
+                position = event_log.insert_event(self._con, event, previous)
+                versions[event.stream_id] = event.version
+                self._projector.project(event, position)
+                item = Projector.creates_item(event)
+                entry = index.get(item) if item else None
+                if item and entry is not None:
+                    if entry.vector is not None and model is not None:
+                        search.ensure_dim(entry.vector, model[1])
+                    kind = "event" if isinstance(event, ObservationRecorded) else "claim"
+                    search.index_item(self._con, item, kind, event.namespace, entry.text, entry.vector)
+        return position
+
+    def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
+        """Events in log order after position ``after``."""
+        with _translated("reading the log"):
+            yield from event_log.read_events(self._con, after, limit)
+
+    def last_position(self) -> int:
+        with self._lock, _translated("reading the log"):
+            return event_log.last_position(self._con)
+
+    def stream_version(self, stream_id: str) -> int:
+        with self._lock, _translated("reading the log"):
+            return event_log.stream_version(self._con, stream_id)
+
+    # -- projection queries ---------------------------------------------------------------------
+
+    def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
+        with self._lock, _translated("reading claims"):
+            return rows.load_claims(self._con, ids)
+
+    def get_observations(self, ids: Sequence[str]) -> dict[str, ObservationState]:
+        with self._lock, _translated("reading events"):
+            return rows.load_observations(self._con, ids)
+
+    def slot_claims(self, slot_key: str) -> list[ClaimState]:
+        with self._lock, _translated("reading a slot"):
+            ids = [r[0] for r in self._con.execute("SELECT claim_id FROM claims WHERE slot_key = ?", (slot_key,))]
+            return list(rows.load_claims(self._con, ids).values())
+
+    def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
+        with self._lock, _translated("reading claims"):
+            if predicate is None:
+                cur = self._con.execute(
+                    "SELECT claim_id FROM claims WHERE namespace = ? AND subject_key = ?",
+                    (namespace, normalize_key(subject)),
+                )
+            else:
+                cur = self._con.execute(
+                    "SELECT claim_id FROM claims WHERE namespace = ? AND subject_key = ? AND predicate = ?",
+                    (namespace, normalize_key(subject), normalize_predicate(predicate)),
+                )
+            return list(rows.load_claims(self._con, [r[0] for r in cur]).values())
+
+    def claims_citing(self, event_id: str) -> list[str]:
+        with self._lock, _translated("reading evidence"):
+            return [r[0] for r in self._con.execute(
+                "SELECT claim_id FROM claim_evidence WHERE event_id = ? ORDER BY claim_id", (event_id,))]
+
+    def counts(self) -> dict[str, int]:
+        with self._lock, _translated("counting"):
+            out = {"events": event_log.last_position(self._con)}
+            out["observations"] = self._con.execute("SELECT count(*) FROM observations").fetchone()[0]
+            for status, n in self._con.execute("SELECT status, count(*) FROM claims GROUP BY status"):
+                out[f"claims_{status}"] = n
+            out["claims"] = sum(v for k, v in out.items() if k.startswith("claims_"))
+            out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            return out
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        with self._lock, _translated("full-text search"):
+            return search.text_candidates(self._con, namespace, query, limit)
+
+    def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
+        with self._lock, _translated("vector search"):
+            model = search.vector_model(self._con)
+            if model is None:
+                return []
+            return self._vectors.candidates(self._con, namespace, vector, model[1], limit)
+
+    def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
+        with self._lock, _translated("filtering by time"):
+            return search.visible(self._con, ids, valid_at, known_at)
+
+    def vector_model(self) -> tuple[str, int] | None:
+        with self._lock, _translated("reading metadata"):
+            return search.vector_model(self._con)
+
+    def bind_vector_model(self, model_id: str, dim: int) -> None:
+        with self._lock, _translated("writing metadata"):
+            search.bind_vector_model(self._con, model_id, dim)
+
+    def meta(self, key: str) -> str | None:
+        """A value from the store's metadata table."""
+        with self._lock, _translated("reading metadata"):
+            row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+        with self.transaction(), _translated("writing metadata"):
+            self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+class SQLiteEmbeddingCache:
+    """The ``EmbeddingCache`` port on the store's ``embedding_cache`` table."""
+
+    def __init__(self, store: SQLiteStorage) -> None:
+        self._store = store
+
+    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        con = self._store.connection
+        out: dict[str, bytes] = {}
+        with self._store._lock, _translated("reading the embedding cache"):
+            for start in range(0, len(hashes), 500):
+                chunk = list(hashes[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                out.update(con.execute(
+                    f"SELECT content_hash, vec FROM embedding_cache WHERE model = ? AND content_hash IN ({marks})",
+                    (model_id, *chunk),
+                ).fetchall())
+        return out
+
+    def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
+        if not items:
+            return
+        with self._store.transaction(), _translated("writing the embedding cache"):
+            self._store.connection.executemany(
+                "INSERT OR IGNORE INTO embedding_cache (model, content_hash, vec) VALUES (?,?,?)",
+                [(model_id, h, v) for h, v in items],
+            )

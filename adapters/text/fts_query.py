@@ -1,0 +1,55 @@
+"""Build FTS5 MATCH expressions that quote every term, so no query text can be FTS5 syntax."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import TYPE_CHECKING, Literal
+
+from hlmem.domain.errors import ValidationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["build_match"]
+
+_JOINERS = {"or": " OR ", "and": " AND "}
+
+
+def _clean(term: str) -> str:
+    # FTS5 ends a string at NUL ("unterminated string"), and a lone surrogate cannot be encoded
+    # as UTF-8 for binding, so both are dropped rather than passed on.
+    return "".join(ch for ch in term if ch != "\x00" and unicodedata.category(ch) != "Cs").strip()
+
+
+def _usable(term: str) -> bool:
+    # A term with no letter, digit, mark or private-use character yields no token under
+    # unicode61; kept in an AND it would make the whole expression match nothing.
+    return any(unicodedata.category(ch)[0] in "LNM" or unicodedata.category(ch) == "Co" for ch in term)
+
+
+def _quote(term: str) -> str:
+    # Inside an FTS5 string only '"' is special (doubled), so operators such as OR, NEAR(, *,
+    # ^, - or col: stay plain text.
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build_match(terms: Sequence[str], mode: Literal["or", "and"] = "or") -> str | None:
+    """Join search terms into an FTS5 MATCH expression that is never a syntax error.
+
+    Each term becomes one quoted FTS5 string (a phrase, once the table's tokenizer splits it),
+    so keywords and operator characters in user text are searched as text. Duplicates are
+    removed, keeping the first occurrence.
+
+    :param terms: terms as returned by :func:`hlmem.adapters.text.segment.query_terms`.
+    :param mode: ``"or"`` matches rows with any term (rank with bm25), ``"and"`` needs all.
+    :returns: the expression to bind to ``MATCH ?``, or ``None`` when no term is usable.
+    :raises ValidationError: for a mode other than ``"or"`` or ``"and"``.
+    """
+    joiner = _JOINERS.get(mode)
+    if joiner is None:
+        raise ValidationError(f"unknown match mode {mode!r}; use 'or' or 'and'", field="mode")
+    cleaned = (_clean(term) for term in terms)
+    usable = dict.fromkeys(term for term in cleaned if _usable(term))
+    if not usable:
+        return None
+    return joiner.join(_quote(term) for term in usable)

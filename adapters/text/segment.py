@@ -1,0 +1,134 @@
+"""Chinese-aware segmentation of text into space-separated tokens for an FTS5 ``unicode61`` column."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import sys
+import threading
+import unicodedata
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["STOP_WORDS", "query_terms", "segment_for_index"]
+
+
+class _SearchCutter(Protocol):
+    """The one jieba method we rely on (jieba ships no type hints)."""
+
+    def cut_for_search(self, sentence: str, HMM: bool = True) -> Iterator[str]: ...  # noqa: N803
+
+
+# CJK Unified Ideographs, Extension A, Compatibility Ideographs and the supplementary planes
+# (Extensions B-H). Only these runs go to jieba: handed Latin text, jieba splits `3.11.7` into
+# `3.11 . 7` and `Café` into `Caf é`, so everything else is scanned by our own regex.
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+
+# Characters that may join word pieces inside one atom: versions (v1.2), IPs and ports
+# (10.0.0.1:8080), paths (/etc/hosts), e-mail, snake_case, don't. unicode61 later splits the atom
+# at these characters into consecutive tokens, so a quoted atom in a query is an exact phrase.
+_JOINERS = r"._:/\\@'’+#&\-"
+
+_STOP_ZH = frozenset(
+    "的 了 是 我 你 他 她 它 我们 你们 他们 吗 呢 吧 啊 呀 么 什么 怎么 怎样 哪 哪里 哪儿 哪个 "
+    "谁 在 和 与 也 都 就 又 还 这 那 这个 那个 一个 请问 一下 有没有 是不是".split()
+)
+# Without "may", "will" and "us": they are also a month, a name and a country.
+_STOP_EN = frozenset(
+    "a an the is are was were be been being am do does did what who whom whose which when where "
+    "why how i me my you your he him his she her it its we our they them their this that "
+    "these those of to in on at for from by with about and or but if so as than then there "
+    "have has had can could would should shall might must not no".split()
+)
+STOP_WORDS: frozenset[str] = _STOP_ZH | _STOP_EN
+"""Query words dropped by :func:`query_terms`, unless nothing else is left."""
+
+_jieba_lock = threading.Lock()
+_jieba_cutter: _SearchCutter | None = None
+
+
+def _cutter() -> _SearchCutter:
+    """Load jieba's dictionary once per process, on first use, without printing anything."""
+    global _jieba_cutter
+    if _jieba_cutter is not None:
+        return _jieba_cutter
+    with _jieba_lock:
+        if _jieba_cutter is None:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            # A private Tokenizer, not jieba's global one: another library calling
+            # jieba.add_word() must not change our tokens, or a projection rebuilt by replay
+            # would stop matching the index it replaces.
+            cutter = jieba.Tokenizer()
+            cutter.initialize()
+            _jieba_cutter = cutter
+    return _jieba_cutter
+
+
+def _mark_ranges() -> Iterator[tuple[int, int]]:
+    """Yield the code point ranges of Unicode category M (combining marks)."""
+    start = end = -2
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code))[0] != "M":
+            continue
+        if code != end + 1:
+            if start >= 0:
+                yield start, end
+            start = code
+        end = code
+    yield start, end
+
+
+@functools.cache
+def _scanner() -> re.Pattern[str]:
+    """Compile the run scanner; built lazily because collecting the mark ranges takes ~0.1 s."""
+    # Python's \w omits combining marks (Mn/Mc/Me), which unicode61 keeps inside tokens;
+    # without them Hindi or decomposed text would be cut mid-word.
+    marks = "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in _mark_ranges())
+    # A piece starts with a letter or digit: a stray mark (NFKC turns '¸' into ' ' + U+0327) is
+    # no word, and unicode61 with remove_diacritics would index it as nothing.
+    base = f"[^\\W_{_HAN}]"
+    piece = f"{base}+(?:[{marks}]+{base}*)*"
+    return re.compile(f"(?P<han>[{_HAN}]+)|(?P<atom>{piece}(?:[{_JOINERS}]{piece})*)")
+
+
+def _tokens(text: str) -> Iterator[str]:
+    for match in _scanner().finditer(unicodedata.normalize("NFKC", text)):
+        han = match.group("han")
+        if han is not None:
+            yield from _cutter().cut_for_search(han)
+        else:
+            yield match.group("atom").lower()
+
+
+def segment_for_index(text: str) -> str:
+    """Segment text into a space-separated token string to store in an FTS5 column.
+
+    The column is meant to be tokenized by ``unicode61 remove_diacritics 2`` (optionally wrapped
+    in ``porter``), so any stock SQLite can read and query it without our code. Han runs are cut
+    with jieba's search mode (sub-words and the whole word); other words are lowercased; atoms
+    such as ``v1.2``, ``3.11.7``, ``10.0.0.1:8080`` or ``/etc/hosts`` are kept whole, which
+    unicode61 stores as consecutive part tokens. Punctuation, symbols and emoji are dropped.
+
+    :param text: any text; NFKC-normalised first (full-width forms become ASCII).
+    :returns: tokens joined by single spaces; ``""`` when the text has no words.
+    """
+    return " ".join(_tokens(text))
+
+
+def query_terms(text: str) -> list[str]:
+    """Return the distinct search terms of a user query, segmented as :func:`segment_for_index`.
+
+    Stop words of Chinese and English (:data:`STOP_WORDS`) are removed, unless that would leave
+    nothing, in which case every term is kept.
+
+    :param text: the raw query.
+    :returns: terms in first-seen order; empty when the query has no words.
+    """
+    terms = list(dict.fromkeys(_tokens(text)))
+    content = [term for term in terms if term not in STOP_WORDS]
+    return content or terms

@@ -1,0 +1,31 @@
+"""Errors of the application layer: the domain tree re-exported, so callers import from one place."""
+
+from __future__ import annotations
+
+from hlmem.domain.errors import (
+    ConcurrencyConflict,
+    ConfigurationError,
+    DomainRuleViolation,
+    EmbedderError,
+    HlmemError,
+    InvalidTimestamp,
+    ModelMismatch,
+    NotFound,
+    SchemaError,
+    StorageError,
+    ValidationError,
+)
+
+__all__ = [
+    "ConcurrencyConflict",
+    "ConfigurationError",
+    "DomainRuleViolation",
+    "EmbedderError",
+    "HlmemError",
+    "InvalidTimestamp",
+    "ModelMismatch",
+    "NotFound",
+    "SchemaError",
+    "StorageError",
+    "ValidationError",
+]

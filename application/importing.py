@@ -1,0 +1,135 @@
+"""Import: JSONL of observations and claims, with their original times, parsed and validated up front.
+
+Format (one JSON object per line; docs/import-format.md)::
+
+    {"type": "observation", "text": "…", "occurred_at": "2026-03-01T09:00:00+08:00",
+     "recorded_at": "…", "session": "s1", "role": "user", "origin": "direct_user",
+     "session_kind": "interactive", "namespace": "default", "id": "local-1"}
+    {"type": "claim", "subject": "用户", "predicate": "works_in", "value": "杭州",
+     "qualifiers": {"temporary": "暂时"}, "coordinates": {}, "valid_from": "…", "valid_to": null,
+     "recorded_at": "…", "importance": 0.5, "scope": "permanent", "polarity": true,
+     "cardinality": null, "evidence": ["local-1"], "namespace": "default"}
+
+``id`` is file-local: claims may cite observations of the same file by it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+from attrs import frozen
+
+from hlmem.domain.commands import AssertClaim, RecordObservation
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
+from hlmem.domain.time import parse_timestamp
+
+_OBS_KEYS = {"type", "text", "occurred_at", "recorded_at", "session", "role", "origin", "session_kind",
+             "namespace", "id"}
+_CLAIM_KEYS = {"type", "subject", "predicate", "value", "qualifiers", "coordinates", "valid_from", "valid_to",
+               "recorded_at", "importance", "scope", "polarity", "cardinality", "evidence", "namespace", "id"}
+
+
+@frozen
+class ImportLine:
+    """One parsed line: the command and the recorded time it carries (None = now)."""
+
+    line: int
+    command: RecordObservation | AssertClaim
+    recorded_at: datetime | None
+
+
+def _time(record: dict[str, Any], key: str) -> datetime | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(f"{key} must be an ISO 8601 string", field=key)
+    return parse_timestamp(value, field=key)
+
+
+def _pairs(record: dict[str, Any], key: str) -> tuple[tuple[str, str], ...]:
+    value = record.get(key) or {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValidationError(f"{key} must be an object of strings", field=key)
+    return tuple(sorted(value.items()))
+
+
+def _enum(kind: type, value: Any, key: str):
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(m.value for m in kind)
+        raise ValidationError(f"{key} {value!r} is not one of {allowed}", field=key) from None
+
+
+def parse_record(record: Any, new_event_id: Callable[[str], str], local_ids: dict[str, str]) -> tuple:
+    """Turn one decoded JSON object into ``(command, recorded_at)``; file-local ids are mapped."""
+    if not isinstance(record, dict):
+        raise ValidationError("each line must be a JSON object", field="line")
+    kind = record.get("type")
+    if kind == "observation":
+        unknown = set(record) - _OBS_KEYS
+        if unknown:
+            raise ValidationError(f"unknown keys {sorted(unknown)}", field="line")
+        event_id = None
+        if record.get("id") is not None:
+            event_id = new_event_id("ev")
+            local_ids[str(record["id"])] = event_id
+        cmd = RecordObservation(
+            text=record.get("text"), namespace=record.get("namespace", "default"), role=record.get("role", "user"),
+            session_id=str(record.get("session", "default")),
+            origin_class=_enum(OriginClass, record.get("origin", "direct_user"), "origin"),
+            session_kind=_enum(SessionKind, record.get("session_kind", "interactive"), "session_kind"),
+            occurred_at=_time(record, "occurred_at"), event_id=event_id,
+        )
+        return cmd, _time(record, "recorded_at")
+    if kind == "claim":
+        unknown = set(record) - _CLAIM_KEYS
+        if unknown:
+            raise ValidationError(f"unknown keys {sorted(unknown)}", field="line")
+        evidence = record.get("evidence") or []
+        if not isinstance(evidence, list):
+            raise ValidationError("evidence must be a list of ids", field="evidence")
+        polarity = record.get("polarity", True)
+        if not isinstance(polarity, bool):
+            raise ValidationError("polarity must be true or false", field="polarity")
+        card = record.get("cardinality")
+        importance = record.get("importance", 0.5)
+        if isinstance(importance, bool) or not isinstance(importance, (int, float)):
+            raise ValidationError("importance must be a number between 0 and 1", field="importance")
+        cmd = AssertClaim(
+            subject=record.get("subject"), predicate=record.get("predicate"), value=record.get("value"),
+            namespace=record.get("namespace", "default"), qualifiers=_pairs(record, "qualifiers"),
+            coordinates=_pairs(record, "coordinates"), polarity=polarity, importance=importance,
+            scope=_enum(Scope, record.get("scope", "permanent"), "scope"),
+            cardinality=None if card is None else _enum(Cardinality, card, "cardinality"),
+            valid_from=_time(record, "valid_from"), valid_to=_time(record, "valid_to"),
+            evidence=tuple(local_ids.get(str(e), str(e)) for e in evidence), source="import",
+        )
+        return cmd, _time(record, "recorded_at")
+    raise ValidationError(f"type must be 'observation' or 'claim', not {kind!r}", field="type")
+
+
+def parse_jsonl(lines: Iterable[str], new_event_id: Callable[[str], str]) -> tuple[list[ImportLine], list[str]]:
+    """Parse every line; return the parsed lines and one message per bad line (``line N: …``)."""
+    parsed: list[ImportLine] = []
+    errors: list[str] = []
+    local_ids: dict[str, str] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+            cmd, recorded_at = parse_record(record, new_event_id, local_ids)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {number}: not JSON ({exc.msg})")
+            continue
+        except ValidationError as exc:
+            errors.append(f"line {number}: {exc}")
+            continue
+        parsed.append(ImportLine(number, cmd, recorded_at))
+    return parsed, errors

@@ -1,0 +1,36 @@
+"""What gets indexed for recall: the search text of claims and observations (pure functions)."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+
+from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
+from hlmem.domain.slots import SlotRegistry
+
+
+def claim_text(subject: str, predicate: str, value: str, qualifiers: tuple[tuple[str, str], ...],
+               coordinates: tuple[tuple[str, str], ...], polarity: bool, registry: SlotRegistry) -> str:
+    """Search text of a claim: subject, predicate with its labels, value, qualifier values.
+
+    Labels carry both languages, so a Chinese question finds an English-named slot and back.
+    """
+    labels = " ".join(registry.labels(predicate))
+    words = [subject, predicate.replace("_", " "), labels, "不" if not polarity else "", value]
+    words += [v for _, v in coordinates] + [v for _, v in qualifiers]
+    return " ".join(w for w in words if w)
+
+
+def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
+    """Search text for the item an event creates, or None when it creates none."""
+    if isinstance(event, ObservationRecorded):
+        return event.text
+    if isinstance(event, ClaimAsserted):
+        return claim_text(event.subject, event.predicate, event.value, event.qualifiers, event.coordinates,
+                          event.polarity, registry)
+    return None
+
+
+def content_hash(text: str) -> str:
+    """Stable hash of normalised text (keys the embedding cache; never the text itself)."""
+    return hashlib.sha256(unicodedata.normalize("NFC", text).encode("utf-8")).hexdigest()

@@ -1,0 +1,91 @@
+"""History and explain: why memory believes something, with evidence, supersede chain and both clocks."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from hlmem.application.ports import Storage
+from hlmem.domain.errors import NotFound, ValidationError
+from hlmem.domain.queries import history as order_history
+from hlmem.domain.slots import SlotRegistry, normalize_key
+from hlmem.domain.state import ClaimState, ObservationState
+
+
+@frozen
+class Explanation:
+    """A claim or event explained: itself, its evidence verbatim, its chain and the claims it backs."""
+
+    kind: str
+    claim: ClaimState | None = None
+    observation: ObservationState | None = None
+    evidence: tuple[ObservationState, ...] = ()
+    missing_evidence: tuple[str, ...] = ()
+    chain: tuple[ClaimState, ...] = ()
+    cited_by: tuple[ClaimState, ...] = ()
+
+
+class InspectService:
+    """Read-only views for people and agents: history of a slot, explain an id."""
+
+    def __init__(self, storage: Storage, registry: SlotRegistry) -> None:
+        self._storage = storage
+        self._registry = registry
+
+    def history(self, subject: str, predicate: str, *, namespace: str = "default",
+                coordinates: tuple[tuple[str, str], ...] | None = None) -> list[ClaimState]:
+        """Every claim of the subject's predicate (all coordinates unless given), oldest first."""
+        if not subject.strip() or not predicate.strip():
+            raise ValidationError("history needs a subject and a predicate", field="subject")
+        claims = self._storage.subject_claims(namespace, subject, self._registry.canonical(predicate))
+        if coordinates is not None:
+            wanted = tuple(sorted((k, normalize_key(v)) for k, v in coordinates))
+            claims = [c for c in claims if tuple((k, normalize_key(v)) for k, v in c.coordinates) == wanted]
+        return order_history(claims)
+
+    def chain(self, claim: ClaimState) -> list[ClaimState]:
+        """The supersede chain through ``claim``, oldest first, loaded link by link."""
+        seen = {claim.claim_id: claim}
+        order = [claim]
+        cursor = claim
+        while cursor.supersedes:
+            older = self._storage.get_claims([c for c in cursor.supersedes if c not in seen])
+            if not older:
+                break
+            prev = max(older.values(), key=lambda c: (c.versions[0].valid_from, c.recorded_at))
+            seen[prev.claim_id] = prev
+            order.insert(0, prev)
+            cursor = prev
+        cursor = claim
+        while cursor.superseded_by and cursor.superseded_by not in seen:
+            nxt = self._storage.get_claims([cursor.superseded_by]).get(cursor.superseded_by)
+            if nxt is None:
+                break
+            seen[nxt.claim_id] = nxt
+            order.append(nxt)
+            cursor = nxt
+        return order
+
+    def explain(self, item_id: str) -> Explanation:
+        """Explain a claim (``cl_…``) or an event (``ev_…``).
+
+        :raises NotFound: when no such id exists.
+        """
+        item_id = (item_id or "").strip()
+        if item_id.startswith("cl_"):
+            claim = self._storage.get_claims([item_id]).get(item_id)
+            if claim is None:
+                raise NotFound(f"no claim {item_id}")
+            found = self._storage.get_observations(list(claim.evidence))
+            return Explanation(
+                kind="claim", claim=claim,
+                evidence=tuple(found[e] for e in claim.evidence if e in found),
+                missing_evidence=tuple(e for e in claim.evidence if e not in found),
+                chain=tuple(self.chain(claim)),
+            )
+        if item_id.startswith("ev_"):
+            obs = self._storage.get_observations([item_id]).get(item_id)
+            if obs is None:
+                raise NotFound(f"no event {item_id}")
+            citing = self._storage.get_claims(self._storage.claims_citing(item_id))
+            return Explanation(kind="event", observation=obs, cited_by=tuple(citing.values()))
+        raise NotFound(f"{item_id!r} is neither a claim id (cl_…) nor an event id (ev_…)")

@@ -1,0 +1,117 @@
+"""Write services: record observations and assert explicit claims (decide, embed, append)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from attrs import frozen
+
+from hlmem.application.indexing import claim_text, event_index_text
+from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
+from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
+from hlmem.domain.decisions import Decision, decide_assert, decide_observation, decide_retract
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.slots import SlotRegistry
+from hlmem.domain.state import slot_key
+
+
+Command = RecordObservation | AssertClaim
+
+
+@frozen
+class WriteResult:
+    """What a write did: the id it concerns, the outcome and the log position it reached."""
+
+    id: str
+    outcome: str
+    position: int
+    events: tuple[str, ...] = ()
+
+
+class WriteService:
+    """Turns commands into events through the domain's decisions and appends them atomically.
+
+    Embedding happens before the write transaction (a model call must not hold the write lock);
+    the decision and the append happen inside it, so concurrent writers to one slot serialise.
+    """
+
+    def __init__(self, storage: Storage, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
+                 embedder: Embedder | None = None) -> None:
+        self._storage = storage
+        self._clock = clock
+        self._ids = ids
+        self._registry = registry
+        self._embedder = embedder
+        self._bound = False
+
+    def _vectors(self, texts: Sequence[str]) -> list[bytes | None]:
+        if self._embedder is None or not texts:
+            return [None] * len(texts)
+        if not self._bound:
+            # Refuses (ModelMismatch) before anything is written when the store has another model.
+            self._storage.bind_vector_model(self._embedder.model_id, self._embedder.dim)
+            self._bound = True
+        matrix = self._embedder.embed_passages(list(texts))
+        return [row.astype("<f4").tobytes() for row in matrix]
+
+    def _index_for(self, events: Sequence[DomainEvent], vectors: dict[str, bytes | None]) -> dict[str, IndexEntry]:
+        out = {}
+        for event in events:
+            text = event_index_text(event, self._registry)
+            if text is not None:
+                out[event.stream_id] = IndexEntry(text, vectors.get(text))
+        return out
+
+    def record(self, cmd: RecordObservation, *, recorded_at: datetime | None = None) -> WriteResult:
+        """Record a raw observation verbatim; it is recallable as soon as this returns."""
+        return self.write_batch([(cmd, recorded_at)])[0]
+
+    def remember(self, cmd: AssertClaim, *, recorded_at: datetime | None = None) -> WriteResult:
+        """Assert one explicit claim (no LLM); supersede, corroborate or create as the rules say."""
+        return self.write_batch([(cmd, recorded_at)])[0]
+
+    def write_batch(self, items: Sequence[tuple[Command, datetime | None]]) -> list[WriteResult]:
+        """Apply observations and claims in order, in one transaction (all or nothing).
+
+        Every command is validated before anything is embedded or written; ``recorded_at`` per
+        item (for imports of history) defaults to the clock.
+        """
+        valid: list[tuple[Command, datetime | None]] = []
+        for cmd, at in items:
+            if isinstance(cmd, RecordObservation):
+                valid.append((validate_observation(cmd), at))
+            else:
+                valid.append((validate_claim(cmd, self._registry), at))
+        texts = list(dict.fromkeys(self._text_of(cmd) for cmd, _ in valid))
+        vectors = dict(zip(texts, self._vectors(texts)))
+        results = []
+        with self._storage.transaction():
+            for cmd, at in valid:
+                now = at or self._clock.now()
+                if isinstance(cmd, RecordObservation):
+                    decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
+                else:
+                    key = slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
+                    decision = decide_assert(cmd, self._storage.slot_claims(key), registry=self._registry,
+                                             new_id=self._ids.new, recorded_at=now)
+                results.append(self._append(decision, vectors))
+        return results
+
+    def _text_of(self, cmd: Command) -> str:
+        if isinstance(cmd, RecordObservation):
+            return cmd.text
+        return claim_text(cmd.subject, cmd.predicate, cmd.value, cmd.qualifiers, cmd.coordinates, cmd.polarity,
+                          self._registry)
+
+    def retract(self, claim_id: str, reason: str = "") -> WriteResult:
+        """Stop believing a claim from now on (it stays in history)."""
+        with self._storage.transaction():
+            claim = self._storage.get_claims([claim_id]).get(claim_id)
+            decision = decide_retract(claim, claim_id, reason, new_id=self._ids.new, recorded_at=self._clock.now())
+            return self._append(decision, {})
+
+    def _append(self, decision: Decision, vectors: dict[str, bytes | None]) -> WriteResult:
+        position = self._storage.append(decision.events, self._index_for(decision.events, vectors))
+        return WriteResult(decision.claim_id or "", decision.outcome, position,
+                           tuple(e.event_id for e in decision.events))

@@ -1,0 +1,119 @@
+"""Throughput of the built-in embedders on short mixed Chinese/English sentences (ADR 0006)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hlmem.adapters.embedders.select import BUILTIN, make_embedder
+from hlmem.application.errors import EmbedderError
+
+DATASETS = Path("/work/shared/datasets")
+DEFAULT_LOCOMO = DATASETS / "locomo" / "locomo_dev.json"
+DEFAULT_MEMDAILY = DATASETS / "memsim_memdaily" / "01_simple_roles.json"
+MAX_CHARS = 200
+
+
+def _spread(items: list[str], count: int) -> list[str]:
+    """``count`` items taken evenly across ``items`` (deterministic, no randomness)."""
+    if len(items) <= count:
+        return items
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
+
+
+def load_texts(locomo: Path, memdaily: Path, count: int) -> list[str]:
+    """Half English LoCoMo dialogue turns, half Chinese MemDaily messages, interleaved."""
+    english = [
+        turn["text"]
+        for sample in json.loads(locomo.read_text(encoding="utf-8"))
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if 0 < len(turn.get("text", "")) <= MAX_CHARS
+    ]
+    chinese = [
+        message["message"]
+        for trajectory in json.loads(memdaily.read_text(encoding="utf-8"))
+        for message in trajectory["message_list"]
+        if 0 < len(message["message"]) <= MAX_CHARS
+    ]
+    half = count // 2
+    pairs = zip(_spread(english, count - half), _spread(chinese, half), strict=False)
+    return [text for pair in pairs for text in pair]
+
+
+def measure(name: str, texts: Sequence[str], repeats: int, queries: int) -> dict[str, Any]:
+    """Load time, best-of-``repeats`` passage throughput and median single-query latency."""
+    embedder = make_embedder(name)
+    try:
+        start = time.perf_counter()
+        embedder.embed_passages(texts[:1])
+        load_s = time.perf_counter() - start
+    except EmbedderError as exc:
+        return {"name": name, "error": str(exc)}
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        embedder.embed_passages(texts)
+        runs.append(time.perf_counter() - start)
+    latencies = []
+    for text in texts[:queries]:
+        start = time.perf_counter()
+        embedder.embed_queries([text])
+        latencies.append(time.perf_counter() - start)
+    return {
+        "name": name,
+        "model_id": embedder.model_id,
+        "dim": embedder.dim,
+        "first_call_s": round(load_s, 3),
+        "texts_per_s": round(len(texts) / min(runs), 1),
+        "texts_per_s_worst": round(len(texts) / max(runs), 1),
+        "query_ms_median": round(statistics.median(latencies) * 1000, 2),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    parser.add_argument("--memdaily", type=Path, default=DEFAULT_MEMDAILY)
+    parser.add_argument("--count", type=int, default=500, help="texts to embed")
+    parser.add_argument("--repeats", type=int, default=3, help="timed passes; the best is kept")
+    parser.add_argument("--queries", type=int, default=30, help="single-query latency samples")
+    parser.add_argument("--embedders", default=",".join(BUILTIN), help="comma-separated names")
+    args = parser.parse_args(argv)
+
+    texts = load_texts(args.locomo, args.memdaily, args.count)
+    results = [
+        measure(name, texts, args.repeats, args.queries) for name in args.embedders.split(",")
+    ]
+    print(f"{len(texts)} texts, mean {statistics.mean(map(len, texts)):.0f} chars")
+    print(f"{'embedder':<45} {'dim':>4} {'first call s':>12} {'texts/s':>9} {'query ms':>9}")
+    for r in results:
+        if "error" in r:
+            print(f"{r['name']:<45} unavailable: {r['error']}")
+            continue
+        print(
+            f"{r['model_id']:<45} {r['dim']:>4} {r['first_call_s']:>12.2f} "
+            f"{r['texts_per_s']:>9.1f} {r['query_ms_median']:>9.2f}"
+        )
+    summary = {
+        "benchmark": "embedders",
+        "texts": len(texts),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "loadavg_1m": round(os.getloadavg()[0], 2),
+        "results": results,
+    }
+    print(json.dumps(summary, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

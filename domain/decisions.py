@@ -1,0 +1,150 @@
+"""Command functions: ``decide_*(state…, command) -> tuple[Event, ...]``; they never mutate.
+
+The supersede rules live here. Decisions are recorded as events (a ``ClaimSuperseded`` names the
+new end of the old claim's validity), so replay never depends on today's registry or rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from attrs import frozen
+
+from hlmem.domain.commands import AssertClaim, RecordObservation
+from hlmem.domain.errors import DomainRuleViolation, NotFound
+from hlmem.domain.events import (
+    Cardinality,
+    ClaimAsserted,
+    ClaimCorroborated,
+    ClaimRetracted,
+    ClaimSuperseded,
+    DomainEvent,
+    ObservationRecorded,
+)
+from hlmem.domain.slots import SlotRegistry, normalize_key
+from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion
+
+NewId = Callable[[str], str]
+
+
+@frozen
+class Decision:
+    """What a command decided: the events to append and the claim it concerns."""
+
+    events: tuple[DomainEvent, ...]
+    claim_id: str | None
+    outcome: str  # "created", "superseded", "corroborated", "inserted", "retracted", "recorded"
+
+
+def decide_observation(cmd: RecordObservation, *, new_id: NewId, recorded_at: datetime) -> Decision:
+    """Record a raw event; it occurred at ``cmd.occurred_at`` or, if not given, when recorded."""
+    stream = cmd.event_id or new_id("ev")
+    event = ObservationRecorded(
+        event_id=new_id("lg"), stream_id=stream, version=1, recorded_at=recorded_at,
+        namespace=cmd.namespace, text=cmd.text, role=cmd.role, session_id=cmd.session_id,
+        origin_class=cmd.origin_class, session_kind=cmd.session_kind,
+        occurred_at=cmd.occurred_at or recorded_at,
+    )
+    return Decision((event,), stream, "recorded")
+
+
+def same_assertion(claim: ClaimState, cmd: AssertClaim) -> bool:
+    """Whether ``cmd`` says exactly what ``claim`` says (value, polarity and qualifiers)."""
+    return (
+        normalize_key(claim.value) == normalize_key(cmd.value)
+        and claim.polarity == cmd.polarity
+        and tuple((k, normalize_key(v)) for k, v in claim.qualifiers)
+        == tuple((k, normalize_key(v)) for k, v in cmd.qualifiers)
+    )
+
+
+def _known_rows(claims: Sequence[ClaimState]) -> list[tuple[ClaimState, ClaimVersion]]:
+    rows = []
+    for claim in claims:
+        row = claim.current_version
+        if row is not None and claim.status in (ClaimStatus.ACTIVE, ClaimStatus.SUPERSEDED):
+            rows.append((claim, row))
+    return sorted(rows, key=lambda r: (r[1].valid_from, r[0].recorded_at, r[0].claim_id))
+
+
+def _competitors(cmd: AssertClaim, cardinality: Cardinality, slot_claims: Sequence[ClaimState]) -> list[ClaimState]:
+    """Claims the new one can supersede: the whole slot, or the same value in a multi-valued slot."""
+    if cardinality is Cardinality.SINGLE:
+        return list(slot_claims)
+    value = normalize_key(cmd.value)
+    return [c for c in slot_claims if normalize_key(c.value) == value]
+
+
+def decide_assert(
+    cmd: AssertClaim,
+    slot_claims: Sequence[ClaimState],
+    *,
+    registry: SlotRegistry,
+    new_id: NewId,
+    recorded_at: datetime,
+) -> Decision:
+    """Decide what asserting ``cmd`` means for its slot.
+
+    ``cmd`` must already be validated; ``slot_claims`` are all claims of its slot. Rules, on the
+    valid-time axis *as known now*:
+
+    - the same value, polarity and qualifiers, valid at the new start → corroborate (no new claim);
+    - else the claim valid at the new start (if any) is superseded: its validity ends there;
+    - the new claim is valid until the start of the next known claim (a late-arriving fact
+      lands between the claims around it) or its own ``valid_to``, whichever is first;
+    - multi-valued predicates only compete with claims of the same value (polarity flips).
+    """
+    cardinality = registry.cardinality(cmd.predicate, cmd.cardinality)
+    valid_from = cmd.valid_from or recorded_at
+    rows = _known_rows(_competitors(cmd, cardinality, slot_claims))
+
+    for claim, row in rows:
+        if same_assertion(claim, cmd) and _covers(row, valid_from):
+            event = ClaimCorroborated(
+                event_id=new_id("lg"), stream_id=claim.claim_id, version=claim.version + 1,
+                recorded_at=recorded_at, namespace=claim.namespace, evidence=cmd.evidence,
+            )
+            return Decision((event,), claim.claim_id, "corroborated")
+
+    claim_id = new_id("cl")
+    events: list[DomainEvent] = []
+    current = next((c for c, r in rows if _covers(r, valid_from)), None)
+    if current is not None:
+        events.append(ClaimSuperseded(
+            event_id=new_id("lg"), stream_id=current.claim_id, version=current.version + 1,
+            recorded_at=recorded_at, namespace=current.namespace, superseded_by=claim_id, valid_to=valid_from,
+        ))
+    later = [(c, r) for c, r in rows if r.valid_from > valid_from]
+    end, successor = cmd.valid_to, None
+    if later:
+        nxt_claim, nxt_row = later[0]
+        if end is None or nxt_row.valid_from < end:
+            end, successor = nxt_row.valid_from, nxt_claim.claim_id
+    events.insert(0, ClaimAsserted(
+        event_id=new_id("lg"), stream_id=claim_id, version=1, recorded_at=recorded_at,
+        namespace=cmd.namespace, subject=cmd.subject, predicate=cmd.predicate, value=cmd.value,
+        qualifiers=cmd.qualifiers, coordinates=cmd.coordinates, polarity=cmd.polarity,
+        importance=cmd.importance, scope=cmd.scope, cardinality=cardinality, valid_from=valid_from,
+        valid_to=end, evidence=cmd.evidence, source=cmd.source, superseded_by=successor,
+    ))
+    outcome = "superseded" if current is not None else ("inserted" if successor else "created")
+    return Decision(tuple(events), claim_id, outcome)
+
+
+def _covers(row: ClaimVersion, instant: datetime) -> bool:
+    return row.valid_from <= instant and (row.valid_to is None or instant < row.valid_to)
+
+
+def decide_retract(claim: ClaimState | None, claim_id: str, reason: str, *, new_id: NewId,
+                   recorded_at: datetime) -> Decision:
+    """Retract a claim: it stops being believed from now on (history keeps it)."""
+    if claim is None:
+        raise NotFound(f"no claim {claim_id}")
+    if claim.status in (ClaimStatus.RETRACTED, ClaimStatus.FORGOTTEN):
+        raise DomainRuleViolation(f"claim {claim_id} is already {claim.status.value}")
+    event = ClaimRetracted(
+        event_id=new_id("lg"), stream_id=claim_id, version=claim.version + 1, recorded_at=recorded_at,
+        namespace=claim.namespace, reason=reason,
+    )
+    return Decision((event,), claim_id, "retracted")

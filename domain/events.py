@@ -1,0 +1,146 @@
+"""Domain events: frozen, past-tense facts that make up the immutable log.
+
+Every event carries the envelope: ``event_id``, ``stream_id`` (the claim or observation it is
+about), ``version`` (per stream, gapless from 1), ``recorded_at`` (transaction time: when hlmem
+learnt it), ``namespace`` and ``schema_version``. The payload is the rest. Adapters persist the
+envelope and the payload apart, so that forgetting can erase a payload and keep the log's order.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+
+from attrs import field, frozen
+
+#: Names of the envelope fields, in order; everything else on an event is payload.
+ENVELOPE_FIELDS = ("event_id", "stream_id", "version", "recorded_at", "namespace", "schema_version")
+
+
+class OriginClass(str, enum.Enum):
+    """Who produced the text of an observation (drives provenance admission)."""
+
+    DIRECT_USER = "direct_user"
+    AGENT = "agent"
+    EXTERNAL = "external"
+    EXTERNAL_DERIVED = "external_derived"
+    SYSTEM = "system"
+    UNKNOWN = "unknown"
+
+
+class SessionKind(str, enum.Enum):
+    """What kind of session an observation came from."""
+
+    INTERACTIVE = "interactive"
+    CRON = "cron"
+    HEARTBEAT = "heartbeat"
+    SUBAGENT = "subagent"
+    UNKNOWN = "unknown"
+
+
+class Scope(str, enum.Enum):
+    """Whether a claim is about a passing state (temporal) or a lasting one (permanent)."""
+
+    TEMPORAL = "temporal"
+    PERMANENT = "permanent"
+
+
+class Cardinality(str, enum.Enum):
+    """Whether a slot holds one value at a time (single) or many that coexist (multi)."""
+
+    SINGLE = "single"
+    MULTI = "multi"
+
+
+@frozen(kw_only=True)
+class DomainEvent:
+    """Base of every event: the envelope."""
+
+    event_id: str
+    stream_id: str
+    version: int
+    recorded_at: datetime
+    namespace: str
+    schema_version: int = 1
+
+
+@frozen(kw_only=True)
+class ObservationRecorded(DomainEvent):
+    """A raw event entered memory verbatim: a chat turn, a tool result, a note."""
+
+    text: str
+    role: str
+    session_id: str
+    origin_class: OriginClass
+    session_kind: SessionKind
+    occurred_at: datetime
+
+
+@frozen(kw_only=True)
+class ClaimAsserted(DomainEvent):
+    """A new claim about a slot, with its valid interval as decided at assertion time.
+
+    ``valid_to`` and ``superseded_by`` are already set when a late-arriving fact lands before a
+    claim we knew: the decision closed it at the later claim's start.
+    """
+
+    subject: str
+    predicate: str
+    value: str
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    coordinates: tuple[tuple[str, str], ...] = ()
+    polarity: bool = True
+    importance: float = 0.5
+    scope: Scope = Scope.PERMANENT
+    cardinality: Cardinality = Cardinality.SINGLE
+    valid_from: datetime
+    valid_to: datetime | None = None
+    evidence: tuple[str, ...] = ()
+    source: str = "explicit"
+    superseded_by: str | None = None
+
+
+@frozen(kw_only=True)
+class ClaimCorroborated(DomainEvent):
+    """An identical assertion arrived again: its evidence joins the existing claim."""
+
+    evidence: tuple[str, ...] = ()
+
+
+@frozen(kw_only=True)
+class ClaimSuperseded(DomainEvent):
+    """A newer claim of the same slot took over from ``valid_to`` on (the old stays in history)."""
+
+    superseded_by: str
+    valid_to: datetime
+
+
+@frozen(kw_only=True)
+class ClaimRetracted(DomainEvent):
+    """The claim is no longer believed at all (it was wrong), from ``recorded_at`` on."""
+
+    reason: str = ""
+
+
+@frozen(kw_only=True)
+class ItemForgotten(DomainEvent):
+    """Tombstone: the stream's content was erased on purpose (behaviour: lifecycle issue).
+
+    ``fingerprint`` is a salted content hash that stops the item from coming back through
+    replay, restore or re-import; it never holds the text.
+    """
+
+    reason: str = ""
+    actor: str = "user"
+    fingerprint: str = ""
+    cascade_of: str | None = field(default=None)
+
+
+EVENT_TYPES: tuple[type[DomainEvent], ...] = (
+    ObservationRecorded,
+    ClaimAsserted,
+    ClaimCorroborated,
+    ClaimSuperseded,
+    ClaimRetracted,
+    ItemForgotten,
+)

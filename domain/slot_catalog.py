@@ -1,0 +1,53 @@
+"""The built-in slot catalogue: common predicates of personal and project memory, as data."""
+
+from __future__ import annotations
+
+from hlmem.domain.events import Cardinality
+from hlmem.domain.slots import SlotRegistry, SlotSpec
+
+S, M = Cardinality.SINGLE, Cardinality.MULTI
+
+_SPECS = (
+    SlotSpec("preferred_ui_theme", S, ("preferred UI theme", "界面主题", "主题偏好", "深色/浅色模式")),
+    SlotSpec("preferred_language", S, ("preferred language", "偏好语言")),
+    SlotSpec("lives_in", S, ("lives in", "location", "住在", "居住地")),
+    SlotSpec("works_in", S, ("works in", "work city", "在…工作", "工作地点", "工作城市")),
+    SlotSpec("employer", S, ("employer", "works at", "company", "公司", "雇主", "任职")),
+    SlotSpec("job_title", S, ("job title", "occupation", "职位", "职业", "工作")),
+    SlotSpec("name", S, ("name", "名字", "姓名")),
+    SlotSpec("age", S, ("age", "年龄")),
+    SlotSpec("birthday", S, ("birthday", "生日")),
+    SlotSpec("hometown", S, ("hometown", "家乡", "老家")),
+    SlotSpec("relationship_status", S, ("relationship status", "婚恋状况")),
+    SlotSpec("version", S, ("version", "版本"), frozenset({"component"})),
+    SlotSpec("port", S, ("port", "端口"), frozenset({"service"})),
+    SlotSpec("model", S, ("model", "模型"), frozenset({"service"})),
+    SlotSpec("path", S, ("path", "路径"), frozenset({"target"})),
+    SlotSpec("likes", M, ("likes", "喜欢", "爱好")),
+    SlotSpec("dislikes", M, ("dislikes", "不喜欢", "讨厌")),
+    SlotSpec("visited", M, ("visited", "去过")),
+    SlotSpec("owns", M, ("owns", "拥有", "有")),
+    SlotSpec("speaks", M, ("speaks", "会说")),
+    SlotSpec("knows", M, ("knows", "认识")),
+    SlotSpec("hobby", M, ("hobby", "爱好", "兴趣")),
+    SlotSpec("allergy", M, ("allergy", "过敏")),
+    SlotSpec("plan", M, ("plan", "计划", "安排")),
+)
+
+_ALIASES = {
+    "ui_theme": "preferred_ui_theme",
+    "theme": "preferred_ui_theme",
+    "界面主题": "preferred_ui_theme",
+    "location": "lives_in",
+    "city": "lives_in",
+    "居住地": "lives_in",
+    "work_city": "works_in",
+    "works_at": "employer",
+    "company": "employer",
+    "occupation": "job_title",
+    "like": "likes",
+    "loves": "likes",
+    "hobbies": "hobby",
+}
+
+DEFAULT_REGISTRY = SlotRegistry.of(_SPECS, _ALIASES)

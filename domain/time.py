@@ -1,0 +1,80 @@
+"""Time values of the two clocks: validation of instants and half-open intervals ``[start, end)``."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hlmem.domain.errors import InvalidTimestamp
+
+UTC = timezone.utc
+
+
+def require_aware(value: datetime, *, field: str) -> datetime:
+    """Return ``value`` in UTC; refuse naive datetimes (a time without a zone is ambiguous).
+
+    :param value: the datetime to check.
+    :param field: the input's name, for the error.
+    :raises InvalidTimestamp: when ``value`` has no timezone.
+    """
+    if not isinstance(value, datetime):
+        raise InvalidTimestamp(f"{field}: expected a datetime, got {type(value).__name__}", field=field)
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise InvalidTimestamp(
+            f"{field}: timestamp {value.isoformat()} has no timezone; add one (e.g. +08:00 or Z)",
+            field=field,
+        )
+    return value.astimezone(UTC)
+
+
+def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:
+    """Parse an ISO 8601 timestamp *with* a timezone, or a bare date (taken as 00:00 UTC).
+
+    Accepted: ``2026-03-01T09:30:00+08:00``, ``2026-03-01T01:30Z``, ``2026-03-01 09:30+08:00``,
+    ``2026-03-01`` (a whole day, UTC midnight). Refused: a date-time without a zone.
+
+    :raises InvalidTimestamp: on anything else.
+    """
+    raw = (text or "").strip()
+    if not raw:
+        raise InvalidTimestamp(f"{field}: empty timestamp", field=field)
+    candidate = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+    try:
+        parsed = datetime.fromisoformat(candidate)
+    except ValueError:
+        raise InvalidTimestamp(
+            f"{field}: cannot parse {raw!r}; use ISO 8601 with a timezone, e.g. 2026-03-01T09:30:00+08:00",
+            field=field,
+        ) from None
+    if parsed.tzinfo is None:
+        if len(raw) == 10:  # a bare date names a whole day; UTC keeps it unambiguous
+            return parsed.replace(tzinfo=UTC)
+        raise InvalidTimestamp(
+            f"{field}: {raw!r} has no timezone; add one (e.g. {raw}+08:00 or {raw}Z)", field=field
+        )
+    return parsed.astimezone(UTC)
+
+
+def format_timestamp(value: datetime | None) -> str | None:
+    """Render a UTC instant as ISO 8601 with microseconds and ``Z`` (sortable as text)."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def contains(start: datetime, end: datetime | None, instant: datetime) -> bool:
+    """Whether ``instant`` lies in the half-open interval ``[start, end)``; ``end=None`` is open."""
+    return start <= instant and (end is None or instant < end)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_micros(value: datetime) -> int:
+    """Microseconds since the Unix epoch (exact, for indexed columns)."""
+    delta = value.astimezone(UTC) - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_micros(value: int) -> datetime:
+    """Inverse of :func:`to_micros`."""
+    return EPOCH + timedelta(microseconds=value)
