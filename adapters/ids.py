@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 import os
 import threading
 import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+_TO_CROCKFORD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", _ALPHABET)
 
 
 def _encode(value: int, length: int) -> str:
@@ -18,6 +22,11 @@ def _encode(value: int, length: int) -> str:
     return "".join(reversed(chars))
 
 
+def _encode80(value: int) -> str:
+    """16 Crockford characters of an 80-bit integer (10 bytes are exactly 16 base-32 digits)."""
+    return base64.b32encode(value.to_bytes(10, "big")).decode("ascii").translate(_TO_CROCKFORD)
+
+
 class UlidGenerator:
     """Monotonic ULIDs: within one millisecond the random part counts up, so ids sort by creation."""
 
@@ -25,6 +34,7 @@ class UlidGenerator:
         self._lock = threading.Lock()
         self._last_ms = -1
         self._last_rand = 0
+        self._last_prefix = ""
 
     def new(self, prefix: str) -> str:
         with self._lock:
@@ -34,8 +44,11 @@ class UlidGenerator:
                 rand = self._last_rand + 1
             else:
                 rand = int.from_bytes(os.urandom(10), "big") >> 1  # headroom for increments
+            if ms != self._last_ms or not self._last_prefix:
+                self._last_prefix = _encode(ms, 10)
             self._last_ms, self._last_rand = ms, rand
-        return f"{prefix}_{_encode(ms, 10)}{_encode(rand, 16)}"
+            stamp = self._last_prefix
+        return f"{prefix}_{stamp}{_encode80(rand)}"
 
 
 class SequentialIds:

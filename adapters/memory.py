@@ -16,6 +16,7 @@ from datetime import datetime
 import numpy as np
 from attrs import frozen
 
+from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
@@ -235,17 +236,8 @@ class InMemoryStorage:
 
 
 def _parts(token: str) -> list[str]:
-    """Split an atom the way unicode61 does (at non-alphanumerics)."""
-    out, cur = [], []
-    for ch in token:
-        if ch.isalnum():
-            cur.append(ch)
-        elif cur:
-            out.append("".join(cur))
-            cur = []
-    if cur:
-        out.append("".join(cur))
-    return out
+    """Split an atom the way unicode61 does."""
+    return unicode61_tokens(token)
 
 
 def _count_phrase(doc: list[str], term: tuple[str, ...]) -> int:

@@ -7,6 +7,7 @@ not know is single-valued unless the caller declares it multi-valued.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -17,12 +18,14 @@ from attrs import field, frozen
 from hlmem.domain.events import Cardinality
 
 
+@functools.lru_cache(maxsize=65_536)
 def normalize_key(text: str) -> str:
     """Canonical form for comparing subjects, predicates and values: NFKC, casefold, one space."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(folded.split())
 
 
+@functools.lru_cache(maxsize=8_192)
 def normalize_predicate(text: str) -> str:
     """Canonical predicate: normalised, spaces and dashes become underscores."""
     return re.sub(r"[\s\-]+", "_", normalize_key(text))

@@ -58,7 +58,10 @@ def format_timestamp(value: datetime | None) -> str | None:
     """Render a UTC instant as ISO 8601 with microseconds and ``Z`` (sortable as text)."""
     if value is None:
         return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    v = value if value.tzinfo is UTC else value.astimezone(UTC)
+    # f-string formatting is ~4x faster than strftime, and this runs for every stored event.
+    return (f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}."
+            f"{v.microsecond:06d}Z")
 
 
 def contains(start: datetime, end: datetime | None, instant: datetime) -> bool:

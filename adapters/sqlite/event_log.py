@@ -40,7 +40,7 @@ def insert_event(con: apsw.Connection, event: DomainEvent, expected_previous: in
         )
     except apsw.ConstraintError as exc:
         raise ConcurrencyConflict(f"event {event.event_id} (stream {event.stream_id} v{event.version}) "
-                                  f"conflicts with the log: {exc}") from exc
+                                  f"conflicts with the log: the stream already has that version") from exc
     position = con.last_insert_rowid()
     con.execute("INSERT INTO event_payloads (position, payload) VALUES (?, ?)", (position, encode_payload(event)))
     return position

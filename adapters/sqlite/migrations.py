@@ -137,7 +137,7 @@ def _initial(con: apsw.Connection) -> None:
             namespace TEXT NOT NULL
         );
         CREATE VIRTUAL TABLE items_fts USING fts5(
-            body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+            body, tokenize='unicode61 remove_diacritics 2'
         );
         CREATE TABLE vectors (
             item_key INTEGER PRIMARY KEY REFERENCES items(item_key),
@@ -153,7 +153,15 @@ def _initial(con: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration("0001_initial", _initial),)
+def _fts_vocab(con: apsw.Connection) -> None:
+    # Document frequency per token, read to keep ranking cost bounded (search.text_candidates).
+    con.execute("CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_initial", _initial),
+    Migration("0002_fts_vocab", _fts_vocab),
+)
 
 
 def applied(con: apsw.Connection) -> list[str]:

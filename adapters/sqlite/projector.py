@@ -44,7 +44,11 @@ class Projector:
 
     def project(self, event: DomainEvent, position: int) -> None:
         """Apply one event (already in the log at ``position``) to the tables."""
-        before = self._load(touched_streams(event))
+        touched = touched_streams(event)
+        if event.version == 1:
+            # A stream's first event creates it: nothing of it can be stored yet.
+            touched = touched - {event.stream_id}
+        before = self._load(touched)
         after = apply(before, event)
         for cid, claim in after.claims.items():
             old = before.claims.get(cid)

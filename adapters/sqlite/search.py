@@ -8,7 +8,7 @@ from datetime import datetime
 import apsw
 import numpy as np
 
-from hlmem.adapters.text.fts_query import build_match
+from hlmem.adapters.text.fts_query import build_match, unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.adapters.vector_index import VectorIndex
 from hlmem.application.ports import Candidate
@@ -17,6 +17,11 @@ from hlmem.domain.time import to_micros
 
 #: How many more FTS hits to fetch than asked, to make up for other namespaces' hits.
 FTS_OVERFETCH = 4
+#: Most documents bm25 may rank for one query. FTS5 scores every match of an OR query, so very
+#: common terms (say "user" in 80% of rows) would make recall linear in the store; the rarest
+#: terms are kept until their document counts reach this budget (they carry the most weight
+#: in bm25 anyway; vectors still see the whole query).
+FTS_DOC_BUDGET = 2_000
 
 
 def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, text: str,
@@ -32,17 +37,49 @@ def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, te
     return key
 
 
+def _doc_counts(con: apsw.Connection, tokens: Sequence[str]) -> dict[str, int]:
+    if not tokens:
+        return {}
+    marks = ",".join("?" * len(tokens))
+    return dict(con.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", list(tokens)))
+
+
+def select_terms(con: apsw.Connection, terms: Sequence[str], budget: int = FTS_DOC_BUDGET) -> tuple[list[str], bool]:
+    """The query terms worth ranking: those that occur at all, rarest first, within ``budget``.
+
+    Returns the kept terms and whether the rarest one alone exceeds the budget (then the caller
+    takes the newest matches instead of ranking them all).
+    """
+    parts = {t: unicode61_tokens(t) for t in terms}
+    counts = _doc_counts(con, sorted({p for ps in parts.values() for p in ps}))
+    # A phrase occurs in no more documents than its rarest token.
+    df = {t: min((counts.get(p, 0) for p in ps), default=0) for t, ps in parts.items()}
+    ranked = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])
+    kept, total = [], 0
+    for term in ranked:
+        if kept and total + df[term] > budget:
+            break
+        kept.append(term)
+        total += df[term]
+    return kept, bool(kept) and df[kept[0]] > budget
+
+
 def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int) -> list[Candidate]:
     """FTS5 hits for the query's terms (OR), best bm25 first, within one namespace."""
-    match = build_match(query_terms(query))
-    if match is None or limit <= 0:
+    if limit <= 0:
         return []
+    terms, overflow = select_terms(con, query_terms(query))
+    match = build_match(terms)
+    if match is None:
+        return []
+    # One term matching more rows than the budget: newest matches first, without ranking them all.
+    order = "rowid DESC" if overflow else "rank"
     fetch = limit * FTS_OVERFETCH
     while True:
         rows = con.execute(
             "SELECT i.item_id, i.kind, i.namespace, f.rank FROM "
-            "(SELECT rowid, rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
-            "JOIN items i ON i.item_key = f.rowid ORDER BY f.rank",
+            f"(SELECT rowid, {'0 AS rank' if overflow else 'rank'} FROM items_fts WHERE items_fts MATCH ? "
+            f"ORDER BY {order} LIMIT ?) AS f JOIN items i ON i.item_key = f.rowid ORDER BY f.rank, f.rowid DESC",
             (match, fetch),
         ).fetchall()
         hits = [r for r in rows if r[2] == namespace]

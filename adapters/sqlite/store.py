@@ -49,6 +49,7 @@ class SQLiteStorage:
         self._depth = 0
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
+        self._model: tuple[str, int] | None = None
         self.embedding_cache = SQLiteEmbeddingCache(self)
 
     # -- transactions ---------------------------------------------------------------------------
@@ -111,7 +112,8 @@ class SQLiteStorage:
             for event in events:
                 previous = versions.get(event.stream_id)
                 if previous is None:
-                    previous = event_log.stream_version(self._con, event.stream_id)
+                    # A first event needs no look-up: UNIQUE (stream_id, version) refuses a taken id.
+                    previous = 0 if event.version == 1 else event_log.stream_version(self._con, event.stream_id)
                 position = event_log.insert_event(self._con, event, previous)
                 versions[event.stream_id] = event.version
                 self._projector.project(event, position)
@@ -189,7 +191,7 @@ class SQLiteStorage:
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         with self._lock, _translated("vector search"):
-            model = search.vector_model(self._con)
+            model = self.vector_model()
             if model is None:
                 return []
             return self._vectors.candidates(self._con, namespace, vector, model[1], limit)
@@ -199,12 +201,17 @@ class SQLiteStorage:
             return search.visible(self._con, ids, valid_at, known_at)
 
     def vector_model(self) -> tuple[str, int] | None:
-        with self._lock, _translated("reading metadata"):
-            return search.vector_model(self._con)
+        # Once bound, a store's model never changes (re-embedding makes a new binding through
+        # this same object), so the answer is cached after the first hit.
+        if self._model is None:
+            with self._lock, _translated("reading metadata"):
+                self._model = search.vector_model(self._con)
+        return self._model
 
     def bind_vector_model(self, model_id: str, dim: int) -> None:
         with self._lock, _translated("writing metadata"):
             search.bind_vector_model(self._con, model_id, dim)
+            self._model = search.vector_model(self._con)
 
     def meta(self, key: str) -> str | None:
         """A value from the store's metadata table."""

@@ -10,7 +10,7 @@ from hlmem.domain.errors import ValidationError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["build_match"]
+__all__ = ["build_match", "unicode61_tokens"]
 
 _JOINERS = {"or": " OR ", "and": " AND "}
 
@@ -53,3 +53,22 @@ def build_match(terms: Sequence[str], mode: Literal["or", "and"] = "or") -> str 
     if not usable:
         return None
     return joiner.join(_quote(term) for term in usable)
+
+
+def unicode61_tokens(term: str) -> list[str]:
+    """The tokens FTS5's ``unicode61`` tokenizer makes of ``term``: runs of letters, digits and marks,
+    case-folded. Used to look terms up in the ``fts5vocab`` table and by the in-memory adapter.
+    """
+    out: list[str] = []
+    current: list[str] = []
+    # remove_diacritics 2: the tokenizer indexes "café" as "cafe".
+    term = "".join(ch for ch in unicodedata.normalize("NFD", term) if unicodedata.category(ch) != "Mn")
+    for ch in term:
+        if unicodedata.category(ch)[0] in "LNM" or unicodedata.category(ch) == "Co":
+            current.append(ch)
+        elif current:
+            out.append("".join(current).lower())
+            current = []
+    if current:
+        out.append("".join(current).lower())
+    return out

@@ -96,11 +96,19 @@ def _scanner() -> re.Pattern[str]:
     return re.compile(f"(?P<han>[{_HAN}]+)|(?P<atom>{piece}(?:[{_JOINERS}]{piece})*)")
 
 
+@functools.lru_cache(maxsize=65_536)
+def _cut_han(run: str) -> tuple[str, ...]:
+    # jieba never joins across a non-Han character, so cutting each Han run alone gives the same
+    # tokens as cutting the whole text; caching runs pays off because claim texts repeat their
+    # subjects and slot labels.
+    return tuple(_cutter().cut_for_search(run))
+
+
 def _tokens(text: str) -> Iterator[str]:
     for match in _scanner().finditer(unicodedata.normalize("NFKC", text)):
         han = match.group("han")
         if han is not None:
-            yield from _cutter().cut_for_search(han)
+            yield from _cut_han(han)
         else:
             yield match.group("atom").lower()
 
