@@ -228,6 +228,27 @@ class InMemoryStorage:
         elif current != (model_id, dim):
             raise ModelMismatch(f"this store's vectors were made by {current[0]} ({current[1]}-d), not {model_id}")
 
+    def items(self) -> Iterator[tuple[str, str]]:
+        for item in list(self._items.values()):
+            if item.kind == "claim" and self._view.claims[item.item_id].status is ClaimStatus.FORGOTTEN:
+                continue
+            if item.kind == "event" and self._view.observations[item.item_id].forgotten:
+                continue
+            yield item.item_id, item.kind
+
+    def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
+        new = dict(vectors)
+        for vec in new.values():
+            if len(vec) != dim * 4:
+                raise StorageError(f"vector of {len(vec)} bytes does not fit {dim}-d float32")
+        with self.transaction():
+            for item_id, item in list(self._items.items()):
+                vec = new.get(item_id)
+                self._items[item_id] = _Item(item.item_id, item.kind, item.namespace, item.tokens,
+                                             None if vec is None else np.frombuffer(vec, dtype=np.float32))
+            self._meta.update(vector_model=model_id, vector_dim=str(dim))
+        return sum(1 for i in self._items.values() if i.vector is not None)
+
     def meta(self, key: str) -> str | None:
         return self._meta.get(key)
 

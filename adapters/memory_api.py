@@ -212,6 +212,21 @@ class Memory:
             finally:
                 target.close()
 
+    def reembed(self, *, progress: Callable[[int], None] | None = None) -> int:
+        """Re-embed every item with this Memory's embedder and switch the store to its model.
+
+        This is the only way a store changes models: vectors of two models are never mixed.
+        """
+        from hlmem.application.reindex import reembed
+
+        embedder = self._container.passage_embedder()
+        if embedder is None:
+            raise ConfigurationError("reembed needs an embedder (not 'none'); pass --embedder")
+        count = reembed(self.storage, embedder, self._container.registry(), progress)
+        if self.embedder_name != "custom":
+            self.storage.set_meta("embedder_name", self.embedder_name)
+        return count
+
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
                      skip_invalid: bool = False) -> ImportReport:
         """Import observations and claims with their original times (see docs/import-format.md).

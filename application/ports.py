@@ -168,6 +168,9 @@ class SearchIndex(Protocol):
       at ``known_at`` and the event ids recorded by ``known_at``.
     - ``vector_model()`` is the ``(model_id, dim)`` that made the stored vectors (None if none
       yet); ``bind_vector_model`` records it once and raises :class:`ModelMismatch` on another.
+    - ``items()`` yields ``(item_id, kind)`` of every searchable, not forgotten item.
+    - ``replace_vectors`` swaps every vector and the model binding in one transaction (the
+      explicit re-embedding path); it returns how many vectors it stored.
     """
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
@@ -180,6 +183,10 @@ class SearchIndex(Protocol):
 
     def bind_vector_model(self, model_id: str, dim: int) -> None: ...
 
+    def items(self) -> Iterator[tuple[str, str]]: ...
+
+    def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int: ...
+
 
 @runtime_checkable
 class Storage(EventLog, ClaimReader, SearchIndex, Protocol):
@@ -191,3 +198,36 @@ class Storage(EventLog, ClaimReader, SearchIndex, Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
 
     def close(self) -> None: ...
+
+
+# --- model providers the write pipeline and recall quality work plug in --------------------------
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Structured completion: a prompt and a JSON schema in, one JSON object out.
+
+    Contract (implemented by the write-pipeline work; declared here so the core does not change):
+    - ``complete_json(system, user, schema, *, operation)`` returns a dict that validates against
+      ``schema`` or raises :class:`hlmem.domain.errors.HlmemError` subclasses (provider errors);
+    - it never logs or returns the API key; every call is accounted by the adapter (ledger).
+    """
+
+    @property
+    def model_id(self) -> str: ...
+
+    def complete_json(self, system: str, user: str, schema: Mapping[str, Any], *, operation: str) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Reorders candidate texts for a query.
+
+    Contract: ``rerank(query, texts)`` returns one relevance score per text, in input order
+    (higher is better); on failure it raises, and recall falls back to the fused order.
+    """
+
+    @property
+    def model_id(self) -> str: ...
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]: ...

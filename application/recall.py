@@ -48,11 +48,12 @@ class RecallItem:
 
 @frozen
 class RecallResult:
-    """Items best first, with the instants they were filtered at."""
+    """Items best first, with the instants they were filtered at, and notes on degraded paths."""
 
     items: tuple[RecallItem, ...]
     valid_at: datetime
     known_at: datetime
+    notes: tuple[str, ...] = ()
 
 
 def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[str, float, dict[str, int]]]:
@@ -103,14 +104,22 @@ class RecallService:
 
         pool = max(50, k * 5)
         rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, query, pool)}
-        if self._embedder is not None and self._storage.vector_model() is not None:
-            vector = self._embedder.embed_queries([query])[0].astype("<f4").tobytes()
-            rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
+        notes: list[str] = []
+        model = self._storage.vector_model()
+        if self._embedder is not None and model is not None:
+            if model != (self._embedder.model_id, self._embedder.dim):
+                # Never compare vectors of two models: fall back to full text and say so.
+                notes.append(f"vector search skipped: the store's vectors are {model[0]}, the embedder is "
+                             f"{self._embedder.model_id} (run `hlmem reembed` to switch)")
+            else:
+                vector = self._embedder.embed_queries([query])[0].astype("<f4").tobytes()
+                rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
         kinds_of = {c.item_id: c.kind for cands in rankings.values() for c in cands}
         fused = [f for f in rrf(rankings) if kinds_of[f[0]] in kinds]
         keep = self._storage.visible([f[0] for f in fused], valid_at, known_at)
         chosen = [f for f in fused if f[0] in keep][:k]
-        return RecallResult(tuple(self._items(chosen, kinds_of, valid_at, known_at)), valid_at, known_at)
+        return RecallResult(tuple(self._items(chosen, kinds_of, valid_at, known_at)), valid_at, known_at,
+                            tuple(notes))
 
     def _items(self, chosen, kinds_of, valid_at, known_at) -> list[RecallItem]:
         claim_ids = [i for i, _, _ in chosen if kinds_of[i] == "claim"]

@@ -178,6 +178,8 @@ def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, as_json: bo
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"))
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     _emit(render.recall_dict(result), as_json, render.recall_table(result))
 
 
@@ -246,6 +248,22 @@ def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
             click.echo(f"  {line}")
     if verify and not report.equal:
         sys.exit(EXIT_ERROR)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def reembed(obj: _Ctx, as_json: bool) -> None:
+    """Re-embed every item with the chosen --embedder and switch the store to that model."""
+    from hlmem.adapters.cli.progress import progress_bar
+
+    mem = obj.memory()
+    total = sum(1 for _ in mem.storage.items())
+    with progress_bar("embedding", total, quiet=as_json) as advance:
+        count = mem.reembed(progress=advance)
+    model = mem.storage.vector_model()
+    data = {"vectors": count, "model": model[0] if model else None}
+    _emit(data, True) if as_json else click.echo(f"re-embedded {count} items with {data['model']}")
 
 
 @cli.command(name="import")

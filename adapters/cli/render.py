@@ -60,7 +60,7 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
 def recall_dict(result: RecallResult) -> dict[str, Any]:
     """Recall as JSON: ``{"items": [...], "valid_at": …, "known_at": …}``."""
     return {"items": [recall_item_dict(i) for i in result.items], "valid_at": ts(result.valid_at),
-            "known_at": ts(result.known_at)}
+            "known_at": ts(result.known_at), "notes": list(result.notes)}
 
 
 def explanation_dict(exp: Explanation) -> dict[str, Any]:

@@ -213,6 +213,30 @@ class SQLiteStorage:
             search.bind_vector_model(self._con, model_id, dim)
             self._model = search.vector_model(self._con)
 
+    def items(self) -> Iterator[tuple[str, str]]:
+        with self._lock, _translated("listing items"):
+            rows = self._con.execute(
+                "SELECT i.item_id, i.kind FROM items i "
+                "LEFT JOIN claims c ON c.claim_id = i.item_id LEFT JOIN observations o ON o.event_id = i.item_id "
+                "WHERE coalesce(c.status, '') != 'forgotten' AND coalesce(o.forgotten, 0) = 0 ORDER BY i.item_key"
+            ).fetchall()
+        yield from ((r[0], r[1]) for r in rows)
+
+    def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
+        for _, vec in vectors:
+            search.ensure_dim(vec, dim)
+        with self.transaction(), _translated("replacing vectors"):
+            self._con.execute("DELETE FROM vectors")
+            self._con.executemany(
+                "INSERT INTO vectors (item_key, vec) SELECT item_key, ? FROM items WHERE item_id = ?",
+                [(vec, item_id) for item_id, vec in vectors],
+            )
+            self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('vector_model', ?), ('vector_dim', ?)",
+                              (model_id, str(dim)))
+        self._model = None
+        self._vectors.invalidate()
+        return len(vectors)
+
     def meta(self, key: str) -> str | None:
         """A value from the store's metadata table."""
         with self._lock, _translated("reading metadata"):
