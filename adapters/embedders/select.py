@@ -1,4 +1,4 @@
-"""Choosing the built-in embedder: the platform default, HLMEM_EMBEDDER, and a one-line description."""
+"""Choosing a built-in embedder: platform default, HLMEM_EMBEDDER, one-line description."""
 
 from __future__ import annotations
 
