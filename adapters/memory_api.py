@@ -87,10 +87,12 @@ class Memory:
             self.embedder_name = "custom"
 
     def _choose_embedder(self, name: str | None) -> str:
-        if name:
-            return configured_embedder_name({"HLMEM_EMBEDDER": name})
-        if os.environ.get("HLMEM_EMBEDDER", "").strip():
-            return configured_embedder_name()
+        env = os.environ.get("HLMEM_EMBEDDER", "").strip().lower()
+        chosen = (name or env).strip().lower()
+        if chosen == "none":
+            return "none"  # full text only: no vectors are written or compared
+        if chosen:
+            return configured_embedder_name({"HLMEM_EMBEDDER": chosen})
         recorded = self.storage.meta("embedder_name")
         return recorded or default_embedder_name()
 

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
-from hlmem.domain.commands import AssertClaim, RecordObservation
+from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
 from hlmem.domain.time import parse_timestamp
@@ -75,18 +75,24 @@ def parse_record(record: Any, new_event_id: Callable[[str], str], local_ids: dic
         unknown = set(record) - _OBS_KEYS
         if unknown:
             raise ValidationError(f"unknown keys {sorted(unknown)}", field="line")
-        event_id = None
-        if record.get("id") is not None:
-            event_id = new_event_id("ev")
-            local_ids[str(record["id"])] = event_id
         cmd = RecordObservation(
             text=record.get("text"), namespace=record.get("namespace", "default"), role=record.get("role", "user"),
             session_id=str(record.get("session", "default")),
             origin_class=_enum(OriginClass, record.get("origin", "direct_user"), "origin"),
             session_kind=_enum(SessionKind, record.get("session_kind", "interactive"), "session_kind"),
-            occurred_at=_time(record, "occurred_at"), event_id=event_id,
+            occurred_at=_time(record, "occurred_at"),
         )
-        return cmd, _time(record, "recorded_at")
+        recorded_at = _time(record, "recorded_at")
+        try:
+            validate_observation(cmd)
+        except ExceptionGroup as group:
+            raise ValidationError("; ".join(str(e) for e in group.exceptions), field="line") from None
+        if record.get("id") is not None:
+            # Registered only once the line is known good, so no claim can cite a skipped line.
+            event_id = new_event_id("ev")
+            local_ids[str(record["id"])] = event_id
+            cmd = evolve(cmd, event_id=event_id)
+        return cmd, recorded_at
     if kind == "claim":
         unknown = set(record) - _CLAIM_KEYS
         if unknown:
@@ -128,8 +134,11 @@ def parse_jsonl(lines: Iterable[str], new_event_id: Callable[[str], str]) -> tup
         except json.JSONDecodeError as exc:
             errors.append(f"line {number}: not JSON ({exc.msg})")
             continue
-        except ValidationError as exc:
-            errors.append(f"line {number}: {exc}")
+        except (RecursionError, ValueError) as exc:
+            if isinstance(exc, ValidationError):
+                errors.append(f"line {number}: {exc}")
+            else:
+                errors.append(f"line {number}: not usable JSON ({type(exc).__name__})")
             continue
         parsed.append(ImportLine(number, cmd, recorded_at))
     return parsed, errors

@@ -76,6 +76,10 @@ def _text_problems(value: object, field: str, limit: int) -> list[ValidationErro
         return [ValidationError(f"{field} is {len(value)} characters; the limit is {limit}", field=field)]
     if "\x00" in value:
         return [ValidationError(f"{field} contains a NUL character", field=field)]
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return [ValidationError(f"{field} is not valid Unicode text (it contains a lone surrogate)", field=field)]
     return []
 
 

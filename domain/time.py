@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 from hlmem.domain.errors import InvalidTimestamp
 
 UTC = timezone.utc
+_DATE_WITH_ZONE = re.compile(r"^(\d{4}-\d{2}-\d{2})([+-]\d{2}:?\d{2})$")
 
 
 def require_aware(value: datetime, *, field: str) -> datetime:
@@ -23,7 +25,10 @@ def require_aware(value: datetime, *, field: str) -> datetime:
             f"{field}: timestamp {value.isoformat()} has no timezone; add one (e.g. +08:00 or Z)",
             field=field,
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidTimestamp(f"{field}: {value.isoformat()} is out of range", field=field) from None
 
 
 def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:
@@ -38,9 +43,14 @@ def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:
     if not raw:
         raise InvalidTimestamp(f"{field}: empty timestamp", field=field)
     candidate = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+    # A date with a zone but no time ("2026-03-01+08:00"): that zone's midnight. Python 3.11's
+    # fromisoformat would read the date and silently drop the offset.
+    dated = _DATE_WITH_ZONE.match(candidate)
+    if dated:
+        candidate = f"{dated.group(1)}T00:00:00{dated.group(2)}"
     try:
         parsed = datetime.fromisoformat(candidate)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise InvalidTimestamp(
             f"{field}: cannot parse {raw!r}; use ISO 8601 with a timezone, e.g. 2026-03-01T09:30:00+08:00",
             field=field,
@@ -51,7 +61,10 @@ def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:
         raise InvalidTimestamp(
             f"{field}: {raw!r} has no timezone; add one (e.g. {raw}+08:00 or {raw}Z)", field=field
         )
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise InvalidTimestamp(f"{field}: {raw!r} is out of range", field=field) from None
 
 
 def format_timestamp(value: datetime | None) -> str | None:

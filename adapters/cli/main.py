@@ -282,15 +282,20 @@ def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     with progress_bar("importing", len(lines), quiet=as_json) as advance:
         report = mem.import_jsonl(lines, progress=advance, skip_invalid=skip_invalid)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
+    refused = bool(report.errors) and not skip_invalid
+    if refused:
+        click.echo(f"error: {len(report.errors)} invalid lines; nothing was imported "
+                   "(fix them or pass --skip-invalid)", err=True)
     if as_json:
         _emit(data, True)
     else:
-        click.echo(f"imported {report.written} of {report.lines} records")
+        if not refused:
+            click.echo(f"imported {report.written} of {report.lines} records")
         for line in report.errors[:20]:
             click.echo(f"  {line}", err=True)
-    if report.errors and not skip_invalid:
-        click.echo(f"error: {len(report.errors)} invalid lines; nothing was imported "
-                   "(fix them or pass --skip-invalid)", err=True)
+        if len(report.errors) > 20:
+            click.echo(f"  … and {len(report.errors) - 20} more", err=True)
+    if refused:
         sys.exit(EXIT_ERROR)
 
 

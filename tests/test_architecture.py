@@ -1,0 +1,223 @@
+"""Layering, enforced by an AST walk: adapters > application > domain; plugins see only the application.
+
+Every import counts, including those under ``TYPE_CHECKING`` and ``importlib.import_module("…")``
+with a literal name: a type-only import of numpy in the application still couples it to numpy.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from attrs import frozen
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Folder -> import package (pyproject's [tool.setuptools.package-dir]; adapters/_root is ``hlmem``).
+LAYERS = {"domain": "hlmem.domain", "application": "hlmem.application", "adapters": "hlmem.adapters",
+          "plugins": "hlmem.plugins"}
+BARE = frozenset(LAYERS)
+STDLIB = frozenset(sys.stdlib_module_names)
+
+#: Third-party distributions each layer may import (the rest of its imports must be stdlib or hlmem).
+THIRD_PARTY = {"hlmem.domain": {"attrs"}, "hlmem.application": {"attrs"}, "hlmem.plugins": set()}
+#: hlmem packages each layer may import.
+INTERNAL = {
+    "hlmem.domain": ("hlmem.domain",),
+    "hlmem.application": ("hlmem.domain", "hlmem.application"),
+    "hlmem.plugins": ("hlmem.application", "hlmem.plugins"),
+}
+#: Named in the style guide: never in the application, not even for typing.
+INFRASTRUCTURE = ("numpy", "apsw", "httpx", "jieba", "cattrs", "dependency_injector", "sqlite_vec", "click", "rich")
+
+
+@frozen
+class Import:
+    """One imported module name, where it was imported."""
+
+    module: str
+    path: Path
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line} imports {self.module}"
+
+
+def module_name(path: Path) -> str:
+    """Dotted module name of a file under one of the layer folders."""
+    rel = path.relative_to(ROOT)
+    folder, *rest = rel.parts
+    if folder == "adapters" and rest and rest[0] == "_root":
+        package, rest = "hlmem", rest[1:]
+    else:
+        package = LAYERS[folder]
+    parts = [*rest[:-1], rest[-1].removesuffix(".py")]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([package, *parts])
+
+
+def imports_of(source: str, path: Path, module: str) -> Iterator[Import]:
+    """Every module ``source`` imports, relative imports resolved against ``module``."""
+    tree = ast.parse(source, filename=str(path))
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(alias.name, path, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield Import(target, path, node.lineno)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in {"import_module", "__import__"} and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str) and not node.args[0].value.startswith("."):
+                yield Import(node.args[0].value, path, node.lineno)
+
+
+def files(folder: str) -> list[Path]:
+    return sorted(p for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@functools.cache
+def all_imports(folder: str) -> tuple[Import, ...]:
+    out: list[Import] = []
+    for path in files(folder):
+        out.extend(imports_of(path.read_text(encoding="utf-8"), path, module_name(path)))
+    return tuple(out)
+
+
+def violations(layer: str, found: Sequence[Import]) -> list[str]:
+    """Imports that ``layer`` may not make."""
+    bad = []
+    for imp in found:
+        top = imp.module.split(".")[0]
+        if top == "hlmem":
+            allowed = imp.module in INTERNAL[layer] or imp.module.startswith(tuple(p + "." for p in INTERNAL[layer]))
+            if not allowed:
+                bad.append(str(imp))
+        elif top not in STDLIB and top not in THIRD_PARTY[layer]:
+            bad.append(str(imp))
+    return bad
+
+
+# --- the checker itself can fail ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("layer", "source", "flagged"),
+    [
+        ("hlmem.domain", "import numpy", True),
+        ("hlmem.domain", "from hlmem.application.ports import Clock", True),
+        ("hlmem.domain", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import apsw", True),
+        ("hlmem.domain", "from attrs import frozen\nimport re\nfrom hlmem.domain.events import Scope", False),
+        ("hlmem.domain", "from ..adapters import memory", True),
+        ("hlmem.domain", "from . import events", False),
+        ("hlmem.application", "import importlib\nimportlib.import_module('httpx')", True),
+        ("hlmem.application", "from hlmem.adapters.memory import InMemoryStorage", True),
+        ("hlmem.application", "import hlmem", True),
+        ("hlmem.application", "from hlmem.domain import errors", False),
+        ("hlmem.plugins", "from hlmem.domain.errors import HlmemError", True),
+        ("hlmem.plugins", "import attrs", True),
+        ("hlmem.plugins", "from importlib.metadata import entry_points\nfrom hlmem.application.ports import Embedder",
+         False),
+    ],
+)
+def test_the_checker_flags_what_it_should(layer: str, source: str, flagged: bool) -> None:
+    folder = {v: k for k, v in LAYERS.items()}[layer]
+    path = ROOT / folder / "probe.py"
+    found = list(imports_of(source, path, module_name(path)))
+    assert bool(violations(layer, found)) is flagged, found
+
+
+def test_the_walk_sees_the_code() -> None:
+    for folder in ("domain", "application", "adapters"):
+        assert len(files(folder)) >= 5, folder
+    assert any(i.module == "hlmem.domain.events" for i in all_imports("application"))
+    assert any(i.module == "apsw" for i in all_imports("adapters"))
+
+
+# --- the layers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("folder", "layer"), [("domain", "hlmem.domain"), ("application", "hlmem.application"),
+                                               ("plugins", "hlmem.plugins")])
+def test_layer_imports_only_what_it_may(folder: str, layer: str) -> None:
+    assert violations(layer, all_imports(folder)) == []
+
+
+@pytest.mark.parametrize("name", INFRASTRUCTURE)
+def test_application_and_domain_never_import_infrastructure(name: str) -> None:
+    found = [str(i) for folder in ("domain", "application") for i in all_imports(folder)
+             if i.module == name or i.module.startswith(name + ".")]
+    assert found == []
+
+
+@pytest.mark.parametrize("folder", ["domain", "application", "adapters", "plugins", "tests", "benchmarks"])
+def test_no_module_imports_the_bare_folder_names(folder: str) -> None:
+    if not (ROOT / folder).is_dir():
+        pytest.skip(f"no {folder}/")
+    bad = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names if n.split(".")[0] in BARE]
+    assert bad == []
+
+
+def test_adapters_root_is_the_hlmem_package() -> None:
+    assert module_name(ROOT / "adapters" / "_root" / "__init__.py") == "hlmem"
+    assert not (ROOT / "__init__.py").exists()  # a root __init__ would confuse pytest's rootdir logic
+
+
+# --- the bare names are not importable ----------------------------------------------------------
+
+
+def test_importing_hlmem_does_not_register_bare_names() -> None:
+    import hlmem
+    import hlmem.adapters.memory_api  # noqa: F401  (pulls in every layer)
+
+    assert hlmem.Memory is not None
+    assert [name for name in BARE if name in sys.modules] == []
+
+
+def test_bare_names_are_not_importable_outside_the_repository(tmp_path: Path) -> None:
+    code = (
+        "import importlib, sys\n"
+        "import hlmem, hlmem.domain, hlmem.application, hlmem.adapters.memory_api\n"
+        "assert not [n for n in ('domain', 'application', 'adapters', 'plugins') if n in sys.modules]\n"
+        "for name in ('domain', 'application', 'adapters', 'plugins'):\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ModuleNotFoundError:\n"
+        "        continue\n"
+        "    raise SystemExit(f'{name} is importable')\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_import_domain_fails_from_a_temp_dir(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", "import domain"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0
+    assert "ModuleNotFoundError" in done.stderr

@@ -1,0 +1,233 @@
+"""RecallService over the in-memory store with fakes: RRF fusion, filters, bounds and the two clocks."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from hlmem.application.ports import Candidate, Embedder
+from hlmem.application.recall import MAX_K, MAX_QUERY_CHARS, RRF_K, rrf
+from hlmem.domain.commands import AssertClaim, RecordObservation
+from hlmem.domain.errors import InvalidTimestamp, ValidationError
+
+_TESTS = str(Path(__file__).resolve().parents[2])
+if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/fakes.py importable in any import mode
+    sys.path.insert(0, _TESTS)
+
+from fakes import FakeEmbedder, ScriptedSearchStorage, Services, keyword_handler, make_services  # noqa: E402
+
+UTC = timezone.utc
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def c(item_id: str, rank: int, kind: str = "claim") -> Candidate:
+    return Candidate(item_id, kind, rank, 0.0)
+
+
+# --- the fusion arithmetic ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rankings", "k", "expected"),
+    [
+        ({}, RRF_K, []),
+        ({"text": []}, RRF_K, []),
+        ({"text": [c("a", 1), c("b", 2)]}, RRF_K, [("a", 1 / 61, {"text": 1}), ("b", 1 / 62, {"text": 2})]),
+        # in both lists beats first in one; ties break by id
+        ({"text": [c("a", 1), c("b", 2)], "vector": [c("b", 1), c("c", 2)]}, RRF_K,
+         [("b", 1 / 62 + 1 / 61, {"text": 2, "vector": 1}), ("a", 1 / 61, {"text": 1}), ("c", 1 / 62, {"vector": 2})]),
+        ({"text": [c("z", 1)], "vector": [c("y", 1)]}, RRF_K, [("y", 1 / 61, {"vector": 1}), ("z", 1 / 61, {"text": 1})]),
+        ({"text": [c("a", 1), c("b", 3)]}, 0, [("a", 1.0, {"text": 1}), ("b", 1 / 3, {"text": 3})]),
+        # a rank deep in one list plus a rank in another can beat a single top rank
+        ({"text": [c("a", 1)] + [c(f"x{i}", i) for i in range(2, 10)] + [c("b", 10)], "vector": [c("b", 5)]}, RRF_K,
+         None),
+    ],
+    ids=["no-sources", "empty-source", "one-source", "two-sources", "tie-by-id", "k-zero", "deep-ranks"],
+)
+def test_rrf(rankings: dict[str, list[Candidate]], k: int, expected: list | None) -> None:
+    fused = rrf(rankings, k)
+    if expected is None:
+        assert fused[0][0] == "b" and fused[0][1] == pytest.approx(1 / 70 + 1 / 65)
+        return
+    assert [item for item, _, _ in fused] == [item for item, _, _ in expected]
+    for (_, score, ranks), (_, want, want_ranks) in zip(fused, expected):
+        assert score == pytest.approx(want) and ranks == want_ranks
+
+
+def test_rrf_scores_are_non_increasing() -> None:
+    fused = rrf({"text": [c(f"t{i}", i) for i in range(1, 30)], "vector": [c(f"t{i}", 31 - i) for i in range(1, 30)]})
+    scores = [s for _, s, _ in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+# --- the service --------------------------------------------------------------------------------
+
+
+def seed(services: Services) -> dict[str, str]:
+    """An observation and two claims in the default namespace, one claim in another."""
+    w = services.writes
+    ids = {
+        "event": w.record(RecordObservation(text="I switched to dark mode today")).id,
+        "theme": w.remember(AssertClaim(subject="user", predicate="preferred_ui_theme", value="dark")).id,
+        "city": w.remember(AssertClaim(subject="user", predicate="lives_in", value="Hangzhou")).id,
+        "other": w.remember(AssertClaim(subject="user", predicate="preferred_ui_theme", value="dark",
+                                        namespace="work")).id,
+    }
+    return ids
+
+
+@pytest.fixture
+def services() -> Services:
+    return make_services(T0)
+
+
+def test_fake_embedder_satisfies_the_port() -> None:
+    assert isinstance(FakeEmbedder(), Embedder)
+
+
+def test_service_fuses_text_and_vector_rankings_with_rrf() -> None:
+    storage = ScriptedSearchStorage()
+    embedder = FakeEmbedder(keyword_handler(["dark", "hangzhou"]))
+    s = make_services(T0, storage=storage, embedder=embedder)
+    ids = seed(s)
+    storage.text_handler = lambda ns, q, limit: [c(ids["theme"], 1), c(ids["event"], 2, "event")]
+    storage.vector_handler = lambda ns, v, limit: [c(ids["event"], 1, "event"), c(ids["city"], 2)]
+    embedder.calls.clear()
+
+    result = s.recall.recall("dark", k=10)
+
+    assert [i.id for i in result.items] == [ids["event"], ids["theme"], ids["city"]]
+    assert [i.score for i in result.items] == pytest.approx([1 / 62 + 1 / 61, 1 / 61, 1 / 62])
+    assert result.items[0].ranks == {"text": 2, "vector": 1}
+    assert [(call.role, call.texts) for call in embedder.calls] == [("query", ("dark",))]  # one query embedding
+    assert {(x.source, x.limit) for x in storage.searches} == {("text", 50), ("vector", 50)}
+
+
+@pytest.mark.parametrize(("k", "pool"), [(1, 50), (10, 50), (11, 55), (200, 1000)])
+def test_candidate_pool_grows_with_k(k: int, pool: int) -> None:
+    storage = ScriptedSearchStorage(text=lambda ns, q, limit: [])
+    s = make_services(T0, storage=storage)
+    s.recall.recall("anything", k=k)
+    assert storage.searches == [type(storage.searches[0])("text", "default", pool)]
+
+
+def test_without_an_embedder_only_text_ranks(services: Services) -> None:
+    ids = seed(services)
+    items = services.recall.recall("dark").items
+    assert {i.id for i in items} == {ids["event"], ids["theme"]}
+    assert all(set(i.ranks) == {"text"} for i in items)
+
+
+def test_vectors_written_with_the_fake_are_searched() -> None:
+    embedder = FakeEmbedder(keyword_handler(["dark", "hangzhou"]))
+    s = make_services(T0, embedder=embedder)
+    ids = seed(s)
+    assert embedder.texts("passage")  # writes embedded their texts
+    items = s.recall.recall("杭州 Hangzhou", k=3).items
+    assert items[0].id == ids["city"] and set(items[0].ranks) == {"text", "vector"}
+
+
+@pytest.mark.parametrize(
+    ("kinds", "expected"),
+    [(("claim",), {"theme"}), (("event",), {"event"}), (("claim", "event"), {"theme", "event"})],
+)
+def test_kinds_filter(services: Services, kinds: tuple[str, ...], expected: set[str]) -> None:
+    ids = seed(services)
+    items = services.recall.recall("dark", kinds=kinds).items
+    assert {i.id for i in items} == {ids[name] for name in expected}
+    assert {i.kind for i in items} <= set(kinds)
+
+
+def test_items_carry_what_the_cli_prints(services: Services) -> None:
+    ids = seed(services)
+    (claim,) = services.recall.recall("dark", kinds=("claim",)).items
+    assert (claim.id, claim.subject, claim.predicate, claim.value, claim.status) == (
+        ids["theme"], "user", "preferred_ui_theme", "dark", "active")
+    assert (claim.valid_from, claim.valid_to, claim.recorded_from, claim.recorded_to) == (T0, None, T0, None)
+    (event,) = services.recall.recall("dark", kinds=("event",)).items
+    assert event.text == "I switched to dark mode today" and event.evidence == (ids["event"],)
+
+
+def test_namespaces_are_isolated(services: Services) -> None:
+    ids = seed(services)
+    assert [i.id for i in services.recall.recall("dark", namespace="work").items] == [ids["other"]]
+    assert services.recall.recall("dark", namespace="nobody").items == ()
+
+
+@pytest.mark.parametrize("k", [1, 2, MAX_K])
+def test_k_limits_the_items(services: Services, k: int) -> None:
+    seed(services)
+    assert len(services.recall.recall("dark", k=k).items) == min(k, 2)
+
+
+@pytest.mark.parametrize("k", [0, -1, MAX_K + 1, 10**9, 2.5, "3", None])
+def test_k_out_of_bounds_is_refused(services: Services, k: object) -> None:
+    with pytest.raises(ValidationError) as info:
+        services.recall.recall("dark", k=k)  # type: ignore[arg-type]
+    assert info.value.field == "k"
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t", None, "x" * (MAX_QUERY_CHARS + 1)])
+def test_bad_query_is_refused(services: Services, query: object) -> None:
+    with pytest.raises(ValidationError) as info:
+        services.recall.recall(query)  # type: ignore[arg-type]
+    assert info.value.field == "query"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"namespace": "no spaces"}, "namespace"), ({"kinds": ("claim", "note")}, "kinds"), ({"kinds": ()}, "kinds")],
+)
+def test_bad_filters_are_refused(services: Services, kwargs: dict, field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        services.recall.recall("dark", **kwargs)
+    assert info.value.field == field
+
+
+def test_several_bad_arguments_are_grouped(services: Services) -> None:
+    with pytest.raises(ExceptionGroup) as info:
+        services.recall.recall("", k=0, namespace="?")
+    assert {e.field for e in info.value.exceptions} == {"query", "k", "namespace"}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["valid_at", "known_at"])
+def test_naive_instants_are_refused(services: Services, name: str) -> None:
+    with pytest.raises(InvalidTimestamp):
+        services.recall.recall("dark", **{name: datetime(2026, 3, 1)})
+
+
+def test_longest_query_is_accepted(services: Services) -> None:
+    seed(services)
+    services.recall.recall("dark " + "x" * (MAX_QUERY_CHARS - 5))
+
+
+def test_superseded_claim_leaves_current_recall_but_stays_in_the_past(services: Services) -> None:
+    w, clock = services.writes, services.clock
+    dark = w.remember(AssertClaim(subject="user", predicate="preferred_ui_theme", value="dark")).id
+    clock.advance(timedelta(days=30))
+    light = w.remember(AssertClaim(subject="user", predicate="preferred_ui_theme", value="light")).id
+
+    now = services.recall.recall("theme", kinds=("claim",))
+    assert [(i.id, i.value, i.status) for i in now.items] == [(light, "light", "active")]
+    assert (now.valid_at, now.known_at) == (clock.now(), clock.now())
+
+    past = services.recall.recall("theme", kinds=("claim",), valid_at=T0 + timedelta(days=10))
+    assert [(i.id, i.status) for i in past.items] == [(dark, "superseded")]
+    assert past.items[0].valid_to == T0 + timedelta(days=30)  # the row as known now: closed at the switch
+
+    as_known_then = services.recall.recall("theme", kinds=("claim",), valid_at=T0 + timedelta(days=40),
+                                           known_at=T0 + timedelta(days=10))
+    assert [i.id for i in as_known_then.items] == [dark]
+    assert as_known_then.items[0].valid_to is None  # the row believed then was still open
+
+    before_anything = services.recall.recall("theme", known_at=T0 - timedelta(days=1))
+    assert before_anything.items == ()
+
+
+def test_events_are_visible_only_once_recorded(services: Services) -> None:
+    ids = seed(services)
+    items = services.recall.recall("dark", kinds=("event",), known_at=T0 - timedelta(seconds=1)).items
+    assert ids["event"] not in {i.id for i in items}
