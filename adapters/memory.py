@@ -46,28 +46,26 @@ class InMemoryStorage:
         self._items: dict[str, _Item] = {}
         self._meta: dict[str, str] = {}
         self._depth = 0
+        self._event_ids: set[str] = set()
         self.embedding_cache = InMemoryCache()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta))
-            self._depth = 1
+            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta), set(self._event_ids))
+            outer = self._depth == 0
+            self._depth += 1
             try:
                 yield
             except BaseException:
-                n, self._view, self._items, self._meta = snapshot
+                # Every level restores its own snapshot, like a savepoint.
+                n, self._view, self._items, self._meta, self._event_ids = snapshot
                 del self._log[n:]
                 raise
             finally:
-                self._depth = 0
+                self._depth -= 1
+                if outer:
+                    self._depth = 0
 
     def close(self) -> None:
         """Nothing to release."""
@@ -84,8 +82,9 @@ class InMemoryStorage:
                     raise ConcurrencyConflict(
                         f"stream {event.stream_id} is at version {previous}; event {event.event_id} "
                         f"claims version {event.version}")
-                if any(s.event.event_id == event.event_id for s in self._log[-1:]):
+                if event.event_id in self._event_ids:
                     raise ConcurrencyConflict(f"event {event.event_id} is already in the log")
+                self._event_ids.add(event.event_id)
                 versions[event.stream_id] = event.version
                 self._log.append(StoredEvent(len(self._log) + 1, event))
                 self._view = project((event,), self._view)

@@ -31,6 +31,8 @@ def _translated(what: str) -> Iterator[None]:
         raise
     except apsw.Error as exc:
         raise StorageError(f"{what}: {exc}") from exc
+    except UnicodeEncodeError as exc:
+        raise StorageError(f"{what}: text is not valid Unicode ({exc.reason})") from exc
 
 
 class SQLiteStorage:
@@ -50,6 +52,7 @@ class SQLiteStorage:
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
         self._model: tuple[str, int] | None = None
+        self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self)
 
     # -- transactions ---------------------------------------------------------------------------
@@ -59,9 +62,17 @@ class SQLiteStorage:
         """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
         with self._lock:
             if self._depth:
+                # Nested: a savepoint, so a failing inner block (say one append) is undone as a
+                # whole even when the caller catches the error and the outer transaction goes on.
                 self._depth += 1
                 try:
-                    yield
+                    with self._con:
+                        yield
+                except BaseException:
+                    self._projector.reset()
+                    self._vectors.invalidate()
+                    self._model = None
+                    raise
                 finally:
                     self._depth -= 1
                 return
@@ -74,6 +85,7 @@ class SQLiteStorage:
                 self._depth = 0
                 self._projector.reset()
                 self._vectors.invalidate()
+                self._model = None
                 with _translated("rolling back"):
                     self._con.execute("ROLLBACK")
                 raise
@@ -200,9 +212,19 @@ class SQLiteStorage:
         with self._lock, _translated("filtering by time"):
             return search.visible(self._con, ids, valid_at, known_at)
 
+    def _check_external_writes(self) -> None:
+        """Drop caches when another connection committed since we last looked (data_version)."""
+        version = self._con.pragma("data_version")
+        if version != self._data_version:
+            self._data_version = version
+            self._model = None
+            self._vectors.invalidate()
+
     def vector_model(self) -> tuple[str, int] | None:
-        # Once bound, a store's model never changes (re-embedding makes a new binding through
-        # this same object), so the answer is cached after the first hit.
+        # Cached: it changes only on bind or reembed (here, or by another connection, which
+        # data_version reveals).
+        with self._lock:
+            self._check_external_writes()
         if self._model is None:
             with self._lock, _translated("reading metadata"):
                 self._model = search.vector_model(self._con)
