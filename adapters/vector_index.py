@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hlmem.application.errors import ValidationError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Sequence
 
 __all__ = ["VectorIndex"]
 
@@ -24,11 +27,12 @@ class VectorIndex:
 
     Vectors are L2-normalised on the way in, so scores are cosines. Every row also carries a
     *thermometer code*: for each dimension, ``bits`` bits saying whether the value exceeds each
-    of the dimension's ``bits`` inner quantiles (quartiles for ``bits=3``), estimated from the
-    data. The Hamming distance between two codes is then the L1 distance between quantised
-    values, which ranks neighbours far better than plain sign bits on anisotropic embeddings
-    such as e5 (see ADR 0005). ``search`` takes the ``candidates`` rows with the smallest
-    Hamming distance and rescores them exactly in float32.
+    of the dimension's ``bits`` inner quantiles (tertiles for the default ``bits=2``), estimated
+    from the data. The Hamming distance between two codes is then the L1 distance between the
+    quantised values, which ranks neighbours far better than sign bits on anisotropic
+    embeddings such as e5, whose vectors share a large common component (ADR 0005). ``search``
+    takes the ``candidates`` rows with the smallest Hamming distance and rescores them exactly
+    in float32.
 
     Quantiles are re-estimated, and every code rebuilt, each time the row count doubles,
     so the amortised cost of ``add`` stays constant while the thresholds track the data.
@@ -37,12 +41,13 @@ class VectorIndex:
     that share an index between threads must serialise every call (one lock per index).
 
     :param dim: vector dimension.
-    :param bits: code bits per dimension (1 = sign of the median-centred value).
+    :param bits: code bits per dimension (1 = sign of the median-centred value; 3 = quartiles,
+        more recall per candidate for 1.5x the scan cost).
     :param candidates: default number of rows rescored exactly per search.
     :param exact_below: searches over at most this many rows scan them all exactly.
     """
 
-    def __init__(self, dim: int, *, bits: int = 3, candidates: int = 1_000, exact_below: int = 8_192) -> None:
+    def __init__(self, dim: int, *, bits: int = 2, candidates: int = 1_000, exact_below: int = 4_096) -> None:
         if dim <= 0 or bits <= 0 or candidates <= 0:
             raise ValidationError("dim, bits and candidates must be positive", field="dim")
         self.dim = dim
@@ -109,6 +114,8 @@ class VectorIndex:
     def remove(self, ids: Collection[str]) -> int:
         """Drop ids, moving the last row into each hole; unknown ids are ignored.
 
+        Capacity is kept, so a later refill does not reallocate.
+
         :returns: how many ids were present and removed.
         """
         removed = 0
@@ -167,7 +174,9 @@ class VectorIndex:
         :param exact: scan every row in float32 (the reference for evaluation).
         :raises ValidationError: on a wrong shape, NaN/inf or a zero-norm query.
         """
-        q = self._normalised(np.asarray(query).reshape(1, -1), "query")[0]
+        if np.shape(query) != (self.dim,):
+            raise ValidationError(f"query must have shape ({self.dim},), got {np.shape(query)}", field="query")
+        q = self._normalised(np.reshape(query, (1, self.dim)), "query")[0]
         n = len(self._ids)
         if k <= 0 or n == 0:
             return []
@@ -178,7 +187,7 @@ class VectorIndex:
         while True:
             if exact or self._thresholds is None or size <= max(self.exact_below, pool):
                 rows = np.arange(n) if mask is None else np.flatnonzero(mask)
-                scores = self._vectors[:n] @ q if mask is None else _dot_rows(self._vectors, rows, q)
+                scores = _dot_rows(self._vectors[:n], None if mask is None else rows, q)
                 return self._best(rows, scores, k, allowed)
             rows = self._nearest_codes(q, mask, pool)
             hits = self._best(rows, _dot_rows(self._vectors, rows, q), k, allowed)
@@ -270,7 +279,12 @@ class VectorIndex:
     ) -> list[tuple[str, float]]:
         want = k
         while True:
-            top = np.arange(len(scores)) if want >= len(scores) else np.argpartition(-scores, want - 1)[:want]
+            if want >= len(scores):
+                top = np.arange(len(scores))
+            else:
+                part = np.argpartition(-scores, want - 1)[:want]
+                # Keep every row tied with the last one, so ties go by id rather than position.
+                top = np.flatnonzero(scores >= scores[part].min())
             hits: list[tuple[str, float]] = []
             for neg, item in sorted((-float(scores[i]), self._ids[rows[i]]) for i in top):
                 if allowed is None or allowed(item):
@@ -282,7 +296,7 @@ class VectorIndex:
             want *= 4
 
 
-def _dot_rows(vectors: np.ndarray, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
-    # einsum, not BLAS gemv: on a busy 2-core host threaded gemv on a few thousand gathered
-    # rows measured 10+ ms, while single-threaded einsum stays well under 1 ms.
-    return np.einsum("ij,j->i", vectors[rows], q)
+def _dot_rows(vectors: np.ndarray, rows: np.ndarray | None, q: np.ndarray) -> np.ndarray:
+    # einsum, not BLAS: on a busy 2-core host a threaded OpenBLAS gemv waits for its worker
+    # threads to be scheduled and measured 5-20 ms where single-threaded einsum takes < 1 ms.
+    return np.einsum("ij,j->i", vectors if rows is None else vectors[rows], q)
