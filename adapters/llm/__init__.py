@@ -1,0 +1,1 @@
+"""LLM adapters: an OpenAI-compatible chat-completions client over httpx, with provider presets."""
