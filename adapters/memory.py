@@ -24,7 +24,7 @@ from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.queries import holds
 from hlmem.domain.reducers import project
 from hlmem.domain.slots import normalize_key, normalize_predicate
-from hlmem.domain.state import ClaimState, ClaimStatus, MemoryView, ObservationState
+from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState
 
 
 @frozen
@@ -47,19 +47,23 @@ class InMemoryStorage:
         self._meta: dict[str, str] = {}
         self._depth = 0
         self._event_ids: set[str] = set()
+        self.jobs: dict = {}
         self.embedding_cache = InMemoryCache()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
-            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta), set(self._event_ids))
+            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta), set(self._event_ids),
+                        dict(self.jobs))
             outer = self._depth == 0
             self._depth += 1
             try:
                 yield
             except BaseException:
                 # Every level restores its own snapshot, like a savepoint.
-                n, self._view, self._items, self._meta, self._event_ids = snapshot
+                n, self._view, self._items, self._meta, self._event_ids, jobs = snapshot
+                self.jobs.clear()
+                self.jobs.update(jobs)
                 del self._log[n:]
                 raise
             finally:
@@ -144,12 +148,22 @@ class InMemoryStorage:
     def claims_citing(self, event_id: str) -> list[str]:
         return sorted(c.claim_id for c in self._view.claims.values() if event_id in c.evidence)
 
+    def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
+        conflicts = self._view.conflicts
+        return {i: conflicts[i] for i in dict.fromkeys(ids) if i in conflicts}
+
+    def conflicts(self, namespace: str, status: str | None = "open") -> list[ConflictState]:
+        found = [c for c in self._view.conflicts.values()
+                 if c.namespace == namespace and (status is None or c.status == status)]
+        return sorted(found, key=lambda c: (c.opened_at, c.conflict_id))
+
     def counts(self) -> dict[str, int]:
         out = {"events": len(self._log), "observations": len(self._view.observations)}
         by_status = Counter(c.status.value for c in self._view.claims.values())
         out.update({f"claims_{k}": v for k, v in by_status.items()})
         out["claims"] = len(self._view.claims)
         out["vectors"] = sum(1 for i in self._items.values() if i.vector is not None)
+        out.update({f"conflicts_{k}": v for k, v in Counter(c.status for c in self._view.conflicts.values()).items()})
         return out
 
     # -- search ---------------------------------------------------------------------------------

@@ -21,7 +21,10 @@ from hlmem.domain.events import (
     ClaimCorroborated,
     ClaimRetracted,
     ClaimSuperseded,
+    ConflictOpened,
+    ConflictResolved,
     DomainEvent,
+    ExtractionRecorded,
     ItemForgotten,
     ObservationRecorded,
 )
@@ -35,6 +38,9 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "claim.superseded.v1": ClaimSuperseded,
     "claim.retracted.v1": ClaimRetracted,
     "item.forgotten.v1": ItemForgotten,
+    "extraction.recorded.v1": ExtractionRecorded,
+    "conflict.opened.v1": ConflictOpened,
+    "conflict.resolved.v1": ConflictResolved,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from attrs import frozen
 
 from hlmem.domain.events import DomainEvent
-from hlmem.domain.state import ClaimState, ObservationState
+from hlmem.domain.state import ClaimState, ConflictState, ObservationState
 
 #: A float32 matrix of shape (n, dim), each row L2-normalised (a numpy array in every adapter;
 #: typed loosely so that the application layer never imports numpy).
@@ -153,6 +153,10 @@ class ClaimReader(Protocol):
 
     def counts(self) -> dict[str, int]: ...
 
+    def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]: ...
+
+    def conflicts(self, namespace: str, status: str | None = "open") -> list[ConflictState]: ...
+
 
 @runtime_checkable
 class SearchIndex(Protocol):
@@ -207,16 +211,27 @@ class Storage(EventLog, ClaimReader, SearchIndex, Protocol):
 class LLM(Protocol):
     """Structured completion: a prompt and a JSON schema in, one JSON object out.
 
-    Contract (implemented by the write-pipeline work; declared here so the core does not change):
-    - ``complete_json(system, user, schema, *, operation)`` returns a dict that validates against
-      ``schema`` or raises :class:`hlmem.domain.errors.HlmemError` subclasses (provider errors);
-    - it never logs or returns the API key; every call is accounted by the adapter (ledger).
+    Contract (the OpenAI-compatible adapter is :mod:`hlmem.adapters.llm.openai_compat`, ADR 0010):
+    - ``model_id`` names the provider and model (``"dashscope:qwen-plus"``); extractors put it in
+      ``CandidateClaim.extractor``.
+    - ``complete_json(system, user, schema, *, operation, job_id=None)`` returns the one JSON
+      object the model produced. The schema reaches the model (as a JSON-schema response format
+      where the provider supports it, else in the system message); the adapter checks only that
+      the answer is a JSON object — the caller's parser validates it against ``schema`` strictly.
+    - It raises only :class:`hlmem.domain.errors.ProviderError` subclasses: ``ProviderTimeout``,
+      ``ProviderRateLimited``, ``ProviderUnavailable`` (after the adapter's own retries),
+      ``ProviderRejected`` (4xx, never retried), ``MalformedResponse`` (``raw`` keeps the text).
+    - Every HTTP attempt is accounted (ledger: provider, model, ``operation``, ``job_id``, tokens,
+      latency, status, error class). The API key is never logged, recorded or put in an error.
+    - Blocking; safe to call from one thread at a time per instance.
     """
 
     @property
     def model_id(self) -> str: ...
 
-    def complete_json(self, system: str, user: str, schema: Mapping[str, Any], *, operation: str) -> dict[str, Any]: ...
+    def complete_json(
+        self, system: str, user: str, schema: Mapping[str, Any], *, operation: str, job_id: str | None = None
+    ) -> dict[str, Any]: ...
 
 
 @runtime_checkable
@@ -231,3 +246,67 @@ class Reranker(Protocol):
     def model_id(self) -> str: ...
 
     def rerank(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+
+# --- durable jobs ----------------------------------------------------------------------------------
+
+
+@frozen
+class Job:
+    """A unit of background work (today: extracting claims from one observation)."""
+
+    job_id: str
+    kind: str
+    idempotency_key: str
+    namespace: str
+    session_id: str
+    payload: Mapping[str, Any]
+    state: str  # pending | running | succeeded | failed | dead
+    attempts: int
+    max_attempts: int
+    available_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
+    last_error: str | None = None
+    last_error_class: str | None = None
+
+
+@runtime_checkable
+class JobQueue(Protocol):
+    """Durable jobs with leases, in the same store (and transaction) as the events they serve.
+
+    Contract:
+    - ``enqueue`` inside ``Storage.transaction()`` commits with the event it serves; the same
+      ``idempotency_key`` twice gives the existing job (no duplicate).
+    - ``claim_window`` leases up to ``size`` ready jobs of *one* (namespace, session, kind):
+      ready = pending, or failed whose backoff has passed, or running whose lease expired (a
+      crashed worker's job). A window is ready when it holds ``size`` jobs or its oldest job
+      waited ``max_wait``; ``flush=True`` takes partial windows at once; ``namespace`` and
+      ``session_id`` restrict the choice to one session. Attempts are counted at claim time.
+      Returns ``[]`` when nothing is ready.
+    - ``complete`` marks jobs succeeded only if ``owner`` still holds their lease (else
+      :class:`ConcurrencyConflict`): call it inside the transaction that writes the results,
+      so a retried job never writes twice.
+    - ``fail`` records the error; the job goes back to ``failed`` with ``retry_at``, or to
+      ``dead`` when its attempts are used up.
+    """
+
+    def enqueue(self, *, kind: str, idempotency_key: str, namespace: str, session_id: str,
+                payload: Mapping[str, Any], now: datetime, max_attempts: int = 5) -> str: ...
+
+    def claim_window(self, *, kind: str, owner: str, now: datetime, lease_seconds: float, size: int,
+                     max_wait_seconds: float, flush: bool = False, namespace: str | None = None,
+                     session_id: str | None = None) -> list[Job]: ...
+
+    def complete(self, job_ids: Sequence[str], *, owner: str, now: datetime) -> None: ...
+
+    def fail(self, job_ids: Sequence[str], *, owner: str, now: datetime, error: str, error_class: str,
+             retry_at: datetime | None, raw_response: str | None = None) -> None: ...
+
+    def retry(self, job_id: str, *, now: datetime) -> None: ...
+
+    def jobs(self, *, state: str | None = None, limit: int = 100) -> list[Job]: ...
+
+    def job_counts(self) -> dict[str, dict[str, int]]: ...

@@ -76,16 +76,18 @@ class ReplayService:
 
     def compare(self, live: Storage, rebuilt: Storage) -> ReplayReport:
         """Compare every stream's projected state between two stores."""
-        claim_ids, obs_ids, events = [], [], 0
+        streams: dict[str, None] = {}
+        events = 0
         for stored in live.read():
             events += 1
-            sid = stored.event.stream_id
-            (claim_ids if sid.startswith("cl_") else obs_ids).append(sid)
-        claim_ids = list(dict.fromkeys(claim_ids))
-        obs_ids = list(dict.fromkeys(obs_ids))
+            streams[stored.event.stream_id] = None
+        claim_ids = [s for s in streams if s.startswith("cl_")]
+        obs_ids = [s for s in streams if s.startswith("ev_")]
+        conflict_ids = [s for s in streams if s.startswith("cf_")]
         diffs = list(_diff("claim", claim_ids, live.get_claims, rebuilt.get_claims))
         diffs += _diff("event", obs_ids, live.get_observations, rebuilt.get_observations)
-        for sid in claim_ids + obs_ids:
+        diffs += _diff("conflict", conflict_ids, live.get_conflicts, rebuilt.get_conflicts)
+        for sid in streams:
             if live.stream_version(sid) != rebuilt.stream_version(sid):
                 diffs.append(f"stream {sid}: version {live.stream_version(sid)} live, "
                              f"{rebuilt.stream_version(sid)} rebuilt")
@@ -93,7 +95,7 @@ class ReplayService:
         for key in sorted(set(live_counts) | set(rebuilt_counts)):
             if live_counts.get(key, 0) != rebuilt_counts.get(key, 0):
                 diffs.append(f"count {key}: {live_counts.get(key, 0)} live, {rebuilt_counts.get(key, 0)} rebuilt")
-        return ReplayReport(events, len(claim_ids) + len(obs_ids), live_counts, rebuilt_counts, tuple(diffs))
+        return ReplayReport(events, len(streams), live_counts, rebuilt_counts, tuple(diffs))
 
 
 def _diff(kind: str, ids: list[str], left: Callable, right: Callable) -> Iterator[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from attrs import frozen
@@ -71,11 +71,15 @@ class WriteService:
         """Assert one explicit claim (no LLM); supersede, corroborate or create as the rules say."""
         return self.write_batch([(cmd, recorded_at)])[0]
 
-    def write_batch(self, items: Sequence[tuple[Command, datetime | None]]) -> list[WriteResult]:
+    def write_batch(self, items: Sequence[tuple[Command, datetime | None]],
+                    on_recorded: Callable[[RecordObservation, WriteResult, datetime], None] | None = None,
+                    ) -> list[WriteResult]:
         """Apply observations and claims in order, in one transaction (all or nothing).
 
         Every command is validated before anything is embedded or written; ``recorded_at`` per
-        item (for imports of history) defaults to the clock.
+        item (for imports of history) defaults to the clock. ``on_recorded`` runs inside the
+        transaction after each observation (the pipeline enqueues its extraction job there, so
+        the event and its job commit together).
         """
         valid: list[tuple[Command, datetime | None]] = []
         for cmd, at in items:
@@ -91,6 +95,11 @@ class WriteService:
                 now = at or self._clock.now()
                 if isinstance(cmd, RecordObservation):
                     decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
+                    result = self._append(decision, vectors)
+                    results.append(result)
+                    if on_recorded is not None:
+                        on_recorded(cmd, result, now)
+                    continue
                 else:
                     key = slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
                     decision = decide_assert(cmd, self._storage.slot_claims(key), registry=self._registry,

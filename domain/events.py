@@ -136,6 +136,53 @@ class ItemForgotten(DomainEvent):
     cascade_of: str | None = field(default=None)
 
 
+@frozen(kw_only=True)
+class ExtractionRecorded(DomainEvent):
+    """The write pipeline processed a window of observations; what every gate decided.
+
+    ``provenance`` holds ``(event_id, verdict, reasons)`` per source event; ``rejected`` holds
+    ``(subject · predicate, reasons)`` per refused candidate — never its value, which may be a
+    secret. ``claims`` are the claims the window created or corroborated.
+    """
+
+    source_events: tuple[str, ...]
+    extractor: str
+    provenance: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    rejected: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    claims: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
+
+
+@frozen(kw_only=True)
+class ConflictOpened(DomainEvent):
+    """A candidate the rules cannot settle against the slot's current claims waits for review."""
+
+    slot_key: str
+    existing: tuple[str, ...]
+    subject: str
+    predicate: str
+    value: str
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    coordinates: tuple[tuple[str, str], ...] = ()
+    polarity: bool = True
+    importance: float = 0.5
+    scope: Scope = Scope.PERMANENT
+    valid_from: datetime
+    valid_to: datetime | None = None
+    evidence: tuple[str, ...] = ()
+    source: str = "extracted"
+    reason: str = ""
+
+
+@frozen(kw_only=True)
+class ConflictResolved(DomainEvent):
+    """A person (or policy) decided a conflict: ``keep-new``, ``keep-old`` or ``coexist``."""
+
+    decision: str
+    actor: str = "user"
+    claim_id: str | None = None
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ObservationRecorded,
     ClaimAsserted,
@@ -143,4 +190,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ClaimSuperseded,
     ClaimRetracted,
     ItemForgotten,
+    ExtractionRecorded,
+    ConflictOpened,
+    ConflictResolved,
 )

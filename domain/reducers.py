@@ -19,6 +19,8 @@ from hlmem.domain.events import (
     ClaimCorroborated,
     ClaimRetracted,
     ClaimSuperseded,
+    ConflictOpened,
+    ConflictResolved,
     DomainEvent,
     ItemForgotten,
     ObservationRecorded,
@@ -27,6 +29,7 @@ from hlmem.domain.state import (
     ClaimState,
     ClaimStatus,
     ClaimVersion,
+    ConflictState,
     MemoryView,
     ObservationState,
     SupersedeEdge,
@@ -48,13 +51,38 @@ def project(events: Iterable[DomainEvent], initial: MemoryView | None = None) ->
     observations = dict(initial.observations) if initial else {}
     edges = list(initial.edges) if initial else []
     versions = dict(initial.stream_versions) if initial else {}
+    conflicts = dict(initial.conflicts) if initial else {}
     # Mutable working copies keep the fold linear; the result is frozen like any view.
     for event in events:
-        _apply_into(event, claims, observations, edges)
+        if isinstance(event, (ConflictOpened, ConflictResolved)):
+            _apply_conflict(event, conflicts)
+        else:
+            _apply_into(event, claims, observations, edges)
         versions[event.stream_id] = event.version
     return MemoryView(
-        MappingProxyType(claims), MappingProxyType(observations), tuple(edges), MappingProxyType(versions)
+        MappingProxyType(claims), MappingProxyType(observations), tuple(edges), MappingProxyType(versions),
+        MappingProxyType(conflicts),
     )
+
+
+def _apply_conflict(event: DomainEvent, conflicts: dict) -> None:
+    if isinstance(event, ConflictOpened):
+        candidate = {
+            "subject": event.subject, "predicate": event.predicate, "value": event.value,
+            "qualifiers": event.qualifiers, "coordinates": event.coordinates, "polarity": event.polarity,
+            "importance": event.importance, "scope": event.scope, "valid_from": event.valid_from,
+            "valid_to": event.valid_to, "evidence": event.evidence, "source": event.source,
+        }
+        conflicts[event.stream_id] = ConflictState(
+            conflict_id=event.stream_id, namespace=event.namespace, slot_key=event.slot_key,
+            existing=event.existing, candidate=MappingProxyType(candidate), reason=event.reason,
+            opened_at=event.recorded_at, version=event.version,
+        )
+    elif isinstance(event, ConflictResolved) and event.stream_id in conflicts:
+        conflicts[event.stream_id] = evolve(
+            conflicts[event.stream_id], status="resolved", decision=event.decision, actor=event.actor,
+            claim_id=event.claim_id, resolved_at=event.recorded_at, version=event.version,
+        )
 
 
 def apply(view: MemoryView, event: DomainEvent) -> MemoryView:

@@ -117,10 +117,30 @@ class SupersedeEdge:
 
 
 @frozen
+class ConflictState:
+    """A candidate waiting for (or past) review against a slot's current claims."""
+
+    conflict_id: str
+    namespace: str
+    slot_key: str
+    existing: tuple[str, ...]
+    candidate: Mapping[str, object]
+    reason: str
+    opened_at: datetime
+    version: int = 1
+    status: str = "open"  # open | resolved
+    decision: str | None = None
+    actor: str | None = None
+    claim_id: str | None = None
+    resolved_at: datetime | None = None
+
+
+@frozen
 class MemoryView:
-    """The whole projection: claims, observations, supersede edges and per-stream versions."""
+    """The whole projection: claims, observations, conflicts, supersede edges, stream versions."""
 
     claims: Mapping[str, ClaimState] = field(factory=lambda: MappingProxyType({}))
     observations: Mapping[str, ObservationState] = field(factory=lambda: MappingProxyType({}))
     edges: tuple[SupersedeEdge, ...] = ()
     stream_versions: Mapping[str, int] = field(factory=lambda: MappingProxyType({}))
+    conflicts: Mapping[str, ConflictState] = field(factory=lambda: MappingProxyType({}))

@@ -158,9 +158,30 @@ def _fts_vocab(con: apsw.Connection) -> None:
     con.execute("CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')")
 
 
+def _ledger(con: apsw.Connection) -> None:
+    from hlmem.adapters.sqlite.ledger import create_tables
+
+    create_tables(con)
+
+
+def _jobs(con: apsw.Connection) -> None:
+    from hlmem.adapters.sqlite.jobs import create_tables
+
+    create_tables(con)
+
+
+def _conflicts(con: apsw.Connection) -> None:
+    from hlmem.adapters.sqlite.conflict_rows import create_tables
+
+    create_tables(con)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
+    Migration("0003_llm_ledger", _ledger),
+    Migration("0004_jobs", _jobs),
+    Migration("0005_conflicts", _conflicts),
 )
 
 

@@ -11,10 +11,10 @@ from types import MappingProxyType
 
 import apsw
 
-from hlmem.adapters.sqlite import rows
+from hlmem.adapters.sqlite import conflict_rows, rows
 from hlmem.domain.events import ClaimAsserted, ClaimSuperseded, DomainEvent, ObservationRecorded
 from hlmem.domain.reducers import apply, touched_streams
-from hlmem.domain.state import ClaimState, MemoryView, ObservationState
+from hlmem.domain.state import ClaimState, ConflictState, MemoryView, ObservationState
 from hlmem.domain.time import to_micros
 
 
@@ -25,11 +25,13 @@ class Projector:
         self._con = con
         self._claims: dict[str, ClaimState] = {}
         self._observations: dict[str, ObservationState] = {}
+        self._conflicts: dict[str, ConflictState] = {}
 
     def reset(self) -> None:
         """Forget cached states (call at the end of every transaction, committed or not)."""
         self._claims.clear()
         self._observations.clear()
+        self._conflicts.clear()
 
     def _load(self, ids: frozenset[str]) -> MemoryView:
         claim_ids = [i for i in ids if i.startswith("cl_") and i not in self._claims]
@@ -38,9 +40,14 @@ class Projector:
             self._claims.update(rows.load_claims(self._con, claim_ids))
         if obs_ids:
             self._observations.update(rows.load_observations(self._con, obs_ids))
+        conflict_ids = [i for i in ids if i.startswith("cf_") and i not in self._conflicts]
+        if conflict_ids:
+            self._conflicts.update(conflict_rows.load_conflicts(self._con, conflict_ids))
         claims = {i: self._claims[i] for i in ids if i in self._claims}
         observations = {i: self._observations[i] for i in ids if i in self._observations}
-        return MemoryView(MappingProxyType(claims), MappingProxyType(observations))
+        conflicts = {i: self._conflicts[i] for i in ids if i in self._conflicts}
+        return MemoryView(MappingProxyType(claims), MappingProxyType(observations),
+                          conflicts=MappingProxyType(conflicts))
 
     def project(self, event: DomainEvent, position: int) -> None:
         """Apply one event (already in the log at ``position``) to the tables."""
@@ -55,6 +62,10 @@ class Projector:
             if claim is not old:
                 rows.save_claim(self._con, claim, old)
                 self._claims[cid] = claim
+        for cid, conflict in after.conflicts.items():
+            if conflict is not before.conflicts.get(cid):
+                conflict_rows.save_conflict(self._con, conflict)
+                self._conflicts[cid] = conflict
         for oid, obs in after.observations.items():
             if obs is not before.observations.get(oid):
                 rows.save_observation(self._con, obs)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import apsw
 
-from hlmem.adapters.sqlite import event_log, rows, search
+from hlmem.adapters.sqlite import conflict_rows, event_log, rows, search
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
@@ -18,7 +18,7 @@ from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.slots import normalize_key, normalize_predicate
-from hlmem.domain.state import ClaimState, ObservationState
+from hlmem.domain.state import ClaimState, ConflictState, ObservationState
 from hlmem.domain.time import UTC
 
 
@@ -185,6 +185,14 @@ class SQLiteStorage:
             return [r[0] for r in self._con.execute(
                 "SELECT claim_id FROM claim_evidence WHERE event_id = ? ORDER BY claim_id", (event_id,))]
 
+    def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
+        with self._lock, _translated("reading conflicts"):
+            return conflict_rows.load_conflicts(self._con, ids)
+
+    def conflicts(self, namespace: str, status: str | None = "open") -> list[ConflictState]:
+        with self._lock, _translated("reading conflicts"):
+            return conflict_rows.list_conflicts(self._con, namespace, status)
+
     def counts(self) -> dict[str, int]:
         with self._lock, _translated("counting"):
             out = {"events": event_log.last_position(self._con)}
@@ -193,6 +201,8 @@ class SQLiteStorage:
                 out[f"claims_{status}"] = n
             out["claims"] = sum(v for k, v in out.items() if k.startswith("claims_"))
             out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
+                out[f"conflicts_{status}"] = n
             return out
 
     # -- search ---------------------------------------------------------------------------------

@@ -1,0 +1,42 @@
+"""Extractor adapters for the pipeline: the rule extractor (default) and the LLM extractor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hlmem.application.ports import LLM
+from hlmem.domain.candidates import CandidateClaim, SourceEvent
+from hlmem.domain.slots import SlotRegistry
+
+
+class RuleExtractor:
+    """Deterministic patterns for common Chinese and English statements; no model, no cost."""
+
+    name = "rules"
+
+    def __init__(self, registry: SlotRegistry) -> None:
+        self._registry = registry
+
+    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]:
+        from hlmem.application.extraction.rules import extract
+
+        return extract(events, self._registry)
+
+
+class LLMExtractor:
+    """One structured LLM call per window; strict parsing of its JSON."""
+
+    def __init__(self, llm: LLM, registry: SlotRegistry) -> None:
+        self._llm = llm
+        self._registry = registry
+
+    @property
+    def name(self) -> str:
+        return f"llm:{self._llm.model_id}"
+
+    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]:
+        from hlmem.application.extraction.prompt import build_messages, parse_extraction
+
+        system, user, schema = build_messages(events, self._registry)
+        raw = self._llm.complete_json(system, user, schema, operation="extract")
+        return [c for c in parse_extraction(raw, events)]

@@ -1,0 +1,212 @@
+"""The write pipeline: a window of observations → provenance → extraction → admission → dedup → claims.
+
+Deterministic gates run first and cost nothing; the extractor (rules, or an LLM when configured)
+only runs for events provenance admits, so a blocked event costs no tokens. Everything one
+window decides — claims, corroborations, rejections with reason codes, conflicts — is appended
+in one transaction together with the jobs' completion: a retried window never writes twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from attrs import evolve, frozen
+
+from hlmem.application.indexing import claim_text
+from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, Storage
+from hlmem.domain.admission import admit_candidate
+from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
+from hlmem.domain.commands import AssertClaim, validate_claim
+from hlmem.domain.decisions import decide_assert
+from hlmem.domain.dedup import classify
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.events import Cardinality, ConflictOpened, ExtractionRecorded
+from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
+from hlmem.domain.slots import SlotRegistry, normalize_key
+from hlmem.domain.state import ClaimState, ObservationState, slot_key
+
+EXTRACT = "extract"
+
+
+class Extractor(Protocol):
+    """Proposes candidate claims for a window of source events (one model call at most)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]: ...
+
+
+@frozen
+class WindowResult:
+    """What one window produced."""
+
+    extraction_id: str
+    claims: tuple[str, ...]
+    rejected: int
+    conflicts: tuple[str, ...]
+    blocked_events: tuple[str, ...]
+
+
+def source_of(obs: ObservationState) -> SourceEvent:
+    """The view of an observation the gates and extractors may read."""
+    return SourceEvent(event_id=obs.event_id, text=obs.text, role=obs.role, session_id=obs.session_id,
+                       origin_class=obs.origin_class.value, session_kind=obs.session_kind.value,
+                       occurred_at=obs.occurred_at)
+
+
+def _current(claims: Sequence[ClaimState], now: datetime) -> list[ClaimState]:
+    from hlmem.domain.queries import current
+
+    return current(claims, now)
+
+
+class ExtractionPipeline:
+    """Runs windows of extraction jobs through the gates and writes their outcome atomically."""
+
+    def __init__(self, storage: Storage, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
+                 extractor: Extractor, embedder: Embedder | None = None,
+                 provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE) -> None:
+        self._storage = storage
+        self._queue = queue
+        self._clock = clock
+        self._ids = ids
+        self._registry = registry
+        self._extractor = extractor
+        self._embedder = embedder
+        self._mode = provenance_mode
+        self._namespace = "default"
+
+    # -- gates --------------------------------------------------------------------------------------
+
+    def _candidates(self, sources: Sequence[SourceEvent]) -> tuple[list[CandidateClaim], dict, list[str]]:
+        verdicts = {s.event_id: admit_event(s, self._mode) for s in sources}
+        admitted = [s for s in sources if verdicts[s.event_id].verdict is not Verdict.REJECT]
+        blocked = [s.event_id for s in sources if verdicts[s.event_id].verdict is Verdict.REJECT]
+        candidates = self._extractor.extract(admitted) if admitted else []
+        restricted = {eid for eid, v in verdicts.items() if v.verdict is Verdict.RESTRICT}
+        out = []
+        for cand in candidates:
+            if any(e in restricted for e in cand.evidence) or not cand.evidence:
+                cand = restrict(cand)
+            out.append(cand)
+        return out, verdicts, blocked
+
+    def _command(self, cand: CandidateClaim, sources: Mapping[str, SourceEvent]) -> AssertClaim:
+        first = min((sources[e].occurred_at for e in cand.evidence if e in sources), default=None)
+        source = ("inference:" if cand.inference else "extracted:") + cand.extractor
+        return validate_claim(AssertClaim(
+            subject=cand.subject, predicate=cand.predicate, value=cand.value, namespace=self._namespace,
+            qualifiers=cand.qualifiers, coordinates=cand.coordinates, polarity=cand.polarity,
+            importance=cand.importance, scope=cand.scope, cardinality=cand.cardinality,
+            valid_from=cand.valid_from or first, valid_to=cand.valid_to, evidence=cand.evidence, source=source,
+        ), self._registry)
+
+    # -- one window ---------------------------------------------------------------------------------
+
+    def process(self, jobs: Sequence[Job], *, owner: str) -> WindowResult:
+        """Extract, gate and write one window of jobs (all of one namespace and session)."""
+        self._namespace = jobs[0].namespace
+        event_ids = [str(j.payload["event_id"]) for j in jobs]
+        observations = self._storage.get_observations(event_ids)
+        sources = [source_of(observations[e]) for e in event_ids if e in observations and not observations[e].forgotten]
+        by_id = {s.event_id: s for s in sources}
+        candidates, verdicts, blocked = self._candidates(sources)
+
+        rejected: list[tuple[str, tuple[str, ...]]] = []
+        commands: list[tuple[CandidateClaim, AssertClaim]] = []
+        for cand in candidates:
+            gate = admit_candidate(cand, by_id)
+            if gate.verdict is Verdict.REJECT:
+                rejected.append((f"{cand.subject} · {cand.predicate}", gate.reasons))
+                continue
+            try:
+                commands.append((cand, self._command(cand, by_id)))
+            except (ValidationError, ExceptionGroup):
+                rejected.append((f"{cand.subject} · {cand.predicate}", ("admission.invalid_candidate",)))
+        vectors = self._vectors([claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
+                                            self._registry) for _, c in commands])
+        with self._storage.transaction():
+            now = self._clock.now()
+            claims, conflicts = self._write(commands, vectors, now)
+            extraction_id = self._ids.new("ex")
+            record = ExtractionRecorded(
+                event_id=self._ids.new("lg"), stream_id=extraction_id, version=1, recorded_at=now,
+                namespace=self._namespace, source_events=tuple(event_ids), extractor=self._extractor.name,
+                provenance=tuple((eid, v.verdict.value, v.reasons) for eid, v in verdicts.items()),
+                rejected=tuple(rejected), claims=tuple(claims), conflicts=tuple(conflicts),
+            )
+            self._storage.append([record])
+            self._queue.complete([j.job_id for j in jobs], owner=owner, now=now)
+        return WindowResult(extraction_id, tuple(claims), len(rejected), tuple(conflicts), tuple(blocked))
+
+    def _vectors(self, texts: list[str]) -> dict[str, bytes | None]:
+        if self._embedder is None or not texts:
+            return {}
+        distinct = list(dict.fromkeys(texts))
+        self._storage.bind_vector_model(self._embedder.model_id, self._embedder.dim)
+        matrix = self._embedder.embed_passages(distinct)
+        return {t: row.astype("<f4").tobytes() for t, row in zip(distinct, matrix)}
+
+    def _write(self, commands, vectors, now) -> tuple[list[str], list[str]]:
+        claims: list[str] = []
+        conflicts: list[str] = []
+        for cand, cmd in commands:
+            key = slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
+            slot = self._storage.slot_claims(key)
+            conflict = self._conflict_reason(cand, cmd, slot, now)
+            if conflict:
+                conflicts.append(self._open_conflict(cmd, key, slot, conflict, now))
+                continue
+            cmd = self._dedup(cand, cmd, slot, now)
+            decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new, recorded_at=now)
+            index = {}
+            for event in decision.events:
+                if event.stream_id == decision.claim_id and event.version == 1:
+                    text = claim_text(cmd.subject, cmd.predicate, cmd.value, cmd.qualifiers, cmd.coordinates,
+                                      cmd.polarity, self._registry)
+                    index[event.stream_id] = IndexEntry(text, vectors.get(text))
+            self._storage.append(decision.events, index)
+            if decision.claim_id:
+                claims.append(decision.claim_id)
+        return claims, conflicts
+
+    def _dedup(self, cand: CandidateClaim, cmd: AssertClaim, slot: Sequence[ClaimState], now) -> AssertClaim:
+        """An EQUAL candidate takes the existing claim's exact wording, so the decision corroborates."""
+        for existing in _current(slot, now):
+            verdict = classify(cand, existing)
+            if verdict.equal and existing.polarity == cmd.polarity:
+                return evolve(cmd, value=existing.value, qualifiers=existing.qualifiers)
+        return cmd
+
+    def _conflict_reason(self, cand: CandidateClaim, cmd: AssertClaim, slot: Sequence[ClaimState], now) -> str:
+        """Why the rules cannot settle this candidate alone ("" when they can)."""
+        cardinality = self._registry.cardinality(cmd.predicate, cmd.cardinality)
+        if cardinality is Cardinality.MULTI:
+            return ""
+        for existing in _current(slot, now):
+            same = normalize_key(existing.value) == normalize_key(cmd.value) and existing.polarity == cmd.polarity
+            if same:
+                continue
+            if cand.inference and not existing.source.startswith("inference:"):
+                # Restricted provenance (a web page, another agent) never overrides what the user said.
+                return "conflict.inference_vs_user_claim"
+            if existing.recorded_at == now and existing.versions[0].valid_from == cmd.valid_from:
+                # Two different values for one slot at one instant in one window: ask.
+                return "conflict.same_window_contradiction"
+        return ""
+
+    def _open_conflict(self, cmd: AssertClaim, key: str, slot, reason: str, now) -> str:
+        conflict_id = self._ids.new("cf")
+        event = ConflictOpened(
+            event_id=self._ids.new("lg"), stream_id=conflict_id, version=1, recorded_at=now, namespace=cmd.namespace,
+            slot_key=key, existing=tuple(c.claim_id for c in _current(slot, now)), subject=cmd.subject,
+            predicate=cmd.predicate, value=cmd.value, qualifiers=cmd.qualifiers, coordinates=cmd.coordinates,
+            polarity=cmd.polarity, importance=cmd.importance, scope=cmd.scope,
+            valid_from=cmd.valid_from or now, valid_to=cmd.valid_to, evidence=cmd.evidence, source=cmd.source,
+            reason=reason,
+        )
+        self._storage.append([event])
+        return conflict_id
