@@ -24,7 +24,7 @@ from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.queries import holds
 from hlmem.domain.reducers import project
 from hlmem.domain.slots import normalize_key, normalize_predicate
-from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState
+from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState, subject_key
 
 
 @frozen
@@ -139,10 +139,10 @@ class InMemoryStorage:
         return [c for c in self._view.claims.values() if c.slot_key == slot_key]
 
     def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
-        key = normalize_key(subject)
+        key = subject_key(subject)
         pred = normalize_predicate(predicate) if predicate is not None else None
         return [c for c in self._view.claims.values()
-                if c.namespace == namespace and normalize_key(c.subject) == key
+                if c.namespace == namespace and subject_key(c.subject) == key
                 and (pred is None or c.predicate == pred)]
 
     def claims_citing(self, event_id: str) -> list[str]:

@@ -12,6 +12,12 @@ The whole tree (``application/errors.py`` adds the infrastructure branch)::
     │   ├── SchemaError                               unknown or newer schema, corrupt row
     │   └── ModelMismatch                             vectors of another embedding model
     ├── EmbedderError(HlmemError)                     an embedder could not load or embed
+    ├── ProviderError(HlmemError)                     an LLM provider call failed (adapter-translated)
+    │   ├── ProviderTimeout(…, TimeoutError)          no answer within the timeout         retryable
+    │   ├── ProviderRateLimited                       HTTP 429; ``retry_after`` seconds     retryable
+    │   ├── ProviderUnavailable                       HTTP 5xx or connection failure        retryable
+    │   ├── ProviderRejected                          other HTTP 4xx (key, model, request)  not retryable
+    │   └── MalformedResponse(…, ValueError)          not the JSON asked for; ``raw`` kept  retryable
     └── ConfigurationError(HlmemError, ValueError)    bad configuration or plugin not allowed
 
 Multi-field validation failures are raised as ``ExceptionGroup`` of ValidationErrors (as cattrs
@@ -67,3 +73,50 @@ class EmbedderError(HlmemError):
 
 class ConfigurationError(HlmemError, ValueError):
     """Configuration that cannot work, or a plugin that is not allowed."""
+
+
+class ProviderError(HlmemError):
+    """An LLM provider call failed. Messages never contain the API key (adapters redact it).
+
+    ``retryable`` tells a job queue whether trying the same call later may succeed (the adapter
+    has already spent its own retries); ``provider`` and ``status`` (HTTP) say where it failed.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, provider: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+
+
+class ProviderTimeout(ProviderError, TimeoutError):
+    """The provider did not answer within the configured timeout."""
+
+
+class ProviderRateLimited(ProviderError):
+    """HTTP 429. ``retry_after`` is the provider's requested wait in seconds, when it gave one."""
+
+    def __init__(self, message: str, *, provider: str | None = None, status: int | None = 429,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message, provider=provider, status=status)
+        self.retry_after = retry_after
+
+
+class ProviderUnavailable(ProviderError):
+    """HTTP 5xx, or the connection could not be made or was cut."""
+
+
+class ProviderRejected(ProviderError):
+    """HTTP 4xx other than 429 (bad key, unknown model, bad request): retrying cannot help."""
+
+    retryable = False
+
+
+class MalformedResponse(ProviderError, ValueError):
+    """The answer is not the JSON that was asked for. ``raw`` keeps the text for diagnosis."""
+
+    def __init__(self, message: str, *, raw: str = "", provider: str | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message, provider=provider, status=status)
+        self.raw = raw

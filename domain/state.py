@@ -37,10 +37,21 @@ class ClaimVersion:
         return self.recorded_to is None
 
 
+#: Names of the memory's own user: a first-person statement in any language fills the same slots.
+SELF_SUBJECTS = frozenset({"user", "the user", "me", "myself", "i", "用户", "我", "本人", "自己"})
+SELF_KEY = "@user"
+
+
+def subject_key(subject: str) -> str:
+    """Normalised subject; every name of the user (``用户``, ``user``, ``我``…) is one key."""
+    key = normalize_key(subject)
+    return SELF_KEY if key in SELF_SUBJECTS else key
+
+
 def slot_key(namespace: str, subject: str, predicate: str, coordinates: tuple[tuple[str, str], ...]) -> str:
     """The stable key of a slot: namespace, normalised subject and predicate, sorted coordinates."""
     coords = "\x1e".join(f"{k}={normalize_key(v)}" for k, v in sorted(coordinates))
-    return "\x1f".join((namespace, normalize_key(subject), normalize_predicate(predicate), coords))
+    return "\x1f".join((namespace, subject_key(subject), normalize_predicate(predicate), coords))
 
 
 @frozen

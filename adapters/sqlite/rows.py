@@ -9,8 +9,7 @@ from collections.abc import Iterable, Sequence
 import apsw
 
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
-from hlmem.domain.slots import normalize_key
-from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState
+from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState, subject_key
 from hlmem.domain.time import from_micros, to_micros
 
 _CLAIM_COLUMNS = (
@@ -85,7 +84,7 @@ def save_claim(con: apsw.Connection, claim: ClaimState, previous: ClaimState | N
             _json(claim.qualifiers), _json(claim.coordinates), int(claim.polarity), claim.importance,
             claim.scope.value, claim.cardinality.value, claim.source, to_micros(claim.recorded_at),
             claim.version, claim.status.value, claim.superseded_by, _json(claim.supersedes),
-            claim.slot_key, normalize_key(claim.subject),
+            claim.slot_key, subject_key(claim.subject),
         ),
     )
     old_versions = previous.versions if previous else ()

@@ -17,8 +17,8 @@ from hlmem.adapters.sqlite.projector import Projector
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
-from hlmem.domain.slots import normalize_key, normalize_predicate
-from hlmem.domain.state import ClaimState, ConflictState, ObservationState
+from hlmem.domain.slots import normalize_predicate
+from hlmem.domain.state import ClaimState, ConflictState, ObservationState, subject_key
 from hlmem.domain.time import UTC
 
 
@@ -171,12 +171,12 @@ class SQLiteStorage:
             if predicate is None:
                 cur = self._con.execute(
                     "SELECT claim_id FROM claims WHERE namespace = ? AND subject_key = ?",
-                    (namespace, normalize_key(subject)),
+                    (namespace, subject_key(subject)),
                 )
             else:
                 cur = self._con.execute(
                     "SELECT claim_id FROM claims WHERE namespace = ? AND subject_key = ? AND predicate = ?",
-                    (namespace, normalize_key(subject), normalize_predicate(predicate)),
+                    (namespace, subject_key(subject), normalize_predicate(predicate)),
                 )
             return list(rows.load_claims(self._con, [r[0] for r in cur]).values())
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import tzinfo
 
 from hlmem.application.ports import LLM
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
@@ -26,17 +27,18 @@ class RuleExtractor:
 class LLMExtractor:
     """One structured LLM call per window; strict parsing of its JSON."""
 
-    def __init__(self, llm: LLM, registry: SlotRegistry) -> None:
+    def __init__(self, llm: LLM, registry: SlotRegistry, *, tz: tzinfo | None = None) -> None:
         self._llm = llm
         self._registry = registry
+        self._tz = tz  # the user's zone: "昨天" is a day in their calendar, not in UTC
 
     @property
     def name(self) -> str:
         return f"llm:{self._llm.model_id}"
 
-    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]:
+    def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]:
         from hlmem.application.extraction.prompt import build_messages, parse_extraction
 
-        system, user, schema = build_messages(events, self._registry)
-        raw = self._llm.complete_json(system, user, schema, operation="extract")
-        return [c for c in parse_extraction(raw, events)]
+        system, user, schema = build_messages(events, self._registry, tz=self._tz)
+        raw = self._llm.complete_json(system, user, schema, operation="extract", job_id=job_id)
+        return parse_extraction(raw, events, extractor=self.name, tz=self._tz)

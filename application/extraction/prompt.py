@@ -34,7 +34,7 @@ from hlmem.domain.slots import COMMON_COORDINATES, DESCRIPTIVE_QUALIFIERS, SlotR
 from hlmem.domain.time import UTC, parse_timestamp
 
 #: The ``operation`` name extraction calls carry in the LLM ledger.
-EXTRACT_OPERATION = "extract_claims"
+EXTRACT_OPERATION = "extract"
 
 _TIME = {"type": ["string", "null"]}
 _CLAIM_PROPERTIES: dict[str, Any] = {
@@ -158,6 +158,15 @@ def build_extraction_prompt(
 ) -> ExtractionPrompt:
     """System prompt, user prompt and schema for one window of events."""
     return ExtractionPrompt(system_prompt(registry, speaker=speaker), user_prompt(events, tz=tz), EXTRACTION_SCHEMA)
+
+
+def build_messages(
+    events: Sequence[SourceEvent], registry: SlotRegistry = DEFAULT_REGISTRY, *, speaker: str = "user",
+    tz: tzinfo | None = None,
+) -> tuple[str, str, Mapping[str, Any]]:
+    """``(system, user, schema)`` of :func:`build_extraction_prompt`, for ``complete_json(*...)``."""
+    prompt = build_extraction_prompt(events, registry, speaker=speaker, tz=tz)
+    return prompt.system, prompt.user, prompt.schema
 
 
 # --- strict parsing ----------------------------------------------------------------------------

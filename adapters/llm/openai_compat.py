@@ -1,0 +1,299 @@
+"""``OpenAICompatLLM``: the LLM port over an OpenAI-compatible ``/chat/completions`` endpoint (httpx).
+
+Retries 429 (honouring ``Retry-After``), 5xx, timeouts and connection errors with exponential
+backoff and jitter; never retries another 4xx or a malformed answer. Every attempt goes to the
+ledger. The API key is read from the environment once, sent only in the ``Authorization`` header,
+and redacted from every message this module builds (ADR 0010).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
+from hlmem.adapters.llm.presets import LLMConfig, ResponseFormat
+from hlmem.application.extraction.prompt import decode_json_object
+from hlmem.domain.errors import (
+    ConfigurationError,
+    MalformedResponse,
+    ProviderError,
+    ProviderRateLimited,
+    ProviderRejected,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+from hlmem.domain.time import UTC
+
+if TYPE_CHECKING:
+    from hlmem.application.ports import Clock
+
+#: Ledger status of each error class.
+_STATUS = {ProviderTimeout: "timeout", ProviderRateLimited: "rate_limited", ProviderUnavailable: "unavailable",
+           ProviderRejected: "rejected", MalformedResponse: "malformed"}
+#: Most characters of a provider's error message kept in our error.
+_MESSAGE_CHARS = 300
+#: Most characters of a malformed answer kept in ``MalformedResponse.raw``.
+_RAW_CHARS = 65_536
+_TOKENISH = re.compile(r"[A-Za-z0-9._\-]{8,}")
+
+
+class OpenAICompatLLM:
+    """An :class:`hlmem.application.ports.LLM` for OpenAI, DashScope, Zhipu and local servers.
+
+    :param config: endpoint, model, key variable, timeouts and retry policy.
+    :param ledger: receives one :class:`LLMCall` per HTTP attempt.
+    :param env: where the key variable is looked up (default ``os.environ``).
+    :param transport: an httpx transport (tests pass ``httpx.MockTransport``).
+    :param sleep: waits between attempts (tests pass a recorder, so nothing waits).
+    :param jitter: returns a float in ``[0, 1)``; spreads waits so clients do not retry in step.
+    :param clock: stamps ledger records (default: the system's UTC time).
+    :raises ConfigurationError: when the key variable is named but unset or empty.
+    """
+
+    def __init__(
+        self, config: LLMConfig, *, ledger: LedgerSink, env: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random, monotonic: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
+    ) -> None:
+        self.config = config
+        self._ledger = ledger
+        self._sleep = sleep
+        self._jitter = jitter
+        self._monotonic = monotonic
+        self._clock = clock
+        self._key = _read_key(config, os.environ if env is None else env)
+        headers = {"Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        self._client = httpx.Client(base_url=config.base_url, headers=headers, transport=transport,
+                                    timeout=httpx.Timeout(config.timeout_s))
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatLLM({self.model_id!r}, base_url={self.config.base_url!r})"
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.config.provider}:{self.config.model}"
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    def __enter__(self) -> OpenAICompatLLM:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- the port -----------------------------------------------------------------------------
+
+    def complete_json(
+        self, system: str, user: str, schema: Mapping[str, Any], *, operation: str, job_id: str | None = None
+    ) -> dict[str, Any]:
+        """One structured completion; see the port's contract in :class:`hlmem.application.ports.LLM`.
+
+        :raises ProviderError: a subclass naming what failed, after the retries it allows.
+        """
+        body = self._request_body(system, user, schema, operation)
+        call_id = uuid.uuid4().hex
+        attempts = self.config.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            started = self._monotonic()
+            usage: tuple[int | None, int | None] = (None, None)
+            http_status: int | None = None
+            try:
+                response = self._post(body)
+                http_status = response.status_code
+                payload = self._payload(response)
+                usage = _usage(payload)  # before the content is judged: a malformed answer cost tokens too
+                result = self._content(payload, response.text)
+            except ProviderError as exc:
+                self._record(call_id, attempt, operation, job_id, exc, exc.status or http_status, usage, started)
+                delay = self._retry_delay(exc, attempt, attempts)
+                if delay is None:
+                    if attempt > 1 and exc.retryable:
+                        exc.args = (f"{exc.args[0]} (after {attempt} attempts)",)
+                    raise
+                self._sleep(delay)
+                continue
+            self._record(call_id, attempt, operation, job_id, None, http_status, usage, started)
+            return result
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    # -- one attempt ----------------------------------------------------------------------------
+
+    def _request_body(self, system: str, user: str, schema: Mapping[str, Any], operation: str) -> dict[str, Any]:
+        fmt = self.config.response_format
+        schema_json = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+        if fmt is not ResponseFormat.JSON_SCHEMA:
+            # JSON mode needs the word JSON in the messages (DashScope refuses the call without it).
+            system = f"{system}\n\nAnswer with one JSON object that conforms to this JSON Schema:\n{schema_json}"
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "temperature": self.config.temperature,
+            "stream": False,
+        }
+        if self.config.max_tokens is not None:
+            body["max_tokens"] = self.config.max_tokens
+        if fmt is ResponseFormat.JSON_SCHEMA:
+            name = re.sub(r"[^A-Za-z0-9_-]", "_", operation)[:64] or "response"
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": name, "strict": True, "schema": json.loads(schema_json)}}
+        elif fmt is ResponseFormat.JSON_OBJECT:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
+        provider = self.config.provider
+        try:
+            return self._client.post("/chat/completions", json=body)
+        except httpx.TimeoutException:
+            raise ProviderTimeout(f"{provider}: no answer within {self.config.timeout_s:g} s",
+                                  provider=provider) from None
+        except httpx.RequestError as exc:  # connection refused or cut, protocol errors, bad redirects
+            raise ProviderUnavailable(f"{provider}: connection failed: {self._redact(str(exc))}",
+                                      provider=provider) from None
+
+    def _payload(self, response: httpx.Response) -> Any:
+        """The JSON body of a 200, or the error the status means."""
+        provider, status = self.config.provider, response.status_code
+        if status == 429:
+            raise ProviderRateLimited(f"{provider}: rate limited (HTTP 429): {self._message(response)}",
+                                      provider=provider, retry_after=_retry_after(response.headers.get("retry-after")))
+        if status >= 500:
+            raise ProviderUnavailable(f"{provider}: server error (HTTP {status}): {self._message(response)}",
+                                      provider=provider, status=status)
+        if status >= 400:
+            raise ProviderRejected(f"{provider}: request refused (HTTP {status}): {self._message(response)}",
+                                   provider=provider, status=status)
+        if status != 200:
+            raise ProviderUnavailable(f"{provider}: unexpected HTTP {status}", provider=provider, status=status)
+        try:
+            return response.json()
+        except ValueError:
+            raise MalformedResponse(f"{provider}: the response body is not JSON", raw=self._raw(response.text),
+                                    provider=provider, status=status) from None
+
+    def _content(self, payload: Any, body: str) -> dict[str, Any]:
+        """The JSON object in ``choices[0].message.content``."""
+        provider = self.config.provider
+        try:
+            choice = payload["choices"][0]
+            message = choice["message"]
+        except (KeyError, IndexError, TypeError):
+            raise MalformedResponse(f"{provider}: no choices[0].message in the response", raw=self._raw(body),
+                                    provider=provider, status=200) from None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str) or not content.strip():
+            refusal = message.get("refusal") if isinstance(message, dict) else None
+            why = f"the model refused: {refusal}" if refusal else "the answer has no text content"
+            raise MalformedResponse(f"{provider}: {self._redact(why)}", raw=self._raw(body), provider=provider,
+                                    status=200)
+        try:
+            return decode_json_object(content)
+        except MalformedResponse as exc:
+            cut = " (cut off at the token limit)" if choice.get("finish_reason") == "length" else ""
+            raise MalformedResponse(f"{provider}: {exc.args[0]}{cut}", raw=self._raw(content), provider=provider,
+                                    status=200) from None
+
+    # -- retries and accounting -------------------------------------------------------------------
+
+    def _retry_delay(self, exc: ProviderError, attempt: int, attempts: int) -> float | None:
+        """Seconds to wait before the next attempt, or None to give up now."""
+        if not exc.retryable or isinstance(exc, MalformedResponse) or attempt >= attempts:
+            return None
+        if isinstance(exc, ProviderRateLimited) and exc.retry_after is not None:
+            if exc.retry_after > self.config.max_retry_after_s:
+                return None
+            return exc.retry_after
+        ceiling = min(self.config.backoff_max_s, self.config.backoff_base_s * 2 ** (attempt - 1))
+        return ceiling / 2 + self._jitter() * ceiling / 2  # "equal jitter": never 0, never over the ceiling
+
+    def _record(self, call_id: str, attempt: int, operation: str, job_id: str | None, exc: ProviderError | None,
+                http_status: int | None, usage: tuple[int | None, int | None], started: float) -> None:
+        latency_ms = max(0, round((self._monotonic() - started) * 1000))
+        status = "ok" if exc is None else next(s for cls, s in _STATUS.items() if isinstance(exc, cls))
+        self._ledger.record(LLMCall(
+            call_id=call_id, attempt=attempt, provider=self.config.provider, model=self.config.model,
+            operation=operation, job_id=job_id, status=status, error_class=None if exc is None else type(exc).__name__,
+            http_status=http_status, prompt_tokens=usage[0], completion_tokens=usage[1], latency_ms=latency_ms,
+            created_at=self._clock.now() if self._clock else datetime.now(UTC),
+        ))
+
+    # -- keeping the key out of every message ------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without the key or any 8+ character fragment of it (providers echo masked keys)."""
+        key = self._key
+        if not key:
+            return text
+        text = text.replace(key, "[redacted]")
+        return _TOKENISH.sub(lambda m: "[redacted]" if m.group(0) in key else m.group(0), text)
+
+    def _message(self, response: httpx.Response) -> str:
+        """The provider's error message (OpenAI-style ``{"error": {"message"}}`` or the body), redacted."""
+        text = response.text
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict):
+            error = payload.get("error", payload)
+            if isinstance(error, dict):
+                text = str(error.get("message") or error.get("msg") or text)
+            elif isinstance(error, str):
+                text = error
+        text = " ".join(text.split())
+        return self._redact(text[:_MESSAGE_CHARS] + ("…" if len(text) > _MESSAGE_CHARS else "")) or "(no message)"
+
+    def _raw(self, text: str) -> str:
+        return self._redact(text[:_RAW_CHARS])
+
+
+def _read_key(config: LLMConfig, env: Mapping[str, str]) -> str | None:
+    if config.api_key_env is None:
+        return None
+    key = env.get(config.api_key_env, "").strip()
+    if not key:
+        raise ConfigurationError(
+            f"the {config.provider} API key is missing: set the environment variable {config.api_key_env}")
+    return key
+
+
+def _retry_after(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: a number of seconds or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return max(0.0, seconds) if seconds == seconds else None  # NaN is not a wait
+
+
+def _usage(payload: Any) -> tuple[int | None, int | None]:
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    if not isinstance(usage, dict):
+        return None, None
+
+    def count(name: str) -> int | None:
+        value = usage.get(name)
+        return value if type(value) is int and value >= 0 else None
+
+    return count("prompt_tokens"), count("completion_tokens")

@@ -1,0 +1,124 @@
+"""``SQLiteLedger``: the LLM call ledger in the store's SQLite file (table ``llm_calls``).
+
+The ledger is an operational record, not part of the event log: it is not replayed, and a
+rebuild of the projections leaves it alone. Use its own connection (:meth:`SQLiteLedger.open`)
+so that a ledger write never joins, or waits on, a storage transaction of another thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import apsw
+
+from hlmem.adapters.llm.ledger import LLMCall
+from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.adapters.sqlite.migrations import migrate
+from hlmem.domain.errors import StorageError
+from hlmem.domain.time import UTC, format_timestamp, parse_timestamp
+
+_COLUMNS = ("call_id", "attempt", "provider", "model", "operation", "job_id", "status", "error_class",
+            "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at")
+
+
+def create_tables(con: apsw.Connection) -> None:
+    """Migration ``0003_llm_ledger``: one row per HTTP attempt."""
+    con.execute(
+        """
+        CREATE TABLE llm_calls (
+            seq INTEGER PRIMARY KEY,
+            call_id TEXT NOT NULL,
+            attempt INTEGER NOT NULL CHECK (attempt >= 1),
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            job_id TEXT,
+            status TEXT NOT NULL,
+            error_class TEXT,
+            http_status INTEGER,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            latency_ms INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (call_id, attempt)
+        );
+        CREATE INDEX llm_calls_job ON llm_calls(job_id);
+        CREATE INDEX llm_calls_created ON llm_calls(created_at);
+        """
+    )
+
+
+class SQLiteLedger:
+    """A :class:`hlmem.adapters.llm.ledger.LedgerSink` on an APSW connection."""
+
+    def __init__(self, con: apsw.Connection, *, owns_connection: bool = False) -> None:
+        self._con = con
+        self._owns = owns_connection
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: str | Path) -> SQLiteLedger:
+        """Open (creating and migrating if needed) the store file at ``path`` on a new connection.
+
+        :raises StorageError: when the file cannot be opened or migrated.
+        """
+        try:
+            con = open_connection(path)
+            migrate(con, datetime.now(UTC).isoformat())
+        except apsw.Error as exc:
+            raise StorageError(f"cannot open the LLM ledger in {path}: {exc}") from exc
+        return cls(con, owns_connection=True)
+
+    def record(self, call: LLMCall) -> None:
+        """Insert one attempt (autocommit: one statement, one transaction).
+
+        :raises StorageError: when the row cannot be written.
+        """
+        row = (call.call_id, call.attempt, call.provider, call.model, call.operation, call.job_id, call.status,
+               call.error_class, call.http_status, call.prompt_tokens, call.completion_tokens, call.latency_ms,
+               format_timestamp(call.created_at))
+        try:
+            with self._lock:
+                self._con.execute(
+                    f"INSERT INTO llm_calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", row)
+        except apsw.Error as exc:
+            raise StorageError(f"cannot record an LLM call: {exc}") from exc
+
+    def calls(self, job_id: str | None = None, limit: int | None = None) -> list[LLMCall]:
+        """Recorded attempts, oldest first; only those serving ``job_id`` when given."""
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM llm_calls"
+        args: list[object] = []
+        if job_id is not None:
+            sql += " WHERE job_id = ?"
+            args.append(job_id)
+        sql += " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        with self._lock:
+            rows = self._con.execute(sql, args).fetchall()
+        return [_call(row) for row in rows]
+
+    def totals(self) -> dict[str, int]:
+        """Logical calls, attempts, tokens, and attempts per status (``status:<name>`` keys)."""
+        with self._lock:
+            calls, attempts, prompt, completion = self._con.execute(
+                "SELECT COUNT(DISTINCT call_id), COUNT(*), COALESCE(SUM(prompt_tokens), 0), "
+                "COALESCE(SUM(completion_tokens), 0) FROM llm_calls").fetchone()
+            by_status = self._con.execute("SELECT status, COUNT(*) FROM llm_calls GROUP BY status").fetchall()
+        out = {"calls": calls, "attempts": attempts, "prompt_tokens": prompt, "completion_tokens": completion}
+        out.update({f"status:{status}": n for status, n in by_status})
+        return out
+
+    def close(self) -> None:
+        """Close the connection if this ledger opened it (a borrowed one stays open)."""
+        if self._owns:
+            self._con.close()
+
+
+def _call(row: tuple) -> LLMCall:
+    values = dict(zip(_COLUMNS, row))
+    values["created_at"] = parse_timestamp(values["created_at"], field="created_at")
+    return LLMCall(**values)

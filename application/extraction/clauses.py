@@ -1,0 +1,251 @@
+"""Clauses for the rule extractor: splitting, time masking, gates (question, hypothetical, reported…).
+
+A clause keeps its offset in the event text, so every evidence quote is an exact substring. Its
+``work`` text has the same length with time expressions blanked out, so patterns can ignore
+them and still slice the original by the same indices.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from attrs import frozen
+
+from hlmem.application.extraction.temporal import TimeMention, find
+from hlmem.domain.events import Cardinality, Scope
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
+_EN_STOP = re.compile(r"(?<=[a-z)\]])\.(?=\s+[A-Z\"'])")
+_CLAUSE_SEP = re.compile(r"[，；;：]|,(?!\d)|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):|\s+(?:but|and then|whereas)\s+",
+                        re.I)
+_QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
+#: Words after a time expression that say how it relates to the statement.
+_TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
+
+# Gates. Each is a reason a clause states no current fact of its speaker.
+_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|呢\s*$")
+_QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
+                          r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
+_HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
+                           r"unless|assuming|in case|what if|would|wish)\b", re.I)
+_UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
+_DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
+                      r"have to|has to|required|ought to)\b", re.I)
+_HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
+_REPORTING = re.compile(r"(?<!小)说(?![明话法服])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+                        r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
+                        re.I)
+_FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
+_PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是])|"
+                      r"\b(?:will|'ll|going to|plan to|planning to|intend to|about to)\b", re.I)
+TEMPORARY = re.compile(r"暂时|临时|先(?=[换用改切])|这几天|这段时间|\b(?:temporarily|for now|for the time being|"
+                       r"for a while|for the moment)\b", re.I)
+
+
+@frozen(kw_only=True)
+class Fact:
+    """What a pattern found in one clause (the subject None means the speaker)."""
+
+    predicate: str
+    value: str
+    subject: str | None = None
+    coordinates: tuple[tuple[str, str], ...] = ()
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    polarity: bool = True
+    cardinality: Cardinality | None = None
+    scope: Scope | None = None
+    importance: float = 0.5
+    change: bool = False  # the statement reports a change (moved, switched, upgraded): valid from then on
+    plan: bool = False
+
+
+@frozen(kw_only=True)
+class Clause:
+    """One clause of an event, with the context the patterns need."""
+
+    text: str
+    work: str
+    start: int
+    lang: str
+    time: TimeMention | None
+    time_relation: str  # "at", "since" or "before"
+    topic: str | None
+    by_user: bool
+    planned: bool
+    temporary: str | None
+
+
+@frozen
+class Split:
+    """A clause and whether a gate stops it (with the gate's name)."""
+
+    clause: Clause
+    blocked: str | None
+
+
+def _mask(text: str) -> tuple[str, TimeMention | None, str]:
+    """Blank every time expression (and the 时/起/前 after it); return the first one and its relation."""
+    work, first, relation = list(text), None, "at"
+    for mention in find(text):
+        suffix = _TIME_SUFFIX.match(text, mention.end)
+        end = suffix.end() if suffix else mention.end
+        word = suffix["s"] if suffix else None
+        if first is None and mention.text not in ("最近", "近来", "近期"):
+            first = mention
+            relation = "since" if word in ("以来", "开始", "起", "之后", "以后") else (
+                "before" if word in ("之前", "以前", "前") else "at")
+        work[mention.start:end] = " " * (end - mention.start)
+    return "".join(work), first, relation
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int]]:
+    for sent in _SENTENCE.finditer(text):
+        start = sent.start()
+        for stop in _EN_STOP.finditer(sent.group()):
+            yield start, sent.start() + stop.end()
+            start = sent.start() + stop.end()
+        yield start, sent.end()
+
+
+def sentences(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, sentence)`` pairs; a sentence keeps its end punctuation."""
+    for start, end in _pieces(text):
+        if text[start:end].strip():
+            yield start, text[start:end]
+
+
+def split(text: str, *, by_user: bool) -> Iterator[Split]:
+    """Clauses of an event text in order, each with the gate that blocks it (None if open).
+
+    Sentence gates (a question mark; a hypothetical, uncertain or reported frame) block the
+    clause they appear in and every later clause of the same sentence.
+    """
+    quoted = [(m.start(), m.end()) for m in _QUOTES.finditer(text)]
+    for offset, sentence in sentences(text):
+        question = sentence.rstrip().endswith(("?", "？"))
+        frame: str | None = None
+        pos = 0
+        for sep in [*_CLAUSE_SEP.finditer(sentence), None]:
+            end = sep.start() if sep else len(sentence)
+            raw = sentence[pos:end]
+            start = offset + pos
+            pos = sep.end() if sep else end
+            if not raw.strip():
+                continue
+            lead = len(raw) - len(raw.lstrip())
+            raw, start = raw.strip().rstrip("。！？!?.…~～ "), start + lead
+            if not raw:
+                continue
+            frame = frame or _frame(raw)
+            work, mention, relation = _mask(raw)
+            lang = "zh" if CJK.search(raw) else "en"
+            temp = TEMPORARY.search(raw)
+            clause = Clause(text=raw, work=work, start=start, lang=lang, time=mention, time_relation=relation,
+                            topic=None, by_user=by_user, planned=bool(_PLANNED.search(work)),
+                            temporary=temp.group() if temp else None)
+            blocked = "question" if question else frame or _clause_gate(raw, lang)
+            if any(qs < start < qe for qs, qe in quoted):
+                blocked = blocked or "quoted"
+            yield Split(clause, blocked)
+
+
+def _frame(text: str) -> str | None:
+    if _HYPOTHETICAL.search(text):
+        return "hypothetical"
+    if _UNCERTAIN.search(text):
+        return "uncertain"
+    for m in _REPORTING.finditer(text):
+        if not _FIRST_PERSON_BEFORE.search(text[:m.start()]):
+            return "reported"
+    return None
+
+
+def _clause_gate(text: str, lang: str) -> str | None:
+    if (_QUESTION_ZH if lang == "zh" else _QUESTION_EN).search(text):
+        return "question"
+    if _DEONTIC.search(text):
+        return "deontic"
+    if _HISTORICAL.search(text):
+        return "historical"
+    return None
+
+
+_LEADING_ENTITY = re.compile(r"^\s*(?P<e>[A-Za-z][\w.\-]*(?:[\-_]\w+)*)(?=\s|[\u3400-\u9fff]|$)")
+_NOT_ENTITY = re.compile(r"^(?:I|we|you|he|she|it|they|the|a|an|my|our|this|that|there|so|and|but|ok|yes|no|hi|hello)$",
+                         re.I)
+
+
+def leading_entity(work: str) -> str | None:
+    """An identifier-like subject opening a clause (``component-01 已回滚`` → ``component-01``)."""
+    m = _LEADING_ENTITY.match(work)
+    if m and not _NOT_ENTITY.match(m["e"]) and any(ch.isdigit() or ch in "-_." for ch in m["e"]):
+        return m["e"]
+    return None
+
+
+#: Kind nouns: "<label> <kind>" after a subject names a part of it, keyed by the kind.
+KIND_KEYS = {
+    "服务": "service", "service": "service", "进程": "process", "process": "process", "任务": "job",
+    "作业": "job", "job": "job", "部署": "deployment", "deployment": "deployment", "环境": "environment",
+    "environment": "environment", "env": "environment", "实例": "instance", "instance": "instance",
+    "节点": "instance", "node": "instance", "连接": "connection", "connection": "connection", "集群": "cluster",
+    "cluster": "cluster", "分支": "branch", "branch": "branch", "容器": "container", "container": "container",
+    "数据库": "database", "database": "database", "客户端": "client", "client": "client", "模块": "module",
+    "module": "module", "插件": "plugin", "plugin": "plugin",
+}
+_KIND = "|".join(sorted(KIND_KEYS, key=len, reverse=True))
+_KIND_LAST = re.compile(rf"^(?P<label>.*?)\s*(?P<kind>{_KIND})$", re.I)
+_KIND_FIRST = re.compile(rf"^(?P<kind>{_KIND})\s*(?P<label>.+)$", re.I)
+_HEAD_TRIM = re.compile(r"^(?:把|将|其中|另外|然后|目前|现在|当前|the\s+)\s*|\s*(?:的|当前|现在|目前|已经|已|'s)\s*$", re.I)
+_HEAD_BAD = re.compile(r"[<>()\[\]{}【】《》“”\"']|是|说|写|提到|计划|要求|必须|如果|被|了|吗|呢|和|与|跟|或|还|都|也|"
+                       r"\b(?:is|are|was|were|be|and|or|if|said|will|to|of|for|with|from|that|which)\b", re.I)
+_SUBJECT_OK = re.compile(r"^[\w\u3400-\u9fff][\w.\-/+#\s\u3400-\u9fff]{0,39}$")
+_PRONOUN = re.compile(r"^(?:他|她|它|他们|她们|它们|这|那|这个|那个|这些|那些|该|此|其|you|he|she|it|they|this|that|these|"
+                      r"those|there)$", re.I)
+_SPEAKER = re.compile(r"^(?:我|我们|咱们|本人|I|we|my|our|me|us)$", re.I)
+
+
+def _modifier(mod: str) -> tuple[tuple[str, str], ...] | None:
+    mod = " ".join(mod.split())
+    if not mod:
+        return ()
+    for regex in (_KIND_LAST, _KIND_FIRST):
+        m = regex.match(mod)
+        if m:
+            label = m["label"].strip()
+            return ((KIND_KEYS[m["kind"].lower()], label),) if label else ()
+    return (("component", mod),) if len(mod) <= 24 else None
+
+
+def parse_head(head: str, topic: str | None) -> tuple[str | None, tuple[tuple[str, str], ...]] | None:
+    """Subject and coordinates of the words before a predicate keyword, or None if not a subject.
+
+    ``X 的 blue 部署`` → (X, deployment=blue); ``X 实例 node-a`` → (X, instance=node-a);
+    ``X 服务`` → (X, none); ``worker 进程`` after a clause about X → (X, process=worker). A
+    subject of None means the speaker; an empty head takes the clause's topic.
+    """
+    head = " ".join(head.split())
+    for _ in range(3):
+        head = _HEAD_TRIM.sub("", head).strip()
+    if not head:
+        return (topic, ()) if topic else None
+    if _HEAD_BAD.search(head):
+        return None
+    if "的" in head:
+        subject, _, mod = head.partition("的")
+    elif topic and (_KIND_LAST.match(head) or _KIND_FIRST.match(head)) and len(head.split()) <= 3:
+        subject, mod = topic, head
+    else:
+        first, _, mod = head.partition(" ")
+        subject = first
+    subject = subject.strip()
+    coords = _modifier(mod)
+    if coords is None or not subject or _PRONOUN.match(subject):
+        return None
+    if _SPEAKER.match(subject):
+        return None, coords
+    if not _SUBJECT_OK.match(subject):
+        return None
+    return subject, coords
