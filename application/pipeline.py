@@ -20,7 +20,7 @@ from hlmem.domain.admission import admit_candidate
 from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
 from hlmem.domain.commands import AssertClaim, validate_claim
 from hlmem.domain.decisions import decide_assert
-from hlmem.domain.dedup import classify
+from hlmem.domain.dedup import DedupOutcome, classify
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, ConflictOpened, ExtractionRecorded
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
@@ -87,10 +87,12 @@ class ExtractionPipeline:
         blocked = [s.event_id for s in sources if verdicts[s.event_id].verdict is Verdict.REJECT]
         candidates = self._extractor.extract(admitted) if admitted else []
         restricted = {eid for eid, v in verdicts.items() if v.verdict is Verdict.RESTRICT}
+        by_id = {s.event_id: s for s in sources}
         out = []
         for cand in candidates:
             if any(e in restricted for e in cand.evidence) or not cand.evidence:
-                cand = restrict(cand)
+                anchor = min((by_id[e].occurred_at for e in cand.evidence if e in by_id), default=None)
+                cand = restrict(cand, anchor=anchor)
             out.append(cand)
         return out, verdicts, blocked
 
@@ -177,7 +179,7 @@ class ExtractionPipeline:
         """An EQUAL candidate takes the existing claim's exact wording, so the decision corroborates."""
         for existing in _current(slot, now):
             verdict = classify(cand, existing)
-            if verdict.equal and existing.polarity == cmd.polarity:
+            if verdict.outcome is DedupOutcome.EQUAL and existing.polarity == cmd.polarity:
                 return evolve(cmd, value=existing.value, qualifiers=existing.qualifiers)
         return cmd
 

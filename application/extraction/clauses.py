@@ -76,6 +76,7 @@ class Clause:
     by_user: bool
     planned: bool
     temporary: str | None
+    topic_start: int | None = None  # where the clause that named the topic starts (for the quote)
 
 
 @frozen
@@ -178,12 +179,16 @@ _NOT_ENTITY = re.compile(r"^(?:I|we|you|he|she|it|they|the|a|an|my|our|this|that
                          re.I)
 
 
-def leading_entity(work: str) -> str | None:
-    """An identifier-like subject opening a clause (``component-01 已回滚`` → ``component-01``)."""
+def leading_entity(work: str, lang: str) -> str | None:
+    """A name opening a clause, which later clauses may leave out (``component-01 已回滚，当前版本是 v1.0``).
+
+    In Chinese text any Latin-script name counts (``Redis 装好了``); in English text only an
+    identifier-like one (digits, ``-``, ``_`` or ``.``), since English clauses name their subject.
+    """
     m = _LEADING_ENTITY.match(work)
-    if m and not _NOT_ENTITY.match(m["e"]) and any(ch.isdigit() or ch in "-_." for ch in m["e"]):
-        return m["e"]
-    return None
+    if not m or _NOT_ENTITY.match(m["e"]) or len(m["e"]) < 2:
+        return None
+    return m["e"] if lang == "zh" or any(ch.isdigit() or ch in "-_." for ch in m["e"]) else None
 
 
 #: Kind nouns: "<label> <kind>" after a subject names a part of it, keyed by the kind.
@@ -201,7 +206,8 @@ _KIND_LAST = re.compile(rf"^(?P<label>.*?)\s*(?P<kind>{_KIND})$", re.I)
 _KIND_FIRST = re.compile(rf"^(?P<kind>{_KIND})\s*(?P<label>.+)$", re.I)
 _HEAD_TRIM = re.compile(r"^(?:把|将|其中|另外|然后|目前|现在|当前|the\s+)\s*|\s*(?:的|当前|现在|目前|已经|已|'s)\s*$", re.I)
 _HEAD_BAD = re.compile(r"[<>()\[\]{}【】《》“”\"']|是|说|写|提到|计划|要求|必须|如果|被|了|吗|呢|和|与|跟|或|还|都|也|"
-                       r"\b(?:is|are|was|were|be|and|or|if|said|will|to|of|for|with|from|that|which)\b", re.I)
+                       r"\b(?:is|are|was|were|be|been|has|have|and|or|if|said|will|to|of|for|with|from|that|which|on|at|in|"
+                       r"runs?|running|uses?|using)\b", re.I)
 _SUBJECT_OK = re.compile(r"^[\w\u3400-\u9fff][\w.\-/+#\s\u3400-\u9fff]{0,39}$")
 _PRONOUN = re.compile(r"^(?:他|她|它|他们|她们|它们|这|那|这个|那个|这些|那些|该|此|其|you|he|she|it|they|this|that|these|"
                       r"those|there)$", re.I)
@@ -239,8 +245,9 @@ def parse_head(head: str, topic: str | None) -> tuple[str | None, tuple[tuple[st
     elif topic and (_KIND_LAST.match(head) or _KIND_FIRST.match(head)) and len(head.split()) <= 3:
         subject, mod = topic, head
     else:
-        first, _, mod = head.partition(" ")
-        subject = first
+        first, _, rest = head.partition(" ")
+        # "X 实例 node-a", "nginx worker process": the rest names a part; "API server": one name.
+        subject, mod = (first, rest) if _modifier(rest) != (("component", rest),) else (head, "")
     subject = subject.strip()
     coords = _modifier(mod)
     if coords is None or not subject or _PRONOUN.match(subject):

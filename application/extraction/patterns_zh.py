@@ -50,7 +50,7 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 
 # -- configuration and state of things (any speaker) ---------------------------------------------
-_VERSION_KEY = _re(rf"^{HEAD}(?:的)?\s*(?:当前|现在|目前|最新)?\s*(?:的)?\s*(?:版本号?|version|ver\.?)\s*{FILL}"
+_VERSION_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:当前|现在|目前|最新)?\s*(?:的)?\s*(?:版本号?|version|ver\.?)\s*{FILL}"
                    rf"(?P<v>{VERSION}){TAIL}")
 _VERSION_CHANGE = _re(rf"^{HEAD}\s*(?:的版本)?\s*(?:已经|已|刚刚|刚|又|再次|被)*\s*(?P<verb>升级|升|更新|回滚|回退|退回|降级|降|"
                       rf"切换|切|部署|发布|上线|固定|锁定)(?:了)?\s*(?:到|至|为|成|回|在)?\s*(?:了)?\s*(?:版本|release|version)?"
@@ -61,17 +61,17 @@ _VERSION_RUN = _re(rf"^{HEAD}\s*(?:当前|现在|目前|已经|仍然|还)?\s*(?
                    rf"(?:release|版本|version)?\s*(?P<v>{VERSION}){TAIL}")
 _VERSION_OBJ = _re(rf"^{ADV}{FP}?{ADV}(?:在)?(?:用|使用|装了?|安装了?|部署了?|发布了?|上线了?|跑)(?:的是)?\s*"
                    rf"(?P<head>[A-Za-z][\w.+#\-]*)\s*(?:版本)?\s*(?P<v>{VERSION}){TAIL}")
-_PORT_KEY = _re(rf"^{HEAD}(?:的)?\s*(?:端口号?|port)\s*{FILL}(?:改成了?|换成了?|改为|设为|设置为|设成了?)?\s*(?P<v>\d{{2,5}}){TAIL}")
+_PORT_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:端口号?|port)\s*{FILL}(?:改成了?|换成了?|改为|设为|设置为|设成了?)?\s*(?P<v>\d{{2,5}}){TAIL}")
 _PORT_VERB = _re(rf"^{HEAD}\s*(?:当前|现在|目前|默认)?\s*(?:跑在|运行在|监听在?|开在|部署在|用|使用|占用)了?\s*(?P<k>端口)?\s*[:：]?"
                  rf"\s*(?P<v>\d{{2,5}})\s*(?P<k2>端口)?{TAIL}")
-_MODEL_KEY = _re(rf"^{HEAD}(?:的)?\s*(?:用的|使用的|所用的?|默认)?\s*(?:模型|model|LLM|大模型)\s*{FILL}(?:用的是|换成了?|改成了?|"
+_MODEL_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:用的|使用的|所用的?|默认)?\s*(?:模型|model|LLM|大模型)\s*{FILL}(?:用的是|换成了?|改成了?|"
                  rf"切换到了?|切换成了?|改为|设为|设置为)?\s*(?P<v>{MODEL}){TAIL}")
 _MODEL_VERB = _re(rf"^{HEAD}\s*(?:现在|当前|目前|默认)?\s*(?:用|使用|调用|接入|换成|改用|切换到)了?\s*(?P<v>{MODEL})\s*"
                   rf"(?:模型|model){TAIL}")
-_PATH_KEY = _re(rf"^{HEAD}(?:的)?\s*(?P<k>[\w\u4e00-\u9fff]{{0,6}}?)\s*(?:路径|目录|文件夹|path|dir|directory)\s*{FILL}"
+_PATH_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?P<k>(?:(?!的)[\w\u4e00-\u9fff]){{0,6}}?)\s*(?:路径|目录|文件夹|path|dir|directory)\s*{FILL}"
                 rf"(?:在|放在|位于)?\s*(?P<v>{PATH}){TAIL}")
 _PATH_VERB = _re(rf"^{HEAD}\s*(?:被)?(?:装在|安装在|放在|存放在|位于|部署在|存在)了?\s*(?P<v>{PATH}){TAIL}")
-_STATUS_KEY = _re(rf"^{HEAD}(?:的)?\s*(?:当前|现在|目前)?\s*(?:的)?\s*(?:运行|健康|服务)?状态\s*{FILL}(?P<v>{STATUS}){TAIL}")
+_STATUS_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:当前|现在|目前)?\s*(?:的)?\s*(?:运行|健康|服务)?状态\s*{FILL}(?P<v>{STATUS}){TAIL}")
 _STATUS_KIND = _re(rf"^(?P<head>[^，。；,;]*?(?:{_KIND}))\s*(?:当前|现在|目前)\s*(?:是|为|:|：)?\s*(?P<v>{STATUS}){TAIL}")
 _STATUS_IN = _re(rf"^{HEAD}\s*(?:(?P<neg>并不是|并非|不是|不在|没在|没有在|并没有在?)|是|处于|在)\s*(?P<v>{STATUS})\s*状态{TAIL}")
 _CHANGE_VERBS = re.compile(r"升|更新|回滚|回退|退回|降|切|换|改|调|设")
@@ -170,7 +170,9 @@ def _speaker(clause: Clause) -> list[Fact]:
         return [_fact(m, c, "job_title", "job", change="是" not in m.group(), importance=0.7)]
     if m := _AGE.match(w):
         age = cn_int(m["v"])
-        return [Fact(predicate="age", value=str(age), polarity=not m["neg"], importance=0.6)] if age else []
+        # 今年 belongs to the statement, not to its validity: the span covers the whole clause.
+        return [Fact(predicate="age", value=str(age), polarity=not m["neg"], importance=0.6,
+                     span=(0, len(w)))] if age else []
     if (m := _HOMETOWN.match(w) or _NATIVE.match(w)) and m["v"][0] not in "一个好坏大小男女老年普穷富有外本成病新聪":
         return [_fact(m, c, "hometown", importance=0.6)]
     if m := _THEME_SET.match(w):
@@ -199,7 +201,7 @@ def _preference(m: re.Match[str], clause: Clause) -> list[Fact]:
 
 def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> list[Fact]:
     """``X 的 Y 是 Z`` and ``我的 Y 是 Z``: Y names the predicate (through the catalogue's labels)."""
-    m = _OF_IS.match(clause.work)
+    m = _OF_IS.match(clause.text)  # on the text: a date may be the value (我的生日是5月3日)
     if not m or m["k"].strip().lower() in CONFIG_KEYS or len(m["v"]) > 40:
         return []
     parsed = parse_head(m["head"], None)

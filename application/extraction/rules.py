@@ -1,0 +1,150 @@
+"""The rule extractor: deterministic Chinese and English patterns → candidate claims (no model).
+
+It is the embedded default when no LLM is configured, so it must be safe before it is clever:
+it only speaks for clauses it understands, anchored at the clause start, and says nothing about
+questions, hypotheticals, uncertain, reported, quoted, required or habitual-past statements. What
+no rule covers stays recallable as the verbatim event.
+
+Shape of what it emits (the same as the LLM extractor's):
+
+- first-person facts have the subject ``用户`` in Chinese text and ``user`` in English text, and
+  only when the event's role is the user's (an assistant's "我" is not the user);
+- the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
+  ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
+- valid time: a resolved time expression (:mod:`.temporal`) or the event's occurred time. A
+  change (搬去, switched to, 升级到) holds from the expression on; a plain state pinned to a past
+  period (2024 年时…) holds during that period only; anything dated in the future becomes a
+  ``plan`` claim (temporal scope), never the current state;
+- ``暂时``/``for now`` add the qualifier ``temporary`` (and temporal scope): same slot, so a
+  temporary choice supersedes the lasting one and keeps saying it is temporary;
+- evidence is the event id, and the evidence quote an exact substring of the event text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from attrs import evolve
+
+from hlmem.application.extraction import patterns_en, patterns_zh
+from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
+from hlmem.application.extraction.patterns_common import label_index, scope_for
+from hlmem.application.extraction.temporal import resolve
+from hlmem.domain.candidates import CandidateClaim, SourceEvent
+from hlmem.domain.events import Cardinality
+from hlmem.domain.slots import SlotRegistry
+
+#: Roles whose first person is the user.
+USER_ROLES = frozenset({"user", "human"})
+SPEAKER = {"zh": "用户", "en": "user"}
+EXTRACTOR = "rules"
+
+
+def extract(events: Sequence[SourceEvent], registry: SlotRegistry) -> list[CandidateClaim]:
+    """Candidate claims for a window of events, in event order, without duplicates.
+
+    :param events: the window (any sessions); each is read on its own.
+    :param registry: the slot registry; its labels name predicates (生日 → ``birthday``).
+    """
+    labels = label_index(registry)
+    out: list[CandidateClaim] = []
+    seen: set[tuple[object, ...]] = set()
+    for event in events:
+        for cand in extract_event(event, registry, labels):
+            key = (cand.subject, cand.predicate, cand.value, cand.coordinates, cand.qualifiers, cand.polarity,
+                   cand.valid_from, cand.evidence)
+            if key not in seen:
+                seen.add(key)
+                out.append(cand)
+    return out
+
+
+def extract_event(event: SourceEvent, registry: SlotRegistry,
+                  labels: Mapping[str, str] | None = None) -> list[CandidateClaim]:
+    """Candidate claims of one event (see the module docstring for their shape)."""
+    labels = label_index(registry) if labels is None else labels
+    by_user = event.role.strip().lower() in USER_ROLES
+    topic: str | None = None
+    topic_start: int | None = None
+    out: list[CandidateClaim] = []
+    for piece in split(event.text, by_user=by_user):
+        clause = piece.clause
+        if piece.blocked:
+            continue
+        clause = evolve(clause, topic=topic, topic_start=topic_start)
+        module = patterns_zh if clause.lang == "zh" else patterns_en
+        facts = module.match(clause, labels, registry)
+        if not facts and by_user:
+            facts = _dated_plan(clause, module, event.occurred_at)
+        for fact in facts:
+            cand = _candidate(fact, clause, event)
+            if cand is not None:
+                out.append(cand)
+        named = [f.subject for f in facts if f.subject and f.subject in clause.text]
+        entity = named[-1] if named else leading_entity(clause.work, clause.lang)
+        if entity:
+            topic, topic_start = entity, clause.start
+    return out
+
+
+def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
+    """A clause with no other reading that is dated in the future is a plan (下周三开会)."""
+    if clause.time is None:
+        return []
+    period = resolve(clause.time.text, anchor, prefer="future")
+    if period is None or period[1] <= anchor:
+        return []
+    value = module.plan_value(clause)  # type: ignore[attr-defined]
+    return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)] if value else []
+
+
+def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, datetime | None, bool] | None:
+    """``(valid_from, valid_to, is_plan)``, or None when the time says the fact is not a current one."""
+    mention = clause.time
+    if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
+        return anchor, None, fact.plan
+    prefer = "future" if fact.plan or clause.planned else "past"
+    period = resolve(mention.text, anchor, prefer=prefer)
+    if period is None:
+        return anchor, None, fact.plan
+    start, end = period
+    if clause.time_relation == "before":
+        return (anchor, start, True) if fact.plan and start > anchor else None
+    if fact.plan or start > anchor:
+        return start, end, True
+    if fact.change or clause.time_relation == "since" or end > anchor:
+        return start, None, False
+    return start, end, False  # a state pinned to a past period held during it
+
+
+def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim | None:
+    if not fact.value.strip():
+        return None
+    validity = _validity(fact, clause, event.occurred_at)
+    if validity is None:
+        return None
+    valid_from, valid_to, is_plan = validity
+    if is_plan and not fact.plan:
+        value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
+        if not value or not clause.by_user:
+            return None
+        fact = Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)
+    subject = fact.subject or SPEAKER[clause.lang]
+    qualifiers = (("temporary", clause.temporary),) if clause.temporary and not fact.plan else ()
+    return CandidateClaim(
+        subject=subject, predicate=fact.predicate, value=fact.value.strip(), qualifiers=qualifiers,
+        coordinates=fact.coordinates, polarity=fact.polarity, importance=fact.importance,
+        scope=fact.scope or scope_for(clause.temporary, fact.predicate, fact.plan),
+        cardinality=fact.cardinality, valid_from=valid_from, valid_to=valid_to,
+        evidence_quote=_quote(fact, clause, event.text),
+        evidence=(event.event_id,), extractor=EXTRACTOR,
+    )
+
+
+def _quote(fact: Fact, clause: Clause, text: str) -> str:
+    """The clause, reaching back to the clause that named the subject when this one leaves it out."""
+    start = clause.start
+    if fact.subject and fact.subject not in clause.text and clause.topic_start is not None:
+        start = clause.topic_start
+    return text[start:clause.start + len(clause.text)]
