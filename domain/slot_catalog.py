@@ -32,6 +32,23 @@ _SPECS = (
     SlotSpec("hobby", M, ("hobby", "爱好", "兴趣")),
     SlotSpec("allergy", M, ("allergy", "过敏")),
     SlotSpec("plan", M, ("plan", "计划", "安排")),
+    SlotSpec("uses", M, ("uses", "使用", "在用")),
+    SlotSpec("status", S, ("status", "状态")),
+    # Relations between people: who is whose boss, spouse… (single) or friend, colleague… (multi).
+    SlotSpec("boss", S, ("boss", "manager", "上司", "老板", "领导")),
+    SlotSpec("spouse", S, ("spouse", "wife", "husband", "配偶", "妻子", "丈夫", "老婆", "老公")),
+    SlotSpec("partner", S, ("partner", "对象", "伴侣")),
+    SlotSpec("father", S, ("father", "dad", "父亲", "爸爸")),
+    SlotSpec("mother", S, ("mother", "mom", "母亲", "妈妈")),
+    SlotSpec("advisor", S, ("advisor", "导师")),
+    SlotSpec("colleague", M, ("colleague", "coworker", "同事")),
+    SlotSpec("friend", M, ("friend", "朋友")),
+    SlotSpec("sibling", M, ("sibling", "brother", "sister", "兄弟姐妹", "哥哥", "姐姐", "弟弟", "妹妹")),
+    SlotSpec("child", M, ("child", "son", "daughter", "孩子", "儿子", "女儿")),
+    SlotSpec("roommate", M, ("roommate", "室友")),
+    SlotSpec("classmate", M, ("classmate", "同学")),
+    SlotSpec("neighbor", M, ("neighbor", "邻居")),
+    SlotSpec("collaborator", M, ("collaborator", "合作者")),
 )
 
 _ALIASES = {

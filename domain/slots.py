@@ -50,7 +50,8 @@ DESCRIPTIVE_QUALIFIERS = frozenset(
 #: Coordinate qualifiers every predicate accepts: they pick out a different slot.
 COMMON_COORDINATES = frozenset(
     {"component", "environment", "project", "device", "service", "app", "tool", "target", "topic",
-     "language", "account", "role"}
+     "language", "account", "role", "process", "job", "deployment", "instance", "connection", "cluster",
+     "branch", "container", "database", "client", "module", "plugin"}
 )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 import apsw
 
@@ -19,6 +19,41 @@ def stream_version(con: apsw.Connection, stream_id: str) -> int:
     """The last version of a stream, 0 for a stream with no events."""
     row = con.execute("SELECT max(version) FROM events WHERE stream_id = ?", (stream_id,)).fetchone()
     return row[0] or 0
+
+
+def check_version(event: DomainEvent, expected_previous: int) -> None:
+    """Refuse an event whose version does not follow its stream's last one."""
+    if event.version != expected_previous + 1:
+        raise ConcurrencyConflict(
+            f"stream {event.stream_id} is at version {expected_previous}; event {event.event_id} "
+            f"claims version {event.version}"
+        )
+
+
+def insert_events(con: apsw.Connection, events: Sequence[DomainEvent], payloads: Mapping[str, str] | None) -> int:
+    """Insert envelopes and payloads with one ``executemany`` each; return the first position.
+
+    Call inside a write transaction (positions are max + 1, …). A taken (stream, version) or
+    event id raises :class:`ConcurrencyConflict`.
+    """
+    first = last_position(con) + 1
+    payloads = payloads or {}
+    envelopes = []
+    bodies = []
+    for offset, event in enumerate(events):
+        position = first + offset
+        envelopes.append((position, event.event_id, event.stream_id, event.version, tag_of(event),
+                          format_timestamp(event.recorded_at), event.namespace, event.schema_version))
+        bodies.append((position, payloads.get(event.event_id) or encode_payload(event)))
+    try:
+        con.executemany(
+            "INSERT INTO events (position, event_id, stream_id, version, tag, recorded_at, namespace, schema_version) "
+            "VALUES (?,?,?,?,?,?,?,?)", envelopes)
+    except apsw.ConstraintError as exc:
+        raise ConcurrencyConflict("an event conflicts with the log: its stream already has that version "
+                                  "(or its id is taken)") from exc
+    con.executemany("INSERT INTO event_payloads (position, payload) VALUES (?, ?)", bodies)
+    return first
 
 
 def insert_event(con: apsw.Connection, event: DomainEvent, expected_previous: int) -> int:

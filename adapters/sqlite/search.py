@@ -64,6 +64,20 @@ def select_terms(con: apsw.Connection, terms: Sequence[str], budget: int = FTS_D
     return kept, bool(kept) and df[kept[0]] > budget
 
 
+def index_items(con: apsw.Connection, items: Sequence[tuple[str, str, str, str, bytes | None]]) -> None:
+    """Add searchable items ``(item_id, kind, namespace, text, vector)`` with one statement per table."""
+    if not items:
+        return
+    first = con.execute("SELECT coalesce(max(item_key), 0) + 1 FROM items").fetchone()[0]
+    keyed = [(first + i, *item) for i, item in enumerate(items)]
+    con.executemany("INSERT INTO items (item_key, item_id, kind, namespace) VALUES (?,?,?,?)",
+                    [(k, item_id, kind, ns) for k, item_id, kind, ns, _t, _v in keyed])
+    bodies = [(k, body) for k, _i, _k, _n, text, _v in keyed if (body := segment_for_index(text))]
+    con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", bodies)
+    con.executemany("INSERT INTO vectors (item_key, vec) VALUES (?, ?)",
+                    [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
+
+
 def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int) -> list[Candidate]:
     """FTS5 hits for the query's terms (OR), best bm25 first, within one namespace."""
     if limit <= 0:

@@ -110,15 +110,24 @@ class SQLiteStorage:
 
     # -- event log ------------------------------------------------------------------------------
 
-    def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int:
-        """Append and project ``events`` atomically; index new items with ``index`` entries."""
+    def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None, *,
+               payloads: Mapping[str, str] | None = None) -> int:
+        """Append and project ``events`` atomically; index new items with ``index`` entries.
+
+        :param payloads: already-encoded payloads by event id (replay copies stored ones as they
+            are instead of encoding them again).
+        """
         index = index or {}
         model = None
         if any(entry.vector is not None for entry in index.values()):
             model = self.vector_model()
             if model is None:
                 raise StorageError("bind_vector_model() must be called before storing vectors")
-        position = 0
+            for entry in index.values():
+                if entry.vector is not None:
+                    search.ensure_dim(entry.vector, model[1])
+        if not events:
+            return self.last_position()
         with self.transaction(), _translated("appending events"):
             versions: dict[str, int] = {}
             for event in events:
@@ -126,17 +135,20 @@ class SQLiteStorage:
                 if previous is None:
                     # A first event needs no look-up: UNIQUE (stream_id, version) refuses a taken id.
                     previous = 0 if event.version == 1 else event_log.stream_version(self._con, event.stream_id)
-                position = event_log.insert_event(self._con, event, previous)
+                event_log.check_version(event, previous)
                 versions[event.stream_id] = event.version
-                self._projector.project(event, position)
+            # One executemany per table: positions are assigned here, inside the write lock.
+            first = event_log.insert_events(self._con, events, payloads)
+            items = []
+            for offset, event in enumerate(events):
+                self._projector.project(event, first + offset)
                 item = Projector.creates_item(event)
                 entry = index.get(item) if item else None
                 if item and entry is not None:
-                    if entry.vector is not None and model is not None:
-                        search.ensure_dim(entry.vector, model[1])
                     kind = "event" if isinstance(event, ObservationRecorded) else "claim"
-                    search.index_item(self._con, item, kind, event.namespace, entry.text, entry.vector)
-        return position
+                    items.append((item, kind, event.namespace, entry.text, entry.vector))
+            search.index_items(self._con, items)
+        return first + len(events) - 1
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
         """Events in log order after position ``after``."""

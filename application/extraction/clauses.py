@@ -7,19 +7,24 @@ them and still slice the original by the same indices.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from attrs import frozen
 
 from hlmem.application.extraction.temporal import TimeMention, find
 from hlmem.domain.events import Cardinality, Scope
 
+#: Longest clause the patterns look at, in characters.
+MAX_CLAUSE_CHARS = 200
 CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 _EN_STOP = re.compile(r"(?<=[a-z)\]])\.(?=\s+[A-Z\"'])")
-_CLAUSE_SEP = re.compile(r"[，；;：]|,(?!\d)|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):|\s+(?:but|and then|whereas)\s+",
-                        re.I)
+_CLAUSE_SEP = re.compile(r"[，；;]|,(?!\d)|\s+(?:but|and then|whereas)\s+", re.I)
+#: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
+_LABEL = re.compile(r"^\s*(?P<label>[^：:]{1,12}?)\s*(?:：|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):)\s*(?=\S)")
+_KEY_WORDS = re.compile(r"版本|端口|模型|路径|目录|状态|名字|生日|地址|\b(?:version|port|model|path|status|name)\b", re.I)
 _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 #: Words after a time expression that say how it relates to the statement.
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
@@ -77,6 +82,12 @@ class Clause:
     planned: bool
     temporary: str | None
     topic_start: int | None = None  # where the clause that named the topic starts (for the quote)
+    sentence_start: int = 0
+
+    @property
+    def topic_near(self) -> bool:
+        """Whether the topic was named in this clause's own sentence."""
+        return self.topic_start is not None and self.topic_start >= self.sentence_start
 
 
 @frozen
@@ -87,9 +98,17 @@ class Split:
     blocked: str | None
 
 
+#: "from A" before "to B": the old value of a change, which is not what the clause asserts.
+_FROM_OLD = re.compile(r"从\s*[^\s，。；,;]+?\s*(?=(?:变为|变成|改为|改成|换成|切换到|切换为|切到|升级到|升级为|升到|回滚到|回退到|"
+                       r"降级到|降级为|降到|更新到|更新为|调整为|调整到|调成|搬到|搬去|搬回|迁到|跳槽到))|\bfrom\s+\S+\s+(?=to\b)", re.I)
+
+
 def _mask(text: str) -> tuple[str, TimeMention | None, str]:
-    """Blank every time expression (and the 时/起/前 after it); return the first one and its relation."""
+    """Blank every time expression (and the 时/起/前 after it) and every "from A" of "from A to B";
+    return the first time expression and its relation ("at", "since" or "before")."""
     work, first, relation = list(text), None, "at"
+    for old in _FROM_OLD.finditer(text):
+        work[old.start():old.end()] = " " * (old.end() - old.start())
     for mention in find(text):
         suffix = _TIME_SUFFIX.match(text, mention.end)
         end = suffix.end() if suffix else mention.end
@@ -124,7 +143,7 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
     Sentence gates (a question mark; a hypothetical, uncertain or reported frame) block the
     clause they appear in and every later clause of the same sentence.
     """
-    quoted = [(m.start(), m.end()) for m in _QUOTES.finditer(text)]
+    inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
         question = sentence.rstrip().endswith(("?", "？"))
         frame: str | None = None
@@ -140,17 +159,34 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             raw, start = raw.strip().rstrip("。！？!?.…~～ "), start + lead
             if not raw:
                 continue
+            if len(raw) > MAX_CLAUSE_CHARS:
+                continue  # a statement the rules read is short; a long run is prose or data
             frame = frame or _frame(raw)
+            label = _LABEL.match(raw)
+            if label and not _KEY_WORDS.search(label["label"]):
+                raw, start = raw[label.end():], start + label.end()
             work, mention, relation = _mask(raw)
             lang = "zh" if CJK.search(raw) else "en"
             temp = TEMPORARY.search(raw)
             clause = Clause(text=raw, work=work, start=start, lang=lang, time=mention, time_relation=relation,
                             topic=None, by_user=by_user, planned=bool(_PLANNED.search(work)),
-                            temporary=temp.group() if temp else None)
+                            temporary=temp.group() if temp else None, sentence_start=offset)
             blocked = "question" if question else frame or _clause_gate(raw, lang)
-            if any(qs < start < qe for qs, qe in quoted):
+            if inside(start):
                 blocked = blocked or "quoted"
             yield Split(clause, blocked)
+
+
+def _quoted_positions(text: str) -> Callable[[int], bool]:
+    """A test for "this offset lies strictly inside a quotation"."""
+    spans = [(m.start(), m.end()) for m in _QUOTES.finditer(text)]
+    starts = [s for s, _ in spans]
+
+    def inside(pos: int) -> bool:
+        i = bisect.bisect_left(starts, pos) - 1
+        return i >= 0 and pos < spans[i][1]
+
+    return inside
 
 
 def _frame(text: str) -> str | None:
@@ -205,12 +241,15 @@ _KIND = "|".join(sorted(KIND_KEYS, key=len, reverse=True))
 _KIND_LAST = re.compile(rf"^(?P<label>.*?)\s*(?P<kind>{_KIND})$", re.I)
 _KIND_FIRST = re.compile(rf"^(?P<kind>{_KIND})\s*(?P<label>.+)$", re.I)
 _HEAD_TRIM = re.compile(r"^(?:把|将|其中|另外|然后|目前|现在|当前|the\s+)\s*|\s*(?:的|当前|现在|目前|已经|已|'s)\s*$", re.I)
-_HEAD_BAD = re.compile(r"[<>()\[\]{}【】《》“”\"']|是|说|写|提到|计划|要求|必须|如果|被|了|吗|呢|和|与|跟|或|还|都|也|"
+_HEAD_BAD = re.compile(r"[<>()\[\]{}【】《》“”\"']|是|说|写|提到|计划|打算|准备|要|将|会|想|要求|必须|如果|被|了|吗|呢|和|与|跟|或|还|都|也|"
                        r"\b(?:is|are|was|were|be|been|has|have|and|or|if|said|will|to|of|for|with|from|that|which|on|at|in|"
                        r"runs?|running|uses?|using)\b", re.I)
 _SUBJECT_OK = re.compile(r"^[\w\u3400-\u9fff][\w.\-/+#\s\u3400-\u9fff]{0,39}$")
 _PRONOUN = re.compile(r"^(?:他|她|它|他们|她们|它们|这|那|这个|那个|这些|那些|该|此|其|you|he|she|it|they|this|that|these|"
                       r"those|there)$", re.I)
+#: A subject that starts by pointing (这个函数, 该服务, my code, this server) is not a name.
+_DEICTIC_HEAD = re.compile(r"^(?:这|那|该|此|某|哪|其)|^(?:this|that|these|those|my|our|your|his|her|their|its|some|any|"
+                           r"every|each|which)\s", re.I)
 _SPEAKER = re.compile(r"^(?:我|我们|咱们|本人|I|we|my|our|me|us)$", re.I)
 
 
@@ -226,12 +265,14 @@ def _modifier(mod: str) -> tuple[tuple[str, str], ...] | None:
     return (("component", mod),) if len(mod) <= 24 else None
 
 
-def parse_head(head: str, topic: str | None) -> tuple[str | None, tuple[tuple[str, str], ...]] | None:
+def parse_head(head: str, topic: str | None, *, topic_near: bool = True
+               ) -> tuple[str | None, tuple[tuple[str, str], ...]] | None:
     """Subject and coordinates of the words before a predicate keyword, or None if not a subject.
 
     ``X 的 blue 部署`` → (X, deployment=blue); ``X 实例 node-a`` → (X, instance=node-a);
-    ``X 服务`` → (X, none); ``worker 进程`` after a clause about X → (X, process=worker). A
-    subject of None means the speaker; an empty head takes the clause's topic.
+    ``X 服务`` → (X, none); ``worker 进程`` after a clause about X in the same sentence
+    (``topic_near``) → (X, process=worker). A subject of None means the speaker; an empty head
+    takes the topic.
     """
     head = " ".join(head.split())
     for _ in range(3):
@@ -242,7 +283,7 @@ def parse_head(head: str, topic: str | None) -> tuple[str | None, tuple[tuple[st
         return None
     if "的" in head:
         subject, _, mod = head.partition("的")
-    elif topic and (_KIND_LAST.match(head) or _KIND_FIRST.match(head)) and len(head.split()) <= 3:
+    elif topic and topic_near and (_KIND_LAST.match(head) or _KIND_FIRST.match(head)) and len(head.split()) <= 3:
         subject, mod = topic, head
     else:
         first, _, rest = head.partition(" ")
@@ -250,7 +291,7 @@ def parse_head(head: str, topic: str | None) -> tuple[str | None, tuple[tuple[st
         subject, mod = (first, rest) if _modifier(rest) != (("component", rest),) else (head, "")
     subject = subject.strip()
     coords = _modifier(mod)
-    if coords is None or not subject or _PRONOUN.match(subject):
+    if coords is None or not subject or _PRONOUN.match(subject) or _DEICTIC_HEAD.match(subject):
         return None
     if _SPEAKER.match(subject):
         return None, coords

@@ -63,7 +63,19 @@ EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director
 _NAME_ZH = re.compile(r"^[\u4e00-\u9fff·]{2,5}$")
 _NAME_EN = re.compile(r"^[A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+){0,3}$")
 _NOT_NAME = re.compile(r"[个很的是人们这那一位名些么种样]")
-PRONOUN_VALUE = re.compile(r"^(?:你|你们|他|她|它|他们|她们|它们|这个|那个|这|那|it|him|her|them|you|this|that)$", re.I)
+PRONOUN_VALUE = re.compile(r"^(?:你|你们|他|她|它|他们|她们|它们|这个|那个|这|那|it|him|her|them|you|this|that)$"
+                           r"|^(?:这|那|你|您)|^(?:this|that|these|those|it|how|what|your)\b", re.I)
+#: Nouns of "my Y is Z" / "X 的 Y 是 Z" that introduce an opinion or a topic, not an attribute.
+ABSTRACT_KEYS = frozenset({
+    "问题", "意思", "想法", "建议", "看法", "意见", "目的", "目标", "要求", "需求", "原因", "理由", "感觉", "打算", "计划",
+    "疑问", "观点", "关键", "重点", "结果", "效果", "区别", "作用", "意义", "办法", "方法", "方案", "思路", "答案", "任务",
+    "question", "point", "idea", "guess", "concern", "problem", "issue", "answer", "plan", "goal", "suggestion",
+    "opinion", "feeling", "reason", "thought", "understanding", "worry", "bet", "hope", "advice", "take", "view",
+    "fear", "dream", "job", "task", "main concern",
+})
+#: Values that point at the conversation rather than name something (this idea, 这个).
+DEICTIC_VALUE = re.compile(r"^(?:这|那|你|您|它|this|that|these|those|it|how|what|when|where|why|which|your|the\s+way)"
+                           r"(?:\b|(?=[\u4e00-\u9fff])|$)", re.I)
 CONFIG_KEYS = frozenset({"版本", "版本号", "端口", "端口号", "模型", "路径", "目录", "状态", "version", "port", "model",
                          "path", "status", "directory"})
 
@@ -90,14 +102,23 @@ def language_value(value: str) -> str | None:
     return m["lang"] if m else None
 
 
+_LABELS: dict[int, tuple[SlotRegistry, dict[str, str]]] = {}
+
+
 def label_index(registry: SlotRegistry) -> dict[str, str]:
-    """Normalised label or alias → canonical predicate, from the registry's own data."""
+    """Normalised label or alias → canonical predicate, from the registry's own data (cached per registry)."""
+    cached = _LABELS.get(id(registry))
+    if cached is not None and cached[0] is registry:
+        return cached[1]
     out: dict[str, str] = {}
     for predicate, spec in registry.specs.items():
         for label in (predicate, *spec.labels):
             out.setdefault(normalize_key(label), predicate)
     for alias, predicate in registry.aliases.items():
         out.setdefault(normalize_key(alias.replace("_", " ")), predicate)
+    if len(_LABELS) > 16:
+        _LABELS.clear()
+    _LABELS[id(registry)] = (registry, out)
     return out
 
 

@@ -13,7 +13,9 @@ from attrs import evolve
 
 from hlmem.application.extraction.clauses import Clause, Fact, parse_head
 from hlmem.application.extraction.patterns_common import (
+    ABSTRACT_KEYS,
     CONFIG_KEYS,
+    DEICTIC_VALUE,
     EN_JOB,
     MODEL,
     PATH,
@@ -30,7 +32,10 @@ from hlmem.application.extraction.patterns_common import (
 from hlmem.domain.events import Cardinality
 from hlmem.domain.slots import SlotRegistry
 
-I = r"^\s*(?i:I|we)"  # noqa: E741 - the pronoun
+#: Discourse words a clause may open with ("and I live…", "btw my name is…").
+LEAD = (r"^\s*(?:(?i:and|but|so|also|oh|well|btw|by\s+the\s+way|actually|anyway|now|then|ok|okay|yes|yeah|hi|hey|"
+        r"hello)\b[,\s]*)*")
+I = LEAD + r"(?i:I|we)"  # noqa: E741 - the pronoun
 ADV = (r"(?:\s+(?i:now|currently|still|also|actually|really|mostly|mainly|usually|generally|already|just|recently|"
        r"finally|officially|temporarily|basically|primarily))*")
 NEG = r"(?P<neg>\s+(?i:don't|do\s+not|doesn't|didn't|no\s+longer|never|not|won't|can't|cannot)|(?i:n't))?"
@@ -41,7 +46,7 @@ HEAD = r"(?:(?i:the)\s+)?(?P<head>[A-Za-z0-9][\w.\-/ ]{0,40}?)"
 IS = r"\s+(?i:is|are|=|:)(?:\s+(?i:now|currently|still))?\s+|\s*[:=]\s*"
 _JOBV = r"(?P<job>[A-Za-z][\w\- ]{1,40}?)"
 
-_NAME = re.compile(rf"^\s*(?i:my\s+name(?:'s|\s+is)|i'm\s+called|i\s+am\s+called|call\s+me|i\s+go\s+by){NEG}\s+(?P<v>{CAP}){TAIL}")
+_NAME = re.compile(rf"{LEAD}(?i:my\s+name(?:'s|\s+is)|i'm\s+called|i\s+am\s+called|call\s+me|i\s+go\s+by){NEG}\s+(?P<v>{CAP}){TAIL}")
 _LIVES = re.compile(rf"{I}(?i:'m|\s+am|'re|\s+are)?{ADV}{NEG}{ADV}\s+(?i:live|living|reside|residing|based|staying)\s+"
                     rf"(?i:in|at)\s+(?P<v>{CAP}){TAIL}")
 _MOVED = re.compile(rf"{I}(?i:'ve|\s+have|'d|\s+had)?{ADV}\s+(?i:moved|relocated)(?:\s+(?i:back))?\s+(?i:to)\s+(?P<v>{CAP}){TAIL}")
@@ -66,38 +71,38 @@ _PREF = re.compile(rf"{I}{ADV}{NEG}{ADV}\s+(?P<verb>(?i:prefer\s+to\s+use|prefer
 _LIKE = re.compile(rf"{I}{ADV}(?P<neg>\s+(?i:don't|do\s+not|no\s+longer|never|didn't))?{ADV}\s+(?:(?i:really|absolutely|"
                    rf"totally|kind\s+of)\s+)?(?P<verb>(?i:like|love|enjoy|adore|hate|dislike|detest|can't\s+stand))\s+"
                    rf"(?:(?i:to)\s+)?(?P<v>.+?){TAIL}")
-_REL_IS = re.compile(rf"^\s*(?i:my)\s+(?P<rel>(?i:{REL_EN}))(?:'s\s+(?i:name)\s+(?i:is)|\s+(?i:is\s+called|is\s+named|name\s+is)|"
+_REL_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<rel>(?i:{REL_EN}))(?:'s\s+(?i:name)\s+(?i:is)|\s+(?i:is\s+called|is\s+named|name\s+is)|"
                      rf"'s|\s+(?i:is)){NEG}\s+(?P<v>{CAP}){TAIL}")
-_IS_REL = re.compile(rf"^\s*(?P<v>{CAP})(?:'s|\s+(?i:is)){NEG}\s+(?i:my)\s+(?P<rel>(?i:{REL_EN})){TAIL}")
-_MY_IS = re.compile(rf"^\s*(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
-_OF_IS = re.compile(rf"^\s*(?P<head>{CAP})'s\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
+_IS_REL = re.compile(rf"{LEAD}(?P<v>{CAP})(?:'s|\s+(?i:is)){NEG}\s+(?i:my)\s+(?P<rel>(?i:{REL_EN})){TAIL}")
+_MY_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
+_OF_IS = re.compile(rf"{LEAD}(?P<head>{CAP})'s\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
 
-_VERSION_KEY = re.compile(rf"^\s*{HEAD}(?:'s)?(?:\s+(?i:current|latest|installed|deployed))?\s+(?i:version)(?:{IS}|\s+)"
+_VERSION_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?(?:\s+(?i:current|latest|installed|deployed))?\s+(?i:version)(?:{IS}|\s+)"
                           rf"(?P<v>{VERSION}){TAIL}")
-_VERSION_OF = re.compile(rf"^\s*(?:(?i:the)\s+)?(?:(?i:current)\s+)?(?i:version)\s+(?i:of)\s+(?P<head>[\w.\-/ ]{{1,40}}?)"
+_VERSION_OF = re.compile(rf"{LEAD}(?:(?i:the)\s+)?(?:(?i:current)\s+)?(?i:version)\s+(?i:of)\s+(?P<head>[\w.\-/ ]{{1,40}}?)"
                          rf"(?:{IS})(?P<v>{VERSION}){TAIL}")
-_VERSION_MOVE = re.compile(rf"^\s*(?:(?i:we|I)(?i:'ve|\s+have)?\s+)?(?P<verb>(?i:upgraded|updated|bumped|rolled\s+back|"
+_VERSION_MOVE = re.compile(rf"{LEAD}(?:(?i:we|I)(?i:'ve|\s+have)?\s+)?(?P<verb>(?i:upgraded|updated|bumped|rolled\s+back|"
                            rf"downgraded|reverted|pinned|moved))\s+{HEAD}\s+(?:(?i:back)\s+)?(?i:to)\s+(?:(?i:version)\s+)?"
                            rf"(?P<v>{VERSION}){TAIL}")
-_VERSION_PASSIVE = re.compile(rf"^\s*{HEAD}\s+(?i:was|has\s+been|got|is\s+now|is|has\s+now\s+been)\s+(?P<verb>(?i:upgraded|"
+_VERSION_PASSIVE = re.compile(rf"{LEAD}{HEAD}\s+(?i:was|has\s+been|got|is\s+now|is|has\s+now\s+been)\s+(?P<verb>(?i:upgraded|"
                               rf"updated|bumped|rolled\s+back|downgraded|reverted|pinned))\s+(?i:to)\s+(?:(?i:version)\s+)?"
                               rf"(?P<v>{VERSION}){TAIL}")
-_VERSION_RUN = re.compile(rf"^\s*{HEAD}\s+(?:(?i:is)\s+)?(?:(?i:now|currently|still)\s+)?(?i:running|runs|on|at)\s+"
+_VERSION_RUN = re.compile(rf"{LEAD}{HEAD}\s+(?:(?i:is)\s+)?(?:(?i:now|currently|still)\s+)?(?i:running|runs|on|at)\s+"
                           rf"(?:(?i:version|release)\s+)?(?P<v>{VERSION}){TAIL}")
-_VERSION_DEPLOY = re.compile(rf"^\s*(?:(?i:we|I)\s+)?(?i:deployed|installed|released|shipped)\s+{HEAD}\s+(?P<v>{VERSION}){TAIL}")
+_VERSION_DEPLOY = re.compile(rf"{LEAD}(?:(?i:we|I)\s+)?(?i:deployed|installed|released|shipped)\s+{HEAD}\s+(?P<v>{VERSION}){TAIL}")
 _VERSION_USE = re.compile(rf"{I}{ADV}\s+(?i:use|am\s+using|'m\s+using|run|am\s+running|'m\s+running|have)\s+"
                           rf"(?P<head>[A-Za-z][\w.+#\-]*)\s+(?:(?i:version)\s+)?(?P<v>{VERSION}){TAIL}")
-_PORT_KEY = re.compile(rf"^\s*{HEAD}(?:'s)?\s+(?i:port)(?:{IS}|\s+)(?P<v>\d{{2,5}}){TAIL}")
-_PORT_ON = re.compile(rf"^\s*{HEAD}\s+(?i:runs|is\s+running|listens|is\s+listening|is|serves|is\s+served)\s+(?i:on)\s+"
+_PORT_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?\s+(?i:port)(?:{IS}|\s+)(?P<v>\d{{2,5}}){TAIL}")
+_PORT_ON = re.compile(rf"{LEAD}{HEAD}\s+(?i:runs|is\s+running|listens|is\s+listening|is|serves|is\s+served)\s+(?i:on)\s+"
                       rf"(?i:port)\s+(?P<v>\d{{2,5}}){TAIL}")
-_MODEL_KEY = re.compile(rf"^\s*{HEAD}(?:'s)?\s+(?:(?i:default|current)\s+)?(?i:model)(?:{IS})(?P<v>{MODEL}){TAIL}")
-_MODEL_USE = re.compile(rf"^\s*{HEAD}\s+(?i:uses|is\s+using|now\s+uses|runs\s+on)\s+(?:(?i:the)\s+)?(?P<v>{MODEL})\s+(?i:model)"
+_MODEL_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?\s+(?:(?i:default|current)\s+)?(?i:model)(?:{IS})(?P<v>{MODEL}){TAIL}")
+_MODEL_USE = re.compile(rf"{LEAD}{HEAD}\s+(?i:uses|is\s+using|now\s+uses|runs\s+on)\s+(?:(?i:the)\s+)?(?P<v>{MODEL})\s+(?i:model)"
                         rf"{TAIL}")
-_PATH_KEY = re.compile(rf"^\s*{HEAD}(?:'s)?\s+(?:(?P<k>[a-z]+)\s+)?(?i:path|directory|dir|folder)(?:{IS})(?P<v>{PATH}){TAIL}")
-_PATH_AT = re.compile(rf"^\s*{HEAD}\s+(?i:is|lives|was)\s+(?:(?i:installed|located|stored|kept)\s+)?(?i:at|in|under)\s+"
+_PATH_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?\s+(?:(?P<k>[a-z]+)\s+)?(?i:path|directory|dir|folder)(?:{IS})(?P<v>{PATH}){TAIL}")
+_PATH_AT = re.compile(rf"{LEAD}{HEAD}\s+(?i:is|lives|was)\s+(?:(?i:installed|located|stored|kept)\s+)?(?i:at|in|under)\s+"
                       rf"(?P<v>{PATH}){TAIL}")
-_STATUS_KEY = re.compile(rf"^\s*{HEAD}(?:'s)?\s+(?i:status|state)(?:{IS})(?P<v>[A-Za-z][\w\-]*){TAIL}")
-_STATUS_IS = re.compile(rf"^\s*{HEAD}(?:\s+(?i:is)|'s){NEG}\s+(?:(?i:currently|now|still)\s+)?(?P<v>(?i:running|stopped|down|"
+_STATUS_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?\s+(?i:status|state)(?:{IS})(?P<v>[A-Za-z][\w\-]*){TAIL}")
+_STATUS_IS = re.compile(rf"{LEAD}{HEAD}(?:\s+(?i:is)|'s){NEG}\s+(?:(?i:currently|now|still)\s+)?(?P<v>(?i:running|stopped|down|"
                         rf"up|healthy|unhealthy|online|offline|degraded|failing|ready|paused|crashed|broken)){TAIL}")
 _CONFIG_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_VERSION_OF, "version"), (_VERSION_MOVE, "version"), (_VERSION_PASSIVE, "version"), (_VERSION_DEPLOY, "version"),
@@ -108,6 +113,12 @@ _CONFIG_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 _PLAN = re.compile(rf"{I}(?i:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to|\s+plan\s+to|"
                    rf"\s+am\s+planning\s+to|'m\s+planning\s+to|\s+intend\s+to|'m|\s+am|'re|\s+are|\s+have\s+got|'ve\s+got|"
                    rf"\s+have|\s+need\s+to)\s+(?P<v>.+?)\s*[.!]*\s*$")
+_JUDGEMENT = re.compile(r"(?i:(?:very|so|too|really|pretty|quite|a\s+bit|kind\s+of)\s+)?(?i:broken|fine|good|bad|great|done|"
+                        r"ready|ok|okay|working|slow|fast|wrong|right|correct|empty|full|busy|free|nice|better|worse|"
+                        r"terrible|awesome|weird|strange|old|new|messy|clean|long|short)")
+#: Plans too vague to remember ("we'll see tomorrow").
+_VAGUE_PLAN = re.compile(r"(?i:see|check|try|do\s+it|do\s+that|go|look|think|decide|know|talk|be\s+\w+|continue|help|"
+                         r"let\s+you\s+know|get\s+back\s+to\s+you|see\s+about\s+it|fine|ok|okay|busy|free|back)")
 _DANGLING = re.compile(r"\s+(?i:on|at|in|by|for|the|this|next|last)\s*$")
 _CHANGE = re.compile(r"(?i:switched|changed|moved|went\s+back|turned|enabled|disabled|set|upgraded|updated|rolled|bumped|"
                      r"downgraded|reverted|joined|started|became|promoted)")
@@ -129,7 +140,7 @@ def _config(clause: Clause) -> list[Fact]:
         m = rx.match(clause.work)
         if not m:
             continue
-        parsed = parse_head(m["head"], clause.topic)
+        parsed = parse_head(m["head"], clause.topic, topic_near=clause.topic_near)
         if parsed is None or (parsed[0] is None and (predicate == "status" or not clause.by_user)):
             continue
         subject, coords = parsed
@@ -219,8 +230,10 @@ def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) 
         subject = m["head"]
     key = m["k"].lower()
     fact = _fact(m, clause, "x", subject=subject, importance=0.5)
-    if key in CONFIG_KEYS or not fact.value or len(fact.value) > 60:
+    if key in CONFIG_KEYS | ABSTRACT_KEYS or not fact.value or len(fact.value) > 60 or DEICTIC_VALUE.match(fact.value):
         return []
+    if re.match(r"(?i:to|that|because|about|if|whether)\b", fact.value) or _JUDGEMENT.fullmatch(fact.value):
+        return []  # "my plan is to…", "my code is broken": a thought or a judgement, not an attribute
     if key in RELATIONS:
         predicate, card = RELATIONS[key]
         if not person_like(fact.value):
@@ -237,7 +250,9 @@ def plan_value(clause: Clause) -> str | None:
     value = " ".join(m["v"].split())
     for _ in range(3):
         value = _DANGLING.sub("", value)
-    return value if value and len(value) <= 80 else None
+    if not value or len(value) > 80 or _VAGUE_PLAN.fullmatch(value) or DEICTIC_VALUE.match(value):
+        return None
+    return value
 
 
 def match(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> list[Fact]:

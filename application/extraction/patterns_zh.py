@@ -9,7 +9,9 @@ from attrs import evolve
 
 from hlmem.application.extraction.clauses import KIND_KEYS, Clause, Fact, parse_head
 from hlmem.application.extraction.patterns_common import (
+    ABSTRACT_KEYS,
     CONFIG_KEYS,
+    DEICTIC_VALUE,
     JOB_SUFFIX,
     MODEL,
     ORG_RE,
@@ -28,7 +30,7 @@ from hlmem.application.extraction.patterns_common import (
 )
 from hlmem.application.extraction.temporal import cn_int
 from hlmem.domain.events import Cardinality
-from hlmem.domain.slots import SlotRegistry
+from hlmem.domain.slots import SlotRegistry, normalize_key
 
 _ADV_WORDS = sorted(("现在", "目前", "当前", "如今", "已经", "已", "早就", "早已", "就", "都", "也", "还", "又", "再", "一直",
                      "平时", "一般", "通常", "主要", "基本上", "基本", "其实", "实际上", "总是", "经常", "刚刚", "刚", "才",
@@ -50,7 +52,8 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 
 # -- configuration and state of things (any speaker) ---------------------------------------------
-_VERSION_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:当前|现在|目前|最新)?\s*(?:的)?\s*(?:版本号?|version|ver\.?)\s*{FILL}"
+_VERSION_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:当前|现在|目前|最新)?\s*(?:的)?\s*(?:运行|部署|安装|使用)?\s*(?:的)?\s*"
+                   rf"(?:版本号?|version|ver\.?)\s*{FILL}"
                    rf"(?P<v>{VERSION}){TAIL}")
 _VERSION_CHANGE = _re(rf"^{HEAD}\s*(?:的版本)?\s*(?:已经|已|刚刚|刚|又|再次|被)*\s*(?P<verb>升级|升|更新|回滚|回退|退回|降级|降|"
                       rf"切换|切|部署|发布|上线|固定|锁定)(?:了)?\s*(?:到|至|为|成|回|在)?\s*(?:了)?\s*(?:版本|release|version)?"
@@ -81,7 +84,7 @@ def _config(clause: Clause, rx: re.Pattern[str], predicate: str, **extra: object
     m = rx.match(clause.work)
     if not m:
         return []
-    parsed = parse_head(m["head"] or "", clause.topic)
+    parsed = parse_head(m["head"] or "", clause.topic, topic_near=clause.topic_near)
     if parsed is None:
         return []
     subject, coords = parsed
@@ -202,14 +205,17 @@ def _preference(m: re.Match[str], clause: Clause) -> list[Fact]:
 def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> list[Fact]:
     """``X 的 Y 是 Z`` and ``我的 Y 是 Z``: Y names the predicate (through the catalogue's labels)."""
     m = _OF_IS.match(clause.text)  # on the text: a date may be the value (我的生日是5月3日)
-    if not m or m["k"].strip().lower() in CONFIG_KEYS or len(m["v"]) > 40:
+    if not m or m["k"].strip().lower() in CONFIG_KEYS | ABSTRACT_KEYS or len(m["v"]) > 40:
         return []
     parsed = parse_head(m["head"], None)
     if parsed is None or parsed[1]:
         return []
     subject, key, value = parsed[0], m["k"].strip(), " ".join(clause.text[m.start("v"):m.end("v")].split())
-    if subject is None and not clause.by_user:
+    if (subject is None and not clause.by_user) or DEICTIC_VALUE.match(value) or value.endswith("的"):
         return []
+    known = normalize_key(key) in labels or key in RELATIONS
+    if subject is not None and not known and not re.search(r"[A-Za-z0-9]", subject):
+        return []  # 问题的关键是…: only named things (hlmem, control-01) or catalogue attributes (生日)
     if key in RELATIONS:
         predicate, card = RELATIONS[key]
         if not person_like(value):
@@ -223,13 +229,23 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
                  span=m.span("v"))]
 
 
+_OPENING = re.compile(rf"{ADV}(?:{FP})?{ADV}")
+_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)|[<>*#|{}\[\]]")
+
+
 def plan_value(clause: Clause) -> str | None:
-    """What a plan clause says will happen, without its time words, speaker and modal (下周三开会 → 开会)."""
-    m = _PLAN.match(clause.work) or re.match(rf"^{ADV}(?:{FP})?{ADV}(?P<v>.+?){TAIL}", clause.work)
+    """What a plan clause says will happen, without its time words, speaker and modal (下周三开会 → 开会).
+
+    The clause must open with the plan: a modal (计划/打算/要…) or a time expression, after at
+    most the speaker and adverbs.
+    """
+    m = _PLAN.match(clause.work)
+    if m is None and clause.time is not None and _OPENING.fullmatch(clause.work[:clause.time.start]):
+        m = re.match(rf"^{ADV}(?:{FP})?{ADV}(?P<v>.+?){TAIL}", clause.work)
     if not m:
         return None
     value = " ".join(m["v"].split())
-    if not value or len(value) > 60 or re.match(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)", value):
+    if not value or len(value) > 60 or _NOT_ACTION.search(value):
         return None
     return value
 

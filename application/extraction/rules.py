@@ -12,9 +12,10 @@ Shape of what it emits (the same as the LLM extractor's):
 - the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
   ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
 - valid time: a resolved time expression (:mod:`.temporal`) or the event's occurred time. A
-  change (搬去, switched to, 升级到) holds from the expression on; a plain state pinned to a past
-  period (2024 年时…) holds during that period only; anything dated in the future becomes a
-  ``plan`` claim (temporal scope), never the current state;
+  change (搬去, switched to, 升级到) holds from the expression on, and so does a state seen on a
+  past day (补录：6月1日时…: a late record, which the domain closes at the next known claim); a
+  plain state pinned to a past week, month or year (2024 年时…) holds during that period only;
+  anything dated in the future becomes a ``plan`` claim (temporal scope), never the current state;
 - ``暂时``/``for now`` add the qualifier ``temporary`` (and temporal scope): same slot, so a
   temporary choice supersedes the lasting one and keeps saying it is temporary;
 - evidence is the event id, and the evidence quote an exact substring of the event text.
@@ -23,7 +24,7 @@ Shape of what it emits (the same as the LLM extractor's):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from attrs import evolve
 
@@ -113,9 +114,9 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
         return (anchor, start, True) if fact.plan and start > anchor else None
     if fact.plan or start > anchor:
         return start, end, True
-    if fact.change or clause.time_relation == "since" or end > anchor:
-        return start, None, False
-    return start, end, False  # a state pinned to a past period held during it
+    if fact.change or clause.time_relation == "since" or end > anchor or end - start <= timedelta(days=1):
+        return start, None, False  # from then on (a late record of a day: the domain closes it at the next claim)
+    return start, end, False  # a state pinned to a past week, month or year held during it
 
 
 def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim | None:

@@ -232,6 +232,10 @@ _PATTERNS: tuple[tuple[str, Resolver, bool], ...] = (
     (r"\b(?:in|during|since|of)\s+(?P<y>(?:19|20)\d{2})\b(?P<m>)(?P<d>)", _ymd, True),
 )
 _COMPILED = tuple((re.compile(p, re.I if ci else 0), fn) for p, fn, ci in _PATTERNS)
+#: Every expression contains one of these; text without any is skipped cheaply.
+_TRIGGER = re.compile(rf"[年月周星礼天日号末]|最近|近来|近期|\d{{4}}[-/]|\b(?:yesterday|today|tonight|tomorrow|week|month|year|"
+                      rf"weekend|recently|lately|these days|{_DAYS_EN}|{_MON}|in \d{{4}}|during \d{{4}}|since \d{{4}}|"
+                      rf"of \d{{4}})\b", re.I)
 
 
 @frozen
@@ -254,6 +258,8 @@ def _acceptable(m: re.Match[str]) -> bool:
 
 def find(text: str) -> list[TimeMention]:
     """Time expressions in ``text``, left to right, without overlaps (the longest wins)."""
+    if not _TRIGGER.search(text):
+        return []
     found: list[tuple[int, int]] = []
     for regex, _ in _COMPILED:
         for m in regex.finditer(text):

@@ -185,7 +185,7 @@ def test_odd_but_valid_text_is_kept_verbatim(tmp_path: Path, text: str) -> None:
         assert mem.explain(event).observation.text == text  # type: ignore[union-attr]
         recalled = mem.recall(text, kinds=["event"]).items
         assert [i.text for i in recalled] == [text]
-        assert mem.stats()["events"] == 1 and mem.replay().equal
+        assert mem.stats()["observations"] == 1 and mem.replay().equal
 
 
 # --- the CLI, in-process ------------------------------------------------------------------------

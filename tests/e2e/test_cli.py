@@ -68,7 +68,7 @@ def assert_clean(run: Run) -> None:
 def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Writes through the CLI, in order; returns their outputs and the db path."""
     db = tmp_path_factory.mktemp("cli") / "memory.db"
-    added = hlmem(db, "--now", T_ADD, "add", "我在杭州工作，界面用深色模式", "--session", "s1", "--json").json()
+    added = hlmem(db, "--now", T_ADD, "add", "我在杭州工作，界面用深色模式", "--session", "s1", "--no-extract", "--json").json()
     first = hlmem(db, "--now", T_ADD, "remember", "--subject", "用户", "--predicate", "works_in", "--value", "杭州",
                   "--valid-from", "2026-01-01", "--qualifier", "reason=项目", "--evidence", added["id"],
                   "--json").json()
