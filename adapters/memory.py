@@ -138,6 +138,14 @@ class InMemoryStorage:
     def slot_claims(self, slot_key: str) -> list[ClaimState]:
         return [c for c in self._view.claims.values() if c.slot_key == slot_key]
 
+    def slots_claims(self, slot_keys: Sequence[str]) -> dict[str, list[ClaimState]]:
+        wanted = set(slot_keys)
+        out: dict[str, list[ClaimState]] = {k: [] for k in slot_keys}
+        for claim in self._view.claims.values():
+            if claim.slot_key in wanted:
+                out[claim.slot_key].append(claim)
+        return out
+
     def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
         key = subject_key(subject)
         pred = normalize_predicate(predicate) if predicate is not None else None

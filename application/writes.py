@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from types import MappingProxyType
 
 from attrs import frozen
 
@@ -12,8 +13,9 @@ from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, St
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_observation, decide_retract
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.reducers import project
 from hlmem.domain.slots import SlotRegistry
-from hlmem.domain.state import slot_key
+from hlmem.domain.state import MemoryView, slot_key
 
 
 Command = RecordObservation | AssertClaim
@@ -89,22 +91,36 @@ class WriteService:
                 valid.append((validate_claim(cmd, self._registry), at))
         texts = list(dict.fromkeys(self._text_of(cmd) for cmd, _ in valid))
         vectors = dict(zip(texts, self._vectors(texts)))
-        results = []
+        keys = {id(cmd): slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
+                for cmd, _ in valid if isinstance(cmd, AssertClaim)}
         with self._storage.transaction():
+            # Decide every command against the batch's slots, kept current by the pure reducer,
+            # then append everything at once: one round of writes per batch, not per command.
+            slots = self._storage.slots_claims(list(dict.fromkeys(keys.values())))
+            view = MemoryView(claims=MappingProxyType({c.claim_id: c for cl in slots.values() for c in cl}))
+            members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
+            decisions: list[Decision] = []
+            pending: list[tuple[RecordObservation, int, datetime]] = []
             for cmd, at in valid:
                 now = at or self._clock.now()
                 if isinstance(cmd, RecordObservation):
                     decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
-                    result = self._append(decision, vectors)
-                    results.append(result)
-                    if on_recorded is not None:
-                        on_recorded(cmd, result, now)
-                    continue
+                    pending.append((cmd, len(decisions), now))
                 else:
-                    key = slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
-                    decision = decide_assert(cmd, self._storage.slot_claims(key), registry=self._registry,
+                    key = keys[id(cmd)]
+                    decision = decide_assert(cmd, [view.claims[i] for i in members[key]], registry=self._registry,
                                              new_id=self._ids.new, recorded_at=now)
-                results.append(self._append(decision, vectors))
+                    view = project(decision.events, view)
+                    if decision.claim_id and decision.claim_id not in members[key]:
+                        members[key].append(decision.claim_id)
+                decisions.append(decision)
+            events = [e for d in decisions for e in d.events]
+            position = self._storage.append(events, self._index_for(events, vectors))
+            results = [WriteResult(d.claim_id or "", d.outcome, position, tuple(e.event_id for e in d.events))
+                       for d in decisions]
+            if on_recorded is not None:
+                for cmd, i, now in pending:
+                    on_recorded(cmd, results[i], now)
         return results
 
     def _text_of(self, cmd: Command) -> str:

@@ -178,6 +178,20 @@ class SQLiteStorage:
             ids = [r[0] for r in self._con.execute("SELECT claim_id FROM claims WHERE slot_key = ?", (slot_key,))]
             return list(rows.load_claims(self._con, ids).values())
 
+    def slots_claims(self, slot_keys: Sequence[str]) -> dict[str, list[ClaimState]]:
+        with self._lock, _translated("reading slots"):
+            keys = list(dict.fromkeys(slot_keys))
+            out: dict[str, list[ClaimState]] = {k: [] for k in keys}
+            ids: list[str] = []
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                ids += [r[0] for r in self._con.execute(
+                    f"SELECT claim_id FROM claims WHERE slot_key IN ({marks})", chunk)]
+            for claim in rows.load_claims(self._con, ids).values():
+                out.setdefault(claim.slot_key, []).append(claim)
+            return out
+
     def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
         with self._lock, _translated("reading claims"):
             if predicate is None:
