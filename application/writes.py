@@ -97,7 +97,7 @@ class WriteService:
             # Decide every command against the batch's slots, kept current by the pure reducer,
             # then append everything at once: one round of writes per batch, not per command.
             slots = self._storage.slots_claims(list(dict.fromkeys(keys.values())))
-            view = MemoryView(claims=MappingProxyType({c.claim_id: c for cl in slots.values() for c in cl}))
+            known = {c.claim_id: c for cl in slots.values() for c in cl}
             members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
             decisions: list[Decision] = []
             pending: list[tuple[RecordObservation, int, datetime]] = []
@@ -108,9 +108,12 @@ class WriteService:
                     pending.append((cmd, len(decisions), now))
                 else:
                     key = keys[id(cmd)]
-                    decision = decide_assert(cmd, [view.claims[i] for i in members[key]], registry=self._registry,
-                                             new_id=self._ids.new, recorded_at=now)
-                    view = project(decision.events, view)
+                    slot = [known[i] for i in members[key]]
+                    decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,
+                                             recorded_at=now)
+                    # Fold the decision into this slot only (a small view), not the whole batch.
+                    after = project(decision.events, MemoryView(claims=MappingProxyType({c.claim_id: c for c in slot})))
+                    known.update(after.claims)
                     if decision.claim_id and decision.claim_id not in members[key]:
                         members[key].append(decision.claim_id)
                 decisions.append(decision)

@@ -8,7 +8,7 @@ from datetime import datetime
 import apsw
 import numpy as np
 
-from hlmem.adapters.text.fts_query import build_match, unicode61_tokens
+from hlmem.adapters.text.fts_query import build_match
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.adapters.vector_index import VectorIndex
 from hlmem.application.ports import Candidate
@@ -50,7 +50,9 @@ def select_terms(con: apsw.Connection, terms: Sequence[str], budget: int = FTS_D
     Returns the kept terms and whether the rarest one alone exceeds the budget (then the caller
     takes the newest matches instead of ranking them all).
     """
-    parts = {t: unicode61_tokens(t) for t in terms}
+    tokenize = con.fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
+    # The tokenizer SQLite itself uses (a Python imitation drifts on Greek final sigma and the like).
+    parts = {t: [tok[2] for tok in tokenize(t.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)] for t in terms}
     counts = _doc_counts(con, sorted({p for ps in parts.values() for p in ps}))
     # A phrase occurs in no more documents than its rarest token.
     df = {t: min((counts.get(p, 0) for p in ps), default=0) for t, ps in parts.items()}

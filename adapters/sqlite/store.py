@@ -293,7 +293,7 @@ class SQLiteStorage:
                               (model_id, str(dim)))
         self._model = None
         self._vectors.invalidate()
-        return len(vectors)
+        return self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
 
     def meta(self, key: str) -> str | None:
         """A value from the store's metadata table."""
