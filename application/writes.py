@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from types import MappingProxyType
 
 from attrs import frozen
 
@@ -13,9 +12,9 @@ from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, St
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_observation, decide_retract
 from hlmem.domain.events import DomainEvent
-from hlmem.domain.reducers import project
+from hlmem.domain.reducers import step
 from hlmem.domain.slots import SlotRegistry
-from hlmem.domain.state import MemoryView, slot_key
+from hlmem.domain.state import slot_key
 
 
 Command = RecordObservation | AssertClaim
@@ -111,9 +110,9 @@ class WriteService:
                     slot = [known[i] for i in members[key]]
                     decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,
                                              recorded_at=now)
-                    # Fold the decision into this slot only (a small view), not the whole batch.
-                    after = project(decision.events, MemoryView(claims=MappingProxyType({c.claim_id: c for c in slot})))
-                    known.update(after.claims)
+                    # Fold the decision into the batch's working copy with the domain's own step.
+                    for event in decision.events:
+                        step(event, known, {}, {}, [])
                     if decision.claim_id and decision.claim_id not in members[key]:
                         members[key].append(decision.claim_id)
                 decisions.append(decision)

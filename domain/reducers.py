@@ -54,15 +54,25 @@ def project(events: Iterable[DomainEvent], initial: MemoryView | None = None) ->
     conflicts = dict(initial.conflicts) if initial else {}
     # Mutable working copies keep the fold linear; the result is frozen like any view.
     for event in events:
-        if isinstance(event, (ConflictOpened, ConflictResolved)):
-            _apply_conflict(event, conflicts)
-        else:
-            _apply_into(event, claims, observations, edges)
+        step(event, claims, observations, conflicts, edges)
         versions[event.stream_id] = event.version
     return MemoryView(
         MappingProxyType(claims), MappingProxyType(observations), tuple(edges), MappingProxyType(versions),
         MappingProxyType(conflicts),
     )
+
+
+def step(event: DomainEvent, claims: dict[str, ClaimState], observations: dict[str, ObservationState],
+         conflicts: dict[str, ConflictState], edges: list[SupersedeEdge]) -> None:
+    """One step of the fold, on the caller's *working copies* (never on a view's mappings).
+
+    ``project`` is this step over fresh copies; adapters that keep states in tables call it on
+    the states an event touches (see :func:`touched_streams`), so every adapter shares it.
+    """
+    if isinstance(event, (ConflictOpened, ConflictResolved)):
+        _apply_conflict(event, conflicts)
+    else:
+        _apply_into(event, claims, observations, edges)
 
 
 def _apply_conflict(event: DomainEvent, conflicts: dict) -> None:

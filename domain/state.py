@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
@@ -48,6 +49,7 @@ def subject_key(subject: str) -> str:
     return SELF_KEY if key in SELF_SUBJECTS else key
 
 
+@functools.lru_cache(maxsize=65_536)
 def slot_key(namespace: str, subject: str, predicate: str, coordinates: tuple[tuple[str, str], ...]) -> str:
     """The stable key of a slot: namespace, normalised subject and predicate, sorted coordinates."""
     coords = "\x1e".join(f"{k}={normalize_key(v)}" for k, v in sorted(coordinates))

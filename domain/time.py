@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -67,6 +68,7 @@ def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:
         raise InvalidTimestamp(f"{field}: {raw!r} is out of range", field=field) from None
 
 
+@functools.lru_cache(maxsize=4_096)
 def format_timestamp(value: datetime | None) -> str | None:
     """Render a UTC instant as ISO 8601 with microseconds and ``Z`` (sortable as text)."""
     if value is None:
@@ -85,6 +87,7 @@ def contains(start: datetime, end: datetime | None, instant: datetime) -> bool:
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@functools.lru_cache(maxsize=4_096)
 def to_micros(value: datetime) -> int:
     """Microseconds since the Unix epoch (exact, for indexed columns)."""
     delta = value.astimezone(UTC) - EPOCH

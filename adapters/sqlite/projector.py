@@ -7,14 +7,14 @@ share one definition of state; the tables are only its serialisation.
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from collections.abc import Iterable
 
 import apsw
 
 from hlmem.adapters.sqlite import conflict_rows, rows
-from hlmem.domain.events import ClaimAsserted, ClaimSuperseded, DomainEvent, ObservationRecorded
-from hlmem.domain.reducers import apply, touched_streams
-from hlmem.domain.state import ClaimState, ConflictState, MemoryView, ObservationState
+from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
+from hlmem.domain.reducers import step, touched_streams
+from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge
 from hlmem.domain.time import to_micros
 
 
@@ -26,55 +26,75 @@ class Projector:
         self._claims: dict[str, ClaimState] = {}
         self._observations: dict[str, ObservationState] = {}
         self._conflicts: dict[str, ConflictState] = {}
+        # Claims changed since the last flush, with the state the tables hold for each.
+        self._stored: dict[str, ClaimState | None] = {}
+        self._dirty_obs: set[str] = set()
+        self._dirty_conflicts: set[str] = set()
+        self._edges: list[tuple] = []
 
     def reset(self) -> None:
         """Forget cached states (call at the end of every transaction, committed or not)."""
         self._claims.clear()
         self._observations.clear()
         self._conflicts.clear()
+        self._stored.clear()
+        self._dirty_obs.clear()
+        self._dirty_conflicts.clear()
+        self._edges.clear()
 
-    def _load(self, ids: frozenset[str]) -> MemoryView:
+    def seed(self, claims: Iterable[ClaimState]) -> None:
+        """Remember claim states just read inside the current transaction (saves re-reading them)."""
+        for claim in claims:
+            self._claims.setdefault(claim.claim_id, claim)
+
+    def _load(self, ids: frozenset[str]) -> None:
         claim_ids = [i for i in ids if i.startswith("cl_") and i not in self._claims]
         obs_ids = [i for i in ids if i.startswith("ev_") and i not in self._observations]
+        conflict_ids = [i for i in ids if i.startswith("cf_") and i not in self._conflicts]
         if claim_ids:
             self._claims.update(rows.load_claims(self._con, claim_ids))
         if obs_ids:
             self._observations.update(rows.load_observations(self._con, obs_ids))
-        conflict_ids = [i for i in ids if i.startswith("cf_") and i not in self._conflicts]
         if conflict_ids:
             self._conflicts.update(conflict_rows.load_conflicts(self._con, conflict_ids))
-        claims = {i: self._claims[i] for i in ids if i in self._claims}
-        observations = {i: self._observations[i] for i in ids if i in self._observations}
-        conflicts = {i: self._conflicts[i] for i in ids if i in self._conflicts}
-        return MemoryView(MappingProxyType(claims), MappingProxyType(observations),
-                          conflicts=MappingProxyType(conflicts))
 
     def project(self, event: DomainEvent, position: int) -> None:
-        """Apply one event (already in the log at ``position``) to the tables."""
+        """Apply one event (already in the log at ``position``) to the cached states; ``flush`` writes."""
         touched = touched_streams(event)
-        if event.version == 1:
+        if event.version != 1:
+            self._load(touched)
+        else:
             # A stream's first event creates it: nothing of it can be stored yet.
-            touched = touched - {event.stream_id}
-        before = self._load(touched)
-        after = apply(before, event)
-        for cid, claim in after.claims.items():
-            old = before.claims.get(cid)
-            if claim is not old:
-                rows.save_claim(self._con, claim, old)
-                self._claims[cid] = claim
-        for cid, conflict in after.conflicts.items():
-            if conflict is not before.conflicts.get(cid):
-                conflict_rows.save_conflict(self._con, conflict)
-                self._conflicts[cid] = conflict
-        for oid, obs in after.observations.items():
-            if obs is not before.observations.get(oid):
-                rows.save_observation(self._con, obs)
-                self._observations[oid] = obs
-        if isinstance(event, ClaimSuperseded) or (isinstance(event, ClaimAsserted) and event.superseded_by):
-            self._con.execute(
-                "INSERT INTO supersede_edges (position, old_id, new_id, recorded_at) VALUES (?,?,?,?)",
-                (position, event.stream_id, event.superseded_by, to_micros(event.recorded_at)),
-            )
+            self._load(touched - {event.stream_id})
+        before = {i: (self._claims.get(i), self._observations.get(i), self._conflicts.get(i)) for i in touched}
+        edges: list[SupersedeEdge] = []
+        step(event, self._claims, self._observations, self._conflicts, edges)
+        for i, (claim, obs, conflict) in before.items():
+            if self._claims.get(i) is not claim and i not in self._stored:
+                self._stored[i] = claim
+            if self._observations.get(i) is not obs:
+                self._dirty_obs.add(i)
+            if self._conflicts.get(i) is not conflict:
+                self._dirty_conflicts.add(i)
+        self._edges += [(position, e.old, e.new, to_micros(e.recorded_at)) for e in edges]
+
+    def flush(self) -> None:
+        """Write every state changed since the last flush, one statement per table.
+
+        A claim asserted and superseded within one batch is written once, in its final state.
+        """
+        rows.save_claims(self._con, [(self._claims[cid], old) for cid, old in self._stored.items()])
+        for oid in self._dirty_obs:
+            rows.save_observation(self._con, self._observations[oid])
+        for cid in self._dirty_conflicts:
+            conflict_rows.save_conflict(self._con, self._conflicts[cid])
+        if self._edges:
+            self._con.executemany(
+                "INSERT INTO supersede_edges (position, old_id, new_id, recorded_at) VALUES (?,?,?,?)", self._edges)
+        self._stored.clear()
+        self._dirty_obs.clear()
+        self._dirty_conflicts.clear()
+        self._edges.clear()
 
     @staticmethod
     def creates_item(event: DomainEvent) -> str | None:

@@ -74,39 +74,59 @@ def load_claims(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ClaimStat
     return out
 
 
-def save_claim(con: apsw.Connection, claim: ClaimState, previous: ClaimState | None) -> None:
-    """Write ``claim``'s rows, touching only what changed since ``previous``."""
-    con.execute(
-        f"INSERT OR REPLACE INTO claims ({_CLAIM_COLUMNS}, slot_key, subject_key) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            claim.claim_id, claim.namespace, claim.subject, claim.predicate, claim.value,
-            _json(claim.qualifiers), _json(claim.coordinates), int(claim.polarity), claim.importance,
-            claim.scope.value, claim.cardinality.value, claim.source, to_micros(claim.recorded_at),
-            claim.version, claim.status.value, claim.superseded_by, _json(claim.supersedes),
-            claim.slot_key, subject_key(claim.subject),
-        ),
+_CLAIMS_SQL = (f"INSERT OR REPLACE INTO claims ({_CLAIM_COLUMNS}, slot_key, subject_key) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+_VERSIONS_SQL = ("INSERT OR REPLACE INTO claim_versions (claim_id, seq, valid_from, valid_to, recorded_from, "
+                 "recorded_to) VALUES (?,?,?,?,?,?)")
+_EVIDENCE_SQL = "INSERT OR IGNORE INTO claim_evidence (claim_id, event_id, seq) VALUES (?,?,?)"
+
+
+def _pairs_json(value: tuple) -> str:
+    return "[]" if not value else _json(value)
+
+
+def claim_rows(claim: ClaimState, previous: ClaimState | None) -> tuple[tuple, list[tuple], list[tuple]]:
+    """The rows that store ``claim``: its ``claims`` row and the version and evidence rows that
+    changed since ``previous`` (the state already stored, or None)."""
+    main = (
+        claim.claim_id, claim.namespace, claim.subject, claim.predicate, claim.value,
+        _pairs_json(claim.qualifiers), _pairs_json(claim.coordinates), int(claim.polarity), claim.importance,
+        claim.scope.value, claim.cardinality.value, claim.source, to_micros(claim.recorded_at),
+        claim.version, claim.status.value, claim.superseded_by, _pairs_json(claim.supersedes),
+        claim.slot_key, subject_key(claim.subject),
     )
     old_versions = previous.versions if previous else ()
-    for seq, row in enumerate(claim.versions):
-        if seq < len(old_versions) and old_versions[seq] == row:
-            continue
-        con.execute(
-            "INSERT OR REPLACE INTO claim_versions (claim_id, seq, valid_from, valid_to, recorded_from, recorded_to) "
-            "VALUES (?,?,?,?,?,?)",
-            (
-                claim.claim_id, seq, to_micros(row.valid_from),
-                None if row.valid_to is None else to_micros(row.valid_to), to_micros(row.recorded_from),
-                None if row.recorded_to is None else to_micros(row.recorded_to),
-            ),
-        )
+    versions = [
+        (claim.claim_id, seq, to_micros(row.valid_from), None if row.valid_to is None else to_micros(row.valid_to),
+         to_micros(row.recorded_from), None if row.recorded_to is None else to_micros(row.recorded_to))
+        for seq, row in enumerate(claim.versions)
+        if not (seq < len(old_versions) and old_versions[seq] == row)
+    ]
     old_evidence = set(previous.evidence) if previous else set()
-    for seq, event_id in enumerate(claim.evidence):
-        if event_id not in old_evidence:
-            con.execute(
-                "INSERT OR IGNORE INTO claim_evidence (claim_id, event_id, seq) VALUES (?,?,?)",
-                (claim.claim_id, event_id, seq),
-            )
+    evidence = [(claim.claim_id, event_id, seq) for seq, event_id in enumerate(claim.evidence)
+                if event_id not in old_evidence]
+    return main, versions, evidence
+
+
+def save_claims(con: apsw.Connection, pairs: Sequence[tuple[ClaimState, ClaimState | None]]) -> None:
+    """Write many claims' rows with one statement per table."""
+    mains, versions, evidence = [], [], []
+    for claim, previous in pairs:
+        m, v, e = claim_rows(claim, previous)
+        mains.append(m)
+        versions += v
+        evidence += e
+    if mains:
+        con.executemany(_CLAIMS_SQL, mains)
+    if versions:
+        con.executemany(_VERSIONS_SQL, versions)
+    if evidence:
+        con.executemany(_EVIDENCE_SQL, evidence)
+
+
+def save_claim(con: apsw.Connection, claim: ClaimState, previous: ClaimState | None) -> None:
+    """Write ``claim``'s rows, touching only what changed since ``previous``."""
+    save_claims(con, [(claim, previous)])
 
 
 def load_observations(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ObservationState]:

@@ -147,6 +147,7 @@ class SQLiteStorage:
                 if item and entry is not None:
                     kind = "event" if isinstance(event, ObservationRecorded) else "claim"
                     items.append((item, kind, event.namespace, entry.text, entry.vector))
+            self._projector.flush()
             search.index_items(self._con, items)
         return first + len(events) - 1
 
@@ -188,7 +189,11 @@ class SQLiteStorage:
                 marks = ",".join("?" * len(chunk))
                 ids += [r[0] for r in self._con.execute(
                     f"SELECT claim_id FROM claims WHERE slot_key IN ({marks})", chunk)]
-            for claim in rows.load_claims(self._con, ids).values():
+            loaded = rows.load_claims(self._con, ids)
+            if self._depth:
+                # Read inside the write transaction: the projector may reuse these states.
+                self._projector.seed(loaded.values())
+            for claim in loaded.values():
                 out.setdefault(claim.slot_key, []).append(claim)
             return out
 
