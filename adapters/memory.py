@@ -114,11 +114,23 @@ class InMemoryStorage:
         stop = None if limit is None else after + limit
         yield from self._log[after:stop]
 
+    def read_stored(self, after: int = 0, limit: int | None = None) -> Iterator[tuple[StoredEvent, str | None]]:
+        # Nothing is serialised here, so there is never a payload text to copy.
+        for stored in self.read(after, limit):
+            yield stored, None
+
+    def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
+                      payloads: Mapping[str, str | None] | None = None) -> int:
+        return self.append(events, index)
+
     def last_position(self) -> int:
         return len(self._log)
 
     def stream_version(self, stream_id: str) -> int:
         return self._view.stream_versions.get(stream_id, 0)
+
+    def stream_versions(self) -> dict[str, int]:
+        return dict(self._view.stream_versions)
 
     @property
     def view(self) -> MemoryView:

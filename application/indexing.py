@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 
@@ -9,6 +10,7 @@ from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
 
 
+@functools.lru_cache(maxsize=16_384)
 def claim_text(subject: str, predicate: str, value: str, qualifiers: tuple[tuple[str, str], ...],
                coordinates: tuple[tuple[str, str], ...], polarity: bool, registry: SlotRegistry) -> str:
     """Search text of a claim: subject, predicate with its labels, value, qualifier values.

@@ -126,15 +126,30 @@ class EventLog(Protocol):
       otherwise nothing is written and :class:`ConcurrencyConflict` is raised.
     - Events are never updated or deleted (the database refuses it where it can).
     - ``read`` yields events in append order, positions strictly increasing from 1.
+    - ``read_stored`` yields what ``read`` does, each with its payload as the adapter stored it
+      (an opaque text) or None when it has none to give (erased, upcast on reading, or an
+      adapter that serialises nothing). ``append_copies(events, index, payloads)`` is ``append``
+      for events copied from another log, with those texts by event id: an adapter that stores
+      payloads the same way may keep them verbatim instead of encoding each event again (it must
+      store exactly what encoding would); others ignore them. Replay uses the pair.
+    - ``stream_versions()`` maps every stream in the log to its last version (what
+      ``stream_version`` gives for each, in one call).
     """
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int: ...
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]: ...
 
+    def read_stored(self, after: int = 0, limit: int | None = None) -> Iterator[tuple[StoredEvent, str | None]]: ...
+
+    def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
+                      payloads: Mapping[str, str | None] | None = None) -> int: ...
+
     def last_position(self) -> int: ...
 
     def stream_version(self, stream_id: str) -> int: ...
+
+    def stream_versions(self) -> dict[str, int]: ...
 
 
 @runtime_checkable

@@ -43,8 +43,9 @@ class ReplayService:
         if model is not None and self._embedder is not None:
             target.bind_vector_model(*model)
         count = 0
-        batch: list[StoredEvent] = []
-        for stored in source.read():
+        # Each event comes with its stored payload text, which the target may copy verbatim.
+        batch: list[tuple[StoredEvent, str | None]] = []
+        for stored in source.read_stored():
             batch.append(stored)
             if len(batch) >= BATCH:
                 count += self._flush(batch, target)
@@ -55,10 +56,11 @@ class ReplayService:
             progress(count)
         return count
 
-    def _flush(self, batch: list[StoredEvent], target: Storage) -> int:
+    def _flush(self, batch: list[tuple[StoredEvent, str | None]], target: Storage) -> int:
         if not batch:
             return 0
-        events = [s.event for s in batch]
+        events = [s.event for s, _ in batch]
+        payloads = {s.event.event_id: text for s, text in batch}
         texts = {e.stream_id: t for e in events if (t := event_index_text(e, self._registry)) is not None}
         vectors: dict[str, bytes] = {}
         if self._embedder is not None and target.vector_model() is not None and texts:
@@ -69,28 +71,26 @@ class ReplayService:
             vectors = {sid: by_text[t] for sid, t in texts.items()}
         index = {sid: IndexEntry(t, vectors.get(sid)) for sid, t in texts.items()}
         with target.transaction():
-            target.append(events, index)
+            target.append_copies(events, index, payloads)
         n = len(batch)
         batch.clear()
         return n
 
     def compare(self, live: Storage, rebuilt: Storage) -> ReplayReport:
         """Compare every stream's projected state between two stores."""
-        streams: dict[str, None] = {}
-        events = 0
-        for stored in live.read():
-            events += 1
-            streams[stored.event.stream_id] = None
+        streams = live.stream_versions()
+        rebuilt_versions = rebuilt.stream_versions()
+        events = live.last_position()
         claim_ids = [s for s in streams if s.startswith("cl_")]
         obs_ids = [s for s in streams if s.startswith("ev_")]
         conflict_ids = [s for s in streams if s.startswith("cf_")]
         diffs = list(_diff("claim", claim_ids, live.get_claims, rebuilt.get_claims))
         diffs += _diff("event", obs_ids, live.get_observations, rebuilt.get_observations)
         diffs += _diff("conflict", conflict_ids, live.get_conflicts, rebuilt.get_conflicts)
-        for sid in streams:
-            if live.stream_version(sid) != rebuilt.stream_version(sid):
-                diffs.append(f"stream {sid}: version {live.stream_version(sid)} live, "
-                             f"{rebuilt.stream_version(sid)} rebuilt")
+        for sid in {**streams, **rebuilt_versions}:
+            if streams.get(sid, 0) != rebuilt_versions.get(sid, 0):
+                diffs.append(f"stream {sid}: version {streams.get(sid, 0)} live, "
+                             f"{rebuilt_versions.get(sid, 0)} rebuilt")
         live_counts, rebuilt_counts = live.counts(), rebuilt.counts()
         for key in sorted(set(live_counts) | set(rebuilt_counts)):
             if live_counts.get(key, 0) != rebuilt_counts.get(key, 0):

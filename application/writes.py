@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -96,6 +97,7 @@ class WriteService:
             # Decide every command against the batch's slots, kept current by the pure reducer,
             # then append everything at once: one round of writes per batch, not per command.
             slots = self._storage.slots_claims(list(dict.fromkeys(keys.values())))
+            uses = Counter(keys.values())
             known = {c.claim_id: c for cl in slots.values() for c in cl}
             members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
             decisions: list[Decision] = []
@@ -110,9 +112,12 @@ class WriteService:
                     slot = [known[i] for i in members[key]]
                     decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,
                                              recorded_at=now)
-                    # Fold the decision into the batch's working copy with the domain's own step.
-                    for event in decision.events:
-                        step(event, known, {}, {}, [])
+                    # Fold the decision into the batch's working copy with the domain's own step,
+                    # when a later command of this batch will decide on the same slot.
+                    uses[key] -= 1
+                    if uses[key]:
+                        for event in decision.events:
+                            step(event, known, {}, {}, [])
                     if decision.claim_id and decision.claim_id not in members[key]:
                         members[key].append(decision.claim_id)
                 decisions.append(decision)

@@ -55,9 +55,13 @@ COMMON_COORDINATES = frozenset(
 )
 
 
-@frozen
+@frozen(eq=False)
 class SlotRegistry:
-    """Immutable mapping from canonical predicate to :class:`SlotSpec`, plus aliases."""
+    """Immutable mapping from canonical predicate to :class:`SlotSpec`, plus aliases.
+
+    Compared and hashed by identity: a registry is configuration, and identity hashing lets
+    pure functions cache results per registry.
+    """
 
     specs: Mapping[str, SlotSpec] = field(factory=lambda: MappingProxyType({}))
     aliases: Mapping[str, str] = field(factory=lambda: MappingProxyType({}))

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import apsw
 
-from hlmem.adapters.serialization import decode, encode_payload, tag_of
+from hlmem.adapters.serialization import UPCASTERS, decode, encode_payload, tag_of
 from hlmem.application.ports import StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict
 from hlmem.domain.events import DomainEvent
@@ -88,6 +88,17 @@ def last_position(con: apsw.Connection) -> int:
 
 def read_events(con: apsw.Connection, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
     """Events after ``after`` in log order, read in chunks so no cursor stays open across yields."""
+    for stored, _payload in read_stored(con, after, limit):
+        yield stored
+
+
+def read_stored(con: apsw.Connection, after: int = 0,
+                limit: int | None = None) -> Iterator[tuple[StoredEvent, str | None]]:
+    """Like :func:`read_events`, with each event's payload text as stored.
+
+    The text is what :func:`insert_events` may copy verbatim; it is None when the payload was
+    erased or its tag is upcast on reading (then the stored text is not the event's encoding).
+    """
     remaining = limit
     cursor = after
     while remaining is None or remaining > 0:
@@ -103,7 +114,12 @@ def read_events(con: apsw.Connection, after: int = 0, limit: int | None = None) 
         for pos, eid, sid, ver, tag, rec, ns, schema, payload in rows:
             envelope = {"event_id": eid, "stream_id": sid, "version": ver, "recorded_at": rec,
                         "namespace": ns, "schema_version": schema}
-            yield StoredEvent(pos, decode(tag, envelope, payload))
+            yield StoredEvent(pos, decode(tag, envelope, payload)), (None if tag in UPCASTERS else payload)
         cursor = rows[-1][0]
         if remaining is not None:
             remaining -= len(rows)
+
+
+def stream_versions(con: apsw.Connection) -> dict[str, int]:
+    """The last version of every stream in the log (one indexed scan)."""
+    return dict(con.execute("SELECT stream_id, max(version) FROM events GROUP BY stream_id"))

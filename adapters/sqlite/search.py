@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import apsw
@@ -37,25 +37,59 @@ def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, te
     return key
 
 
-def _doc_counts(con: apsw.Connection, tokens: Sequence[str]) -> dict[str, int]:
-    if not tokens:
-        return {}
-    marks = ",".join("?" * len(tokens))
-    return dict(con.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", list(tokens)))
+class DocFrequencies:
+    """Document counts of FTS tokens (from ``items_vocab``), cached until the store changes.
+
+    ``fts5vocab`` counts a token's documents by walking its whole doclist, which costs more
+    than the search itself for common tokens; queries share most tokens (names, predicate
+    labels), so the counts are kept until this connection writes anything or another
+    connection commits (``total_changes`` / ``data_version``).
+    """
+
+    #: Tokens remembered at most; the cache starts over beyond this.
+    MAX_TOKENS = 50_000
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._state: tuple[int, int] | None = None
+        self._tokenizer = None
+        self._con: apsw.Connection | None = None
+
+    def invalidate(self) -> None:
+        """Forget every count."""
+        self._counts.clear()
+        self._state = None
+
+    def _tokens(self, con: apsw.Connection, term: str) -> list[str]:
+        if self._tokenizer is None or self._con is not con:
+            # The tokenizer SQLite itself uses (a Python imitation drifts on Greek final sigma and the like).
+            self._tokenizer = con.fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
+            self._con = con
+            self.invalidate()
+        return [tok[2] for tok in self._tokenizer(term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)]
+
+    def of_terms(self, con: apsw.Connection, terms: Sequence[str]) -> dict[str, int]:
+        """Estimated documents per term: a phrase occurs in no more documents than its rarest token."""
+        parts = {t: self._tokens(con, t) for t in terms}
+        state = (con.pragma("data_version"), con.total_changes())
+        if state != self._state or len(self._counts) > self.MAX_TOKENS:
+            self._counts.clear()
+            self._state = state
+        missing = sorted({p for ps in parts.values() for p in ps} - self._counts.keys())
+        if missing:
+            self._counts.update(dict.fromkeys(missing, 0))
+            marks = ",".join("?" * len(missing))
+            self._counts.update(con.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing))
+        return {t: min((self._counts[p] for p in ps), default=0) for t, ps in parts.items()}
 
 
-def select_terms(con: apsw.Connection, terms: Sequence[str], budget: int = FTS_DOC_BUDGET) -> tuple[list[str], bool]:
+def select_terms(df: Mapping[str, int], terms: Sequence[str], budget: int = FTS_DOC_BUDGET) -> tuple[list[str], bool]:
     """The query terms worth ranking: those that occur at all, rarest first, within ``budget``.
 
-    Returns the kept terms and whether the rarest one alone exceeds the budget (then the caller
-    takes the newest matches instead of ranking them all).
+    :param df: estimated documents per term (:meth:`DocFrequencies.of_terms`).
+    :returns: the kept terms and whether the rarest one alone exceeds the budget (then the
+        caller takes the newest matches instead of ranking them all).
     """
-    tokenize = con.fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
-    # The tokenizer SQLite itself uses (a Python imitation drifts on Greek final sigma and the like).
-    parts = {t: [tok[2] for tok in tokenize(t.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)] for t in terms}
-    counts = _doc_counts(con, sorted({p for ps in parts.values() for p in ps}))
-    # A phrase occurs in no more documents than its rarest token.
-    df = {t: min((counts.get(p, 0) for p in ps), default=0) for t, ps in parts.items()}
     ranked = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])
     kept, total = [], 0
     for term in ranked:
@@ -80,30 +114,55 @@ def index_items(con: apsw.Connection, items: Sequence[tuple[str, str, str, str, 
                     [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
 
 
-def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int) -> list[Candidate]:
-    """FTS5 hits for the query's terms (OR), best bm25 first, within one namespace."""
-    if limit <= 0:
-        return []
-    terms, overflow = select_terms(con, query_terms(query))
-    match = build_match(terms)
-    if match is None:
-        return []
-    # One term matching more rows than the budget: newest matches first, without ranking them all.
-    order = "rowid DESC" if overflow else "rank"
+def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newest: bool) -> list[tuple]:
+    """Up to ``limit`` ``(item_id, kind, bm25)`` hits of one MATCH expression within ``namespace``.
+
+    ``newest`` takes the newest matches without ranking them all (bm25 reported as 0).
+    """
+    order = "rowid DESC" if newest else "rank"
     fetch = limit * FTS_OVERFETCH
     while True:
         rows = con.execute(
             "SELECT i.item_id, i.kind, i.namespace, f.rank FROM "
-            f"(SELECT rowid, {'0 AS rank' if overflow else 'rank'} FROM items_fts WHERE items_fts MATCH ? "
+            f"(SELECT rowid, {'0 AS rank' if newest else 'rank'} FROM items_fts WHERE items_fts MATCH ? "
             f"ORDER BY {order} LIMIT ?) AS f JOIN items i ON i.item_key = f.rowid ORDER BY f.rank, f.rowid DESC",
             (match, fetch),
         ).fetchall()
-        hits = [r for r in rows if r[2] == namespace]
+        hits = [(item_id, kind, score) for item_id, kind, ns, score in rows if ns == namespace]
         if len(hits) >= limit or len(rows) < fetch:
-            break
+            return hits[:limit]
         fetch *= 4
+
+
+def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int,
+                    frequencies: DocFrequencies | None = None) -> list[Candidate]:
+    """FTS5 hits for the query's terms, best first, within one namespace.
+
+    First the items holding every query term that occurs in the index (AND, bm25), then the
+    items holding any of the rarest terms within :data:`FTS_DOC_BUDGET` (OR, bm25). The AND
+    pass finds "Tom Davis's marital status" among a thousand "Tom …" items, which the budget
+    alone would cut down to the rarest term; it is cheap since an AND matches no more items
+    than its rarest term.
+    """
+    if limit <= 0:
+        return []
+    terms = query_terms(query)
+    df = (frequencies or DocFrequencies()).of_terms(con, terms)
+    occurring = [t for t in terms if df[t] > 0]
+    kept, overflow = select_terms(df, occurring)
+    hits: list[tuple] = []
+    if len(occurring) > 1:
+        every = build_match(occurring, "and")
+        if every is not None:
+            hits = _matches(con, every, namespace, limit, min(df[t] for t in occurring) > FTS_DOC_BUDGET)
+    if len(hits) < limit:
+        match = build_match(kept)
+        if match is not None:
+            seen = {h[0] for h in hits}
+            more = _matches(con, match, namespace, limit + len(hits), overflow)
+            hits += [h for h in more if h[0] not in seen][:limit - len(hits)]
     return [Candidate(item_id, kind, rank, -float(score))
-            for rank, (item_id, kind, _ns, score) in enumerate(hits[:limit], start=1)]
+            for rank, (item_id, kind, score) in enumerate(hits, start=1)]
 
 
 def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:

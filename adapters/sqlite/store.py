@@ -51,6 +51,7 @@ class SQLiteStorage:
         self._depth = 0
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
+        self._doc_freq = search.DocFrequencies()
         self._model: tuple[str, int] | None = None
         self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self)
@@ -156,6 +157,17 @@ class SQLiteStorage:
         with _translated("reading the log"):
             yield from event_log.read_events(self._con, after, limit)
 
+    def read_stored(self, after: int = 0, limit: int | None = None) -> Iterator[tuple[StoredEvent, str | None]]:
+        """Events in log order with their payload text as stored (None: erased or upcast)."""
+        with _translated("reading the log"):
+            yield from event_log.read_stored(self._con, after, limit)
+
+    def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
+                      payloads: Mapping[str, str | None] | None = None) -> int:
+        """``append`` for events copied from another log: stored payload texts are kept verbatim."""
+        kept = {eid: text for eid, text in (payloads or {}).items() if text is not None}
+        return self.append(events, index, payloads=kept)
+
     def last_position(self) -> int:
         with self._lock, _translated("reading the log"):
             return event_log.last_position(self._con)
@@ -163,6 +175,10 @@ class SQLiteStorage:
     def stream_version(self, stream_id: str) -> int:
         with self._lock, _translated("reading the log"):
             return event_log.stream_version(self._con, stream_id)
+
+    def stream_versions(self) -> dict[str, int]:
+        with self._lock, _translated("reading the log"):
+            return event_log.stream_versions(self._con)
 
     # -- projection queries ---------------------------------------------------------------------
 
@@ -240,7 +256,7 @@ class SQLiteStorage:
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         with self._lock, _translated("full-text search"):
-            return search.text_candidates(self._con, namespace, query, limit)
+            return search.text_candidates(self._con, namespace, query, limit, self._doc_freq)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         with self._lock, _translated("vector search"):
