@@ -36,7 +36,7 @@ class Extractor(Protocol):
     @property
     def name(self) -> str: ...
 
-    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]: ...
+    def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]: ...
 
 
 @frozen
@@ -81,11 +81,12 @@ class ExtractionPipeline:
 
     # -- gates --------------------------------------------------------------------------------------
 
-    def _candidates(self, sources: Sequence[SourceEvent]) -> tuple[list[CandidateClaim], dict, list[str]]:
+    def _candidates(self, sources: Sequence[SourceEvent], job_id: str) -> tuple[list[CandidateClaim], dict, list[str]]:
         verdicts = {s.event_id: admit_event(s, self._mode) for s in sources}
         admitted = [s for s in sources if verdicts[s.event_id].verdict is not Verdict.REJECT]
         blocked = [s.event_id for s in sources if verdicts[s.event_id].verdict is Verdict.REJECT]
-        candidates = self._extractor.extract(admitted) if admitted else []
+        # A window whose every event provenance blocks costs no extraction (no LLM tokens).
+        candidates = self._extractor.extract(admitted, job_id=job_id) if admitted else []
         restricted = {eid for eid, v in verdicts.items() if v.verdict is Verdict.RESTRICT}
         by_id = {s.event_id: s for s in sources}
         out = []
@@ -115,7 +116,7 @@ class ExtractionPipeline:
         observations = self._storage.get_observations(event_ids)
         sources = [source_of(observations[e]) for e in event_ids if e in observations and not observations[e].forgotten]
         by_id = {s.event_id: s for s in sources}
-        candidates, verdicts, blocked = self._candidates(sources)
+        candidates, verdicts, blocked = self._candidates(sources, jobs[0].job_id)
 
         rejected: list[tuple[str, tuple[str, ...]]] = []
         commands: list[tuple[CandidateClaim, AssertClaim]] = []

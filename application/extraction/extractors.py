@@ -18,7 +18,7 @@ class RuleExtractor:
     def __init__(self, registry: SlotRegistry) -> None:
         self._registry = registry
 
-    def extract(self, events: Sequence[SourceEvent]) -> list[CandidateClaim]:
+    def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]:
         from hlmem.application.extraction.rules import extract
 
         return extract(events, self._registry)
