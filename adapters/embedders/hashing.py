@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import attrs
 import numpy as np
 
-from hlmem.application.errors import ConfigurationError, EmbedderError
+from hlmem.adapters.embedders._inputs import as_texts, int_at_least
 
 #: Scripts written without spaces: Han (incl. extension A and compatibility ideographs), kana
 #: and Hangul syllables. Runs of these become character unigrams + bigrams.
@@ -53,20 +53,6 @@ def features(text: str) -> list[str]:
     return out
 
 
-def _check_dim(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-        raise ConfigurationError(f"HashEmbedder dim must be an int >= 2, got {value!r}")
-
-
-def _as_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise EmbedderError("expected a sequence of texts, got a single str")
-    out = list(texts)
-    for text in out:
-        if not isinstance(text, str):
-            raise EmbedderError(f"expected str, got {type(text).__name__}")
-    return out
-
 
 @attrs.frozen
 class HashEmbedder:
@@ -78,7 +64,7 @@ class HashEmbedder:
     :param dim: number of hash buckets, i.e. the vector dimension.
     """
 
-    dim: int = attrs.field(default=256, validator=_check_dim)
+    dim: int = attrs.field(default=256, validator=int_at_least(2, "HashEmbedder dim"))
 
     @property
     def model_id(self) -> str:
@@ -87,11 +73,11 @@ class HashEmbedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Embed stored texts; see :class:`hlmem.application.ports.Embedder`."""
-        return self._embed(_as_texts(texts))
+        return self._embed(as_texts(texts))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed queries exactly like passages (the model is symmetric)."""
-        return self._embed(_as_texts(texts))
+        return self._embed(as_texts(texts))
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         n = len(texts)

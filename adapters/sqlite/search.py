@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from datetime import datetime
+from itertools import islice
 
 import apsw
 import numpy as np
@@ -17,6 +19,10 @@ from hlmem.domain.time import to_micros
 
 #: How many more FTS hits to fetch than asked, to make up for other namespaces' hits.
 FTS_OVERFETCH = 4
+#: Vectors read from the table per step when loading the in-memory index.
+_LOAD_CHUNK = 8_192
+#: Loads of at least this many new rows size the index once and calibrate it once (VectorIndex.bulk).
+_BULK_ROWS = 4_096
 #: Most documents bm25 may rank for one query. FTS5 scores every match of an OR query, so very
 #: common terms (say "user" in 80% of rows) would make recall linear in the store; the rarest
 #: terms are kept until their document counts reach this budget (they carry the most weight
@@ -206,21 +212,36 @@ class VectorCache:
     def _refresh(self, con: apsw.Connection, dim: int) -> VectorIndex:
         if self._index is None:
             self._index = VectorIndex(dim)
+        index = self._index
+        newest = con.execute("SELECT coalesce(max(item_key), 0) FROM vectors").fetchone()[0]
+        if newest <= self._loaded_key:
+            return index
+        # Items without a vector are rare, so the new items bound the new vectors closely.
+        expected = con.execute("SELECT count(*) FROM items WHERE item_key > ?", (self._loaded_key,)).fetchone()[0]
         rows = con.execute(
             "SELECT v.item_key, i.item_id, i.kind, i.namespace, v.vec FROM vectors v "
             "JOIN items i ON i.item_key = v.item_key WHERE v.item_key > ? ORDER BY v.item_key",
             (self._loaded_key,),
-        ).fetchall()
-        if rows:
-            ids = [r[1] for r in rows]
-            matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-            namespaces = np.array([r[3] for r in rows], dtype=object)
-            for ns in dict.fromkeys(namespaces.tolist()):
-                picked = np.flatnonzero(namespaces == ns)
-                self._index.add([ids[i] for i in picked], matrix[picked], group=ns)
-            self._kinds.update((r[1], r[2]) for r in rows)
-            self._loaded_key = rows[-1][0]
-        return self._index
+        )
+        loading = index.bulk(expected) if expected >= _BULK_ROWS else nullcontext()
+        with loading:
+            # In chunks: the float32 rows go straight into the index, never the whole table at once.
+            while chunk := list(islice(rows, _LOAD_CHUNK)):
+                self._load(index, chunk, dim)
+                self._loaded_key = chunk[-1][0]
+        return index
+
+    def _load(self, index: VectorIndex, chunk: list[tuple], dim: int) -> None:
+        matrix = np.frombuffer(b"".join(r[4] for r in chunk), dtype=np.float32).reshape(len(chunk), dim)
+        namespaces = [r[3] for r in chunk]
+        first = namespaces[0]
+        if namespaces.count(first) == len(namespaces):
+            index.add([r[1] for r in chunk], matrix, group=first)
+        else:
+            for ns in dict.fromkeys(namespaces):
+                picked = [i for i, n in enumerate(namespaces) if n == ns]
+                index.add([chunk[i][1] for i in picked], matrix[picked], group=ns)
+        self._kinds.update((r[1], r[2]) for r in chunk)
 
     def candidates(self, con: apsw.Connection, namespace: str, vector: bytes, dim: int, limit: int) -> list[Candidate]:
         """Nearest items to ``vector`` within ``namespace``, best first."""
