@@ -104,13 +104,23 @@ def _cut_han(run: str) -> tuple[str, ...]:
     return tuple(_cutter().cut_for_search(run))
 
 
-def _tokens(text: str) -> Iterator[str]:
-    for match in _scanner().finditer(unicodedata.normalize("NFKC", text)):
+@functools.lru_cache(maxsize=65_536)
+def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for match in _scanner().finditer(unicodedata.normalize("NFKC", chunk)):
         han = match.group("han")
         if han is not None:
-            yield from _cut_han(han)
+            out.extend(_cut_han(han))
         else:
-            yield match.group("atom").lower()
+            out.append(match.group("atom").lower())
+    return tuple(out)
+
+
+def _tokens(text: str) -> Iterator[str]:
+    # No token spans white space (atoms and Han runs stop there), so each white-space separated
+    # chunk is tokenised alone and cached: claim texts repeat their subjects and slot labels.
+    for chunk in text.split():
+        yield from _chunk_tokens(chunk)
 
 
 def segment_for_index(text: str) -> str:
