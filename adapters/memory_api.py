@@ -104,7 +104,8 @@ class Memory:
         if isinstance(llm, str):
             if llm == "none":
                 return
-            llm = {"provider": llm}
+            llm = {"provider": llm, "model": os.environ.get("HLMEM_LLM_MODEL") or None,
+                   "base_url": os.environ.get("HLMEM_LLM_BASE_URL") or None}
         if isinstance(llm, Mapping):
             self._container.config.llm.kind.from_value("http")
             self._container.config.llm.settings.from_value(dict(llm))

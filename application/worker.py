@@ -89,8 +89,13 @@ class Worker:
         now = self._clock.now()
         raw = getattr(exc, "raw", None)
         message = str(exc) if isinstance(exc, HlmemError) else f"{type(exc).__name__}: {exc}"
+        retryable = getattr(exc, "retryable", True)  # a provider's refusal (4xx) will not change
+        retry_after = getattr(exc, "retry_after", None)
         for job in jobs:
-            retry_at = None if job.attempts >= job.max_attempts else backoff(job, self.config, now)
+            retry_at = None if job.attempts >= job.max_attempts or not retryable else backoff(job, self.config, now)
+            if retry_at is not None and retry_after:
+                # The provider said when to come back (HTTP Retry-After): never earlier.
+                retry_at = max(retry_at, now + timedelta(seconds=float(retry_after)))
             self._queue.fail([job.job_id], owner=self.owner, now=now, error=message,
                              error_class=type(exc).__name__, retry_at=retry_at,
                              raw_response=raw if isinstance(raw, str) else None)

@@ -63,7 +63,7 @@ _VERSION_BA = _re(rf"^{ADV}{FP}?{ADV}(?:把|将)\s*{HEAD}\s*(?:的版本)?\s*(?P
 _VERSION_RUN = _re(rf"^{HEAD}\s*(?:当前|现在|目前|已经|仍然|还)?\s*(?:在)?(?:运行|跑|用|使用)(?:的是|着|了)?\s*"
                    rf"(?:release|版本|version)?\s*(?P<v>{VERSION}){TAIL}")
 _VERSION_OBJ = _re(rf"^{ADV}{FP}?{ADV}(?:在)?(?:用|使用|装了?|安装了?|部署了?|发布了?|上线了?|跑)(?:的是)?\s*"
-                   rf"(?P<head>[A-Za-z][\w.+#\-]*)\s*(?:版本)?\s*(?P<v>{VERSION}){TAIL}")
+                   rf"(?P<head>(?![vV]\d)[A-Za-z][\w.+#\-]*)\s*(?:版本)?\s*(?P<v>{VERSION}){TAIL}")
 _PORT_KEY = _re(rf"^{HEAD}\s*(?:的)?\s*(?:端口号?|port)\s*{FILL}(?:改成了?|换成了?|改为|设为|设置为|设成了?)?\s*(?P<v>\d{{2,5}}){TAIL}")
 _PORT_VERB = _re(rf"^{HEAD}\s*(?:当前|现在|目前|默认)?\s*(?:跑在|运行在|监听在?|开在|部署在|用|使用|占用)了?\s*(?P<k>端口)?\s*[:：]?"
                  rf"\s*(?P<v>\d{{2,5}})\s*(?P<k2>端口)?{TAIL}")

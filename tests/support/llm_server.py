@@ -82,6 +82,9 @@ def raw(body: str | bytes, *, status: int = 200, content_type: str = "text/plain
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Headers and body go out in separate writes; without this, Nagle + delayed ACK add ~40 ms.
+    disable_nagle_algorithm = True
+
     protocol_version = "HTTP/1.1"
     server: _Server
 
