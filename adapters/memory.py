@@ -132,6 +132,16 @@ class InMemoryStorage:
     def stream_versions(self) -> dict[str, int]:
         return dict(self._view.stream_versions)
 
+    def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
+        # The states themselves: nothing cheaper to compare here.
+        view = self._view
+        out: dict[str, object] = {}
+        for sid in stream_ids:
+            state = view.claims.get(sid) or view.observations.get(sid) or view.conflicts.get(sid)
+            if state is not None:
+                out[sid] = state
+        return out
+
     @property
     def view(self) -> MemoryView:
         """The current projection (for audits and tests)."""

@@ -69,7 +69,8 @@ class Memory:
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
                  now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
-                 llm: str | Mapping[str, Any] | LLM | None = None, provenance: str | None = None) -> None:
+                 llm: str | Mapping[str, Any] | LLM | None = None, provenance: str | None = None,
+                 dedup_audit: bool = False) -> None:
         self.namespace = namespace
         self.path = str(path)
         fixed = _when(now, "now")
@@ -80,6 +81,7 @@ class Memory:
             "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
             "embedder": {"name": "none"},
             "llm": {"kind": "none", "settings": {}},
+            "dedup": {"audit": dedup_audit},
             "provenance": {"mode": provenance or os.environ.get("HLMEM_PROVENANCE", "enforce")},
             "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
         })

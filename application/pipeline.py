@@ -30,6 +30,12 @@ from hlmem.domain.state import ClaimState, ObservationState, slot_key
 EXTRACT = "extract"
 
 
+class DedupAuditor(Protocol):
+    """Decides the gray zone of dedup: are two near-identical claims the same? (off by default)"""
+
+    def same_claim(self, new: str, existing: str, *, job_id: str | None = None) -> bool: ...
+
+
 class Extractor(Protocol):
     """Proposes candidate claims for a window of source events (one model call at most)."""
 
@@ -68,7 +74,8 @@ class ExtractionPipeline:
 
     def __init__(self, storage: Storage, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
-                 provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE) -> None:
+                 provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
+                 ) -> None:
         self._storage = storage
         self._queue = queue
         self._clock = clock
@@ -77,6 +84,8 @@ class ExtractionPipeline:
         self._extractor = extractor
         self._embedder = embedder
         self._mode = provenance_mode
+        self._auditor = auditor
+        self._audited: set[tuple[int, str]] = set()
         self._namespace = "default"
 
     # -- gates --------------------------------------------------------------------------------------
@@ -131,6 +140,7 @@ class ExtractionPipeline:
                 rejected.append((f"{cand.subject} · {cand.predicate}", ("admission.invalid_candidate",)))
         vectors = self._vectors([claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
                                             self._registry) for _, c in commands])
+        self._audited = self._audit(commands, jobs[0].job_id)
         with self._storage.transaction():
             now = self._clock.now()
             claims, conflicts = self._write(commands, vectors, now)
@@ -176,11 +186,28 @@ class ExtractionPipeline:
                 claims.append(decision.claim_id)
         return claims, conflicts
 
+    def _audit(self, commands, job_id: str) -> set[tuple[int, str]]:
+        """Ask the auditor about GRAY pairs, before the write transaction (a model call never holds
+        the write lock). Returns ``(id(candidate), existing claim id)`` pairs it judged the same."""
+        if self._auditor is None:
+            return set()
+        same: set[tuple[int, str]] = set()
+        now = self._clock.now()
+        for cand, cmd in commands:
+            key = slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
+            for existing in _current(self._storage.slot_claims(key), now):
+                if classify(cand, existing).outcome is DedupOutcome.GRAY and existing.polarity == cmd.polarity:
+                    if self._auditor.same_claim(cmd.value, existing.value, job_id=job_id):
+                        same.add((id(cand), existing.claim_id))
+        return same
+
     def _dedup(self, cand: CandidateClaim, cmd: AssertClaim, slot: Sequence[ClaimState], now) -> AssertClaim:
-        """An EQUAL candidate takes the existing claim's exact wording, so the decision corroborates."""
+        """An EQUAL candidate (or a GRAY one the auditor judged the same) takes the existing claim's
+        exact wording, so the decision corroborates; GRAY without an audit keeps both."""
         for existing in _current(slot, now):
             verdict = classify(cand, existing)
-            if verdict.outcome is DedupOutcome.EQUAL and existing.polarity == cmd.polarity:
+            equal = verdict.outcome is DedupOutcome.EQUAL or (id(cand), existing.claim_id) in self._audited
+            if equal and existing.polarity == cmd.polarity:
                 return evolve(cmd, value=existing.value, qualifiers=existing.qualifiers)
         return cmd
 

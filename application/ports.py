@@ -134,6 +134,11 @@ class EventLog(Protocol):
       store exactly what encoding would); others ignore them. Replay uses the pair.
     - ``stream_versions()`` maps every stream in the log to its last version (what
       ``stream_version`` gives for each, in one call).
+    - ``projection_fingerprints(stream_ids)`` gives, for each listed claim, observation or
+      conflict the projections hold, a value that equals another store's value for that stream
+      only if the two projected states are equal (values of two different adapters need never
+      be equal). It is a cheap pre-check: replay decodes and compares the states only of the
+      streams whose fingerprints differ.
     """
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int: ...
@@ -150,6 +155,8 @@ class EventLog(Protocol):
     def stream_version(self, stream_id: str) -> int: ...
 
     def stream_versions(self) -> dict[str, int]: ...
+
+    def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]: ...
 
 
 @runtime_checkable

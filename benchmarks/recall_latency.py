@@ -128,7 +128,13 @@ def query(args) -> dict:
 
 
 def _stages(mem, emb, queries: list[str]) -> dict:
-    """Per-stage latency of the storage calls RecallService makes (pool 50, top 10)."""
+    """Per-stage latency of the storage calls RecallService makes (pool 50, top 10).
+
+    As in RecallService, visibility is asked of the 20 best fused items first (all that a
+    top 10 needs unless more than half of them are superseded or out of time).
+    """
+    from hlmem.application.recall import rrf
+
     storage = mem.storage
     now = datetime.now(timezone.utc)
     times: dict[str, list[float]] = {"text_candidates": [], "vector_candidates": [], "visible": [], "get_claims": []}
@@ -139,8 +145,8 @@ def _stages(mem, emb, queries: list[str]) -> dict:
         t1 = time.perf_counter()
         vector = storage.vector_candidates(NAMESPACE, vec, 50)
         t2 = time.perf_counter()
-        ids = list(dict.fromkeys([c.item_id for c in text] + [c.item_id for c in vector]))
-        keep = storage.visible(ids, now, now)
+        ids = [item_id for item_id, _score, _ranks in rrf({"text": text, "vector": vector})]
+        keep = storage.visible(ids[:20], now, now)
         t3 = time.perf_counter()
         storage.get_claims([i for i in ids if i in keep][:10])
         t4 = time.perf_counter()

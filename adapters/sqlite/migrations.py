@@ -176,12 +176,40 @@ def _conflicts(con: apsw.Connection) -> None:
     create_tables(con)
 
 
+def _embedding_cache_rowid(con: apsw.Connection) -> None:
+    # WITHOUT ROWID keeps at most ~1 KB of a row on its b-tree page and sends the rest of each
+    # 1.5 KB vector to an overflow page: the cache took 3x its data. A rowid table stores two
+    # such rows per 4 KiB page; the unique index keeps the (model, content_hash) look-ups.
+    con.execute(
+        """
+        CREATE TABLE embedding_cache_rowid (
+            id INTEGER PRIMARY KEY,
+            model TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            UNIQUE (model, content_hash)
+        )
+        """
+    )
+    # Moved in slices, deleting as it goes, so the pages each slice frees hold the next one
+    # and an existing file barely grows.
+    while rows := con.execute(
+        "SELECT model, content_hash, vec FROM embedding_cache ORDER BY model, content_hash LIMIT 2000"
+    ).fetchall():
+        con.executemany("INSERT INTO embedding_cache_rowid (model, content_hash, vec) VALUES (?,?,?)", rows)
+        con.executemany("DELETE FROM embedding_cache WHERE model = ? AND content_hash = ?",
+                        [(model, key) for model, key, _ in rows])
+    con.execute("DROP TABLE embedding_cache")
+    con.execute("ALTER TABLE embedding_cache_rowid RENAME TO embedding_cache")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
     Migration("0003_llm_ledger", _ledger),
     Migration("0004_jobs", _jobs),
     Migration("0005_conflicts", _conflicts),
+    Migration("0006_embedding_cache_rowid", _embedding_cache_rowid),
 )
 
 

@@ -144,23 +144,25 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
                     frequencies: DocFrequencies | None = None) -> list[Candidate]:
     """FTS5 hits for the query's terms, best first, within one namespace.
 
-    First the items holding every query term that occurs in the index (AND, bm25), then the
-    items holding any of the rarest terms within :data:`FTS_DOC_BUDGET` (OR, bm25). The AND
-    pass finds "Tom Davis's marital status" among a thousand "Tom …" items, which the budget
-    alone would cut down to the rarest term; it is cheap since an AND matches no more items
-    than its rarest term.
+    First the items holding every query term that occurs in the index (AND), then the items
+    holding any of the rarest terms within :data:`FTS_DOC_BUDGET` (OR, bm25). The AND pass
+    finds "Tom Davis's marital status" among a thousand "Tom …" items, which the budget alone
+    would cut down to the rarest term; it is cheap since an AND matches no more items than its
+    rarest term. Ranking it by bm25 costs a pass over every term's documents, common ones
+    included, so it is ranked only when all its terms' documents fit the budget too; beyond
+    that its items (which all hold every term) come newest first.
     """
     if limit <= 0:
         return []
     terms = query_terms(query)
     df = (frequencies or DocFrequencies()).of_terms(con, terms)
     occurring = [t for t in terms if df[t] > 0]
-    kept, overflow = select_terms(df, occurring)
+    kept, overflow = select_terms(df, occurring, FTS_DOC_BUDGET)
     hits: list[tuple] = []
     if len(occurring) > 1:
-        every = build_match(occurring, "and")
+        every = build_match(sorted(occurring, key=lambda t: df[t]), "and")  # rarest first: FTS5 skips more
         if every is not None:
-            hits = _matches(con, every, namespace, limit, min(df[t] for t in occurring) > FTS_DOC_BUDGET)
+            hits = _matches(con, every, namespace, limit, sum(df[t] for t in occurring) > FTS_DOC_BUDGET)
     if len(hits) < limit:
         match = build_match(kept)
         if match is not None:
@@ -202,25 +204,35 @@ class VectorCache:
         self._index: VectorIndex | None = None
         self._loaded_key = 0
         self._kinds: dict[str, str] = {}
+        self._changes: int | None = None
 
     def invalidate(self) -> None:
         """Drop everything (after deletions or a rebuild)."""
         self._index = None
         self._loaded_key = 0
         self._kinds.clear()
+        self._changes = None
 
     def _refresh(self, con: apsw.Connection, dim: int) -> VectorIndex:
+        # Nothing written on this connection since the last look: no new vectors (the store
+        # invalidates this cache when another connection commits).
+        changes = con.total_changes()
+        if self._index is not None and changes == self._changes:
+            return self._index
         if self._index is None:
             self._index = VectorIndex(dim)
         index = self._index
         newest = con.execute("SELECT coalesce(max(item_key), 0) FROM vectors").fetchone()[0]
         if newest <= self._loaded_key:
+            self._changes = changes
             return index
         # Items without a vector are rare, so the new items bound the new vectors closely.
         expected = con.execute("SELECT count(*) FROM items WHERE item_key > ?", (self._loaded_key,)).fetchone()[0]
+        # CROSS JOIN keeps vectors as the outer loop, already in key order: a plain JOIN lets the
+        # planner walk items and sort every vector in a temporary b-tree first.
         rows = con.execute(
             "SELECT v.item_key, i.item_id, i.kind, i.namespace, v.vec FROM vectors v "
-            "JOIN items i ON i.item_key = v.item_key WHERE v.item_key > ? ORDER BY v.item_key",
+            "CROSS JOIN items i ON i.item_key = v.item_key WHERE v.item_key > ? ORDER BY v.item_key",
             (self._loaded_key,),
         )
         loading = index.bulk(expected) if expected >= _BULK_ROWS else nullcontext()
@@ -229,6 +241,7 @@ class VectorCache:
             while chunk := list(islice(rows, _LOAD_CHUNK)):
                 self._load(index, chunk, dim)
                 self._loaded_key = chunk[-1][0]
+        self._changes = changes
         return index
 
     def _load(self, index: VectorIndex, chunk: list[tuple], dim: int) -> None:

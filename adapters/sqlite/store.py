@@ -180,6 +180,11 @@ class SQLiteStorage:
         with self._lock, _translated("reading the log"):
             return event_log.stream_versions(self._con)
 
+    def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
+        """The projection rows of each stream, undecoded: equal rows decode to equal states."""
+        with self._lock, _translated("reading projections"):
+            return _projection_rows(self._con, stream_ids)
+
     # -- projection queries ---------------------------------------------------------------------
 
     def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
@@ -326,6 +331,34 @@ class SQLiteStorage:
         """Set a metadata value."""
         with self.transaction(), _translated("writing metadata"):
             self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[str, object]:
+    # A state is decoded from exactly these rows (rows.load_claims, load_observations,
+    # conflict_rows.load_conflicts), so two stores with equal rows hold equal states.
+    out: dict[str, object] = {}
+    claim_ids = list(dict.fromkeys(i for i in stream_ids if i.startswith("cl_")))
+    for start in range(0, len(claim_ids), 500):
+        chunk = claim_ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        versions: dict[str, list[tuple]] = {}
+        for row in con.execute(f"SELECT claim_id, seq, valid_from, valid_to, recorded_from, recorded_to "
+                               f"FROM claim_versions WHERE claim_id IN ({marks}) ORDER BY claim_id, seq", chunk):
+            versions.setdefault(row[0], []).append(row)
+        evidence: dict[str, list[tuple]] = {}
+        for row in con.execute(f"SELECT claim_id, event_id, seq FROM claim_evidence WHERE claim_id IN ({marks}) "
+                               "ORDER BY claim_id, seq", chunk):
+            evidence.setdefault(row[0], []).append(row)
+        for row in con.execute(f"SELECT * FROM claims WHERE claim_id IN ({marks})", chunk):
+            out[row[0]] = ("sqlite.claim", row, tuple(versions.get(row[0], ())), tuple(evidence.get(row[0], ())))
+    for table, key, prefix in (("observations", "event_id", "ev_"), ("conflicts", "conflict_id", "cf_")):
+        ids = list(dict.fromkeys(i for i in stream_ids if i.startswith(prefix)))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in con.execute(f"SELECT * FROM {table} WHERE {key} IN ({marks})", chunk):
+                out[row[0]] = (f"sqlite.{table}", row)
+    return out
 
 
 class SQLiteEmbeddingCache:

@@ -34,7 +34,7 @@ _JOINERS = r"._:/\\@'’+#&\-"
 
 _STOP_ZH = frozenset(
     "的 了 是 我 你 他 她 它 我们 你们 他们 吗 呢 吧 啊 呀 么 什么 怎么 怎样 哪 哪里 哪儿 哪个 "
-    "谁 在 和 与 也 都 就 又 还 这 那 这个 那个 一个 请问 一下 有没有 是不是".split()
+    "谁 在 和 与 也 都 就 又 还 这 那 这个 那个 一个 请问 一下 有没有 是不是 有 有哪些 哪些".split()
 )
 # Without "may", "will" and "us": they are also a month, a name and a country.
 _STOP_EN = frozenset(
@@ -147,6 +147,12 @@ def query_terms(text: str) -> list[str]:
     :param text: the raw query.
     :returns: terms in first-seen order; empty when the query has no words.
     """
-    terms = list(dict.fromkeys(_tokens(text)))
+    terms: list[str] = []
+    for token in _tokens(text):
+        # An English possessive ("Wright's") asks about the bare name: search for that.
+        if len(token) > 2 and token[-2:] in ("'s", "’s"):
+            token = token[:-2]
+        terms.append(token)
+    terms = list(dict.fromkeys(terms))
     content = [term for term in terms if term not in STOP_WORDS]
     return content or terms

@@ -42,3 +42,28 @@ class LLMExtractor:
         system, user, schema = build_messages(events, self._registry, tz=self._tz)
         raw = self._llm.complete_json(system, user, schema, operation="extract", job_id=job_id)
         return parse_extraction(raw, events, extractor=self.name, tz=self._tz)
+
+
+_AUDIT_SCHEMA = {
+    "type": "object",
+    "properties": {"same": {"type": "boolean"}},
+    "required": ["same"],
+    "additionalProperties": False,
+}
+_AUDIT_SYSTEM = (
+    "You compare two values of the same memory slot. Answer JSON {\"same\": true} only if they state "
+    "exactly the same fact in different words; any difference in numbers, versions, dates, names, "
+    "places, negation or meaning means {\"same\": false}."
+)
+
+
+class LLMDedupAuditor:
+    """The optional LLM audit of dedup's gray zone (off by default; one small call per pair)."""
+
+    def __init__(self, llm: LLM) -> None:
+        self._llm = llm
+
+    def same_claim(self, new: str, existing: str, *, job_id: str | None = None) -> bool:
+        answer = self._llm.complete_json(_AUDIT_SYSTEM, f"A: {existing}\nB: {new}", _AUDIT_SCHEMA,
+                                         operation="dedup_audit", job_id=job_id)
+        return answer.get("same") is True

@@ -183,6 +183,45 @@ def test_growth_and_calibration_keep_every_row() -> None:
             assert index.search(vectors[i], 1)[0] == (f"v{i}", pytest.approx(1.0))
 
 
+def test_a_bulk_load_sizes_once_calibrates_once_and_searches_like_one_add() -> None:
+    rng = np.random.default_rng(4)
+    vectors = _unit(rng, 3_000)
+    ids = [f"v{i}" for i in range(3_000)]
+    bulk, single = VectorIndex(DIM, exact_below=0, candidates=50), VectorIndex(DIM, exact_below=0, candidates=50)
+    single.add(ids, vectors, group="g")
+    calibrations = []
+    real = bulk.calibrate
+    bulk.calibrate = lambda: (calibrations.append(len(bulk)), real())[1]  # type: ignore[method-assign]
+    with bulk.bulk(3_000):
+        capacity = bulk._vectors.shape[0]
+        for start in range(0, 3_000, 700):  # would cross two calibrations one add at a time
+            bulk.add(ids[start : start + 700], vectors[start : start + 700], group="g")
+        assert bulk._vectors.shape[0] == capacity == 3_000
+    assert calibrations == [3_000]
+    for q in _unit(rng, 20):
+        assert bulk.search(q, 10, group="g") == single.search(q, 10, group="g")
+
+
+def test_bulk_loads_do_not_nest_and_small_ones_stay_exact() -> None:
+    index = VectorIndex(DIM)
+    with index.bulk(10):
+        index.add(["a"], np.ones((1, DIM)))
+        with pytest.raises(ValidationError, match="nest"), index.bulk():
+            pass
+    assert index._thresholds is None  # too few rows for codes: searches scan exactly
+    assert index.search(np.ones(DIM), 1) == [("a", pytest.approx(1.0))]
+
+
+def test_a_group_holding_every_row_searches_like_no_group() -> None:
+    rng = np.random.default_rng(5)
+    index = VectorIndex(DIM, exact_below=0, candidates=40)
+    index.add([f"v{i}" for i in range(2_000)], _unit(rng, 2_000), group="only")
+    for q in _unit(rng, 10):
+        assert index.search(q, 10, group="only") == index.search(q, 10) == index.search(q, 10, group=["only", "x"])
+    index.add(["other"], _unit(rng, 1), group="x")
+    assert all(item != "other" for item, _ in index.search(_unit(rng, 1)[0], 2_001, group="only"))
+
+
 # -- properties ----------------------------------------------------------------------------------
 
 
