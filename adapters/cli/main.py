@@ -320,80 +320,8 @@ def demo(obj: _Ctx, keep: str | None) -> None:
     run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
 
 
-@cli.command()
-@click.option("--once", is_flag=True, help="Drain every ready job (partial windows too) and exit (cron).")
-@json_option
-@click.pass_obj
-def worker(obj: _Ctx, once: bool, as_json: bool) -> None:
-    """Run the extraction worker until SIGTERM/SIGINT (a window in flight finishes first)."""
-    import signal
-
-    mem = obj.memory()
-    if not once:
-        def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
-            mem.stop_worker()
-
-        signal.signal(signal.SIGTERM, _stop)
-        signal.signal(signal.SIGINT, _stop)
-        click.echo("worker running; Ctrl-C or SIGTERM stops it", err=True)
-    stats = mem.run_worker(once=once)
-    data = {"windows": stats.windows, "jobs_succeeded": stats.jobs_succeeded, "jobs_failed": stats.jobs_failed,
-            "claims": stats.claims, "rejected": stats.rejected, "conflicts": stats.conflicts}
-    _emit(data, True) if as_json else click.echo(
-        f"{stats.windows} windows: {stats.jobs_succeeded} jobs done, {stats.jobs_failed} failed, "
-        f"{stats.claims} claims, {stats.rejected} rejected, {stats.conflicts} conflicts")
-
-
-@cli.group(invoke_without_command=True)
-@click.option("--state", default=None, type=click.Choice(["pending", "running", "succeeded", "failed", "dead"]))
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
-@json_option
-@click.pass_context
-def jobs(ctx: click.Context, state: str | None, limit: int, as_json: bool) -> None:
-    """List jobs and counts by state and type; `jobs retry ID` re-queues a dead one."""
-    if ctx.invoked_subcommand is not None:
-        return
-    mem = ctx.obj.memory()
-    listed = mem.jobs.jobs(state=state, limit=limit)
-    data = {"counts": mem.jobs.job_counts(), "jobs": [render.job_dict(j) for j in listed]}
-    _emit(data, as_json, render.jobs_table(data["counts"], listed))
-
-
-@jobs.command(name="retry")
-@click.argument("job_id")
-@click.pass_obj
-def jobs_retry(obj: _Ctx, job_id: str) -> None:
-    """Re-queue a dead or failed job (its attempts start again)."""
-    obj.memory().retry_job(job_id)
-    click.echo(f"re-queued {job_id}")
-
-
-@cli.group()
-def conflicts() -> None:
-    """The review queue for claims the rules cannot settle."""
-
-
-@conflicts.command(name="list")
-@click.option("--all", "show_all", is_flag=True, help="Include resolved conflicts.")
-@json_option
-@click.pass_obj
-def conflicts_list(obj: _Ctx, show_all: bool, as_json: bool) -> None:
-    """Open conflicts, oldest first."""
-    found = obj.memory().conflicts(status=None if show_all else "open")
-    data = {"items": [render.conflict_dict(c) for c in found]}
-    _emit(data, as_json, render.conflicts_table(found))
-
-
-@conflicts.command(name="resolve")
-@click.argument("conflict_id")
-@click.argument("decision", type=click.Choice(["keep-new", "keep-old", "coexist"]))
-@click.option("--version", "expected_version", type=int, default=None,
-              help="The conflict version you decided on (refused if it moved on).")
-@click.pass_obj
-def conflicts_resolve(obj: _Ctx, conflict_id: str, decision: str, expected_version: int | None) -> None:
-    """Decide a conflict; a decision on a stale view (the slot changed) is refused."""
-    result = obj.memory().resolve_conflict(conflict_id, decision, expected_version=expected_version)
-    click.echo(f"resolved {result.conflict_id}: {result.decision}" + (f" → {result.claim_id}" if result.claim_id else ""))
+# The write-pipeline commands (worker, jobs, conflicts) register themselves on ``cli``.
+from hlmem.adapters.cli import pipeline_commands  # noqa: E402,F401
 
 
 def main() -> None:
