@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from hlmem.application.indexing import claim_text
+from hlmem.application.indexing import claim_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
 from hlmem.domain.commands import AssertClaim, validate_claim
 from hlmem.domain.decisions import decide_assert
@@ -41,10 +41,7 @@ class ConflictService:
         c = conflict.candidate
         text = claim_text(c["subject"], c["predicate"], c["value"], c["qualifiers"], c["coordinates"], c["polarity"],
                           self._registry)
-        if self._embedder is None:
-            return text, None
-        self._storage.bind_vector_model(self._embedder.model_id, self._embedder.dim)
-        return text, self._embedder.embed_passages([text])[0].astype("<f4").tobytes()
+        return text, passage_vectors(self._embedder, self._storage, [text]).get(text)
 
     def list(self, namespace: str = "default", status: str | None = "open") -> list[ConflictState]:
         """Conflicts, oldest first."""

@@ -5,9 +5,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
+
+if TYPE_CHECKING:
+    from hlmem.application.ports import Embedder, SearchIndex
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -36,3 +41,18 @@ def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
 def content_hash(text: str) -> str:
     """Stable hash of normalised text (keys the embedding cache; never the text itself)."""
     return hashlib.sha256(unicodedata.normalize("NFC", text).encode("utf-8")).hexdigest()
+
+
+def passage_vectors(embedder: Embedder | None, storage: SearchIndex, texts: Sequence[str]) -> dict[str, bytes]:
+    """Vectors (float32 little-endian bytes) of distinct ``texts``, by text; empty without an embedder.
+
+    Binds the store to the embedder's model first, so a store of another model refuses
+    (:class:`ModelMismatch`) before anything is embedded or written. Call it *before* a write
+    transaction: a model call must never hold the write lock.
+    """
+    distinct = list(dict.fromkeys(texts))
+    if embedder is None or not distinct:
+        return {}
+    storage.bind_vector_model(embedder.model_id, embedder.dim)
+    matrix = embedder.embed_passages(distinct)
+    return {text: row.astype("<f4").tobytes() for text, row in zip(distinct, matrix)}

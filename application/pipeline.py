@@ -14,7 +14,7 @@ from typing import Protocol
 
 from attrs import evolve, frozen
 
-from hlmem.application.indexing import claim_text
+from hlmem.application.indexing import claim_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, Storage
 from hlmem.domain.admission import admit_candidate
 from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
@@ -23,6 +23,7 @@ from hlmem.domain.decisions import decide_assert
 from hlmem.domain.dedup import DedupOutcome, classify
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, ConflictOpened, ExtractionRecorded
+from hlmem.domain.queries import current
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ObservationState, slot_key
@@ -64,8 +65,6 @@ def source_of(obs: ObservationState) -> SourceEvent:
 
 
 def _current(claims: Sequence[ClaimState], now: datetime) -> list[ClaimState]:
-    from hlmem.domain.queries import current
-
     return current(claims, now)
 
 
@@ -86,7 +85,6 @@ class ExtractionPipeline:
         self._mode = provenance_mode
         self._auditor = auditor
         self._audited: set[tuple[int, str]] = set()
-        self._namespace = "default"
 
     # -- gates --------------------------------------------------------------------------------------
 
@@ -106,11 +104,11 @@ class ExtractionPipeline:
             out.append(cand)
         return out, verdicts, blocked
 
-    def _command(self, cand: CandidateClaim, sources: Mapping[str, SourceEvent]) -> AssertClaim:
+    def _command(self, cand: CandidateClaim, sources: Mapping[str, SourceEvent], namespace: str) -> AssertClaim:
         first = min((sources[e].occurred_at for e in cand.evidence if e in sources), default=None)
         source = ("inference:" if cand.inference else "extracted:") + cand.extractor
         return validate_claim(AssertClaim(
-            subject=cand.subject, predicate=cand.predicate, value=cand.value, namespace=self._namespace,
+            subject=cand.subject, predicate=cand.predicate, value=cand.value, namespace=namespace,
             qualifiers=cand.qualifiers, coordinates=cand.coordinates, polarity=cand.polarity,
             importance=cand.importance, scope=cand.scope, cardinality=cand.cardinality,
             valid_from=cand.valid_from or first, valid_to=cand.valid_to, evidence=cand.evidence, source=source,
@@ -120,7 +118,7 @@ class ExtractionPipeline:
 
     def process(self, jobs: Sequence[Job], *, owner: str) -> WindowResult:
         """Extract, gate and write one window of jobs (all of one namespace and session)."""
-        self._namespace = jobs[0].namespace
+        namespace = jobs[0].namespace
         event_ids = [str(j.payload["event_id"]) for j in jobs]
         observations = self._storage.get_observations(event_ids)
         sources = [source_of(observations[e]) for e in event_ids if e in observations and not observations[e].forgotten]
@@ -135,11 +133,12 @@ class ExtractionPipeline:
                 rejected.append((f"{cand.subject} · {cand.predicate}", gate.reasons))
                 continue
             try:
-                commands.append((cand, self._command(cand, by_id)))
+                commands.append((cand, self._command(cand, by_id, namespace)))
             except (ValidationError, ExceptionGroup):
                 rejected.append((f"{cand.subject} · {cand.predicate}", ("admission.invalid_candidate",)))
-        vectors = self._vectors([claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
-                                            self._registry) for _, c in commands])
+        vectors = passage_vectors(self._embedder, self._storage, [
+            claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity, self._registry)
+            for _, c in commands])
         self._audited = self._audit(commands, jobs[0].job_id)
         with self._storage.transaction():
             now = self._clock.now()
@@ -147,21 +146,13 @@ class ExtractionPipeline:
             extraction_id = self._ids.new("ex")
             record = ExtractionRecorded(
                 event_id=self._ids.new("lg"), stream_id=extraction_id, version=1, recorded_at=now,
-                namespace=self._namespace, source_events=tuple(event_ids), extractor=self._extractor.name,
+                namespace=namespace, source_events=tuple(event_ids), extractor=self._extractor.name,
                 provenance=tuple((eid, v.verdict.value, v.reasons) for eid, v in verdicts.items()),
                 rejected=tuple(rejected), claims=tuple(claims), conflicts=tuple(conflicts),
             )
             self._storage.append([record])
             self._queue.complete([j.job_id for j in jobs], owner=owner, now=now)
         return WindowResult(extraction_id, tuple(claims), len(rejected), tuple(conflicts), tuple(blocked))
-
-    def _vectors(self, texts: list[str]) -> dict[str, bytes | None]:
-        if self._embedder is None or not texts:
-            return {}
-        distinct = list(dict.fromkeys(texts))
-        self._storage.bind_vector_model(self._embedder.model_id, self._embedder.dim)
-        matrix = self._embedder.embed_passages(distinct)
-        return {t: row.astype("<f4").tobytes() for t, row in zip(distinct, matrix)}
 
     def _write(self, commands, vectors, now) -> tuple[list[str], list[str]]:
         claims: list[str] = []

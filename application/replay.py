@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 from attrs import frozen
 
-from hlmem.application.indexing import event_index_text
+from hlmem.application.indexing import event_index_text, passage_vectors
 from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent
 from hlmem.domain.slots import SlotRegistry
 
@@ -62,14 +62,11 @@ class ReplayService:
         events = [s.event for s, _ in batch]
         payloads = {s.event.event_id: text for s, text in batch}
         texts = {e.stream_id: t for e in events if (t := event_index_text(e, self._registry)) is not None}
-        vectors: dict[str, bytes] = {}
-        if self._embedder is not None and target.vector_model() is not None and texts:
+        by_text: dict[str, bytes] = {}
+        if target.vector_model() is not None:
             # The embedder is cached by content hash: unchanged text is never embedded again.
-            distinct = list(dict.fromkeys(texts.values()))
-            matrix = self._embedder.embed_passages(distinct)
-            by_text = {t: row.astype("<f4").tobytes() for t, row in zip(distinct, matrix)}
-            vectors = {sid: by_text[t] for sid, t in texts.items()}
-        index = {sid: IndexEntry(t, vectors.get(sid)) for sid, t in texts.items()}
+            by_text = passage_vectors(self._embedder, target, list(texts.values()))
+        index = {sid: IndexEntry(t, by_text.get(t)) for sid, t in texts.items()}
         with target.transaction():
             target.append_copies(events, index, payloads)
         n = len(batch)

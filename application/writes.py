@@ -8,7 +8,7 @@ from datetime import datetime
 
 from attrs import frozen
 
-from hlmem.application.indexing import claim_text, event_index_text
+from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_observation, decide_retract
@@ -45,17 +45,6 @@ class WriteService:
         self._ids = ids
         self._registry = registry
         self._embedder = embedder
-        self._bound = False
-
-    def _vectors(self, texts: Sequence[str]) -> list[bytes | None]:
-        if self._embedder is None or not texts:
-            return [None] * len(texts)
-        if not self._bound:
-            # Refuses (ModelMismatch) before anything is written when the store has another model.
-            self._storage.bind_vector_model(self._embedder.model_id, self._embedder.dim)
-            self._bound = True
-        matrix = self._embedder.embed_passages(list(texts))
-        return [row.astype("<f4").tobytes() for row in matrix]
 
     def _index_for(self, events: Sequence[DomainEvent], vectors: dict[str, bytes | None]) -> dict[str, IndexEntry]:
         out = {}
@@ -89,8 +78,7 @@ class WriteService:
                 valid.append((validate_observation(cmd), at))
             else:
                 valid.append((validate_claim(cmd, self._registry), at))
-        texts = list(dict.fromkeys(self._text_of(cmd) for cmd, _ in valid))
-        vectors = dict(zip(texts, self._vectors(texts)))
+        vectors = passage_vectors(self._embedder, self._storage, [self._text_of(cmd) for cmd, _ in valid])
         keys = {id(cmd): slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
                 for cmd, _ in valid if isinstance(cmd, AssertClaim)}
         with self._storage.transaction():
