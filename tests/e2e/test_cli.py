@@ -7,18 +7,20 @@ process pays the interpreter and jieba start-up, so the module runs them togethe
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from attrs import frozen
 
-HLMEM = shutil.which("hlmem")
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/support importable in any import mode
+    sys.path.insert(0, _TESTS)
+
+from support.cli import HLMEM, Run, run_cli  # noqa: E402
+
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
 T_ADD = "2026-03-01T09:00:00+08:00"  # the clock for the first writes
@@ -27,32 +29,10 @@ T_MOVE = "2026-07-01T00:00:00Z"  # when we learnt of the move
 T_READ = "2026-08-01T00:00:00Z"
 
 
-@frozen
-class Run:
-    """One finished command."""
-
-    args: tuple[str, ...]
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        assert self.code == 0, self
-        return json.loads(self.out)
-
-
-def env_for(db: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HLMEM_")}
-    env.update(HLMEM_DB=str(db), NO_COLOR="1", COLUMNS="200", PYTHONIOENCODING="utf-8")
-    return env
-
-
 def hlmem(db: Path, *args: str, embedder: str = "hash", stdin: str | None = None) -> Run:
     """Run the console script; ``embedder`` goes first as a global option."""
-    cmd = [HLMEM, *(["--embedder", embedder] if embedder else []), *args]
-    done = subprocess.run(cmd, env=env_for(db), capture_output=True, text=True, timeout=180, input=stdin,
-                          cwd=db.parent)
-    return Run(tuple(args), done.returncode, done.stdout, done.stderr)
+    argv = [*(["--embedder", embedder] if embedder else []), *args]
+    return run_cli(db, argv, stdin=stdin, shown=args)
 
 
 def parallel(db: Path, commands: Sequence[Sequence[str]]) -> list[Run]:

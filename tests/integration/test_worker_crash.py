@@ -10,8 +10,6 @@ the CLI; moving the clock past the default 300 s lease is the same thing seen fr
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,12 +25,12 @@ _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/support importable in any import mode
     sys.path.insert(0, _TESTS)
 
+from support.cli import HLMEM, cli_env  # noqa: E402
 from support.llm_server import ScriptedLLMServer, completion  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
 from hlmem.domain.events import ExtractionRecorded  # noqa: E402
 
-HLMEM = shutil.which("hlmem")
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -51,10 +49,8 @@ def iso(at: datetime) -> str:
 
 
 def env_for(db: Path, server: ScriptedLLMServer) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HLMEM_")}
-    env.update(HLMEM_DB=str(db), HLMEM_EMBEDDER="none", HLMEM_LLM="local", HLMEM_LLM_BASE_URL=server.base_url,
-               HLMEM_LLM_MODEL="scripted-model", NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    return env
+    return cli_env(db, HLMEM_EMBEDDER="none", HLMEM_LLM="local", HLMEM_LLM_BASE_URL=server.base_url,
+                   HLMEM_LLM_MODEL="scripted-model")
 
 
 def worker_once(db: Path, server: ScriptedLLMServer, at: datetime) -> dict[str, Any]:
