@@ -20,9 +20,9 @@ from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
-from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.events import DomainEvent
 from hlmem.domain.queries import holds
-from hlmem.domain.reducers import project
+from hlmem.domain.reducers import index_change, project
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState, subject_key
 
@@ -92,9 +92,13 @@ class InMemoryStorage:
                 versions[event.stream_id] = event.version
                 self._log.append(StoredEvent(len(self._log) + 1, event))
                 self._view = project((event,), self._view)
-                entry = index.get(event.stream_id)
-                if entry is not None and event.version == 1:
-                    self._index(event, entry)
+                change = index_change(event)
+                if change and change[0] == "drop":
+                    self._items.pop(event.stream_id, None)
+                elif change:
+                    entry = index.get(event.stream_id)
+                    if entry is not None:
+                        self._index(event, entry)
             return len(self._log)
 
     def _index(self, event: DomainEvent, entry: IndexEntry) -> None:
@@ -106,7 +110,7 @@ class InMemoryStorage:
             if len(entry.vector) != model[1] * 4:
                 raise StorageError(f"vector of {len(entry.vector)} bytes does not fit {model[1]}-d float32")
             vector = np.frombuffer(entry.vector, dtype=np.float32)
-        kind = "event" if isinstance(event, ObservationRecorded) else "claim"
+        kind = "event" if event.stream_id.startswith("ev_") else "claim"
         tokens = tuple(segment_for_index(entry.text).split())
         self._items[event.stream_id] = _Item(event.stream_id, kind, event.namespace, tokens, vector)
 

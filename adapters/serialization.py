@@ -17,16 +17,22 @@ import cattrs
 from hlmem.domain.errors import SchemaError
 from hlmem.domain.events import (
     ENVELOPE_FIELDS,
+    ClaimArchived,
     ClaimAsserted,
     ClaimCorroborated,
+    ClaimExpired,
     ClaimRetracted,
+    ClaimRevived,
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
     DomainEvent,
+    EvidenceForgotten,
     ExtractionRecorded,
+    ForgetRequested,
     ItemForgotten,
     ObservationRecorded,
+    StoreRestored,
 )
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
@@ -41,6 +47,12 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "extraction.recorded.v1": ExtractionRecorded,
     "conflict.opened.v1": ConflictOpened,
     "conflict.resolved.v1": ConflictResolved,
+    "evidence.forgotten.v1": EvidenceForgotten,
+    "forget.requested.v1": ForgetRequested,
+    "claim.expired.v1": ClaimExpired,
+    "claim.archived.v1": ClaimArchived,
+    "claim.revived.v1": ClaimRevived,
+    "store.restored.v1": StoreRestored,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

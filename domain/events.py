@@ -120,20 +120,91 @@ class ClaimRetracted(DomainEvent):
     """The claim is no longer believed at all (it was wrong), from ``recorded_at`` on."""
 
     reason: str = ""
+    actor: str = "user"
 
 
 @frozen(kw_only=True)
 class ItemForgotten(DomainEvent):
-    """Tombstone: the stream's content was erased on purpose (behaviour: lifecycle issue).
+    """Tombstone: the stream's content was erased on purpose (see :mod:`hlmem.domain.forgetting`).
 
-    ``fingerprint`` is a salted content hash that stops the item from coming back through
-    replay, restore or re-import; it never holds the text.
+    The stream's earlier events keep their envelopes and a redacted payload (structure without
+    content, :func:`hlmem.domain.redaction.redact`); this event turns the projected state into
+    a tombstone whatever that state held. ``fingerprint`` is a salted content hash that stops the
+    item from coming back through replay, restore or re-import; it never holds the text.
+    ``cascade_of`` is the :class:`ForgetRequested` stream that caused it.
     """
 
     reason: str = ""
     actor: str = "user"
     fingerprint: str = ""
     cascade_of: str | None = field(default=None)
+
+
+@frozen(kw_only=True)
+class EvidenceForgotten(DomainEvent):
+    """Some of a claim's evidence events were forgotten; the claim survives on the rest."""
+
+    evidence: tuple[str, ...] = ()
+    cascade_of: str | None = None
+
+
+@frozen(kw_only=True)
+class ForgetRequested(DomainEvent):
+    """Audit record of one forget: who asked, what kind of target, and what it removed.
+
+    ``target`` is an id for claim, event and session targets; for a subject it is the salted
+    fingerprint of the name (the name itself is what was forgotten). ``counts`` holds
+    ``(kind, n)`` pairs; ``items`` the ids of every stream turned into a tombstone.
+    """
+
+    target_kind: str
+    target: str
+    actor: str = "user"
+    reason: str = ""
+    counts: tuple[tuple[str, int], ...] = ()
+    items: tuple[str, ...] = ()
+
+
+@frozen(kw_only=True)
+class ClaimExpired(DomainEvent):
+    """The claim's time passed or its TTL ended: it stops being valid at ``valid_to``.
+
+    It leaves current recall and stays in history ("what was true then" still finds it).
+    """
+
+    valid_to: datetime
+    reason: str = ""
+    actor: str = "system"
+
+
+@frozen(kw_only=True)
+class ClaimArchived(DomainEvent):
+    """The claim's activation stayed below the floor for the grace period: it leaves normal
+    recall and the search index; its facts and evidence remain for history and explain."""
+
+    activation: float = 0.0
+    reason: str = ""
+    actor: str = "system"
+
+
+@frozen(kw_only=True)
+class ClaimRevived(DomainEvent):
+    """An archived claim came back into normal recall (a strong match or an explicit lookup)."""
+
+    reason: str = ""
+    actor: str = "system"
+
+
+@frozen(kw_only=True)
+class StoreRestored(DomainEvent):
+    """The store was restored from a backup; ``reapplied`` tombstones were enforced before it
+    went live. ``backup_id`` is the backup's own identifier (never a path)."""
+
+    backup_id: str
+    backup_position: int = 0
+    reapplied: int = 0
+    actor: str = "user"
+    reason: str = ""
 
 
 @frozen(kw_only=True)
@@ -193,4 +264,15 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ExtractionRecorded,
     ConflictOpened,
     ConflictResolved,
+    EvidenceForgotten,
+    ForgetRequested,
+    ClaimExpired,
+    ClaimArchived,
+    ClaimRevived,
+    StoreRestored,
+)
+
+#: Governance actions ``hlmem audit`` lists (each carries an actor and a reason or decision).
+AUDIT_EVENT_TYPES: tuple[type[DomainEvent], ...] = (
+    ForgetRequested, ClaimExpired, ClaimArchived, ClaimRevived, StoreRestored, ConflictResolved, ClaimRetracted,
 )

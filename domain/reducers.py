@@ -15,13 +15,17 @@ from types import MappingProxyType
 from attrs import evolve
 
 from hlmem.domain.events import (
+    ClaimArchived,
     ClaimAsserted,
     ClaimCorroborated,
+    ClaimExpired,
     ClaimRetracted,
+    ClaimRevived,
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
     DomainEvent,
+    EvidenceForgotten,
     ItemForgotten,
     ObservationRecorded,
 )
@@ -43,6 +47,21 @@ def touched_streams(event: DomainEvent) -> frozenset[str]:
     if isinstance(event, ClaimAsserted) and event.superseded_by:
         return frozenset({event.stream_id, event.superseded_by})
     return frozenset({event.stream_id})
+
+
+def index_change(event: DomainEvent) -> tuple[str, str] | None:
+    """How ``event`` changes the search index: ``("add", id)``, ``("drop", id)`` or None.
+
+    New observations and claims enter it (with the entry the writer supplies), revived claims
+    return to it; forgotten streams and archived claims leave it (their text and vectors go).
+    """
+    if isinstance(event, (ObservationRecorded, ClaimAsserted)) and event.version == 1:
+        return ("add", event.stream_id)
+    if isinstance(event, ClaimRevived):
+        return ("add", event.stream_id)
+    if isinstance(event, (ItemForgotten, ClaimArchived)):
+        return ("drop", event.stream_id)
+    return None
 
 
 def project(events: Iterable[DomainEvent], initial: MemoryView | None = None) -> MemoryView:
@@ -69,7 +88,8 @@ def step(event: DomainEvent, claims: dict[str, ClaimState], observations: dict[s
     ``project`` is this step over fresh copies; adapters that keep states in tables call it on
     the states an event touches (see :func:`touched_streams`), so every adapter shares it.
     """
-    if isinstance(event, (ConflictOpened, ConflictResolved)):
+    if isinstance(event, (ConflictOpened, ConflictResolved)) or (
+            isinstance(event, ItemForgotten) and event.stream_id in conflicts):
         _apply_conflict(event, conflicts)
     else:
         _apply_into(event, claims, observations, edges)
@@ -87,6 +107,12 @@ def _apply_conflict(event: DomainEvent, conflicts: dict) -> None:
             conflict_id=event.stream_id, namespace=event.namespace, slot_key=event.slot_key,
             existing=event.existing, candidate=MappingProxyType(candidate), reason=event.reason,
             opened_at=event.recorded_at, version=event.version,
+        )
+    elif isinstance(event, ItemForgotten):
+        # A tombstone: whatever the candidate said is gone; the slot key names the subject.
+        conflicts[event.stream_id] = evolve(
+            conflicts[event.stream_id], slot_key="", candidate=MappingProxyType({}), status="forgotten",
+            version=event.version,
         )
     elif isinstance(event, ConflictResolved) and event.stream_id in conflicts:
         conflicts[event.stream_id] = evolve(
@@ -220,11 +246,47 @@ def _retracted(event: ClaimRetracted, claim: ClaimState) -> ClaimState:
 
 @_on_claim.register
 def _forgotten(event: ItemForgotten, claim: ClaimState) -> ClaimState:
+    # A tombstone keeps only structure (times, supersede links, ids); every field that
+    # :func:`hlmem.domain.redaction.redact` blanks is blank here too, so a replay of the
+    # redacted log ends in exactly this state.
     return evolve(
         claim,
+        subject="",
+        predicate="",
         value="",
         qualifiers=(),
+        coordinates=(),
+        evidence=(),
         versions=_close(claim, event.recorded_at),
         status=ClaimStatus.FORGOTTEN,
+        archived=False,
         version=event.version,
     )
+
+
+@_on_claim.register
+def _evidence_forgotten(event: EvidenceForgotten, claim: ClaimState) -> ClaimState:
+    gone = set(event.evidence)
+    return evolve(claim, evidence=tuple(e for e in claim.evidence if e not in gone), version=event.version)
+
+
+@_on_claim.register
+def _expired(event: ClaimExpired, claim: ClaimState) -> ClaimState:
+    if claim.status is not ClaimStatus.ACTIVE or claim.current_version is None:
+        return evolve(claim, version=event.version)
+    last = claim.versions[-1]
+    recorded = max(event.recorded_at, last.recorded_from)
+    end = event.valid_to if last.valid_to is None else min(event.valid_to, last.valid_to)
+    reopened = ClaimVersion(last.valid_from, max(end, last.valid_from), recorded)
+    return evolve(claim, versions=(*_close(claim, recorded), reopened), status=ClaimStatus.EXPIRED,
+                  version=event.version)
+
+
+@_on_claim.register
+def _archived(event: ClaimArchived, claim: ClaimState) -> ClaimState:
+    return evolve(claim, archived=claim.status is not ClaimStatus.FORGOTTEN, version=event.version)
+
+
+@_on_claim.register
+def _revived(event: ClaimRevived, claim: ClaimState) -> ClaimState:
+    return evolve(claim, archived=False, version=event.version)

@@ -20,6 +20,7 @@ class ClaimStatus(str, enum.Enum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"
     RETRACTED = "retracted"
+    EXPIRED = "expired"
     FORGOTTEN = "forgotten"
 
 
@@ -79,6 +80,8 @@ class ClaimState:
     status: ClaimStatus = ClaimStatus.ACTIVE
     superseded_by: str | None = None
     supersedes: tuple[str, ...] = ()
+    #: Out of normal recall and the search index (lifecycle), still in history and explain.
+    archived: bool = False
 
     @property
     def slot_key(self) -> str:
@@ -141,7 +144,7 @@ class ConflictState:
     reason: str
     opened_at: datetime
     version: int = 1
-    status: str = "open"  # open | resolved
+    status: str = "open"  # open | resolved | forgotten
     decision: str | None = None
     actor: str | None = None
     claim_id: str | None = None

@@ -9,19 +9,25 @@ from hypothesis import strategies as st
 from hlmem.domain.events import (
     EVENT_TYPES,
     Cardinality,
+    ClaimArchived,
     ClaimAsserted,
     ClaimCorroborated,
+    ClaimExpired,
     ClaimRetracted,
+    ClaimRevived,
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
     DomainEvent,
+    EvidenceForgotten,
     ExtractionRecorded,
+    ForgetRequested,
     ItemForgotten,
     ObservationRecorded,
     OriginClass,
     Scope,
     SessionKind,
+    StoreRestored,
 )
 
 UTC = timezone.utc
@@ -69,6 +75,8 @@ observation_ids = ids("ev")
 claim_ids = ids("cl")
 extraction_ids = ids("ex")
 conflict_ids = ids("cf")
+forget_ids = ids("fg")
+restore_ids = ids("rs")
 namespaces = st.sampled_from(("default", "work", "家", "a.b:c-d_1"))
 
 
@@ -107,10 +115,29 @@ EVENT_STRATEGIES: dict[type[DomainEvent], st.SearchStrategy[DomainEvent]] = {
     ClaimSuperseded: st.builds(
         ClaimSuperseded, **_envelope(claim_ids), superseded_by=claim_ids, valid_to=aware_datetimes(),
     ),
-    ClaimRetracted: st.builds(ClaimRetracted, **_envelope(claim_ids), reason=texts),
+    ClaimRetracted: st.builds(ClaimRetracted, **_envelope(claim_ids), reason=texts, actor=texts),
     ItemForgotten: st.builds(
-        ItemForgotten, **_envelope(claim_ids | observation_ids), reason=texts, actor=texts,
-        fingerprint=st.text(st.sampled_from("0123456789abcdef"), max_size=64), cascade_of=st.none() | claim_ids,
+        ItemForgotten, **_envelope(claim_ids | observation_ids | conflict_ids), reason=texts, actor=texts,
+        fingerprint=st.text(st.sampled_from("0123456789abcdef"), max_size=64), cascade_of=st.none() | forget_ids,
+    ),
+    EvidenceForgotten: st.builds(
+        EvidenceForgotten, **_envelope(claim_ids), evidence=st.lists(observation_ids, max_size=3).map(tuple),
+        cascade_of=st.none() | forget_ids,
+    ),
+    ForgetRequested: st.builds(
+        ForgetRequested, **_envelope(forget_ids), target_kind=st.sampled_from(("claim", "event", "session", "subject")),
+        target=texts, actor=texts, reason=texts,
+        counts=st.lists(st.tuples(short_names, st.integers(0, 10**6)), max_size=4).map(tuple),
+        items=st.lists(claim_ids | observation_ids | conflict_ids, max_size=4).map(tuple),
+    ),
+    ClaimExpired: st.builds(ClaimExpired, **_envelope(claim_ids), valid_to=aware_datetimes(), reason=texts,
+                            actor=texts),
+    ClaimArchived: st.builds(ClaimArchived, **_envelope(claim_ids), activation=finite_floats, reason=texts,
+                             actor=texts),
+    ClaimRevived: st.builds(ClaimRevived, **_envelope(claim_ids), reason=texts, actor=texts),
+    StoreRestored: st.builds(
+        StoreRestored, **_envelope(restore_ids), backup_id=texts, backup_position=st.integers(0, 2**40),
+        reapplied=st.integers(0, 10**6), actor=texts, reason=texts,
     ),
     ExtractionRecorded: st.builds(
         ExtractionRecorded, **_envelope(extraction_ids), source_events=st.lists(observation_ids, max_size=3).map(tuple),

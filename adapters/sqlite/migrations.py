@@ -203,6 +203,11 @@ def _embedding_cache_rowid(con: apsw.Connection) -> None:
     con.execute("ALTER TABLE embedding_cache_rowid RENAME TO embedding_cache")
 
 
+def _claims_archived(con: apsw.Connection) -> None:
+    # Lifecycle: an archived claim leaves normal recall and the search index (ClaimArchived).
+    con.execute("ALTER TABLE claims ADD COLUMN archived INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -210,6 +215,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_jobs", _jobs),
     Migration("0005_conflicts", _conflicts),
     Migration("0006_embedding_cache_rowid", _embedding_cache_rowid),
+    Migration("0007_claims_archived", _claims_archived),
 )
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import apsw
 
 from hlmem.adapters.sqlite import conflict_rows, rows
-from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
-from hlmem.domain.reducers import step, touched_streams
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge
 from hlmem.domain.time import to_micros
 
@@ -98,7 +98,12 @@ class Projector:
 
     @staticmethod
     def creates_item(event: DomainEvent) -> str | None:
-        """The id of the searchable item an event creates, if any."""
-        if isinstance(event, (ObservationRecorded, ClaimAsserted)):
-            return event.stream_id
-        return None
+        """The id of the searchable item an event creates (or brings back), if any."""
+        change = index_change(event)
+        return change[1] if change and change[0] == "add" else None
+
+    @staticmethod
+    def drops_item(event: DomainEvent) -> str | None:
+        """The id of the searchable item an event removes (forget, archive), if any."""
+        change = index_change(event)
+        return change[1] if change and change[0] == "drop" else None

@@ -14,7 +14,7 @@ from hlmem.domain.time import from_micros, to_micros
 
 _CLAIM_COLUMNS = (
     "claim_id, namespace, subject, predicate, value, qualifiers, coordinates, polarity, importance, "
-    "scope, cardinality, source, recorded_at, version, status, superseded_by, supersedes"
+    "scope, cardinality, source, recorded_at, version, status, superseded_by, supersedes, archived"
 )
 _OBS_COLUMNS = (
     "event_id, namespace, text, role, session_id, origin_class, session_kind, occurred_at, recorded_at, "
@@ -69,13 +69,13 @@ def load_claims(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ClaimStat
             scope=Scope(row[9]), cardinality=Cardinality(row[10]), source=row[11],
             recorded_at=from_micros(row[12]), version=row[13], evidence=tuple(evidence.get(cid, ())),
             versions=tuple(versions.get(cid, ())), status=ClaimStatus(row[14]), superseded_by=row[15],
-            supersedes=tuple(json.loads(row[16])),
+            supersedes=tuple(json.loads(row[16])), archived=bool(row[17]),
         )
     return out
 
 
 _CLAIMS_SQL = (f"INSERT OR REPLACE INTO claims ({_CLAIM_COLUMNS}, slot_key, subject_key) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 _VERSIONS_SQL = ("INSERT OR REPLACE INTO claim_versions (claim_id, seq, valid_from, valid_to, recorded_from, "
                  "recorded_to) VALUES (?,?,?,?,?,?)")
 _EVIDENCE_SQL = "INSERT OR IGNORE INTO claim_evidence (claim_id, event_id, seq) VALUES (?,?,?)"
@@ -93,7 +93,7 @@ def claim_rows(claim: ClaimState, previous: ClaimState | None) -> tuple[tuple, l
         _pairs_json(claim.qualifiers), _pairs_json(claim.coordinates), int(claim.polarity), claim.importance,
         claim.scope.value, claim.cardinality.value, claim.source, to_micros(claim.recorded_at),
         claim.version, claim.status.value, claim.superseded_by, _pairs_json(claim.supersedes),
-        claim.slot_key, subject_key(claim.subject),
+        int(claim.archived), claim.slot_key, subject_key(claim.subject),
     )
     old_versions = previous.versions if previous else ()
     versions = [
@@ -103,6 +103,10 @@ def claim_rows(claim: ClaimState, previous: ClaimState | None) -> tuple[tuple, l
         if not (seq < len(old_versions) and old_versions[seq] == row)
     ]
     old_evidence = set(previous.evidence) if previous else set()
+    if old_evidence - set(claim.evidence):
+        # Evidence was removed (forget): the caller rewrites every row, renumbered.
+        return main, versions, [(claim.claim_id, None, -1),
+                                *((claim.claim_id, e, seq) for seq, e in enumerate(claim.evidence))]
     evidence = [(claim.claim_id, event_id, seq) for seq, event_id in enumerate(claim.evidence)
                 if event_id not in old_evidence]
     return main, versions, evidence
@@ -120,6 +124,10 @@ def save_claims(con: apsw.Connection, pairs: Sequence[tuple[ClaimState, ClaimSta
         con.executemany(_CLAIMS_SQL, mains)
     if versions:
         con.executemany(_VERSIONS_SQL, versions)
+    cleared = [(cid,) for cid, event_id, _seq in evidence if event_id is None]
+    if cleared:
+        con.executemany("DELETE FROM claim_evidence WHERE claim_id = ?", cleared)
+        evidence = [row for row in evidence if row[1] is not None]
     if evidence:
         con.executemany(_EVIDENCE_SQL, evidence)
 

@@ -120,6 +120,22 @@ def index_items(con: apsw.Connection, items: Sequence[tuple[str, str, str, str, 
                     [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
 
 
+def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:
+    """Remove items from full text and vectors (forget, archive); return how many were indexed."""
+    dropped = 0
+    for start in range(0, len(item_ids), 500):
+        chunk = list(item_ids[start:start + 500])
+        marks = ",".join("?" * len(chunk))
+        keys = [(k,) for (k,) in con.execute(f"SELECT item_key FROM items WHERE item_id IN ({marks})", chunk)]
+        if not keys:
+            continue
+        con.executemany("DELETE FROM items_fts WHERE rowid = ?", keys)
+        con.executemany("DELETE FROM vectors WHERE item_key = ?", keys)
+        con.executemany("DELETE FROM items WHERE item_key = ?", keys)
+        dropped += len(keys)
+    return dropped
+
+
 def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newest: bool) -> list[tuple]:
     """Up to ``limit`` ``(item_id, kind, bm25)`` hits of one MATCH expression within ``namespace``.
 

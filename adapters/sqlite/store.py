@@ -16,7 +16,7 @@ from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
-from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.events import DomainEvent
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, subject_key
 from hlmem.domain.time import UTC
@@ -140,16 +140,22 @@ class SQLiteStorage:
                 versions[event.stream_id] = event.version
             # One executemany per table: positions are assigned here, inside the write lock.
             first = event_log.insert_events(self._con, events, payloads)
-            items = []
+            items: dict[str, tuple] = {}
+            drops: set[str] = set()
             for offset, event in enumerate(events):
                 self._projector.project(event, first + offset)
+                if dropped := Projector.drops_item(event):
+                    items.pop(dropped, None)
+                    drops.add(dropped)
                 item = Projector.creates_item(event)
                 entry = index.get(item) if item else None
                 if item and entry is not None:
-                    kind = "event" if isinstance(event, ObservationRecorded) else "claim"
-                    items.append((item, kind, event.namespace, entry.text, entry.vector))
+                    kind = "event" if item.startswith("ev_") else "claim"
+                    items[item] = (item, kind, event.namespace, entry.text, entry.vector)
             self._projector.flush()
-            search.index_items(self._con, items)
+            if drops and search.drop_items(self._con, sorted(drops)):
+                self._vectors.invalidate()
+            search.index_items(self._con, list(items.values()))
         return first + len(events) - 1
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:

@@ -1,0 +1,77 @@
+"""What forgetting erases from the log, and the salted fingerprints that keep it from coming back.
+
+Forgetting never deletes an event: it replaces the payload of every event of a forgotten stream
+with :func:`redact` of it (structure kept, content blank) through the storage's one audited
+erasure path, and appends an :class:`~hlmem.domain.events.ItemForgotten` tombstone. The reducers
+blank the same fields on the tombstone, so replaying the redacted log reproduces the post-forget
+state exactly (the property the state machine audits).
+
+A :func:`fingerprint` is a keyed hash of normalised content: equal content gives equal
+fingerprints within one store (one salt), so re-ingest, restore and replay can recognise a
+forgotten item without keeping its text. The salt is per store and never leaves it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import unicodedata
+
+from attrs import evolve
+
+from hlmem.domain.events import (
+    ClaimAsserted,
+    ClaimRetracted,
+    ConflictOpened,
+    DomainEvent,
+    ExtractionRecorded,
+    ObservationRecorded,
+)
+
+#: Kinds of fingerprinted content (a prefix of the hashed message, so kinds never collide).
+OBSERVATION = "observation"
+CLAIM = "claim"
+SUBJECT = "subject"
+
+
+def redact(event: DomainEvent) -> DomainEvent:
+    """The event with every content field blank: what an erased payload keeps.
+
+    Ids, times, versions, supersede links, roles and sessions stay (structure that other
+    streams' history and a replay need); text a person wrote or said goes.
+    """
+    if isinstance(event, ObservationRecorded):
+        return evolve(event, text="")
+    if isinstance(event, ClaimAsserted):
+        return evolve(event, subject="", predicate="", value="", qualifiers=(), coordinates=(), evidence=())
+    if isinstance(event, ConflictOpened):
+        return evolve(event, slot_key="", subject="", predicate="", value="", qualifiers=(), coordinates=(),
+                      evidence=())
+    if isinstance(event, ExtractionRecorded):
+        return evolve(event, rejected=tuple(("", reasons) for _label, reasons in event.rejected))
+    if isinstance(event, ClaimRetracted):
+        return evolve(event, reason="")
+    return event
+
+
+def is_redacted(event: DomainEvent) -> bool:
+    """Whether redacting ``event`` changes nothing (it holds no content, or it was erased)."""
+    return redact(event) == event
+
+
+def normalize_content(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the form fingerprints are taken of."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def fingerprint(kind: str, content: str, salt: bytes) -> str:
+    """Keyed hash (HMAC-SHA256) of normalised ``content`` of one ``kind``; hex, 32 chars."""
+    if not salt:
+        raise ValueError("a fingerprint needs the store's salt")
+    message = f"{kind}\x1f{normalize_content(content)}".encode()
+    return hmac.new(salt, message, hashlib.sha256).hexdigest()[:32]
+
+
+def claim_content(subject: str, predicate: str, value: str) -> str:
+    """The content of a claim that a fingerprint covers (subject, predicate, value)."""
+    return "\x1e".join((subject, predicate, value))
