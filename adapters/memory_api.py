@@ -226,6 +226,10 @@ class Memory:
         """Stop believing a claim from now on (history keeps it)."""
         return self._container.writes().retract(claim_id, reason)
 
+    def feedback(self, item_id: str, verdict: str, *, actor: str = "user", reason: str = "") -> WriteResult:
+        """Say whether a recalled claim or event was ``helpful`` or ``unhelpful`` (feeds ranking and lifecycle)."""
+        return self._container.writes().feedback(item_id, verdict, actor=actor, reason=reason)
+
     # -- reads ----------------------------------------------------------------------------------
 
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,

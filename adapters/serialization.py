@@ -29,6 +29,7 @@ from hlmem.domain.events import (
     DomainEvent,
     EvidenceForgotten,
     ExtractionRecorded,
+    FeedbackRecorded,
     ForgetRequested,
     ItemForgotten,
     ObservationRecorded,
@@ -53,6 +54,7 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "claim.archived.v1": ClaimArchived,
     "claim.revived.v1": ClaimRevived,
     "store.restored.v1": StoreRestored,
+    "feedback.recorded.v1": FeedbackRecorded,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

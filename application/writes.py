@@ -11,7 +11,7 @@ from attrs import frozen
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
-from hlmem.domain.decisions import Decision, decide_assert, decide_observation, decide_retract
+from hlmem.domain.decisions import Decision, decide_assert, decide_feedback, decide_observation, decide_retract
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.reducers import step
 from hlmem.domain.slots import SlotRegistry
@@ -130,6 +130,18 @@ class WriteService:
             claim = self._storage.get_claims([claim_id]).get(claim_id)
             decision = decide_retract(claim, claim_id, reason, new_id=self._ids.new, recorded_at=self._clock.now())
             return self._append(decision, {})
+
+    def feedback(self, item_id: str, verdict: str, *, actor: str = "user", reason: str = "") -> WriteResult:
+        """Record that a recalled claim or event was ``helpful`` or ``unhelpful`` (an event)."""
+        with self._storage.transaction():
+            if item_id.startswith("ev_"):
+                item = self._storage.get_observations([item_id]).get(item_id)
+            else:
+                item = self._storage.get_claims([item_id]).get(item_id)
+            decision = decide_feedback(item, item_id, verdict, actor=actor, reason=reason, new_id=self._ids.new,
+                                       recorded_at=self._clock.now())
+            position = self._storage.append(decision.events)
+            return WriteResult(item_id, decision.outcome, position, tuple(e.event_id for e in decision.events))
 
     def _append(self, decision: Decision, vectors: dict[str, bytes | None]) -> WriteResult:
         position = self._storage.append(decision.events, self._index_for(decision.events, vectors))

@@ -20,10 +20,11 @@ from hlmem.domain.events import (
     ClaimRetracted,
     ClaimSuperseded,
     DomainEvent,
+    FeedbackRecorded,
     ObservationRecorded,
 )
 from hlmem.domain.slots import SlotRegistry, normalize_key
-from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion
+from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState
 
 NewId = Callable[[str], str]
 
@@ -148,3 +149,25 @@ def decide_retract(claim: ClaimState | None, claim_id: str, reason: str, *, new_
         namespace=claim.namespace, reason=reason,
     )
     return Decision((event,), claim_id, "retracted")
+
+
+#: What a feedback verdict may say.
+FEEDBACK_VERDICTS = ("helpful", "unhelpful")
+
+
+def decide_feedback(item: ClaimState | ObservationState | None, item_id: str, verdict: str, *, actor: str,
+                    reason: str, new_id: NewId, recorded_at: datetime) -> Decision:
+    """Record whether a recalled claim or event helped; forgotten items take no feedback."""
+    if verdict not in FEEDBACK_VERDICTS:
+        raise DomainRuleViolation(f"feedback must be one of {', '.join(FEEDBACK_VERDICTS)}, not {verdict!r}")
+    if item is None:
+        raise NotFound(f"no claim or event {item_id}")
+    forgotten = item.forgotten if isinstance(item, ObservationState) else item.status is ClaimStatus.FORGOTTEN
+    if forgotten:
+        raise DomainRuleViolation(f"{item_id} was forgotten: there is nothing to give feedback on")
+    event = FeedbackRecorded(
+        event_id=new_id("lg"), stream_id=item_id, version=item.version + 1, recorded_at=recorded_at,
+        namespace=item.namespace, verdict=verdict, actor=actor, reason=reason,
+    )
+    claim_id = item_id if isinstance(item, ClaimState) else None
+    return Decision((event,), claim_id, verdict)

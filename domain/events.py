@@ -254,6 +254,18 @@ class ConflictResolved(DomainEvent):
     claim_id: str | None = None
 
 
+@frozen(kw_only=True)
+class FeedbackRecorded(DomainEvent):
+    """Someone said whether a recalled claim or event helped (``helpful`` or ``unhelpful``).
+
+    It feeds usefulness, which ranking and lifecycle read; it never changes truth or confidence.
+    """
+
+    verdict: str
+    actor: str = "user"
+    reason: str = ""
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ObservationRecorded,
     ClaimAsserted,
@@ -270,6 +282,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ClaimArchived,
     ClaimRevived,
     StoreRestored,
+    FeedbackRecorded,
 )
 
 #: Governance actions ``hlmem audit`` lists (each carries an actor and a reason or decision).

@@ -26,6 +26,7 @@ from hlmem.domain.events import (
     ConflictResolved,
     DomainEvent,
     EvidenceForgotten,
+    FeedbackRecorded,
     ItemForgotten,
     ObservationRecorded,
 )
@@ -133,6 +134,8 @@ def _apply_into(event: DomainEvent, claims: dict, observations: dict, edges: lis
         observations[event.stream_id] = evolve(
             observations[event.stream_id], text="", forgotten=True, version=event.version
         )
+    elif isinstance(event, FeedbackRecorded) and event.stream_id in observations:
+        observations[event.stream_id] = _with_feedback(observations[event.stream_id], event)
     elif isinstance(event, ClaimAsserted):
         claims[event.stream_id] = claim_from(event)
         if event.superseded_by:
@@ -280,6 +283,19 @@ def _expired(event: ClaimExpired, claim: ClaimState) -> ClaimState:
     reopened = ClaimVersion(last.valid_from, max(end, last.valid_from), recorded)
     return evolve(claim, versions=(*_close(claim, recorded), reopened), status=ClaimStatus.EXPIRED,
                   version=event.version)
+
+
+def _with_feedback(state, event: FeedbackRecorded):
+    if event.verdict == "helpful":
+        return evolve(state, helpful=state.helpful + 1, version=event.version)
+    if event.verdict == "unhelpful":
+        return evolve(state, unhelpful=state.unhelpful + 1, version=event.version)
+    return evolve(state, version=event.version)
+
+
+@_on_claim.register
+def _feedback(event: FeedbackRecorded, claim: ClaimState) -> ClaimState:
+    return _with_feedback(claim, event)
 
 
 @_on_claim.register

@@ -82,6 +82,9 @@ class ClaimState:
     supersedes: tuple[str, ...] = ()
     #: Out of normal recall and the search index (lifecycle), still in history and explain.
     archived: bool = False
+    #: Feedback counts (FeedbackRecorded): usefulness for ranking and lifecycle.
+    helpful: int = 0
+    unhelpful: int = 0
 
     @property
     def slot_key(self) -> str:
@@ -121,6 +124,8 @@ class ObservationState:
     recorded_at: datetime
     version: int = 1
     forgotten: bool = False
+    helpful: int = 0
+    unhelpful: int = 0
 
 
 @frozen

@@ -21,6 +21,7 @@ from hlmem.domain.events import (
     DomainEvent,
     EvidenceForgotten,
     ExtractionRecorded,
+    FeedbackRecorded,
     ForgetRequested,
     ItemForgotten,
     ObservationRecorded,
@@ -135,6 +136,10 @@ EVENT_STRATEGIES: dict[type[DomainEvent], st.SearchStrategy[DomainEvent]] = {
     ClaimArchived: st.builds(ClaimArchived, **_envelope(claim_ids), activation=finite_floats, reason=texts,
                              actor=texts),
     ClaimRevived: st.builds(ClaimRevived, **_envelope(claim_ids), reason=texts, actor=texts),
+    FeedbackRecorded: st.builds(
+        FeedbackRecorded, **_envelope(claim_ids | observation_ids),
+        verdict=st.sampled_from(("helpful", "unhelpful")) | texts, actor=texts, reason=texts,
+    ),
     StoreRestored: st.builds(
         StoreRestored, **_envelope(restore_ids), backup_id=texts, backup_position=st.integers(0, 2**40),
         reapplied=st.integers(0, 10**6), actor=texts, reason=texts,

@@ -226,6 +226,17 @@ def retract(obj: _Ctx, claim_id: str, reason: str) -> None:
 
 
 @cli.command()
+@click.argument("item_id")
+@click.argument("verdict", type=click.Choice(["helpful", "unhelpful"]))
+@click.option("--reason", default="", help="Why (kept in the log).")
+@click.pass_obj
+def feedback(obj: _Ctx, item_id: str, verdict: str, reason: str) -> None:
+    """Say whether a recalled claim or event helped: it feeds ranking and lifecycle."""
+    result = obj.memory().feedback(item_id, verdict, reason=reason)
+    click.echo(f"{verdict}: {result.id}")
+
+
+@cli.command()
 @json_option
 @click.pass_obj
 def stats(obj: _Ctx, as_json: bool) -> None:

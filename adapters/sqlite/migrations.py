@@ -203,6 +203,13 @@ def _embedding_cache_rowid(con: apsw.Connection) -> None:
     con.execute("ALTER TABLE embedding_cache_rowid RENAME TO embedding_cache")
 
 
+def _feedback(con: apsw.Connection) -> None:
+    # Usefulness (FeedbackRecorded) on both kinds of recallable item.
+    for table in ("claims", "observations"):
+        con.execute(f"ALTER TABLE {table} ADD COLUMN helpful INTEGER NOT NULL DEFAULT 0")
+        con.execute(f"ALTER TABLE {table} ADD COLUMN unhelpful INTEGER NOT NULL DEFAULT 0")
+
+
 def _claims_archived(con: apsw.Connection) -> None:
     # Lifecycle: an archived claim leaves normal recall and the search index (ClaimArchived).
     con.execute("ALTER TABLE claims ADD COLUMN archived INTEGER NOT NULL DEFAULT 0")
@@ -216,6 +223,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0005_conflicts", _conflicts),
     Migration("0006_embedding_cache_rowid", _embedding_cache_rowid),
     Migration("0007_claims_archived", _claims_archived),
+    Migration("0011_feedback", _feedback),
 )
 
 

@@ -14,11 +14,11 @@ from hlmem.domain.time import from_micros, to_micros
 
 _CLAIM_COLUMNS = (
     "claim_id, namespace, subject, predicate, value, qualifiers, coordinates, polarity, importance, "
-    "scope, cardinality, source, recorded_at, version, status, superseded_by, supersedes, archived"
+    "scope, cardinality, source, recorded_at, version, status, superseded_by, supersedes, archived, helpful, unhelpful"
 )
 _OBS_COLUMNS = (
     "event_id, namespace, text, role, session_id, origin_class, session_kind, occurred_at, recorded_at, "
-    "version, forgotten"
+    "version, forgotten, helpful, unhelpful"
 )
 
 
@@ -69,13 +69,13 @@ def load_claims(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ClaimStat
             scope=Scope(row[9]), cardinality=Cardinality(row[10]), source=row[11],
             recorded_at=from_micros(row[12]), version=row[13], evidence=tuple(evidence.get(cid, ())),
             versions=tuple(versions.get(cid, ())), status=ClaimStatus(row[14]), superseded_by=row[15],
-            supersedes=tuple(json.loads(row[16])), archived=bool(row[17]),
+            supersedes=tuple(json.loads(row[16])), archived=bool(row[17]), helpful=row[18], unhelpful=row[19],
         )
     return out
 
 
 _CLAIMS_SQL = (f"INSERT OR REPLACE INTO claims ({_CLAIM_COLUMNS}, slot_key, subject_key) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 _VERSIONS_SQL = ("INSERT OR REPLACE INTO claim_versions (claim_id, seq, valid_from, valid_to, recorded_from, "
                  "recorded_to) VALUES (?,?,?,?,?,?)")
 _EVIDENCE_SQL = "INSERT OR IGNORE INTO claim_evidence (claim_id, event_id, seq) VALUES (?,?,?)"
@@ -93,7 +93,7 @@ def claim_rows(claim: ClaimState, previous: ClaimState | None) -> tuple[tuple, l
         _pairs_json(claim.qualifiers), _pairs_json(claim.coordinates), int(claim.polarity), claim.importance,
         claim.scope.value, claim.cardinality.value, claim.source, to_micros(claim.recorded_at),
         claim.version, claim.status.value, claim.superseded_by, _pairs_json(claim.supersedes),
-        int(claim.archived), claim.slot_key, subject_key(claim.subject),
+        int(claim.archived), claim.helpful, claim.unhelpful, claim.slot_key, subject_key(claim.subject),
     )
     old_versions = previous.versions if previous else ()
     versions = [
@@ -148,7 +148,7 @@ def load_observations(con: apsw.Connection, ids: Sequence[str]) -> dict[str, Obs
                 event_id=row[0], namespace=row[1], text=row[2], role=row[3], session_id=row[4],
                 origin_class=OriginClass(row[5]), session_kind=SessionKind(row[6]),
                 occurred_at=from_micros(row[7]), recorded_at=from_micros(row[8]), version=row[9],
-                forgotten=bool(row[10]),
+                forgotten=bool(row[10]), helpful=row[11], unhelpful=row[12],
             )
     return out
 
@@ -156,10 +156,10 @@ def load_observations(con: apsw.Connection, ids: Sequence[str]) -> dict[str, Obs
 def save_observation(con: apsw.Connection, obs: ObservationState) -> None:
     """Write an observation's row."""
     con.execute(
-        f"INSERT OR REPLACE INTO observations ({_OBS_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT OR REPLACE INTO observations ({_OBS_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             obs.event_id, obs.namespace, obs.text, obs.role, obs.session_id, obs.origin_class.value,
             obs.session_kind.value, to_micros(obs.occurred_at), to_micros(obs.recorded_at), obs.version,
-            int(obs.forgotten),
+            int(obs.forgotten), obs.helpful, obs.unhelpful,
         ),
     )
