@@ -88,11 +88,31 @@ _ORIGIN_RULES = {
 NON_USER_ROLES = frozenset({"assistant", "agent", "tool", "function", "system", "developer"})
 _SEVERITY = {Verdict.ACCEPT: 0, Verdict.RESTRICT: 1, Verdict.REJECT: 2}
 
+#: "you are now …" is an injection only when what follows re-casts the model: a role noun after
+#: an article ("an unrestricted AI", "a helpful assistant"), a jailbreak mode or persona, freedom
+#: from its rules, or an order ("to act as"). Sentence position alone is not enough: "You are now
+#: registered." and "…appreciate where you are now." are ordinary assistant turns.
+_ROLE_NOUN = r"(?:assistant|chatbot|bot|ai|a\.i|llm|(?:language|ai|chat)\s+model|persona|jailbreak\w*)\b(?!['’]s)"
+_RECAST = (
+    r"you\s+are\s+now\s+(?:"
+    rf"(?:a|an|the|my|your)\s+(?:[\w'-]+\s+){{0,3}}?{_ROLE_NOUN}"
+    r"|in\s+(?:[\w-]+\s+)?(?:developer|dev|god|jailbreak\w*|jailbroken|unrestricted|unfiltered|uncensored|dan|sudo"
+    r"|evil|opposite)\s+mode\b"
+    r"|dan\b(?!['’]s)"
+    r"|(?:unrestricted|unfiltered|uncensored|jailbroken|unbound|unshackled)\b"
+    r"|(?:free|freed|liberated|released)\s+(?:from|of)\s+(?:all\s+|any\s+|your\s+|the\s+|its\s+)*"
+    r"(?:restrictions|rules|guidelines|limits|limitations|constraints|filters|policies|programming|instructions)"
+    r"|no\s+longer\s+(?:bound|restricted|limited|constrained|filtered"
+    rf"|(?:a|an)\s+(?:[\w'-]+\s+){{0,2}}?{_ROLE_NOUN})"
+    r"|(?:acting|operating|role-?playing)\s+as\b"
+    r"|to\s+(?:act|behave|respond|answer|reply|ignore|obey|follow|pretend|forget|role-?play|speak)\b)"
+)
+
 #: Text that tries to steer the agent or write into its memory. Matched on NFKC, casefolded text.
 _INJECTION_RE = re.compile(
     r"(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier"
     r"|preceding|system)\s+(?:instructions?|prompts?|messages?|rules?)"
-    r"|you\s+are\s+now\b|new\s+instructions?\s*:|system\s+prompt"
+    rf"|{_RECAST}|new\s+instructions?\s*:|system\s+prompt"
     r"|(?:remember|memorize|note)\s+(?:that\s+)?(?:the\s+)?user(?:'s)?\b"
     r"|(?:store|save|add|write)\s+(?:this|that|the\s+following)\s+(?:to|in|into)\s+(?:your\s+|the\s+)?memory"
     r"|(?:忽略|无视|忘记|忘掉)(?:之前|以上|前面|上述|先前|所有)(?:的|所有)*(?:指令|指示|提示|要求|规则|设定)"

@@ -10,13 +10,30 @@ from hlmem.adapters.cli.main import _Ctx, _emit, cli, json_option
 
 @cli.command()
 @click.option("--once", is_flag=True, help="Drain every ready job (partial windows too) and exit (cron).")
+@click.option("--window", "window_size", default=None, type=click.IntRange(min=1), metavar="N",
+              help="Events per extraction window (default 8).")
+@click.option("--idle", "idle_seconds", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Close a session's partial window after this long without a new event (default 120).")
+@click.option("--max-wait", "max_seconds", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Close a window once its oldest event has waited this long (default 600).")
 @json_option
 @click.pass_obj
-def worker(obj: _Ctx, once: bool, as_json: bool) -> None:
-    """Run the extraction worker until SIGTERM/SIGINT (a window in flight finishes first)."""
+def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float | None, max_seconds: float | None,
+           as_json: bool) -> None:
+    """Run the extraction worker until SIGTERM/SIGINT (a window in flight finishes first).
+
+    A session's window closes at --window events, after --idle seconds without a new event, or once
+    its oldest event has waited --max-wait seconds; --once closes partial windows at once.
+    """
     import signal
 
     mem = obj.memory()
+    # The worker's tunables (WorkerConfig) are per process, not stored: set them on this one.
+    config = mem._container.worker().config
+    for name, value in (("window_size", window_size), ("window_idle_seconds", idle_seconds),
+                        ("window_max_seconds", max_seconds)):
+        if value is not None:
+            setattr(config, name, value)
     if not once:
         def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
             mem.stop_worker()

@@ -91,7 +91,8 @@ def test_deferred_adds_are_batched_by_the_worker_and_jobs_are_counted(tmp_path: 
     assert data["counts"] == {"extract": {"pending": 6}}
     assert {j["session"] for j in data["jobs"]} == {"garden"} and len(data["jobs"]) == 6
 
-    stats = hlmem(db, "worker", "--once", "--json", at=T0 + timedelta(seconds=10), server=server).json()
+    stats = hlmem(db, "worker", "--once", "--window", "5", "--json", at=T0 + timedelta(seconds=10),
+                  server=server).json()
     assert (stats["windows"], stats["jobs_succeeded"], stats["jobs_failed"]) == (2, 6, 0)
     assert [prompt_texts(r) for r in server.requests] == [texts[:5], texts[5:]]  # one call per window of 5
     with Memory(db, embedder="none", now=T0 + timedelta(seconds=11)) as mem:

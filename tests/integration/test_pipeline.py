@@ -237,6 +237,7 @@ def test_the_same_idempotency_key_gives_the_existing_job(mem: Memory) -> None:
 
 
 def test_run_once_drains_every_ready_job_partial_windows_included(mem: Memory) -> None:
+    mem._container.worker().config.window_size = 5
     for i in range(7):
         mem.add(f"note {i} about the weather", session="s1", process=False)
         mem.clock.advance(timedelta(seconds=1))
@@ -262,7 +263,7 @@ def test_the_worker_runs_inside_an_embedding_process_until_stopped(mem: Memory) 
         loop.stop_event.set()
 
     loop = Worker(mem.jobs, mem._container.pipeline(), mem.clock, owner="embedded", config=worker.config, sleep=sleep)
-    loop.config.window_seconds = 0  # a window of one is due at once
+    loop.config.window_max_seconds = 0  # a window of one is due at once
     stats = loop.run()
     assert stats.jobs_succeeded == 1 and seen == [worker.config.idle_sleep_seconds]
 

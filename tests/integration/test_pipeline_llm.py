@@ -219,7 +219,7 @@ def test_500s_until_dead_then_retry_never_duplicates_claims(mem: Memory, server:
 # --- batching ----------------------------------------------------------------------------------
 
 
-def test_a_sessions_events_are_extracted_in_windows_of_five(mem: Memory, server: ScriptedLLMServer) -> None:
+def test_a_sessions_events_are_extracted_in_windows_of_eight(mem: Memory, server: ScriptedLLMServer) -> None:
     server.fallback = EMPTY
     texts = [f"turn {i}: we talked about the garden" for i in range(12)]
     for text in texts:
@@ -227,7 +227,7 @@ def test_a_sessions_events_are_extracted_in_windows_of_five(mem: Memory, server:
         mem.clock.advance(timedelta(seconds=5))
     assert server.requests == []
     mem.run_worker(once=True)
-    assert [len(prompt_events(r)) for r in server.requests] == [5, 5, 2]
+    assert [len(prompt_events(r)) for r in server.requests] == [8, 4]
     assert [e["text"] for r in server.requests for e in prompt_events(r)] == texts  # in order, each once
     assert mem.jobs.job_counts() == {"extract": {"succeeded": 12}}
 
@@ -241,23 +241,38 @@ def test_the_window_size_is_configurable(mem: Memory, server: ScriptedLLMServer)
     assert [len(prompt_events(r)) for r in server.requests] == [3, 3, 1]
 
 
-def test_a_partial_window_closes_after_120_seconds(mem: Memory, server: ScriptedLLMServer) -> None:
+def test_a_partial_window_closes_when_its_session_is_idle_for_120_seconds(mem: Memory,
+                                                                          server: ScriptedLLMServer) -> None:
     server.fallback = EMPTY
     worker = mem._container.worker()
     for i in range(3):
-        mem.add(f"turn {i}", session="s1", process=False)
+        mem.add(f"turn {i}", session="s1", process=False)  # at T0, T0+10 s, T0+20 s
         mem.clock.advance(timedelta(seconds=10))
-    assert worker.step() is False  # 3 events, the oldest 30 s old: the window stays open
-    mem.clock.set(T0 + timedelta(seconds=119))
+    assert worker.step() is False  # 3 events, the newest 10 s old: the conversation goes on
+    mem.clock.set(T0 + timedelta(seconds=139))
     assert worker.step() is False
     assert server.requests == []
-    mem.clock.set(T0 + timedelta(seconds=120))
+    mem.clock.set(T0 + timedelta(seconds=140))  # 120 s since the session's last event
     assert worker.step() is True
     assert [len(prompt_events(r)) for r in server.requests] == [3]
-    for i in range(5):  # a full window goes at once, however young
+    for i in range(8):  # a full window goes at once, however young
         mem.add(f"more {i}", session="s1", process=False)
     assert worker.step() is True and worker.step() is False
-    assert [len(prompt_events(r)) for r in server.requests] == [3, 5]
+    assert [len(prompt_events(r)) for r in server.requests] == [3, 8]
+
+
+def test_a_chatty_sessions_window_closes_after_600_seconds(mem: Memory, server: ScriptedLLMServer) -> None:
+    server.fallback = EMPTY
+    worker = mem._container.worker()
+    for i in range(6):  # one turn every 100 s (T0 … T0+500 s): never idle for 120 s, never 8 events
+        mem.clock.set(T0 + timedelta(seconds=100 * i))
+        mem.add(f"turn {i}", session="s1", process=False)
+        assert worker.step() is False
+    mem.clock.set(T0 + timedelta(seconds=599))
+    assert worker.step() is False and server.requests == []
+    mem.clock.set(T0 + timedelta(seconds=600))  # the oldest event has waited 600 s; the newest only 100 s
+    assert worker.step() is True
+    assert [len(prompt_events(r)) for r in server.requests] == [6]
 
 
 def test_sessions_are_never_mixed_in_one_window(mem: Memory, server: ScriptedLLMServer) -> None:

@@ -94,7 +94,8 @@ def test_a_worker_killed_mid_job_loses_nothing_and_the_job_completes_once(tmp_pa
 
     with ScriptedLLMServer() as server:
         server.script(completion(ANSWER, delay_s=60))  # holds the answer until the server stops
-        proc = subprocess.Popen([HLMEM, "--now", iso(T0 + timedelta(seconds=10)), "worker"],
+        # --window 5: the five turns fill a window, so the (fixed-clock) worker takes them at once.
+        proc = subprocess.Popen([HLMEM, "--now", iso(T0 + timedelta(seconds=10)), "worker", "--window", "5"],
                                 env=env_for(db, server), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=tmp_path)
         try:
