@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from attrs import frozen
 
-from hlmem.application.ports import Storage
+from hlmem.application.ports import Storage, TombstoneLedger
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
 from hlmem.domain.slots import SlotRegistry, normalize_key
-from hlmem.domain.state import ClaimState, ObservationState
+from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 
 @frozen
 class Explanation:
-    """A claim or event explained: itself, its evidence verbatim, its chain and the claims it backs."""
+    """A claim or event explained: itself, its evidence verbatim, its chain and the claims it backs.
+
+    A forgotten claim or event is explained by ``kind="forgotten"``, its ``item_id`` and
+    ``forgotten_at`` only: nothing of what it said.
+    """
 
     kind: str
+    item_id: str = ""
+    forgotten_at: datetime | None = None
     claim: ClaimState | None = None
     observation: ObservationState | None = None
     evidence: tuple[ObservationState, ...] = ()
@@ -27,9 +35,14 @@ class Explanation:
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
-    def __init__(self, storage: Storage, registry: SlotRegistry) -> None:
+    def __init__(self, storage: Storage, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
         self._storage = storage
         self._registry = registry
+        self._ledger = ledger
+
+    def _forgotten(self, item_id: str, fallback: datetime | None = None) -> Explanation:
+        found = self._ledger.of_streams([item_id]).get(item_id) if self._ledger is not None else None
+        return Explanation(kind="forgotten", item_id=item_id, forgotten_at=found.forgotten_at if found else fallback)
 
     def history(self, subject: str, predicate: str, *, namespace: str = "default",
                 coordinates: tuple[tuple[str, str], ...] | None = None) -> list[ClaimState]:
@@ -66,7 +79,7 @@ class InspectService:
         return order
 
     def explain(self, item_id: str) -> Explanation:
-        """Explain a claim (``cl_…``) or an event (``ev_…``).
+        """Explain a claim (``cl_…``) or an event (``ev_…``); a forgotten one only by when it was forgotten.
 
         :raises NotFound: when no such id exists.
         """
@@ -75,17 +88,23 @@ class InspectService:
             claim = self._storage.get_claims([item_id]).get(item_id)
             if claim is None:
                 raise NotFound(f"no claim {item_id}")
+            if claim.status is ClaimStatus.FORGOTTEN:
+                return self._forgotten(item_id, claim.versions[-1].recorded_to if claim.versions else None)
             found = self._storage.get_observations(list(claim.evidence))
             return Explanation(
-                kind="claim", claim=claim,
-                evidence=tuple(found[e] for e in claim.evidence if e in found),
+                kind="claim", claim=claim, item_id=item_id,
+                evidence=tuple(found[e] for e in claim.evidence if e in found and not found[e].forgotten),
                 missing_evidence=tuple(e for e in claim.evidence if e not in found),
-                chain=tuple(self.chain(claim)),
+                # Forgotten links keep the chain walkable but are not shown.
+                chain=tuple(c for c in self.chain(claim) if c.status is not ClaimStatus.FORGOTTEN),
             )
         if item_id.startswith("ev_"):
             obs = self._storage.get_observations([item_id]).get(item_id)
             if obs is None:
                 raise NotFound(f"no event {item_id}")
+            if obs.forgotten:
+                return self._forgotten(item_id)
             citing = self._storage.get_claims(self._storage.claims_citing(item_id))
-            return Explanation(kind="event", observation=obs, cited_by=tuple(citing.values()))
+            return Explanation(kind="event", observation=obs, item_id=item_id, cited_by=tuple(
+                c for c in citing.values() if c.status is not ClaimStatus.FORGOTTEN))
         raise NotFound(f"{item_id!r} is neither a claim id (cl_…) nor an event id (ev_…)")

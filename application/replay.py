@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 from attrs import frozen
 
-from hlmem.application.indexing import event_index_text, passage_vectors
+from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent
+from hlmem.domain.redaction import redact
+from hlmem.domain.reducers import index_change
 from hlmem.domain.slots import SlotRegistry
 
 #: Events appended to the fresh store per transaction.
@@ -37,8 +39,15 @@ class ReplayService:
         self._registry = registry
         self._embedder = embedder
 
-    def rebuild(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None) -> int:
-        """Append every event of ``source`` to the empty ``target``; return how many."""
+    def rebuild(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None, *,
+                forgotten: Collection[str] = ()) -> int:
+        """Append every event of ``source`` to the empty ``target``; return how many.
+
+        :param forgotten: stream ids of the source's tombstone ledger. Their events are copied
+            redacted whatever the source's payloads hold (defensive: a log whose erasure was lost
+            never projects forgotten content), and they are not indexed.
+        """
+        gone = frozenset(forgotten)
         model = source.vector_model()
         if model is not None and self._embedder is not None:
             target.bind_vector_model(*model)
@@ -48,20 +57,23 @@ class ReplayService:
         for stored in source.read_stored():
             batch.append(stored)
             if len(batch) >= BATCH:
-                count += self._flush(batch, target)
+                count += self._flush(batch, target, gone)
                 if progress:
                     progress(count)
-        count += self._flush(batch, target)
+        count += self._flush(batch, target, gone)
         if progress:
             progress(count)
         return count
 
-    def _flush(self, batch: list[tuple[StoredEvent, str | None]], target: Storage) -> int:
+    def _flush(self, batch: list[tuple[StoredEvent, str | None]], target: Storage, gone: frozenset[str]) -> int:
         if not batch:
             return 0
-        events = [s.event for s, _ in batch]
-        payloads = {s.event.event_id: text for s, text in batch}
-        texts = {e.stream_id: t for e in events if (t := event_index_text(e, self._registry)) is not None}
+        events = [redact(s.event) if s.event.stream_id in gone else s.event for s, _ in batch]
+        payloads = {s.event.event_id: None if s.event.stream_id in gone else text for s, text in batch}
+        # An erased item has no text to index (its tombstone drops it anyway).
+        texts = {e.stream_id: t for e in events
+                 if e.stream_id not in gone and (t := event_index_text(e, self._registry))}
+        texts.update(self._returning(events, texts, target, gone))
         by_text: dict[str, bytes] = {}
         if target.vector_model() is not None:
             # The embedder is cached by content hash: unchanged text is never embedded again.
@@ -72,6 +84,18 @@ class ReplayService:
         n = len(batch)
         batch.clear()
         return n
+
+    def _returning(self, events: list, texts: dict[str, str], target: Storage, gone: frozenset[str]) -> dict[str, str]:
+        """Search texts of claims an event brings back into the index (``ClaimRevived``) whose
+        assertion an earlier batch already appended: they come from the target's states."""
+        back = [e.stream_id for e in events if (change := index_change(e)) and change[0] == "add"
+                and e.stream_id not in texts and e.stream_id not in gone and e.stream_id.startswith("cl_")]
+        out = {}
+        for cid, c in target.get_claims(back).items() if back else ():
+            if text := claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
+                                  self._registry):
+                out[cid] = text
+        return out
 
     def compare(self, live: Storage, rebuilt: Storage) -> ReplayReport:
         """Compare every stream's projected state and version between two stores.

@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import unicodedata
+from datetime import datetime
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from hlmem.domain.events import (
     ClaimAsserted,
@@ -25,6 +26,7 @@ from hlmem.domain.events import (
     ConflictOpened,
     DomainEvent,
     ExtractionRecorded,
+    FeedbackRecorded,
     ObservationRecorded,
 )
 
@@ -49,7 +51,7 @@ def redact(event: DomainEvent) -> DomainEvent:
                       evidence=())
     if isinstance(event, ExtractionRecorded):
         return evolve(event, rejected=tuple(("", reasons) for _label, reasons in event.rejected))
-    if isinstance(event, ClaimRetracted):
+    if isinstance(event, (ClaimRetracted, FeedbackRecorded)):
         return evolve(event, reason="")
     return event
 
@@ -75,3 +77,21 @@ def fingerprint(kind: str, content: str, salt: bytes) -> str:
 def claim_content(subject: str, predicate: str, value: str) -> str:
     """The content of a claim that a fingerprint covers (subject, predicate, value)."""
     return "\x1e".join((subject, predicate, value))
+
+
+@frozen
+class Tombstone:
+    """One row of a store's tombstone ledger: what was forgotten, by fingerprint, never by text.
+
+    ``fingerprint`` is :func:`fingerprint` of the content with the store's salt ("" when the
+    content was already erased and only the id is known); ``kind`` is the fingerprinted kind
+    (:data:`OBSERVATION`, :data:`CLAIM`, :data:`SUBJECT`); ``stream_id`` the forgotten stream
+    (for a subject, the ``fg_…`` stream of the forget itself); ``forget_id`` the ``fg_…`` stream
+    of the :class:`~hlmem.domain.events.ForgetRequested` that wrote it.
+    """
+
+    fingerprint: str
+    kind: str
+    stream_id: str
+    forgotten_at: datetime
+    forget_id: str

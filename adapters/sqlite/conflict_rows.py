@@ -39,8 +39,9 @@ def _ts(value):
 
 def _encode(state: ConflictState) -> str:
     cand = dict(state.candidate)
-    cand.update(scope=Scope(cand["scope"]).value, valid_from=format_timestamp(cand["valid_from"]),
-                valid_to=format_timestamp(cand["valid_to"]))
+    if cand:  # a forgotten conflict's candidate is empty
+        cand.update(scope=Scope(cand["scope"]).value, valid_from=format_timestamp(cand["valid_from"]),
+                    valid_to=format_timestamp(cand["valid_to"]))
     data = {"existing": list(state.existing), "candidate": cand, "reason": state.reason,
             "decision": state.decision, "actor": state.actor, "claim_id": state.claim_id,
             "resolved_at": format_timestamp(state.resolved_at)}
@@ -51,7 +52,7 @@ def _decode(row: Sequence[Any]) -> ConflictState:
     conflict_id, namespace, slot_key, status, version, opened_at, raw = row
     data = json.loads(raw)
     cand = data["candidate"]
-    candidate = {
+    candidate = {} if not cand else {
         "subject": cand["subject"], "predicate": cand["predicate"], "value": cand["value"],
         "qualifiers": tuple(tuple(p) for p in cand["qualifiers"]),
         "coordinates": tuple(tuple(p) for p in cand["coordinates"]), "polarity": cand["polarity"],

@@ -12,6 +12,7 @@ import apsw
 import apsw.bestpractice as bp
 
 from hlmem.domain.errors import StorageError
+from hlmem.domain.forgetting import mentions
 
 #: How long a writer waits for another process's lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 10_000
@@ -42,9 +43,15 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         con.pragma("synchronous", synchronous)
         # Freed pages are zeroed, so erased text does not linger in the file (lifecycle issue).
         con.pragma("secure_delete", "ON")
+        # Forget plans find the events that mention a name with the domain's own rule.
+        con.create_scalar_function("hlmem_mentions", _mentions, 2, deterministic=True)
         con.pragma("temp_store", "MEMORY")
         con.pragma("cache_size", -32_000)
         con.pragma("mmap_size", 256 * 1024 * 1024)
     except apsw.Error as exc:
         raise StorageError(f"cannot open database {target}: {exc}") from exc
     return con
+
+
+def _mentions(text: str | None, name: str | None) -> bool:
+    return bool(text) and bool(name) and mentions(str(text), str(name))

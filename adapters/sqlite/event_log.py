@@ -6,10 +6,13 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import apsw
 
+from datetime import datetime
+
 from hlmem.adapters.serialization import UPCASTERS, decode, encode_payload, tag_of
 from hlmem.application.ports import StoredEvent
-from hlmem.domain.errors import ConcurrencyConflict
+from hlmem.domain.errors import ConcurrencyConflict, SchemaError
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.redaction import redact
 from hlmem.domain.time import format_timestamp
 
 READ_CHUNK = 2_000
@@ -123,3 +126,47 @@ def read_stored(con: apsw.Connection, after: int = 0,
 def stream_versions(con: apsw.Connection) -> dict[str, int]:
     """The last version of every stream in the log (one indexed scan)."""
     return dict(con.execute("SELECT stream_id, max(version) FROM events GROUP BY stream_id"))
+
+
+def erase_payloads(con: apsw.Connection, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int:
+    """Replace the payloads of the streams' events that hold content with their redaction.
+
+    The one audited path (migration 0001's triggers): a ``payload_erasures`` row first, then the
+    old payload goes and the redacted encoding takes its place. Payloads already erased, and
+    events with nothing to redact, are left alone. Call inside a write transaction.
+
+    :returns: how many payloads were erased.
+    :raises SchemaError: for an event stored under an upcast tag (its replacement would have to be
+        written in the old format, which no code writes).
+    """
+    ids = list(dict.fromkeys(stream_ids))
+    erased_at = format_timestamp(at)
+    erasures: list[tuple[int, str, str]] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = con.execute(
+            "SELECT e.position, e.event_id, e.stream_id, e.version, e.tag, e.recorded_at, e.namespace, "
+            "e.schema_version, p.payload FROM events e JOIN event_payloads p ON p.position = e.position "
+            f"WHERE e.stream_id IN ({marks}) AND NOT EXISTS "
+            "(SELECT 1 FROM payload_erasures x WHERE x.position = e.position) ORDER BY e.position",
+            chunk,
+        ).fetchall()
+        for pos, eid, sid, ver, tag, rec, ns, schema, payload in rows:
+            envelope = {"event_id": eid, "stream_id": sid, "version": ver, "recorded_at": rec,
+                        "namespace": ns, "schema_version": schema}
+            event = decode(tag, envelope, payload)
+            redacted = redact(event)
+            if redacted == event:
+                continue
+            if tag in UPCASTERS:
+                raise SchemaError(f"cannot erase {eid}: its tag {tag} is upcast on reading; "
+                                  "erasure would need a writer for the old format")
+            erasures.append((pos, erased_at, encode_payload(redacted)))
+    if erasures:
+        con.executemany("INSERT INTO payload_erasures (position, erased_at, reason) VALUES (?,?,?)",
+                        [(pos, when, reason) for pos, when, _ in erasures])
+        con.executemany("DELETE FROM event_payloads WHERE position = ?", [(pos,) for pos, _, _ in erasures])
+        con.executemany("INSERT INTO event_payloads (position, payload) VALUES (?, ?)",
+                        [(pos, text) for pos, _, text in erasures])
+    return len(erasures)

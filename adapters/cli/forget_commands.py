@@ -1,0 +1,84 @@
+"""The ``forget`` command: a claim or event by id, a whole session, or everything about a subject."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from hlmem.adapters.cli.main import EXIT_USAGE, _Ctx, _emit, cli, json_option
+from hlmem.application.forgetting import REPORT_COUNTS, ForgetReport
+from hlmem.domain.time import format_timestamp
+
+#: How the counts read in a report, in order.
+LABELS = {
+    "events": "events", "claims": "claims", "evidence_links": "evidence links (surviving claims)",
+    "conflicts": "conflicts", "extraction_records": "extraction records", "payloads": "log payloads erased",
+    "fts_rows": "full-text rows", "vectors": "vectors", "cache_entries": "embedding-cache entries",
+    "jobs": "job rows scrubbed",
+}
+
+
+def report_dict(report: ForgetReport) -> dict[str, Any]:
+    """A forget report as JSON."""
+    return {"target_kind": report.target_kind, "target": report.target, "namespace": report.namespace,
+            "forget_id": report.forget_id, "dry_run": report.dry_run, "already_forgotten": report.already_forgotten,
+            "forgotten_at": format_timestamp(report.forgotten_at), "counts": dict(report.counts),
+            "items": list(report.items), "notes": list(report.notes)}
+
+
+def _echo_report(report: ForgetReport) -> None:
+    what = f"{report.target_kind} {report.target}"
+    if report.already_forgotten:
+        when = f" at {format_timestamp(report.forgotten_at)}" if report.forgotten_at else ""
+        click.echo(f"already forgotten: {what}{when}; nothing left to remove")
+        return
+    head = "would forget" if report.dry_run else f"forgot ({report.forget_id})"
+    click.echo(f"{head}: {what}")
+    for key in REPORT_COUNTS:
+        click.echo(f"  {LABELS[key]:<34} {report.counts[key]}")
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    if report.dry_run:
+        click.echo("dry run: nothing was removed")
+
+
+@cli.command()
+@click.argument("item_id", required=False, metavar="[ID]")
+@click.option("--session", default=None, metavar="S", help="Forget every event of session S (and what follows).")
+@click.option("--subject", default=None, metavar="NAME", help="Forget everything about NAME (asks to confirm).")
+@click.option("--namespace", default="default", show_default=True, help="Namespace of --session/--subject.")
+@click.option("--dry-run", is_flag=True, help="Show what would go; remove nothing.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (needed for --subject without a terminal).")
+@click.option("--reason", default="", help="Why (kept in the audit log; do not repeat the forgotten text).")
+@json_option
+@click.pass_obj
+def forget(obj: _Ctx, item_id: str | None, session: str | None, subject: str | None, namespace: str,
+           dry_run: bool, yes: bool, reason: str, as_json: bool) -> None:
+    """Forget a claim or event (ID from recall, history or explain), a --session, or a --subject.
+
+    The cascade erases the text from the log, claims whose evidence is all forgotten, full-text
+    rows, vectors, cache entries, job rows and review items; claims with other evidence only lose
+    the link. Prints what was removed, by kind. Repeating a forget is harmless and says so.
+    """
+    given = [v for v in (item_id, session, subject) if v is not None]
+    if len(given) != 1:
+        click.echo("error: give exactly one of ID, --session S or --subject NAME", err=True)
+        sys.exit(EXIT_USAGE)
+    mem = obj.memory()
+    target: dict[str, Any] = {"item_id": item_id, "session": session, "subject": subject, "namespace": namespace}
+    if subject is not None and not dry_run and not yes:
+        if not sys.stdin.isatty():
+            click.echo("error: forget --subject removes everything about a person: confirm with --yes "
+                       "(no terminal to ask on); --dry-run shows what would go", err=True)
+            sys.exit(EXIT_USAGE)
+        preview = mem.forget(dry_run=True, **target)
+        if not preview.already_forgotten:
+            _echo_report(preview)
+            click.confirm(f"Forget everything about {subject!r}? This cannot be undone", abort=True, err=True)
+    report = mem.forget(dry_run=dry_run, reason=reason, **target)
+    if as_json:
+        _emit(report_dict(report), True)
+    else:
+        _echo_report(report)
