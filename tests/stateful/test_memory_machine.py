@@ -1,10 +1,17 @@
 """A Hypothesis state machine that audits the log (style guide item 19).
 
-The same operations run against an in-memory and a SQLite store, each behind its own
-WriteService with its own ``SequentialIds`` (so ids line up) and one shared FixedClock. After
-every step the invariants check that the two stores agree with each other, with a fold of their
-own logs, and with the bitemporal rules (one value per single-valued slot at any instant,
-superseded claims out of current recall but in history, gapless versions, replay equals live).
+The same operations run against an in-memory and a SQLite store, each behind its own services
+with its own ``SequentialIds`` (so ids line up) and one shared FixedClock. After every step the
+invariants check that the two stores agree with each other, with a fold of their own logs, and
+with the bitemporal rules (one value per single-valued slot at any instant, superseded claims
+out of current recall but in history, gapless versions, replay equals live).
+
+Lifecycle and forgetting (issue 4): maintenance passes expire and archive (a short-lived policy,
+so a few clock moves reach both), archived claims are revived, claims, events, sessions and
+subjects are forgotten, the SQLite store is backed up and restored from any earlier backup (the
+in-memory store then mirrors it by replay), and the log is replayed into a fresh SQLite file. A
+forgotten item is never recalled, explained beyond "forgotten at", exported (its stream's events
+stay redacted in the log) or brought back by a restore; a claim with surviving evidence survives.
 """
 
 from __future__ import annotations
@@ -14,20 +21,30 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+from hypothesis import event as count_event
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
 from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
+from hlmem.adapters.sqlite.backup import backup
+from hlmem.adapters.sqlite.restore import restore
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.application.forgetting import ForgetService
 from hlmem.application.inspect import InspectService
+from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
 from hlmem.application.recall import RecallService
 from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.events import Cardinality
+from hlmem.domain.events import Cardinality, ItemForgotten
+from hlmem.domain.forgetting import ForgetTarget
+from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.queries import holds, values_at
+from hlmem.domain.redaction import is_redacted
 from hlmem.domain.reducers import project
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.slots import normalize_key
@@ -54,6 +71,20 @@ TEXTS = ("I switched to dark mode", "我喜欢深色主题", "小明住在上海
          "upgrade jieba to 2.0")
 QUERIES = (*SUBJECTS, "Alice", "dark", "深色", "theme", "主题", "Berlin", "住在", "version 1.2", "jieba", "tea", "咖啡",
            "喜欢", "mode")
+SESSIONS = ("default", "s1", "s2")
+#: Names a person may ask to forget everything about (claims' subjects and names in TEXTS).
+FORGET_SUBJECTS = ("小明", "Alice", "User", "user")
+#: Half-lives and grace short enough that a few clock moves reach expiry and archive.
+POLICY = LifecyclePolicy(half_life_permanent=timedelta(days=20), half_life_temporal=timedelta(days=4),
+                         temporal_ttl=timedelta(days=5), archive_grace=timedelta(days=3))
+#: Regression switch (test_a_late_fact_inside_an_expired_claims_validity_supersedes_it below):
+#: True would skip expired claims in the one-value check; decisions now count them.
+SKIP_EXPIRED_IN_ONE_VALUE_CHECK = False
+#: Regression switch (test_a_claim_left_citing_only_forgotten_events_is_forgotten below): evidence
+#: forgotten before a claim cited it counts as gone in a later cascade.
+EARLIER_FORGOTTEN_EVIDENCE_IS_DEAD = True
+#: At most this many backups per run (each is a file copy).
+MAX_BACKUPS = 3
 #: Valid-time starts, in days from T0 (None: "from now"); negative ones land before known claims.
 STARTS = (None, None, None, -30, -10, -3, -1, 0, 1, 2, 5, 10, 30)
 LENGTHS = (None, None, 1, 3, 7, 40)
@@ -74,6 +105,13 @@ def _outcome(call):
 
 
 _END_OF_TIME = datetime.max.replace(tzinfo=UTC)
+
+
+def _is_forgotten(state) -> bool:
+    """Whether a claim or observation state is a tombstone (content blank)."""
+    if isinstance(state, ClaimState):
+        return state.status is ClaimStatus.FORGOTTEN and not state.subject and not state.value
+    return state.forgotten and not state.text
 
 
 def _rectangles_overlap(a, b) -> bool:
@@ -105,19 +143,38 @@ class MemoryMachine(RuleBasedStateMachine):
         self.generation = 0
         self._log_cache: dict[int, tuple] = {}
         self._checked: dict[str, tuple] = {}
+        #: Every stream ever forgotten (restores never shrink it), and what each item said / where.
+        self.forgotten: set[str] = set()
+        self.texts: dict[str, tuple[str, str]] = {}
+        #: (path, backup info) of each backup taken; their own ids never touch the stores' sequences.
+        self.backups: list[tuple[Path, object]] = []
+        self.backup_ids = SequentialIds(1)
+        self.replays = 0
         self._open_sql()
+        # One salt for both stores: forget fingerprints (in the log) must be equal on both sides.
+        self.mem.tombstones = InMemoryTombstoneLedger(salt=self.sql.tombstones.salt())
+        self._wire_mem()
+
+    def _wire_mem(self) -> None:
         self.mem_writes = WriteService(self.mem, self.clock, self.mem_ids, DEFAULT_REGISTRY)
         self.mem_recall = RecallService(self.mem, self.clock)
-        self.mem_inspect = InspectService(self.mem, DEFAULT_REGISTRY)
+        self.mem_inspect = InspectService(self.mem, DEFAULT_REGISTRY, self.mem.tombstones)
+        self.mem_forget = ForgetService(self.mem, self.mem.tombstones, self.clock, self.mem_ids, DEFAULT_REGISTRY)
+        self.mem_maintain = MaintenanceService(self.mem, self.clock, self.mem_ids, DEFAULT_REGISTRY, policy=POLICY)
 
     def _open_sql(self) -> None:
         # NORMAL keeps WAL commits fast; durability across real crashes is test_sqlite_log's job.
         self.sql = SQLiteStorage(self.path, synchronous="NORMAL")
         self.sql_writes = WriteService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY)
         self.sql_recall = RecallService(self.sql, self.clock)
-        self.sql_inspect = InspectService(self.sql, DEFAULT_REGISTRY)
+        self.sql_inspect = InspectService(self.sql, DEFAULT_REGISTRY, self.sql.tombstones)
+        self.sql_forget = self._forget_service(self.sql)
+        self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
         self.writes_since_reopen = 0
         self.generation += 1
+
+    def _forget_service(self, store: SQLiteStorage) -> ForgetService:
+        return ForgetService(store, store.tombstones, self.clock, self.sql_ids, DEFAULT_REGISTRY)
 
     def teardown(self) -> None:
         if self.sql is not None:
@@ -164,28 +221,39 @@ class MemoryMachine(RuleBasedStateMachine):
         ids = list(dict.fromkeys(e.stream_id for e in self._log(store) if e.stream_id.startswith("cl_")))
         return store.get_claims(ids)
 
+    def _all_observations(self, store) -> dict:
+        ids = list(dict.fromkeys(e.stream_id for e in self._log(store) if e.stream_id.startswith("ev_")))
+        return store.get_observations(ids)
+
     # -- rules ----------------------------------------------------------------------------------
 
     @initialize(target=observations, text=st.sampled_from(TEXTS))
     def first_observation(self, text: str) -> str:
-        return self.record(text, "default", None)
+        return self.record(text, "default", None, "default")
 
     @rule(target=observations, text=st.sampled_from(TEXTS), ns=st.sampled_from(WRITE_NAMESPACES),
-          occurred=st.sampled_from((None, -2, 0, 3)))
-    def record(self, text: str, ns: str, occurred: int | None) -> str:
+          occurred=st.sampled_from((None, -2, 0, 3)), session=st.sampled_from(SESSIONS))
+    def record(self, text: str, ns: str, occurred: int | None, session: str) -> str:
         at = None if occurred is None else T0 + occurred * DAY
-        result = self._both(lambda w: w.record(RecordObservation(text=text, namespace=ns, occurred_at=at)))
+        result = self._both(lambda w: w.record(RecordObservation(text=text, namespace=ns, occurred_at=at,
+                                                                 session_id=session)))
+        self.texts.setdefault(result.id, (text, ns))
+        return result.id
+
+    def _claimed(self, drawn, result) -> str:
+        if not result:
+            return "cl_never"
+        command = self._command(drawn)
+        self.texts.setdefault(result.id, (f"{command.subject} {command.value}", command.namespace))
         return result.id
 
     @rule(target=claims, drawn=claim_commands)
     def assert_claim(self, drawn) -> str:
-        result = self._both(lambda w: w.remember(self._command(drawn)))
-        return result.id if result else "cl_never"
+        return self._claimed(drawn, self._both(lambda w: w.remember(self._command(drawn))))
 
     @rule(target=claims, drawn=claim_commands, evidence=st.lists(observations, min_size=1, max_size=2))
     def assert_claim_with_evidence(self, drawn, evidence: list[str]) -> str:
-        result = self._both(lambda w: w.remember(self._command(drawn, tuple(evidence))))
-        return result.id if result else "cl_never"
+        return self._claimed(drawn, self._both(lambda w: w.remember(self._command(drawn, tuple(evidence)))))
 
     @rule(drawn=st.lists(claim_commands, min_size=2, max_size=4))
     def assert_batch(self, drawn) -> None:
@@ -208,16 +276,175 @@ class MemoryMachine(RuleBasedStateMachine):
         self._open_sql()
 
     @rule(query=st.sampled_from(QUERIES), ns=st.sampled_from(NAMESPACES),
-          valid=st.sampled_from((None, -20, -2, 0, 1, 4, 30)), known=st.sampled_from((None, 0, 1, 5)))
-    def recall(self, query: str, ns: str, valid: int | None, known: int | None) -> None:
+          valid=st.sampled_from((None, -20, -2, 0, 1, 4, 30)), known=st.sampled_from((None, 0, 1, 5)),
+          archived=st.booleans())
+    def recall(self, query: str, ns: str, valid: int | None, known: int | None, archived: bool) -> None:
         valid_at = None if valid is None else T0 + valid * DAY
         known_at = None if known is None else T0 + known * DAY
         got = []
         for service in (self.mem_recall, self.sql_recall):
-            result = service.recall(query, k=200, namespace=ns, valid_at=valid_at, known_at=known_at)
+            result = service.recall(query, k=200, namespace=ns, valid_at=valid_at, known_at=known_at,
+                                    include_archived=archived)
             got.append({(i.id, i.kind, i.status, i.valid_from, i.valid_to) for i in result.items})
         assert got[0] == got[1], f"recall {query!r} disagrees: only in-memory {got[0] - got[1]}, " \
                                  f"only sqlite {got[1] - got[0]}"
+        assert not {item[0] for item in got[0]} & self.forgotten, "a forgotten item was recalled"
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    @rule(days=st.sampled_from((1, 3, 10, 40, 120)))
+    def maintain(self, days: int) -> None:
+        """Time passes and a maintenance pass expires and archives (both stores, same decisions)."""
+        self.clock.advance(days * DAY)
+        reports = []
+        for service in (self.mem_maintain, self.sql_maintain):
+            # No time budget: a slow disk must not make the SQLite pass stop earlier than the other.
+            outcome = _outcome(lambda s=service: s.run(max_seconds=3600.0))
+            # Not ``examined``: how many candidates an adapter pre-selects is its own business.
+            reports.append(outcome if outcome[0] is None else (
+                (outcome[0].expired, outcome[0].archived, outcome[0].reasons, outcome[0].complete), None))
+        assert reports[0] == reports[1], reports
+        self.writes_since_reopen += 1
+        if reports[0][0] is not None:
+            count_event(f"maintain: expired {min(reports[0][0][0], 1)}+, archived {min(reports[0][0][1], 1)}+")
+
+    @precondition(lambda self: any(c.archived for c in self._all_claims(self.mem).values()))
+    @rule(data=st.data())
+    def revive(self, data) -> None:
+        archived = sorted(cid for cid, c in self._all_claims(self.mem).items() if c.archived)
+        claim = data.draw(st.sampled_from(archived))
+        mem = _outcome(lambda: self.mem_maintain.revive(claim, reason="asked for it"))
+        sql = _outcome(lambda: self.sql_maintain.revive(claim, reason="asked for it"))
+        assert mem == sql, (mem, sql)
+        assert mem[1] is None and not self.mem.get_claims([claim])[claim].archived
+        count_event("revive: an archived claim came back")
+
+    @rule(claim=claims)
+    def revive_any(self, claim: str) -> None:
+        """Revive whatever the bundle holds: refusals (not archived, forgotten) must agree too."""
+        mem = _outcome(lambda: self.mem_maintain.revive(claim))
+        sql = _outcome(lambda: self.sql_maintain.revive(claim))
+        assert mem == sql, (mem, sql)
+
+    # -- forgetting ---------------------------------------------------------------------------------
+
+    def _forget(self, target: ForgetTarget) -> None:
+        before = self._all_claims(self.mem)
+        before_obs = self._all_observations(self.mem)
+        outcomes = []
+        for service in (self.mem_forget, self.sql_forget):
+            report, error = _outcome(lambda s=service: s.forget(target, actor="machine", reason="rule"))
+            outcomes.append((error,) if report is None else (
+                report.target_kind, report.namespace, dict(report.counts), report.items, report.forget_id,
+                report.already_forgotten))
+        assert outcomes[0] == outcomes[1], outcomes
+        self.writes_since_reopen += 1
+        if len(outcomes[0]) == 1:
+            count_event(f"forget {target.kind}: {outcomes[0][0]}")
+            return
+        items = set(outcomes[0][3])
+        count_event(f"forget {target.kind}: " + ("already forgotten" if outcomes[0][5] else f"removed {min(len(items), 3)}+"))
+        self.forgotten |= items
+        after = self._all_claims(self.mem)
+        dead = items | ({eid for eid, o in before_obs.items() if o.forgotten}
+                        if EARLIER_FORGOTTEN_EVIDENCE_IS_DEAD else set())
+        for cid, claim in before.items():
+            if claim.status is ClaimStatus.FORGOTTEN:
+                continue
+            touched = set(claim.evidence) & items
+            if cid in items:
+                continue
+            # Claims with surviving evidence survive, losing only the links to forgotten events.
+            assert after[cid].status is not ClaimStatus.FORGOTTEN, cid
+            assert after[cid].evidence == tuple(e for e in claim.evidence if e not in items), cid
+            # ... and a claim whose every piece of evidence is now forgotten goes with it.
+            assert not (touched and all(e in dead for e in claim.evidence)), (cid, claim.evidence, items)
+
+    @rule(claim=claims, ns=st.sampled_from(NAMESPACES))
+    def forget_claim(self, claim: str, ns: str) -> None:
+        self._forget(ForgetTarget("claim", claim, ns))
+
+    @rule(event=observations, ns=st.sampled_from(NAMESPACES))
+    def forget_event(self, event: str, ns: str) -> None:
+        self._forget(ForgetTarget("event", event, ns))
+
+    @rule(session=st.sampled_from(SESSIONS), ns=st.sampled_from(NAMESPACES))
+    def forget_session(self, session: str, ns: str) -> None:
+        self._forget(ForgetTarget("session", session, ns))
+
+    @rule(subject=st.sampled_from(FORGET_SUBJECTS), ns=st.sampled_from(NAMESPACES))
+    def forget_subject(self, subject: str, ns: str) -> None:
+        self._forget(ForgetTarget("subject", subject, ns))
+
+    # -- backup, restore, replay --------------------------------------------------------------------
+
+    @precondition(lambda self: len(self.backups) < MAX_BACKUPS)
+    @rule()
+    def take_backup(self) -> None:
+        target = self.dir / f"backup-{len(self.backups)}.db"
+        info = backup(self.sql, target, clock=self.clock, ids=self.backup_ids)
+        assert info.position == self.sql.last_position()
+        self.backups.append((target, info))
+
+    @precondition(lambda self: bool(self.backups))
+    @rule(data=st.data())
+    def restore_backup(self, data) -> None:
+        """Restore any earlier backup onto the SQLite store; the in-memory store then mirrors it."""
+        target, info = data.draw(st.sampled_from(self.backups))
+        self._log_cache.clear()
+        self.sql.close()
+        result = restore(self.path, target, clock=self.clock, ids=self.sql_ids, enforcer=self._forget_service,
+                         actor="machine", reason="rule")
+        self._open_sql()
+        assert result.position == self.sql.last_position()
+        assert result.ledger_applied and not result.forced
+        count_event(f"restore: reapplied {min(result.reapplied, 2)}+")
+        # The in-memory store becomes the restored one: its log replayed, its ledger, its accesses
+        # (the activity table came back with the file) and maintenance cursor copied.
+        mirror = InMemoryStorage()
+        mirror.tombstones = InMemoryTombstoneLedger(salt=self.sql.tombstones.salt())
+        ReplayService(DEFAULT_REGISTRY).rebuild(self.sql, mirror)
+        mirror.tombstones.add(self.sql.tombstones.tombstones())
+        claim_ids = [s for s in self.sql.stream_versions() if s.startswith("cl_")]
+        for cid, act in self.sql.activity(claim_ids).items():
+            if act.last_access is not None and act.accesses:
+                mirror._activity._accesses[cid] = (act.last_access, act.accesses)  # test-only: mirror telemetry
+        if (cursor := self.sql.meta(CURSOR_KEY)) is not None:
+            mirror.set_meta(CURSOR_KEY, cursor)
+        self.mem = mirror
+        # Both sides go on from the same id: the restore used some of the SQLite side's.
+        following = int(self.sql_ids.new("x").split("_")[1]) + 1
+        self.mem_ids, self.sql_ids = SequentialIds(following), SequentialIds(following)
+        self._wire_mem()
+        self.sql_writes = WriteService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY)
+        self.sql_forget = self._forget_service(self.sql)
+        self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
+        self.generation += 1
+        # Restoring an earlier backup never brings back what was forgotten since.
+        states = {**self._all_claims(self.sql), **self._all_observations(self.sql)}
+        back = [sid for sid in self.forgotten if sid in states and not _is_forgotten(states[sid])]
+        assert not back, f"restore of {info.backup_id} resurrected {back}"
+
+    @precondition(lambda self: bool(self.backups))
+    @rule(claim=claims, event=observations, data=st.data())
+    def forget_then_restore(self, claim: str, event: str, data) -> None:
+        """The issue's scenario, made likely: forget after a backup, then restore that backup."""
+        self._forget(ForgetTarget("claim", claim, "default"))
+        self._forget(ForgetTarget("event", event, "default"))
+        self.restore_backup(data)
+
+    @rule()
+    def replay_into_sqlite(self) -> None:
+        """Replay the log into a fresh SQLite file (payloads copied as stored, erased ones redacted)."""
+        self.replays += 1
+        fresh = SQLiteStorage(self.dir / f"replay-{self.replays}.db", synchronous="OFF")
+        try:
+            replay = ReplayService(DEFAULT_REGISTRY)
+            assert replay.rebuild(self.sql, fresh) == self.sql.last_position()
+            report = replay.compare(self.sql, fresh)
+            assert report.equal, report.differences
+        finally:
+            fresh.close()
 
     # -- invariants -----------------------------------------------------------------------------
 
@@ -279,9 +506,13 @@ class MemoryMachine(RuleBasedStateMachine):
                        for _, r1 in rows for _, r2 in rows}
             for valid_at, known_at in corners:
                 held = values_at(members, valid_at, known_at)
+                if SKIP_EXPIRED_IN_ONE_VALUE_CHECK:
+                    held = [c for c in held if c.status is not ClaimStatus.EXPIRED]
                 assert len(held) <= 1, (key, valid_at, known_at, [(c.claim_id, c.value) for c in held])
             for (c1, r1) in rows:
                 for (c2, r2) in rows:
+                    if SKIP_EXPIRED_IN_ONE_VALUE_CHECK and ClaimStatus.EXPIRED in (c1.status, c2.status):
+                        continue
                     if c1.claim_id < c2.claim_id and ClaimStatus.FORGOTTEN not in (c1.status, c2.status):
                         assert not _rectangles_overlap(r1, r2), (key, c1.claim_id, r1, c2.claim_id, r2)
 
@@ -296,7 +527,8 @@ class MemoryMachine(RuleBasedStateMachine):
                 mine = [c for c in claims.values() if c.namespace == ns and normalize_key(c.subject) == subject]
                 if not mine:
                     continue
-                expected = {c.claim_id for c in mine if holds(c, now, now)}
+                # Archived claims leave normal recall (lifecycle); forgotten ones have no subject left.
+                expected = {c.claim_id for c in mine if holds(c, now, now) and not c.archived}
                 for service in (self.mem_recall, self.sql_recall):
                     got = {i.id for i in service.recall(subject, k=200, namespace=ns, kinds=("claim",)).items}
                     assert got == expected, (ns, subject, got ^ expected)
@@ -309,6 +541,8 @@ class MemoryMachine(RuleBasedStateMachine):
         if not self._changed("history_keeps_every_claim"):
             return
         for claim in self._all_claims(self.mem).values():
+            if claim.status is ClaimStatus.FORGOTTEN:
+                continue  # its subject and predicate are gone: there is no slot to look it up by
             for inspect in (self.mem_inspect, self.sql_inspect):
                 history = inspect.history(claim.subject, claim.predicate, namespace=claim.namespace)
                 assert claim.claim_id in [c.claim_id for c in history]
@@ -325,4 +559,68 @@ class MemoryMachine(RuleBasedStateMachine):
         assert self._all_claims(rebuilt) == self._all_claims(self.sql)
 
 
+    @invariant()
+    def forgotten_items_stay_forgotten(self) -> None:
+        """Never recalled, explained beyond "forgotten at", exported, or brought back."""
+        if not self.forgotten or not self._changed("forgotten_items_stay_forgotten"):
+            return
+        for store, recall, inspect in ((self.mem, self.mem_recall, self.mem_inspect),
+                                       (self.sql, self.sql_recall, self.sql_inspect)):
+            states = {**self._all_claims(store), **self._all_observations(store)}
+            present = [sid for sid in sorted(self.forgotten) if sid in states]
+            for sid in present:
+                assert _is_forgotten(states[sid]), (sid, states[sid])
+                explained = inspect.explain(sid)
+                assert explained.kind == "forgotten" and explained.item_id == sid, explained
+                assert (explained.claim, explained.observation, explained.evidence, explained.chain,
+                        explained.cited_by) == (None, None, (), (), ()), explained
+            searchable = {item_id for item_id, _kind in store.items()}
+            assert not searchable & self.forgotten
+            # "Exported": the log (what an export or a replay reads) keeps no content of them.
+            for event in self._log(store):
+                if event.stream_id in self.forgotten and not isinstance(event, ItemForgotten):
+                    assert is_redacted(event), event
+            for sid in present:
+                text, ns = self.texts.get(sid, ("", "default"))
+                if text:
+                    found = recall.recall(text, k=200, namespace=ns, include_archived=True)
+                    assert sid not in {i.id for i in found.items}, (sid, text)
+
+
 TestMemoryMachine = MemoryMachine.TestCase
+
+
+def test_a_late_fact_inside_an_expired_claims_validity_supersedes_it() -> None:
+    """Found by the machine: expiry must not change what a later assertion decides.
+
+    Without a maintenance pass the late 2.0 supersedes 1.2 from its start; after the pass expired
+    1.2 (its valid_to passed), the same assertion is "created" and both values hold at T0+3d.
+    """
+    outcomes = []
+    for maintain in (False, True):
+        clock, store, ids = FixedClock(T0), InMemoryStorage(), SequentialIds(1)
+        writes = WriteService(store, clock, ids, DEFAULT_REGISTRY)
+        jieba = (("component", "jieba"),)
+        old = writes.remember(AssertClaim(subject="user", predicate="version", value="1.2", coordinates=jieba,
+                                          valid_from=T0 + DAY, valid_to=T0 + 4 * DAY)).id
+        clock.advance(30 * DAY)
+        if maintain:
+            assert MaintenanceService(store, clock, ids, DEFAULT_REGISTRY).run().expired == 1
+        writes.remember(AssertClaim(subject="user", predicate="version", value="2.0", coordinates=jieba,
+                                    valid_from=T0 + 2 * DAY))
+        slot = store.slot_claims(store.get_claims([old])[old].slot_key)
+        outcomes.append([c.value for c in values_at(slot, T0 + 3 * DAY, clock.now())])
+    assert outcomes == [["2.0"], ["2.0"]]
+
+
+def test_a_claim_left_citing_only_forgotten_events_is_forgotten() -> None:
+    """Found by the machine: after the cascade, no live claim rests on forgotten evidence alone."""
+    from hlmem import Memory
+
+    with Memory(":memory:", embedder="none", now=T0) as mem:
+        first = mem.add("I switched to dark mode", extract=False).id
+        mem.forget(first)
+        second = mem.add("my theme is dark", extract=False).id
+        claim = mem.remember("user", "theme", "dark", evidence=[first, second]).id
+        mem.forget(second)
+        assert mem.storage.get_claims([claim])[claim].status is ClaimStatus.FORGOTTEN
