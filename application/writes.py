@@ -10,6 +10,7 @@ from attrs import frozen
 
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
+from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_feedback, decide_observation, decide_retract
 from hlmem.domain.events import DomainEvent
@@ -110,12 +111,21 @@ class WriteService:
                         members[key].append(decision.claim_id)
                 decisions.append(decision)
             events = [e for d in decisions for e in d.events]
-            position = self._storage.append(events, self._index_for(events, vectors))
+            index = self._index_for(events, vectors)
+            if revived := revived_ids(events):
+                # Corroboration revived archived claims: they return to the index (ADR 0015).
+                index.update(revival_index([known[c] for c in revived], self._registry, self._embedder,
+                                           self._storage, vectors))
+            position = self._storage.append(events, index)
             results = [WriteResult(d.claim_id or "", d.outcome, position, tuple(e.event_id for e in d.events))
                        for d in decisions]
             if on_recorded is not None:
                 for cmd, i, now in pending:
                     on_recorded(cmd, results[i], now)
+        # A repeated fact is used again: corroboration counts as an access (lifecycle telemetry).
+        for d in decisions:
+            if d.outcome == "corroborated" and d.claim_id:
+                self._storage.record_access([d.claim_id], d.events[0].recorded_at)
         return results
 
     def _text_of(self, cmd: Command) -> str:

@@ -18,11 +18,13 @@ from hlmem.domain.events import (
     ClaimAsserted,
     ClaimCorroborated,
     ClaimRetracted,
+    ClaimRevived,
     ClaimSuperseded,
     DomainEvent,
     FeedbackRecorded,
     ObservationRecorded,
 )
+from hlmem.domain.lifecycle import REVIVE_CORROBORATED
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState
 
@@ -64,7 +66,7 @@ def _known_rows(claims: Sequence[ClaimState]) -> list[tuple[ClaimState, ClaimVer
     rows = []
     for claim in claims:
         row = claim.current_version
-        if row is not None and claim.status in (ClaimStatus.ACTIVE, ClaimStatus.SUPERSEDED):
+        if row is not None and claim.status in (ClaimStatus.ACTIVE, ClaimStatus.SUPERSEDED, ClaimStatus.EXPIRED):
             rows.append((claim, row))
     return sorted(rows, key=lambda r: (r[1].valid_from, r[0].recorded_at, r[0].claim_id))
 
@@ -90,7 +92,8 @@ def decide_assert(
     ``cmd`` must already be validated; ``slot_claims`` are all claims of its slot. Rules, on the
     valid-time axis *as known now*:
 
-    - the same value, polarity and qualifiers, valid at the new start → corroborate (no new claim);
+    - the same value, polarity and qualifiers, valid at the new start → corroborate (no new claim;
+      an archived claim is revived too);
     - else the claim valid at the new start (if any) is superseded: its validity ends there;
     - the new claim is valid until the start of the next known claim (a late-arriving fact
       lands between the claims around it) or its own ``valid_to``, whichever is first;
@@ -106,6 +109,14 @@ def decide_assert(
                 event_id=new_id("lg"), stream_id=claim.claim_id, version=claim.version + 1,
                 recorded_at=recorded_at, namespace=claim.namespace, evidence=cmd.evidence,
             )
+            if claim.archived:
+                # A strong match brings an archived claim back into recall (lifecycle, ADR 0015);
+                # the writer passes its index entry with the events.
+                revived = ClaimRevived(
+                    event_id=new_id("lg"), stream_id=claim.claim_id, version=claim.version + 2,
+                    recorded_at=recorded_at, namespace=claim.namespace, reason=REVIVE_CORROBORATED, actor="system",
+                )
+                return Decision((event, revived), claim.claim_id, "corroborated")
             return Decision((event,), claim.claim_id, "corroborated")
 
     claim_id = new_id("cl")

@@ -10,7 +10,9 @@ The whole tree (``application/errors.py`` adds the infrastructure branch)::
     ├── StorageError(HlmemError)                      the store failed (adapter-translated)
     │   ├── ConcurrencyConflict                       a stream version was taken meanwhile
     │   ├── SchemaError                               unknown or newer schema, corrupt row
-    │   └── ModelMismatch                             vectors of another embedding model
+    │   ├── ModelMismatch                             vectors of another embedding model
+    │   └── BackupRejected                            restore refuses a backup: corrupt, foreign, newer
+    ├── UnsupportedOperation(HlmemError)              this store's adapter cannot do that (backup in memory)
     ├── EmbedderError(HlmemError)                     an embedder could not load or embed
     ├── ProviderError(HlmemError)                     an LLM provider call failed (adapter-translated)
     │   ├── ProviderTimeout(…, TimeoutError)          no answer within the timeout         retryable
@@ -65,6 +67,20 @@ class SchemaError(StorageError):
 
 class ModelMismatch(StorageError):
     """The store's vectors were made by another embedding model."""
+
+
+class BackupRejected(StorageError):
+    """Restore refuses a backup file. ``reason`` says why, for callers and the CLI:
+    ``corrupt``, ``not-a-backup``, ``newer-schema``, ``other-store`` (``force`` overrides only
+    this one) or ``in-use`` (the live store is open elsewhere)."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class UnsupportedOperation(HlmemError):
+    """The store's adapter cannot do this at all (say, back up an in-process ``:memory:`` store)."""
 
 
 class EmbedderError(HlmemError):

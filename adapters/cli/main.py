@@ -183,12 +183,20 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 @click.option("--valid-at", default=None, metavar="TIMESTAMP", help="World time asked about (default now).")
 @click.option("--known-at", default=None, metavar="TIMESTAMP", help="Knowledge time asked about (default now).")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(["claim", "event"]), help="Restrict item kinds.")
+@click.option("--include-archived", is_flag=True, help="Also search archived claims (by their own words).")
+@click.option("--entity-constraint", default="enforce", show_default=True,
+              type=click.Choice(["enforce", "observe", "off"]),
+              help="Keep memories about other entities (张卫 for 张伟, v1.3 for v1.2) from the top.")
+@click.option("--no-understand", is_flag=True, help="Ignore the query's time words (现在, 之前, used to, 4月时).")
 @json_option
 @click.pass_obj
-def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, as_json: bool) -> None:
+def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, include_archived: bool,
+           entity_constraint: str, no_understand: bool, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"),
-                                 known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"))
+                                 known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
+                                 include_archived=include_archived, entity_constraint=entity_constraint,
+                                 understand_query=not no_understand)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     _emit(render.recall_dict(result), as_json, render.recall_table(result))
@@ -212,6 +220,10 @@ def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
 def explain(obj: _Ctx, item_id: str, as_json: bool) -> None:
     """Why memory holds ITEM_ID: evidence verbatim, supersede chain, both clocks."""
     data = render.explanation_dict(obj.memory().explain(item_id))
+    if data["kind"] == "forgotten" and not as_json:
+        # A forgotten id is explained by its forget time only.
+        click.echo(f"{data['id']}: forgotten at {data['forgotten_at'] or 'an unknown time'}")
+        return
     _emit(data, True) if as_json else _emit(data, False)
 
 
@@ -304,6 +316,8 @@ def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     with progress_bar("importing", len(lines), quiet=as_json) as advance:
         report = mem.import_jsonl(lines, progress=advance, skip_invalid=skip_invalid)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
+    if report.blocked:  # lines whose content was forgotten (re-ingest blocking)
+        data["blocked"] = list(report.blocked)
     refused = bool(report.errors) and not skip_invalid
     if refused:
         click.echo(f"error: {len(report.errors)} invalid lines; nothing was imported "
@@ -313,6 +327,8 @@ def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     else:
         if not refused:
             click.echo(f"imported {report.written} of {report.lines} records")
+            if report.blocked:
+                click.echo(f"  {len(report.blocked)} skipped: forgotten content (re-ingest is blocked)", err=True)
         for line in report.errors[:20]:
             click.echo(f"  {line}", err=True)
         if len(report.errors) > 20:
@@ -333,6 +349,12 @@ def demo(obj: _Ctx, keep: str | None) -> None:
 
 # The write-pipeline commands (worker, jobs, conflicts) register themselves on ``cli``.
 from hlmem.adapters.cli import pipeline_commands  # noqa: E402,F401
+# Backup, restore and the governance audit.
+from hlmem.adapters.cli import backup_commands  # noqa: E402,F401
+# ``forget`` (adapters/cli/forget_commands.py).
+from hlmem.adapters.cli import forget_commands  # noqa: E402,F401
+# ``maintain`` and ``revive`` (adapters/cli/maintain_commands.py).
+from hlmem.adapters.cli import maintain_commands  # noqa: E402,F401
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ def claim_dict(claim: ClaimState) -> dict[str, Any]:
         "predicate": claim.predicate, "value": claim.value, "qualifiers": dict(claim.qualifiers),
         "coordinates": dict(claim.coordinates), "polarity": claim.polarity, "importance": claim.importance,
         "scope": claim.scope.value, "cardinality": claim.cardinality.value, "status": claim.status.value,
+        "archived": claim.archived,
         "valid_from": ts(last.valid_from), "valid_to": ts(last.valid_to),
         "recorded_from": ts(last.recorded_from), "recorded_to": ts(last.recorded_to),
         "superseded_by": claim.superseded_by, "supersedes": list(claim.supersedes),
@@ -48,7 +49,7 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
                            "ranks": item.ranks, "evidence": list(item.evidence)}
     if item.kind == "claim":
         out.update(subject=item.subject, predicate=item.predicate, value=item.value,
-                   qualifiers=dict(item.qualifiers), polarity=item.polarity, status=item.status,
+                   qualifiers=dict(item.qualifiers), polarity=item.polarity, status=item.status, archived=item.archived,
                    valid_from=ts(item.valid_from), valid_to=ts(item.valid_to),
                    recorded_from=ts(item.recorded_from), recorded_to=ts(item.recorded_to))
     else:
@@ -64,7 +65,9 @@ def recall_dict(result: RecallResult) -> dict[str, Any]:
 
 
 def explanation_dict(exp: Explanation) -> dict[str, Any]:
-    """Explain as JSON."""
+    """Explain as JSON (a forgotten id: only its id and when it was forgotten)."""
+    if exp.kind == "forgotten":
+        return {"kind": "forgotten", "id": exp.item_id, "forgotten_at": ts(exp.forgotten_at)}
     if exp.kind == "claim" and exp.claim is not None:
         return {"kind": "claim", "claim": claim_dict(exp.claim),
                 "evidence": [observation_dict(o) for o in exp.evidence],
@@ -99,7 +102,8 @@ def history_table(claims: list[ClaimState]) -> Table:
     for c in claims:
         last = c.versions[-1]
         table.add_row(c.claim_id, ("NOT " if not c.polarity else "") + c.value,
-                      ", ".join(f"{k}={v}" for k, v in c.qualifiers), c.status.value,
+                      ", ".join(f"{k}={v}" for k, v in c.qualifiers),
+                      c.status.value + (" (archived)" if c.archived else ""),
                       f"{_short(ts(last.valid_from))} → {_short(ts(last.valid_to))}",
                       f"{_short(ts(last.recorded_from))} → {_short(ts(last.recorded_to))}")
     return table
@@ -129,9 +133,10 @@ def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:
 def conflict_dict(conflict) -> dict[str, Any]:
     """A conflict as JSON."""
     cand = dict(conflict.candidate)
-    cand.update(scope=getattr(cand["scope"], "value", cand["scope"]), valid_from=ts(cand["valid_from"]),
-                valid_to=ts(cand["valid_to"]), qualifiers=dict(cand["qualifiers"]),
-                coordinates=dict(cand["coordinates"]), evidence=list(cand["evidence"]))
+    if cand:  # a forgotten conflict keeps no candidate
+        cand.update(scope=getattr(cand["scope"], "value", cand["scope"]), valid_from=ts(cand["valid_from"]),
+                    valid_to=ts(cand["valid_to"]), qualifiers=dict(cand["qualifiers"]),
+                    coordinates=dict(cand["coordinates"]), evidence=list(cand["evidence"]))
     return {"id": conflict.conflict_id, "status": conflict.status, "version": conflict.version,
             "reason": conflict.reason, "existing": list(conflict.existing), "candidate": cand,
             "opened_at": ts(conflict.opened_at), "decision": conflict.decision, "claim_id": conflict.claim_id}
@@ -144,6 +149,6 @@ def conflicts_table(conflicts: list) -> Table:
         table.add_column(col, overflow="fold")
     for c in conflicts:
         cand = c.candidate
-        table.add_row(c.conflict_id, c.status, c.reason, f"{cand['subject']} · {cand['predicate']} · {cand['value']}",
-                      ", ".join(c.existing))
+        shown = f"{cand['subject']} · {cand['predicate']} · {cand['value']}" if cand else "(forgotten)"
+        table.add_row(c.conflict_id, c.status, c.reason, shown, ", ".join(c.existing))
     return table

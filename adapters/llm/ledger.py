@@ -69,3 +69,13 @@ class InMemoryLedger:
         """Recorded attempts in order, optionally only those serving ``job_id``."""
         with self._lock:
             return [c for c in self._calls if job_id is None or c.job_id == job_id]
+
+    def prune(self, *, before: datetime, limit: int, dry_run: bool = False) -> int:
+        """Drop up to ``limit`` attempts recorded before ``before``, oldest first (maintenance)."""
+        with self._lock:
+            old = sorted((i for i, c in enumerate(self._calls) if c.created_at < before),
+                         key=lambda i: self._calls[i].created_at)[:max(limit, 0)]
+            if not dry_run:
+                gone = set(old)
+                self._calls = [c for i, c in enumerate(self._calls) if i not in gone]
+            return len(old)

@@ -52,6 +52,14 @@ _READY = ("kind = ? AND ((state IN ('pending', 'failed') AND available_at <= ?) 
           "OR (state = 'running' AND lease_until < ?))")
 
 
+def _micros_before(t: int, seconds: float | None) -> int:
+    """``t`` minus ``seconds`` in microseconds; a bound no time reaches when ``seconds`` is None or infinite."""
+    lowest = -(2**63)  # SQLite's smallest integer: no created_at is at or below it
+    if seconds is None or seconds >= (t - lowest) / 1_000_000:
+        return lowest
+    return t - int(seconds * 1_000_000)
+
+
 def _job(row: Sequence[Any]) -> Job:
     return Job(
         job_id=row[0], kind=row[1], idempotency_key=row[2], namespace=row[3], session_id=row[4],
@@ -92,21 +100,30 @@ class SQLiteJobQueue:
             return job_id
 
     def claim_window(self, *, kind: str, owner: str, now: datetime, lease_seconds: float, size: int,
-                     max_wait_seconds: float, flush: bool = False, namespace: str | None = None,
-                     session_id: str | None = None) -> list[Job]:
+                     max_wait_seconds: float, idle_seconds: float | None = None, flush: bool = False,
+                     namespace: str | None = None, session_id: str | None = None) -> list[Job]:
         t = to_micros(now)
         until = to_micros(now + timedelta(seconds=lease_seconds))
+        # A session's window is ready when it is full, when the session has been idle (its newest
+        # ready job is old enough), or when its oldest job has waited long enough (ADR 0013).
+        oldest_by = _micros_before(t, max_wait_seconds)
+        newest_by = _micros_before(t, idle_seconds)
+        where, params = [], []
+        if namespace is not None:
+            where.append("AND namespace = ?")
+            params.append(namespace)
+        if session_id is not None:
+            where.append("AND session_id = ?")
+            params.append(session_id)
         with self._store.transaction():
             self._bury_exhausted(kind, t)
-            groups = self._con.execute(
-                f"SELECT namespace, session_id, count(*), min(created_at) FROM jobs WHERE {_READY} "
-                "GROUP BY namespace, session_id ORDER BY min(created_at) LIMIT 1000",
-                (kind, t, t),
-            ).fetchall()
-            wait = int(max_wait_seconds * 1_000_000)
-            groups = [g for g in groups if (namespace is None or g[0] == namespace)
-                      and (session_id is None or g[1] == session_id)]
-            chosen = next((g for g in groups if flush or g[2] >= size or g[3] <= t - wait), None)
+            chosen = self._con.execute(
+                f"SELECT namespace, session_id FROM jobs WHERE ({_READY}) {' '.join(where)} "
+                "GROUP BY namespace, session_id "
+                "HAVING ? OR count(*) >= ? OR min(created_at) <= ? OR max(created_at) <= ? "
+                "ORDER BY min(created_at), namespace, session_id LIMIT 1",
+                (kind, t, t, *params, int(flush), size, oldest_by, newest_by),
+            ).fetchone()
             if chosen is None:
                 return []
             ids = [r[0] for r in self._con.execute(
@@ -196,3 +213,14 @@ class SQLiteJobQueue:
         for kind, state, n in self._con.execute("SELECT kind, state, count(*) FROM jobs GROUP BY kind, state"):
             out.setdefault(kind, {})[state] = n
         return out
+
+    def prune(self, *, succeeded_before: datetime, dead_before: datetime, limit: int, dry_run: bool = False) -> int:
+        """Delete up to ``limit`` succeeded/dead jobs last updated before the cutoffs (maintenance, ADR 0015)."""
+        pick = ("SELECT job_id FROM jobs WHERE state = 'succeeded' AND updated_at < :ok "
+                "UNION ALL SELECT job_id FROM jobs WHERE state = 'dead' AND updated_at < :dead LIMIT :limit")
+        args = {"ok": to_micros(succeeded_before), "dead": to_micros(dead_before), "limit": max(limit, 0)}
+        with self._store.transaction():
+            if dry_run:
+                return self._con.execute(f"SELECT count(*) FROM ({pick})", args).fetchone()[0]
+            self._con.execute(f"DELETE FROM jobs WHERE job_id IN ({pick})", args)
+            return self._con.changes()

@@ -112,6 +112,22 @@ class SQLiteLedger:
         out.update({f"status:{status}": n for status, n in by_status})
         return out
 
+    def prune(self, *, before: datetime, limit: int, dry_run: bool = False) -> int:
+        """Delete up to ``limit`` attempts recorded before ``before``, oldest first (maintenance, ADR 0015).
+
+        :raises StorageError: when the rows cannot be deleted.
+        """
+        pick = "SELECT seq FROM llm_calls WHERE created_at < ? ORDER BY created_at LIMIT ?"
+        args = (format_timestamp(before), max(limit, 0))
+        try:
+            with self._lock:
+                if dry_run:
+                    return self._con.execute(f"SELECT count(*) FROM ({pick})", args).fetchone()[0]
+                self._con.execute(f"DELETE FROM llm_calls WHERE seq IN ({pick})", args)
+                return self._con.changes()
+        except apsw.Error as exc:
+            raise StorageError(f"cannot prune the LLM ledger: {exc}") from exc
+
     def close(self) -> None:
         """Close the connection if this ledger opened it (a borrowed one stays open)."""
         if self._owns:

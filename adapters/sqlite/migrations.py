@@ -210,10 +210,32 @@ def _feedback(con: apsw.Connection) -> None:
         con.execute(f"ALTER TABLE {table} ADD COLUMN unhelpful INTEGER NOT NULL DEFAULT 0")
 
 
+def _store_identity(con: apsw.Connection) -> None:
+    # Backup and restore: a random id, made once per store, that its backups carry; restore
+    # refuses another store's backup unless forced (adapters/sqlite/backup.py, ADR 0016).
+    import secrets
+
+    con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?)", (f"st_{secrets.token_hex(16)}",))
+
+
+def _forget(con: apsw.Connection) -> None:
+    # Forgetting: the tombstone ledger, the store's salt, FTS5 secure delete (ADR 0014).
+    from hlmem.adapters.sqlite.tombstones import create_tables
+
+    create_tables(con)
+
+
 def _claims_archived(con: apsw.Connection) -> None:
     # Lifecycle: an archived claim leaves normal recall and the search index (ClaimArchived).
     con.execute("ALTER TABLE claims ADD COLUMN archived INTEGER NOT NULL DEFAULT 0")
 
+
+
+def _lifecycle(con: apsw.Connection) -> None:
+    # Lifecycle: access telemetry and the indexes maintenance selects candidates with (ADR 0015).
+    from hlmem.adapters.sqlite.activity import create_tables
+
+    create_tables(con)
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
@@ -223,7 +245,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0005_conflicts", _conflicts),
     Migration("0006_embedding_cache_rowid", _embedding_cache_rowid),
     Migration("0007_claims_archived", _claims_archived),
+    Migration("0008_forget", _forget),
     Migration("0011_feedback", _feedback),
+    Migration("0010_store_identity", _store_identity),
+    Migration("0009_lifecycle", _lifecycle),
 )
 
 

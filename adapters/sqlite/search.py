@@ -170,7 +170,9 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
     """
     if limit <= 0:
         return []
-    terms = query_terms(query)
+    # Each term as the index segments it (a phrase of its tokens): jieba may cut a word alone
+    # ("主 上") unlike inside the query ("主上中" -> 主上 · 中); the in-memory adapter does the same.
+    terms = list(dict.fromkeys(segment_for_index(t) or t for t in query_terms(query)))
     df = (frequencies or DocFrequencies()).of_terms(con, terms)
     occurring = [t for t in terms if df[t] > 0]
     kept, overflow = select_terms(df, occurring, FTS_DOC_BUDGET)
@@ -179,18 +181,22 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
         every = build_match(sorted(occurring, key=lambda t: df[t]), "and")  # rarest first: FTS5 skips more
         if every is not None:
             hits = _matches(con, every, namespace, limit, sum(df[t] for t in occurring) > FTS_DOC_BUDGET)
+    # Hits of the AND pass (or of a one-term query) hold every query term when every term occurs.
+    exact = len(hits) if len(occurring) > 1 else limit
+    exact = exact if occurring and len(occurring) == len(terms) else 0
     if len(hits) < limit:
         match = build_match(kept)
         if match is not None:
             seen = {h[0] for h in hits}
             more = _matches(con, match, namespace, limit + len(hits), overflow)
             hits += [h for h in more if h[0] not in seen][:limit - len(hits)]
-    return [Candidate(item_id, kind, rank, -float(score))
+    return [Candidate(item_id, kind, rank, -float(score), rank <= exact)
             for rank, (item_id, kind, score) in enumerate(hits, start=1)]
 
 
 def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
-    """Claim ids that held at ``valid_at`` as known at ``known_at``; event ids recorded by then."""
+    """Claim ids that held at ``valid_at`` as known at ``known_at``; event ids that had happened by
+    ``valid_at`` (occurred_at) and were recorded by ``known_at``."""
     claim_ids = [i for i in ids if i.startswith("cl_")]
     event_ids = [i for i in ids if i.startswith("ev_")]
     t, k = to_micros(valid_at), to_micros(known_at)
@@ -207,8 +213,9 @@ def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_
     if event_ids:
         marks = ",".join("?" * len(event_ids))
         out.update(r[0] for r in con.execute(
-            f"SELECT event_id FROM observations WHERE event_id IN ({marks}) AND forgotten = 0 AND recorded_at <= ?",
-            (*event_ids, k),
+            f"SELECT event_id FROM observations WHERE event_id IN ({marks}) AND forgotten = 0 AND recorded_at <= ? "
+            "AND occurred_at <= ?",
+            (*event_ids, k, t),
         ))
     return out
 

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 import apsw
 
-from hlmem.adapters.sqlite import conflict_rows, event_log, rows, search
+from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
+from hlmem.adapters.sqlite import conflict_rows, erasure, event_log, rows, search
+from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
+from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, subject_key
 from hlmem.domain.time import UTC
@@ -55,6 +59,8 @@ class SQLiteStorage:
         self._model: tuple[str, int] | None = None
         self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self)
+        self.tombstones = SQLiteTombstoneLedger(self)
+        self._activity = SQLiteActivity(self)
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -101,8 +107,9 @@ class SQLiteStorage:
         return self._con
 
     def close(self) -> None:
-        """Optimise query statistics and close the file."""
+        """Write pending access telemetry, optimise query statistics and close the file."""
         with self._lock:
+            self._activity.flush()
             try:
                 self._con.pragma("optimize")
             except apsw.Error:
@@ -168,6 +175,46 @@ class SQLiteStorage:
         with _translated("reading the log"):
             yield from event_log.read_stored(self._con, after, limit)
 
+    def read_types(self, types: Collection[type[DomainEvent]], *, after: int = 0, before: int | None = None,
+                   limit: int | None = None, newest_first: bool = False) -> Iterator[StoredEvent]:
+        """Events of the given types between ``after`` and ``before`` (exclusive), in log order
+        or newest first. A scan of the envelopes by tag (no index: appends stay cheap; the audit
+        reads this rarely — ADR 0016)."""
+        tags = _tags_of(types)
+        if not tags or (limit is not None and limit <= 0):
+            return
+        marks = ",".join("?" * len(tags))
+        order = "DESC" if newest_first else "ASC"
+        low, high, remaining = after, before, limit
+        while remaining is None or remaining > 0:
+            size = event_log.READ_CHUNK if remaining is None else min(event_log.READ_CHUNK, remaining)
+            with self._lock, _translated("reading the log"):
+                found = self._con.execute(
+                    "SELECT e.position, e.event_id, e.stream_id, e.version, e.tag, e.recorded_at, e.namespace, "
+                    "e.schema_version, p.payload FROM events e LEFT JOIN event_payloads p ON p.position = e.position "
+                    f"WHERE e.tag IN ({marks}) AND e.position > ? AND e.position < ? ORDER BY e.position {order} "
+                    "LIMIT ?", (*tags, low, high if high is not None else 2 ** 62, size)).fetchall()
+                events = [StoredEvent(row[0], decode(row[4], {
+                    "event_id": row[1], "stream_id": row[2], "version": row[3], "recorded_at": row[5],
+                    "namespace": row[6], "schema_version": row[7]}, row[8])) for row in found]
+            yield from events
+            if len(found) < size:
+                return
+            if newest_first:
+                high = found[-1][0]
+            else:
+                low = found[-1][0]
+            if remaining is not None:
+                remaining -= len(found)
+
+    def store_id(self) -> str:
+        """This store's identity: random, made once (migration ``0010_store_identity``); backups
+        carry it and restore compares it."""
+        found = self.meta("store_id")
+        if found is None:
+            raise StorageError(f"{self.path} has no store identity (a damaged meta table?)")
+        return found
+
     def append_copies(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
                       payloads: Mapping[str, str | None] | None = None) -> int:
         """``append`` for events copied from another log: stored payload texts are kept verbatim."""
@@ -195,7 +242,12 @@ class SQLiteStorage:
 
     def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
         with self._lock, _translated("reading claims"):
-            return rows.load_claims(self._con, ids)
+            loaded = rows.load_claims(self._con, ids)
+            if self._depth:
+                # Read inside the write transaction: the projector may reuse these states (as
+                # slots_claims does), so a decide-then-append does not load each claim twice.
+                self._projector.seed(loaded.values())
+            return loaded
 
     def get_observations(self, ids: Sequence[str]) -> dict[str, ObservationState]:
         with self._lock, _translated("reading events"):
@@ -327,6 +379,71 @@ class SQLiteStorage:
         self._vectors.invalidate()
         return self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
 
+    # -- forgetting (ForgetQueries and Erasure; adapters/sqlite/erasure.py, ADR 0014) ------------
+
+    def session_events(self, namespace: str, session_id: str) -> list[str]:
+        with self._lock, _translated("reading a session"):
+            return erasure.session_events(self._con, namespace, session_id)
+
+    def events_mentioning(self, namespace: str, name: str) -> list[str]:
+        with self._lock, _translated("searching events"):
+            return erasure.events_mentioning(self._con, namespace, name)
+
+    def claims_mentioning(self, namespace: str, name: str) -> list[str]:
+        with self._lock, _translated("searching claims"):
+            return erasure.claims_mentioning(self._con, namespace, name)
+
+    def extractions_citing(self, event_ids: Sequence[str]) -> list[str]:
+        with self._lock, _translated("reading extraction records"):
+            return erasure.extractions_citing(self._con, event_ids)
+
+    def indexed(self, ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
+        with self._lock, _translated("reading the search index"):
+            return erasure.indexed(self._con, ids)
+
+    def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int:
+        """Replace the content-bearing payloads of ``stream_ids`` with their redaction (audited)."""
+        with self.transaction(), _translated("erasing payloads"):
+            return event_log.erase_payloads(self._con, stream_ids, reason=reason, at=at)
+
+    def drop_cached_vectors(self, texts: Sequence[str]) -> int:
+        with self.transaction(), _translated("erasing cached vectors"):
+            return erasure.drop_cached_vectors(self._con, texts)
+
+    def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int:
+        with self.transaction(), _translated("scrubbing jobs"):
+            return erasure.scrub_jobs(self._con, event_ids, fragments)
+
+    def compact_erased(self) -> dict[str, int]:
+        """After a forget commits: drop planner samples, checkpoint and truncate the WAL."""
+        with self._lock, _translated("compacting erased content"):
+            if self._depth:
+                raise StorageError("compact_erased() runs after the forget's transaction, not inside it")
+            return erasure.compact(self._con)
+
+    # -- access telemetry and lifecycle candidates (adapters/sqlite/activity.py, ADR 0015) ----------
+
+    def record_access(self, claim_ids: Sequence[str], at: datetime) -> None:
+        """Count an access of each claim (buffered; written within five minutes, or at close)."""
+        self._activity.record_access(claim_ids, at)
+
+    def flush_activity(self) -> int:
+        """Write buffered accesses now (maintenance calls this before it reads activity)."""
+        return self._activity.flush()
+
+    def activity(self, claim_ids: Sequence[str]) -> dict[str, Activity]:
+        with _translated("reading activity"):
+            return self._activity.activity(claim_ids)
+
+    def lifecycle_candidates(self, kind: str, *, now: datetime, policy: LifecyclePolicy, after: str = "",
+                             limit: int = 500) -> list[str]:
+        with _translated("selecting lifecycle candidates"):
+            return self._activity.lifecycle_candidates(kind, now=now, policy=policy, after=after, limit=limit)
+
+    def archived_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        with _translated("searching archived claims"):
+            return self._activity.archived_candidates(namespace, query, limit)
+
     def meta(self, key: str) -> str | None:
         """A value from the store's metadata table."""
         with self._lock, _translated("reading metadata"):
@@ -337,6 +454,19 @@ class SQLiteStorage:
         """Set a metadata value."""
         with self.transaction(), _translated("writing metadata"):
             self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def _tags_of(types: Collection[type[DomainEvent]]) -> list[str]:
+    """Every stored tag that decodes to one of ``types`` (old tags through their upcasters too)."""
+    wanted = set(types)
+    out = []
+    for tag in (*TAGS, *UPCASTERS):
+        final = tag
+        while final in UPCASTERS:
+            final = UPCASTERS[final][0]
+        if TAGS.get(final) in wanted:
+            out.append(tag)
+    return sorted(set(out))
 
 
 def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[str, object]:

@@ -331,14 +331,14 @@ class StorageContract:
         cases = [
             # (valid_at, known_at) -> visible
             ((T0, T0), {a, ev}),
-            ((T0 - eps, T0), {ev}),
+            ((T0 - eps, T0), set()),             # the event had not happened yet (occurred_at T0)
             ((t1, t1 - eps), {a, ev}),           # as known before b: a still open-ended
             ((t1 - eps, t1), {a, ev}),
             ((t1, t1), {b, ev}),
             ((T0, t2 + eps), {a, ev}),
-            ((T0 - DAY, t2 - eps), {ev}),         # the late fact was not known yet
-            ((T0 - DAY, t2), {c, ev}),
-            ((T0 - 6 * DAY, t2), {ev}),
+            ((T0 - DAY, t2 - eps), set()),        # the late fact was not known yet
+            ((T0 - DAY, t2), {c}),
+            ((T0 - 6 * DAY, t2), set()),
             ((t2, T0 - eps), set()),              # before anything was recorded
         ]
         for (valid_at, known_at), expected in cases:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from hlmem import Memory
 from hlmem.domain.errors import DomainRuleViolation, NotFound
-from tests.support.cli import HLMEM, run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.cli import HLMEM, run_cli  # noqa: E402
 
 NOW = "2026-05-01T10:00:00+00:00"
 
