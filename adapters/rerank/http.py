@@ -11,25 +11,21 @@ query or the texts. The key is read from the environment once, sent only in the
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import random
-import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from hlmem.adapters.http_common import error_message, read_key, redact, retry_after
 from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
 from hlmem.adapters.rerank.config import RerankConfig
 from hlmem.adapters.rerank.wire import WireError, request_body, scores_in_input_order, total_tokens
 from hlmem.domain.errors import (
-    ConfigurationError,
     MalformedResponse,
     ProviderError,
     ProviderRateLimited,
@@ -47,9 +43,8 @@ OPERATION = "rerank"
 #: Ledger status of each error class (the same vocabulary as the LLM adapter's).
 _STATUS = {ProviderTimeout: "timeout", ProviderRateLimited: "rate_limited", ProviderUnavailable: "unavailable",
            ProviderRejected: "rejected", MalformedResponse: "malformed"}
-_MESSAGE_CHARS = 300
+#: Most characters of a malformed answer kept in ``MalformedResponse.raw``.
 _RAW_CHARS = 16_384
-_TOKENISH = re.compile(r"[A-Za-z0-9._\-]{8,}")
 
 
 class HTTPReranker:
@@ -77,7 +72,7 @@ class HTTPReranker:
         self._jitter = jitter
         self._monotonic = monotonic
         self._clock = clock
-        self._key = _read_key(config, os.environ if env is None else env)
+        self._key = read_key(f"{config.provider} rerank", config.api_key_env, os.environ if env is None else env)
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -166,7 +161,7 @@ class HTTPReranker:
         provider, status = self.config.provider, response.status_code
         if status == 429:
             raise ProviderRateLimited(f"{provider}: rate limited (HTTP 429): {self._message(response)}",
-                                      provider=provider, retry_after=_retry_after(response.headers.get("retry-after")))
+                                      provider=provider, retry_after=retry_after(response.headers.get("retry-after")))
         if status >= 500:
             raise ProviderUnavailable(f"{provider}: server error (HTTP {status}): {self._message(response)}",
                                       provider=provider, status=status)
@@ -214,53 +209,12 @@ class HTTPReranker:
     # -- keeping the key out of every message ------------------------------------------------------
 
     def _redact(self, text: str) -> str:
-        """``text`` without the key or any 8+ character fragment of it (providers echo masked keys)."""
-        key = self._key
-        if not key:
-            return text
-        text = text.replace(key, "[redacted]")
-        return _TOKENISH.sub(lambda m: "[redacted]" if m.group(0) in key else m.group(0), text)
+        return redact(text, self._key)
 
     def _message(self, response: httpx.Response) -> str:
-        """The provider's error message (``error.message``, ``message``, ``detail`` or the body), redacted."""
-        text = response.text
-        try:
-            payload = json.loads(text)
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict):
-            error = payload.get("error", payload)
-            if isinstance(error, dict):
-                found = error.get("message") or error.get("msg") or error.get("detail")
-                text = found if isinstance(found, str) else text
-            elif isinstance(error, str):
-                text = error
-        text = " ".join(text.split())
-        return self._redact(text[:_MESSAGE_CHARS] + ("…" if len(text) > _MESSAGE_CHARS else "")) or "(no message)"
+        return error_message(response, self._key)
 
     def _raw(self, text: str) -> str:
         return self._redact(text[:_RAW_CHARS])
 
 
-def _read_key(config: RerankConfig, env: Mapping[str, str]) -> str | None:
-    if config.api_key_env is None:
-        return None
-    key = env.get(config.api_key_env, "").strip()
-    if not key:
-        raise ConfigurationError(
-            f"the {config.provider} rerank API key is missing: set the environment variable {config.api_key_env}")
-    return key
-
-
-def _retry_after(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: a number of seconds or an HTTP date; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
-        except (TypeError, ValueError, OverflowError):
-            return None
-    return max(0.0, seconds) if not math.isnan(seconds) else None  # NaN is not a wait; inf ends the call
