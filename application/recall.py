@@ -1,4 +1,9 @@
-"""Recall: full-text and vector candidates fused with RRF, filtered by the two clocks and namespace."""
+"""Recall: query understanding, full-text and vector candidates, the ranking stage, and the two clocks.
+
+The pipeline (docs/recall.md, ADR 0018): read the query's time intent (explicit instants win),
+generate candidates, fuse and floor them (:mod:`hlmem.application.ranking`), keep what was
+visible at the (valid, known) instant asked about, add the final signals and fold duplicates.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,15 @@ from datetime import datetime
 
 from attrs import field, frozen
 
+from hlmem.application.extraction import temporal
 from hlmem.application.ports import Candidate, Clock, Embedder, Storage
+from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
+                                       constrain, final_scores, fold, fold_key_of_text, fuse, propagate_successors)
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
-from hlmem.domain.queries import row_at
+from hlmem.domain.queries import holds, row_at
+from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent, TimeMode, merge, understand
+from hlmem.domain.state import SELF_SUBJECTS
 from hlmem.domain.time import require_aware
 
 #: The RRF constant: 60, as in Cormack et al. (2009); large k flattens rank differences.
@@ -44,6 +54,10 @@ class RecallItem:
     occurred_at: datetime | None = None
     session_id: str | None = None
     role: str | None = None
+    #: Out of normal recall (lifecycle); returned only with ``include_archived``.
+    archived: bool = False
+    #: Near-duplicates folded into this item (ranking); their evidence is in ``evidence``.
+    folded: tuple[str, ...] = ()
 
 
 @frozen
@@ -54,6 +68,8 @@ class RecallResult:
     valid_at: datetime
     known_at: datetime
     notes: tuple[str, ...] = ()
+    #: What the query was read as (time mode, inferred instants, entities); None when not read.
+    intent: QueryIntent | None = None
 
 
 def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[str, float, dict[str, int]]]:
@@ -71,17 +87,31 @@ def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[
 class RecallService:
     """Answers "what do we remember about …" as of any (valid, known) instant."""
 
-    def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None) -> None:
+    def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
+                 ranking: RankingConfig | None = None) -> None:
         self._storage = storage
         self._clock = clock
         self._embedder = embedder
+        self._ranking = ranking or RankingConfig()
 
     def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
-               known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event")) -> RecallResult:
+               known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
+               include_archived: bool = False, understand_query: bool = True,
+               entity_constraint: str = "enforce") -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
         :param valid_at: the world time asked about (default now).
         :param known_at: the knowledge time asked about (default now).
+        :param include_archived: also search archived claims (by their own words only: they have
+            no full-text row or vector). Every claim returned counts as accessed (lifecycle).
+        :param understand_query: read the query's time intent (:mod:`hlmem.domain.query_understanding`)
+            when ``valid_at``/``known_at`` are not given: 现在/currently ranks the newest first,
+            之前/used to ranks values that no longer hold first, 4月时/last year filters at that time.
+            The intent is in ``result.intent`` and what was inferred in ``result.notes``.
+        :param entity_constraint: ``enforce`` (default): when the query names an entity with high
+            confidence (a stored subject, a version), items that do not mention it rank below every
+            item that does, so a near-homonym (张卫 for 张伟, v1.3 for v1.2) never takes the top;
+            ``observe``: only count such intrusions in ``result.notes``; ``off``.
         :raises ValidationError: for an empty or over-long query, a bad ``k`` or namespace, naive times.
         """
         problems = []
@@ -96,15 +126,29 @@ class RecallService:
         bad_kinds = set(kinds) - {"claim", "event"}
         if bad_kinds or not kinds:
             problems.append(ValidationError(f"kinds must be claim and/or event, not {sorted(bad_kinds)}", field="kinds"))
+        if entity_constraint not in ENTITY_CONSTRAINT_MODES:
+            problems.append(ValidationError(f"entity_constraint must be one of {ENTITY_CONSTRAINT_MODES}",
+                                            field="entity_constraint"))
         if problems:
             raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
         now = self._clock.now()
-        valid_at = require_aware(valid_at, field="valid_at") if valid_at else now
-        known_at = require_aware(known_at, field="known_at") if known_at else now
+        explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
+        explicit_known = require_aware(known_at, field="known_at") if known_at else None
+        notes: list[str] = []
+        intent = None
+        if understand_query:
+            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
+        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
+        # "now" and "at T" both ask for the latest state up to an instant: the newest visible memory
+        # is the best witness of it (everything visible happened by then). A named period ("in
+        # June") instead favours what happened or held within it.
+        current = intent is not None and intent.time_mode in (TimeMode.CURRENT, TimeMode.AT)
+        vrange = intent.valid_range if intent is not None and explicit_valid is None else None
+        window = (vrange.start, vrange.end) if vrange is not None else None
+        history = intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None
 
         pool = max(50, k * 5)
-        rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, query, pool)}
-        notes: list[str] = []
+        rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
         model = self._storage.vector_model()
         if self._embedder is not None and model is not None:
             if model != (self._embedder.model_id, self._embedder.dim):
@@ -114,53 +158,174 @@ class RecallService:
             else:
                 vector = self._embedder.embed_queries([query])[0].astype("<f4").tobytes()
                 rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
+        if include_archived and "claim" in kinds:
+            rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
         kinds_of = {c.item_id: c.kind for cands in rankings.values() for c in cands}
-        fused = [f for f in rrf(rankings) if kinds_of[f[0]] in kinds]
-        chosen = self._first_visible(fused, k, valid_at, known_at)
-        return RecallResult(tuple(self._items(chosen, kinds_of, valid_at, known_at)), valid_at, known_at,
-                            tuple(notes))
+        config = self._ranking
+        floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
+        fused = [s for s in fuse(rankings, config, floor=floor, pool=pool) if s.kind in kinds]
+        floored = apply_floor(fused, rankings, floor)
+        if fused and not floored:
+            notes.append(f"relevance floor: nothing reached similarity {floor}")
+        if "event" in kinds and config.successor_weight > 0:
+            floored = propagate_successors(floored, self._successors(floored, namespace, config.successor_top), config)
+        # A few more than k, so that the final signals and folding can reorder among them.
+        also = (None, valid_at) if history else window  # claims that held then are visible too
+        visible = self._first_visible(floored, min(len(floored), k + max(5, k // 2)), valid_at, known_at, also)
+        claims = self._storage.get_claims([s.item_id for s in visible if s.kind == "claim"])
+        events = self._storage.get_observations([s.item_id for s in visible if s.kind == "event"])
+        features = _features(claims, events, valid_at, known_at)
+        ranked = final_scores(visible, features, config, current=current, history=history, window=window)
+        if config.fold_duplicates:
+            ranked = fold(ranked, features)
+        names = self._named(intent, namespace, claims) if intent is not None and entity_constraint != "off" else ()
+        if names:
+            texts = {**{i: render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity)
+                        for i, c in claims.items()}, **{i: e.text for i, e in events.items()}}
+            folded_names = {n.casefold() for n in names}
+            others = sorted({c.subject for c in claims.values() if c.subject.casefold() not in SELF_SUBJECTS
+                             and c.subject.casefold() not in folded_names})
+            ranked, intrusions = constrain(ranked, texts, names, others, entity_constraint)
+            verb = "left out" if entity_constraint == "enforce" else "seen"
+            notes.append(f"entity constraint ({entity_constraint}) on {', '.join(names)}: "
+                         f"{intrusions} item(s) about other entities {verb}")
+        items = tuple(self._items(ranked[:k], claims, events, valid_at, known_at))
+        # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
+        self._storage.record_access([i.id for i in items if i.kind == "claim"], now)
+        return RecallResult(items, valid_at, known_at, tuple(notes), intent)
 
-    def _first_visible(self, fused: list[tuple[str, float, dict[str, int]]], k: int, valid_at: datetime,
-                       known_at: datetime) -> list[tuple[str, float, dict[str, int]]]:
+    def _successors(self, scored: Sequence[Scored], namespace: str, top: int) -> dict[str, str]:
+        """The event after each of the ``top`` best events, in its session (forgotten ones skipped later)."""
+        best = [s.item_id for s in scored if s.kind == "event"][:top]
+        if not best:
+            return {}
+        sessions = {e.session_id for e in self._storage.get_observations(best).values()}
+        out: dict[str, str] = {}
+        for session in sessions:
+            ids = self._storage.session_events(namespace, session)
+            out.update(zip(ids, ids[1:]))
+        return {i: out[i] for i in best if i in out}
+
+    def _named(self, intent: QueryIntent, namespace: str, claims: dict) -> tuple[str, ...]:
+        """Entities the query names with high confidence: versions and identifiers the parser is sure
+        of, and names that are stored subjects (among the loaded claims, else asked of the store)."""
+        loaded = {c.subject.casefold() for c in claims.values()}
+        names = []
+        for e in intent.entities:
+            if e.kind == "role" or e.key.casefold() in SELF_SUBJECTS:
+                continue
+            known = e.key.casefold() in loaded or (
+                e.kind in ("person", "subject") and bool(self._storage.subject_claims(namespace, e.key)))
+            if e.confidence >= HIGH_CONFIDENCE or known:
+                names.append(e.key)
+        return tuple(dict.fromkeys(names))
+
+    @staticmethod
+    def _instants(intent: QueryIntent | None, query: str, now: datetime, explicit_valid: datetime | None,
+                  explicit_known: datetime | None, notes: list[str]) -> tuple[datetime, datetime, str]:
+        """The (valid_at, known_at) to filter at and the text to search: explicit ones win, then inferred, then now."""
+        if intent is None:
+            return explicit_valid or now, explicit_known or now, query
+        valid_at, known_at = explicit_valid or now, explicit_known or now
+        if explicit_valid is None and intent.time_mode is TimeMode.AT and intent.valid_range is not None:
+            # A soft filter: "5月15日" may be a value asked about, not a time; what held in the
+            # period is visible too and ranks first, nothing is hidden.
+            vr = intent.valid_range
+            notes.append(f"inferred period [{vr.start and vr.start.isoformat()}, {vr.end and vr.end.isoformat()}) "
+                         "from the query: what held in it ranks first")
+        if explicit_known is None and intent.known_at is not None:
+            known_at = min(intent.known_at, now)
+            notes.append(f"inferred known_at={known_at.isoformat()} from the query")
+        if intent.time_mode is TimeMode.HISTORY and explicit_valid is None:
+            notes.append("inferred history: values that held before now rank first")
+        elif intent.time_mode is TimeMode.CURRENT:
+            notes.append("inferred current: the newest of equally relevant memories ranks first")
+        # 现在/之前/used to say which value, never what about: the full text searches the rest. A
+        # date may be what is asked about ("谁生日5月15日？"): then the query is searched as written.
+        if intent.time_mode in (TimeMode.CURRENT, TimeMode.HISTORY) and intent.cleaned_query.strip():
+            return valid_at, known_at, intent.cleaned_query
+        return valid_at, known_at, query
+
+    def _first_visible(self, fused: list[Scored], k: int, valid_at: datetime, known_at: datetime,
+                       also: tuple[datetime | None, datetime | None] | None = None) -> list[Scored]:
         """The first ``k`` fused items visible at (valid_at, known_at), in fused order.
 
         Visibility is asked of the best items first, in growing slices, since most of the
         fused pool is never shown; the result is the same as filtering the whole pool.
         """
-        chosen: list[tuple[str, float, dict[str, int]]] = []
+        chosen: list[Scored] = []
         start, step = 0, 2 * k
         while len(chosen) < k and start < len(fused):
             part = fused[start:start + step]
-            keep = self._storage.visible([f[0] for f in part], valid_at, known_at)
-            chosen += [f for f in part if f[0] in keep]
+            keep = self._storage.visible([f.item_id for f in part], valid_at, known_at)
+            if also is not None:
+                keep |= self._held_in([f.item_id for f in part if f.kind == "claim" and f.item_id not in keep],
+                                      also, known_at)
+            chosen += [f for f in part if f.item_id in keep]
             start += step
             step *= 2
         return chosen[:k]
 
-    def _items(self, chosen, kinds_of, valid_at, known_at) -> list[RecallItem]:
-        claim_ids = [i for i, _, _ in chosen if kinds_of[i] == "claim"]
-        event_ids = [i for i, _, _ in chosen if kinds_of[i] == "event"]
-        claims = self._storage.get_claims(claim_ids)
-        events = self._storage.get_observations(event_ids)
+    def _held_in(self, claim_ids: Sequence[str], period: tuple[datetime | None, datetime | None],
+                 known_at: datetime) -> set[str]:
+        """Claims that, as known at ``known_at``, held at some time in ``[start, end)`` (None: open)."""
+        start, end = period
+        out = set()
+        for cid, c in self._storage.get_claims(claim_ids).items():
+            if c.status.value in ("forgotten", "retracted"):
+                continue
+            rows = [v for v in c.versions
+                    if v.recorded_from <= known_at and (v.recorded_to is None or v.recorded_to > known_at)]
+            if any((end is None or v.valid_from < end) and (start is None or v.valid_to is None or v.valid_to > start)
+                   for v in rows):
+                out.add(cid)
+        return out
+
+    def _items(self, chosen: Sequence[Scored], claims: dict, events: dict, valid_at: datetime,
+               known_at: datetime) -> list[RecallItem]:
+        folded_ids = [f for s in chosen if s.kind == "claim" for f in s.folded]
+        folded_claims = self._storage.get_claims(folded_ids) if folded_ids else {}
         items = []
-        for item_id, score, ranks in chosen:
+        for s in chosen:
+            item_id, score, ranks = s.item_id, s.score, dict(s.ranks)
             if item_id in claims:
                 c = claims[item_id]
                 row = row_at(c, valid_at, known_at) or c.versions[-1]
                 items.append(RecallItem(
                     id=item_id, kind="claim", text=render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity),
-                    score=score, ranks=ranks, evidence=c.evidence, subject=c.subject, predicate=c.predicate,
-                    value=c.value, qualifiers=c.qualifiers, polarity=c.polarity, status=c.status.value,
+                    score=score, ranks=ranks, subject=c.subject, predicate=c.predicate, folded=s.folded,
+                    evidence=tuple(dict.fromkeys(c.evidence + tuple(
+                        e for f in s.folded if f in folded_claims for e in folded_claims[f].evidence))),
+                    value=c.value, qualifiers=c.qualifiers, polarity=c.polarity, status=c.status.value, archived=c.archived,
                     valid_from=row.valid_from, valid_to=row.valid_to, recorded_from=row.recorded_from,
                     recorded_to=row.recorded_to,
                 ))
             elif item_id in events:
                 e = events[item_id]
                 items.append(RecallItem(
-                    id=item_id, kind="event", text=e.text, score=score, ranks=ranks, evidence=(item_id,),
+                    id=item_id, kind="event", text=e.text, score=score, ranks=ranks, evidence=(item_id, *s.folded),
+                    folded=s.folded,
                     occurred_at=e.occurred_at, recorded_from=e.recorded_at, session_id=e.session_id, role=e.role,
                 ))
         return items
+
+
+def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime) -> dict[str, Features]:
+    """What the final score reads of each loaded item: its time, importance, feedback and fold key."""
+    out: dict[str, Features] = {}
+    for cid, c in claims.items():
+        row = row_at(c, valid_at, known_at) or c.versions[-1]
+        # Same subject, predicate, value, coordinates and qualifiers: one fact said twice. Coordinates
+        # tell apart facts of one slot family (the version of jieba vs of apsw).
+        parts = (c.subject, c.predicate, c.value, *(f"{k}={v}" for k, v in c.coordinates + c.qualifiers))
+        key = "claim\x00" + "\x00".join(fold_key_of_text(x) for x in parts)
+        out[cid] = Features(when=row.valid_from, importance=c.importance, helpful=c.helpful, unhelpful=c.unhelpful,
+                            fold_key=key + ("" if c.polarity else "\x00not"), past=not holds(c, valid_at, known_at),
+                            until=row.valid_to, point=False)
+    for eid, e in events.items():
+        out[eid] = Features(when=e.occurred_at, helpful=e.helpful, unhelpful=e.unhelpful,
+                            fold_key="event\x00" + fold_key_of_text(e.text) if e.text else None)
+    return out
 
 
 def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tuple[str, str], ...],

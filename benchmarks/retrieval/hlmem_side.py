@@ -125,7 +125,9 @@ class HlmemHaystack:
         """Dataset ids of recalled items: an event's own, a claim's evidence events', first seen first."""
         out: list[str] = []
         for item in items:
-            sources = (item.id,) if item.kind == "event" else tuple(getattr(item, "evidence", ()) or ())
+            # An event's evidence is itself plus the near-duplicates folded into it.
+            evidence = tuple(getattr(item, "evidence", ()) or ())
+            sources = (item.id, *evidence) if item.kind == "event" else evidence
             for source in sources:
                 doc_id = self.ids.get(source)
                 if doc_id is not None and doc_id not in out:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from hlmem.application.ports import Candidate, Embedder
-from hlmem.application.recall import MAX_K, MAX_QUERY_CHARS, RRF_K, rrf
+from hlmem.application.ranking import RankingConfig
+from hlmem.application.recall import MAX_K, MAX_QUERY_CHARS, RRF_K, RecallService, rrf
 from hlmem.domain.commands import AssertClaim, RecordObservation
 from hlmem.domain.errors import InvalidTimestamp, ValidationError
 
@@ -96,8 +97,9 @@ def test_service_fuses_text_and_vector_rankings_with_rrf() -> None:
     storage.text_handler = lambda ns, q, limit: [c(ids["theme"], 1), c(ids["event"], 2, "event")]
     storage.vector_handler = lambda ns, v, limit: [c(ids["event"], 1, "event"), c(ids["city"], 2)]
     embedder.calls.clear()
+    plain_rrf = RankingConfig(fusion="rrf", text_weight=1, vector_weight=1, recency_weight=0, importance_weight=0, usefulness_weight=0)
 
-    result = s.recall.recall("dark", k=10)
+    result = RecallService(storage, s.clock, embedder, plain_rrf).recall("dark", k=10)
 
     assert [i.id for i in result.items] == [ids["event"], ids["theme"], ids["city"]]
     assert [i.score for i in result.items] == pytest.approx([1 / 62 + 1 / 61, 1 / 61, 1 / 62])

