@@ -227,7 +227,9 @@ _MARKERS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
                                 rf"|nowadays|at the moment|at present|presently|these days|still|anymore|any more|latest){_Z}")),
     ("current", 0.6, re.compile(rf"(?i)最近|近来|近期|这两天|这几天|{_A}(?:recently|lately){_Z}")),
 )
-_NOT_HISTORY = re.compile(r"原来如此|原来是这样|原来(?=你|他|她|是你)|[搬走跑飞开]过去")
+# "What does Joanna use to remember…" is the instrument "use … to", not the habitual past.
+_NOT_HISTORY = re.compile(r"原来如此|原来是这样|原来(?=你|他|她|是你)|[搬走跑飞开]过去"
+                          r"|(?i:\b(?:do|does|don't|doesn't)\b(?:\s+[\w'-]+){0,3}\s+use to\b)")
 _KNOWN_CUE = re.compile(rf"(?i)说过|讲过|提到过?|提起过|告诉过?你|记录过|记下|你(?:当时)?(?:记得|知道)"
                         rf"|{_A}(?:did i (?:tell|say|mention)|had i (?:told|said|mentioned)|i (?:told|said|mentioned)"
                         rf"|did you know|as of){_Z}")

@@ -80,14 +80,14 @@ def test_understanding_can_be_turned_off(mem: Memory) -> None:
     assert "深色" not in [i.value for i in result.items]  # without the history intent: now only
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (domain/query_understanding.py, owner: query understanding): "
-                   "'does X use to <verb>' (instrumental 'use … to') is read as habitual past 'used to'")
 def test_use_to_as_instrument_is_not_history() -> None:
     from hlmem.application.extraction import temporal
     from hlmem.domain.query_understanding import understand
 
     intent = understand("What does Joanna use to remember her dog?", now=NOW, times=temporal)
     assert intent.time_mode is not TimeMode.HISTORY
+    for habitual in ("Where did you use to live?", "What didn't I use to like?", "Where did Joanna use to work?"):
+        assert understand(habitual, now=NOW, times=temporal).time_mode is TimeMode.HISTORY, habitual
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
