@@ -42,6 +42,14 @@ def _make_llm(settings: dict, ledger):
                            ledger=ledger)
 
 
+def _make_reranker(settings: dict, ledger, clock):
+    from hlmem.adapters.rerank.config import RerankConfig
+    from hlmem.adapters.rerank.http import HTTPReranker
+
+    return HTTPReranker(RerankConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
+                        ledger=ledger, clock=clock)
+
+
 def _make_ledger(kind: str, path: str):
     if kind == "sqlite":
         from hlmem.adapters.sqlite.ledger import SQLiteLedger
@@ -113,7 +121,9 @@ class Container(containers.DeclarativeContainer):
     ``dedup.audit`` (bool: ask the LLM about dedup's gray zone; off by default),
     ``worker.owner``, ``forget.block_reingest`` (bool: refuse forgotten content; on unless False),
     ``lifecycle.policy`` (a LifecyclePolicy or mapping) and ``lifecycle.maintenance`` (a MaintenanceConfig
-    or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md)."""
+    or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md); ``rerank.kind``
+    (none|http), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
+    ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md)."""
 
     config = providers.Configuration()
 
@@ -168,7 +178,13 @@ class Container(containers.DeclarativeContainer):
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance)
     conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
-    recall = providers.Singleton(RecallService, storage, clock, raw_embedder)
+    reranker = providers.Selector(
+        config.rerank.kind,
+        none=providers.Object(None),
+        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock),
+    )
+    recall = providers.Singleton(RecallService, storage, clock, raw_embedder, reranker=reranker,
+                                 rerank_top_n=config.rerank.top_n)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     audit = providers.Singleton(AuditService, storage)

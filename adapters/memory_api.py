@@ -23,7 +23,7 @@ from hlmem.application.forgetting import ForgetReport
 from hlmem.application.importing import parse_jsonl
 from hlmem.application.inspect import Explanation
 from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
-from hlmem.application.ports import LLM, Clock, Embedder
+from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.recall import RecallResult
 from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
@@ -87,7 +87,8 @@ class Memory:
                  llm: str | Mapping[str, Any] | LLM | None = None, provenance: str | None = None,
                  dedup_audit: bool = False, block_reingest: bool | None = None,
                  lifecycle: LifecyclePolicy | Mapping[str, Any] | None = None,
-                 maintenance: MaintenanceConfig | Mapping[str, Any] | None = None) -> None:
+                 maintenance: MaintenanceConfig | Mapping[str, Any] | None = None,
+                 rerank: str | Mapping[str, Any] | Reranker | None = None, rerank_top_n: int = 30) -> None:
         self.namespace = namespace
         self.path = str(path)
         fixed = _when(now, "now")
@@ -103,8 +104,10 @@ class Memory:
             "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
             "forget": {"block_reingest": _block_reingest(block_reingest)},
             "lifecycle": {"policy": _lifecycle_policy(lifecycle), "maintenance": _maintenance_config(maintenance)},
+            "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
         })
         self._configure_llm(llm)
+        self._configure_rerank(rerank)
         self.storage = self._container.storage()
         if embedder is None or isinstance(embedder, str):
             name = self._choose_embedder(embedder)
@@ -132,6 +135,24 @@ class Memory:
             self._container.config.llm.settings.from_value(dict(llm))
         else:
             self._container.llm.override(providers.Object(llm))
+
+    def _configure_rerank(self, rerank: str | Mapping[str, Any] | Reranker | None) -> None:
+        """No reranker by default; ``HLMEM_RERANK`` or a preset name, a settings mapping or an object."""
+        if rerank is None:
+            provider = os.environ.get("HLMEM_RERANK", "").strip()
+            if not provider or provider == "none":
+                return
+            rerank = provider
+        if isinstance(rerank, str):
+            if rerank == "none":
+                return
+            rerank = {"provider": rerank, "model": os.environ.get("HLMEM_RERANK_MODEL") or None,
+                      "base_url": os.environ.get("HLMEM_RERANK_BASE_URL") or None}
+        if isinstance(rerank, Mapping):
+            self._container.config.rerank.kind.from_value("http")
+            self._container.config.rerank.settings.from_value(dict(rerank))
+        else:
+            self._container.reranker.override(providers.Object(rerank))
 
     def _choose_embedder(self, name: str | None) -> str:
         env = os.environ.get("HLMEM_EMBEDDER", "").strip().lower()
@@ -282,7 +303,7 @@ class Memory:
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
-               entity_constraint: str = "enforce") -> RecallResult:
+               entity_constraint: str = "enforce", budget: int | None = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
         Archived claims (lifecycle) are left out unless ``include_archived``; recalled claims count
@@ -291,12 +312,15 @@ class Memory:
         (docs/recall.md); ``result.intent`` and ``result.notes`` say what was inferred. An
         unrelated query returns no items (the relevance floor). ``entity_constraint``
         (``enforce``/``observe``/``off``): when the query names a stored subject or a version, memories
-        about another one (张卫 for 张伟, v1.3 for v1.2) never rank first.
+        about another one (张卫 for 张伟, v1.3 for v1.2) never rank first. With ``budget`` (tokens),
+        ``result.packet`` is a context packet for the agent's prompt that never exceeds it
+        (docs/packet.md). A configured reranker (``Memory(rerank=…)``) reorders the best fused
+        items; when it fails, the fused order stands and a note says so.
         """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
-            understand_query=understand_query, entity_constraint=entity_constraint,
+            understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
         )
 
     # -- lifecycle (docs/lifecycle.md, ADR 0015) --------------------------------------------------

@@ -13,9 +13,11 @@ from datetime import datetime
 from attrs import field, frozen
 
 from hlmem.application.extraction import temporal
-from hlmem.application.ports import Candidate, Clock, Embedder, Storage
+from hlmem.application.packet import Packet, PacketItem, build_packet
+from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
                                        constrain, final_scores, fold, fold_key_of_text, fuse, propagate_successors)
+from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.queries import holds, row_at
@@ -70,6 +72,8 @@ class RecallResult:
     notes: tuple[str, ...] = ()
     #: What the query was read as (time mode, inferred instants, entities); None when not read.
     intent: QueryIntent | None = None
+    #: The context packet for the agent's prompt when a token budget was given (docs/packet.md).
+    packet: Packet | None = None
 
 
 def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[str, float, dict[str, int]]]:
@@ -88,16 +92,19 @@ class RecallService:
     """Answers "what do we remember about …" as of any (valid, known) instant."""
 
     def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
-                 ranking: RankingConfig | None = None) -> None:
+                 ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
+                 rerank_top_n: int | None = None) -> None:
         self._storage = storage
         self._clock = clock
         self._embedder = embedder
         self._ranking = ranking or RankingConfig()
+        self._reranker = reranker
+        self._rerank_top_n = rerank_top_n or DEFAULT_TOP_N
 
     def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
-               entity_constraint: str = "enforce") -> RecallResult:
+               entity_constraint: str = "enforce", budget: int | None = None) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
         :param valid_at: the world time asked about (default now).
@@ -122,6 +129,8 @@ class RecallService:
                                             field="query"))
         if not isinstance(k, int) or not 1 <= k <= MAX_K:
             problems.append(ValidationError(f"k must be between 1 and {MAX_K}", field="k"))
+        if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
+            problems.append(ValidationError("budget must be a whole number of tokens, 0 or more", field="budget"))
         problems += check_namespace(namespace)
         bad_kinds = set(kinds) - {"claim", "event"}
         if bad_kinds or not kinds:
@@ -160,7 +169,6 @@ class RecallService:
                 rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
         if include_archived and "claim" in kinds:
             rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
-        kinds_of = {c.item_id: c.kind for cands in rankings.values() for c in cands}
         config = self._ranking
         floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
         fused = [s for s in fuse(rankings, config, floor=floor, pool=pool) if s.kind in kinds]
@@ -189,10 +197,20 @@ class RecallService:
             verb = "left out" if entity_constraint == "enforce" else "seen"
             notes.append(f"entity constraint ({entity_constraint}) on {', '.join(names)}: "
                          f"{intrusions} item(s) about other entities {verb}")
-        items = tuple(self._items(ranked[:k], claims, events, valid_at, known_at))
+        built = self._items(ranked[:max(k, self._rerank_top_n) if self._reranker else k], claims, events, valid_at,
+                            known_at)
+        if self._reranker is not None and built:
+            outcome = rerank_items(query, built, self._reranker, top_n=self._rerank_top_n)
+            built = list(outcome.items)
+            if outcome.note:
+                notes.append(outcome.note)
+        items = tuple(built[:k])
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
         self._storage.record_access([i.id for i in items if i.kind == "claim"], now)
-        return RecallResult(items, valid_at, known_at, tuple(notes), intent)
+        packet = None
+        if budget is not None:
+            packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
+        return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
 
     def _successors(self, scored: Sequence[Scored], namespace: str, top: int) -> dict[str, str]:
         """The event after each of the ``top`` best events, in its session (forgotten ones skipped later)."""

@@ -188,17 +188,22 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
               type=click.Choice(["enforce", "observe", "off"]),
               help="Keep memories about other entities (张卫 for 张伟, v1.3 for v1.2) from the top.")
 @click.option("--no-understand", is_flag=True, help="Ignore the query's time words (现在, 之前, used to, 4月时).")
+@click.option("--budget", default=None, type=click.IntRange(0, None), metavar="TOKENS",
+              help="Print a context packet for a prompt that never exceeds TOKENS (docs/packet.md).")
 @json_option
 @click.pass_obj
 def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, include_archived: bool,
-           entity_constraint: str, no_understand: bool, as_json: bool) -> None:
+           entity_constraint: str, no_understand: bool, budget: int | None, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
                                  include_archived=include_archived, entity_constraint=entity_constraint,
-                                 understand_query=not no_understand)
+                                 understand_query=not no_understand, budget=budget)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    if result.packet is not None and not as_json:
+        click.echo(result.packet.text)
+        return
     _emit(render.recall_dict(result), as_json, render.recall_table(result))
 
 

@@ -60,8 +60,13 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
 
 def recall_dict(result: RecallResult) -> dict[str, Any]:
     """Recall as JSON: ``{"items": [...], "valid_at": …, "known_at": …}``."""
-    return {"items": [recall_item_dict(i) for i in result.items], "valid_at": ts(result.valid_at),
-            "known_at": ts(result.known_at), "notes": list(result.notes)}
+    out = {"items": [recall_item_dict(i) for i in result.items], "valid_at": ts(result.valid_at),
+           "known_at": ts(result.known_at), "notes": list(result.notes)}
+    if result.packet is not None:
+        p = result.packet
+        out["packet"] = {"version": p.version, "text": p.text, "tokens": p.tokens, "budget": p.budget,
+                         "truncated": p.truncated, "included": p.included, "cut": p.cut, "omitted": p.omitted}
+    return out
 
 
 def explanation_dict(exp: Explanation) -> dict[str, Any]:
