@@ -16,10 +16,12 @@ from hlmem.adapters.cli.main import _Ctx, _emit, cli, json_option
               help="Close a session's partial window after this long without a new event (default 120).")
 @click.option("--max-wait", "max_seconds", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
               help="Close a window once its oldest event has waited this long (default 600).")
+@click.option("--maintenance-every", "maintenance_seconds", default=None, type=click.FloatRange(min=0),
+              metavar="SECONDS", help="Run a bounded lifecycle maintenance pass this often (default 3600; 0: never).")
 @json_option
 @click.pass_obj
 def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float | None, max_seconds: float | None,
-           as_json: bool) -> None:
+           maintenance_seconds: float | None, as_json: bool) -> None:
     """Run the extraction worker until SIGTERM/SIGINT (a window in flight finishes first).
 
     A session's window closes at --window events, after --idle seconds without a new event, or once
@@ -31,7 +33,8 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
     # The worker's tunables (WorkerConfig) are per process, not stored: set them on this one.
     config = mem._container.worker().config
     for name, value in (("window_size", window_size), ("window_idle_seconds", idle_seconds),
-                        ("window_max_seconds", max_seconds)):
+                        ("window_max_seconds", max_seconds),
+                        ("maintenance_interval_seconds", maintenance_seconds)):
         if value is not None:
             setattr(config, name, value)
     if not once:

@@ -35,8 +35,17 @@ def test_worker_once_defaults_to_windows_of_eight(tmp_path: Path) -> None:
     assert (stats["windows"], stats["jobs_succeeded"]) == (2, 9)  # 8 + 1
 
 
-@pytest.mark.parametrize("args", [("--window", "0"), ("--window", "2.5"), ("--idle", "-1"), ("--max-wait", "-5")])
+@pytest.mark.parametrize("args", [("--window", "0"), ("--window", "2.5"), ("--idle", "-1"), ("--max-wait", "-5"),
+                                  ("--maintenance-every", "-1"), ("--maintenance-every", "soon")])
 def test_invalid_window_settings_are_usage_errors(tmp_path: Path, args: tuple[str, str]) -> None:
     result = run(tmp_path / "m.db", "worker", "--once", *args)
     assert result.exit_code == 2
     assert args[0] in result.output
+
+
+def test_worker_takes_a_maintenance_interval(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    assert run(db, "add", "note about the garden", "--session", "s1", "--defer").exit_code == 0
+    result = run(db, "worker", "--once", "--maintenance-every", "0", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["jobs_succeeded"] == 1
