@@ -16,7 +16,8 @@ from hlmem.application.extraction import temporal
 from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
-                                       constrain, final_scores, fold, fold_key_of_text, fuse, propagate_successors)
+                                       constrain, final_scores, fold, fold_key_of_text, fuse, propagate_replies,
+                                       propagate_successors)
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
@@ -175,8 +176,11 @@ class RecallService:
         floored = apply_floor(fused, rankings, floor)
         if fused and not floored:
             notes.append(f"relevance floor: nothing reached similarity {floor}")
-        if "event" in kinds and config.successor_weight > 0:
-            floored = propagate_successors(floored, self._successors(floored, namespace, config.successor_top), config)
+        if "event" in kinds and max(config.successor_weight, config.predecessor_weight, config.reply_weight) > 0:
+            text = rankings.get("text", [])
+            after, replies = self._neighbours(floored, text, namespace, config)
+            floored = propagate_replies(floored, text, replies, config)
+            floored = propagate_successors(floored, after, config, predecessors={n: i for i, n in after.items()})
         # A few more than k, so that the final signals and folding can reorder among them.
         also = (None, valid_at) if history else window  # claims that held then are visible too
         visible = self._first_visible(floored, min(len(floored), k + max(5, k // 2)), valid_at, known_at, also)
@@ -212,17 +216,29 @@ class RecallService:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
         return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
 
-    def _successors(self, scored: Sequence[Scored], namespace: str, top: int) -> dict[str, str]:
-        """The event after each of the ``top`` best events, in its session (forgotten ones skipped later)."""
-        best = [s.item_id for s in scored if s.kind == "event"][:top]
-        if not best:
-            return {}
-        sessions = {e.session_id for e in self._storage.get_observations(best).values()}
-        out: dict[str, str] = {}
-        for session in sessions:
+    def _neighbours(self, scored: Sequence[Scored], text: Sequence[Candidate], namespace: str,
+                    config: RankingConfig) -> tuple[dict[str, str], dict[str, str]]:
+        """The next event of each event in the sessions of the ``successor_top`` best events and of
+        the ``reply_top`` best full-text event hits, and, of those hits, the next events another role
+        said (replies); forgotten ones are skipped later. One read per distinct session."""
+        best = [s.item_id for s in scored if s.kind == "event"][:config.successor_top]
+        hits = ([c.item_id for c in sorted(text, key=lambda c: c.rank) if c.kind == "event"][:config.reply_top]
+                if config.reply_weight > 0 else [])
+        wanted = list(dict.fromkeys(best + hits))
+        if not wanted:
+            return {}, {}
+        observations = self._storage.get_observations(wanted)
+        after: dict[str, str] = {}
+        for session in {e.session_id for e in observations.values()}:
             ids = self._storage.session_events(namespace, session)
-            out.update(zip(ids, ids[1:]))
-        return {i: out[i] for i in best if i in out}
+            after.update(zip(ids, ids[1:]))
+        nexts = {i: after[i] for i in hits if i in after}
+        missing = [n for n in nexts.values() if n not in observations]
+        if missing:
+            observations = {**observations, **self._storage.get_observations(missing)}
+        replies = {i: n for i, n in nexts.items() if i in observations and n in observations
+                   and observations[n].role != observations[i].role}
+        return after, replies
 
     def _named(self, intent: QueryIntent, namespace: str, claims: dict) -> tuple[str, ...]:
         """Entities the query names with high confidence: versions and identifiers the parser is sure
