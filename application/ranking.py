@@ -24,6 +24,7 @@ is in :class:`RankingConfig`, with the default the benchmarks chose (docs/recall
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -387,15 +388,22 @@ ENTITY_CONSTRAINT_MODES = ("off", "observe", "enforce")
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` mentions ``name`` (NFKC, case-folded): an ASCII letter or digit at an edge of
     ``name`` must be a word edge, and a version is not a prefix of a longer one (v1.2 ≠ v1.2.1)."""
-    hay = unicodedata.normalize("NFKC", text).casefold()
+    pattern = _mention_pattern(name)
+    if pattern is None:
+        return False
+    return pattern.search(unicodedata.normalize("NFKC", text).casefold()) is not None
+
+
+@functools.lru_cache(maxsize=4_096)
+def _mention_pattern(name: str) -> re.Pattern[str] | None:
     needle = unicodedata.normalize("NFKC", name).casefold().strip()
     if not needle:
-        return False
+        return None
     head = r"(?<![0-9a-z_.])" if needle[0].isascii() and needle[0].isalnum() else ""
     if needle[0].isdigit():  # a version: "1.2" in "v1.2" and "version 1.2"
         head = r"(?:(?<![0-9a-z_.])|(?<=(?<![0-9a-z_.])v))"
     tail = r"(?![0-9a-z_]|\.[0-9])" if needle[-1].isascii() and needle[-1].isalnum() else ""
-    return re.search(head + re.escape(needle) + tail, hay) is not None
+    return re.compile(head + re.escape(needle) + tail)
 
 
 def constrain(scored: Sequence[Scored], texts: Mapping[str, str], names: Sequence[str], others: Sequence[str] = (),
