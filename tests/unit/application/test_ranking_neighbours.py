@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 import pytest
 
 from hlmem import Memory
+from hlmem.adapters.clock import FixedClock
 from hlmem.application.ports import Candidate
 from hlmem.application.ranking import RankingConfig, Scored, propagate_replies, propagate_successors, text_levels
 from hlmem.application.recall import RecallService
-from tests.fakes import FixedClock
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
 
