@@ -62,11 +62,26 @@ def recall_dict(result: RecallResult) -> dict[str, Any]:
     """Recall as JSON: ``{"items": [...], "valid_at": …, "known_at": …}``."""
     out = {"items": [recall_item_dict(i) for i in result.items], "valid_at": ts(result.valid_at),
            "known_at": ts(result.known_at), "notes": list(result.notes)}
+    if result.intent is not None:
+        out["intent"] = intent_dict(result.intent)
     if result.packet is not None:
         p = result.packet
         out["packet"] = {"version": p.version, "text": p.text, "tokens": p.tokens, "budget": p.budget,
                          "truncated": p.truncated, "included": p.included, "cut": p.cut, "omitted": p.omitted}
     return out
+
+
+def intent_dict(intent) -> dict[str, Any]:
+    """What recall read from the query: time mode and inferred instants, entities, reasons."""
+    vrange = intent.valid_range
+    return {
+        "time_mode": intent.time_mode.value, "valid_at": ts(intent.valid_at), "known_at": ts(intent.known_at),
+        "valid_range": None if vrange is None else [ts(vrange.start), ts(vrange.end)],
+        "about_user": intent.about_user,
+        "entities": [{"text": e.text, "key": e.key, "kind": e.kind, "confidence": e.confidence}
+                     for e in intent.entities],
+        "reasons": list(intent.reasons),
+    }
 
 
 def explanation_dict(exp: Explanation) -> dict[str, Any]:
