@@ -295,15 +295,16 @@ def apply_floor(scored: Sequence[Scored], rankings: Mapping[str, Sequence[Candid
     """The items above the relevance floor.
 
     When the query's best vector similarity is below ``floor``, only exact full-text hits (holding
-    every query term) stay, often none; otherwise the vector-only items below it drop. Without a
-    floor, or without a vector ranking, nothing is dropped.
+    every query term) and archived claims matched by their own words (asked for explicitly, and
+    without vectors by design) stay, often none; otherwise the vector-only items below it drop.
+    Without a floor, or without a vector ranking, nothing is dropped.
     """
     vector = rankings.get("vector")
     if floor is None or vector is None:
         return list(scored)
     if not vector or max(c.score for c in vector) < floor:
         exact = {c.item_id for source, cands in rankings.items() if source != "vector" for c in cands if c.exact}
-        return [s for s in scored if s.item_id in exact]
+        return [s for s in scored if s.item_id in exact or "archived" in s.ranks]
     return [s for s in scored if s.similarity is None or s.similarity >= floor or len(s.ranks) > 1
             or "vector" not in s.ranks]
 

@@ -148,9 +148,6 @@ def test_include_archived_finds_archived_claims_by_their_own_words(path: str, tm
         assert mem.storage.activity([low])[low].accesses == 1  # but it counts as an access
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: application/ranking.py apply_floor drops every candidate when the "
-                                       "vector ranking is empty or below the floor, archived hits included (they "
-                                       "have no vectors by design)")
 def test_include_archived_survives_the_similarity_floor() -> None:
     with Memory(":memory:", embedder="hash", now=NOW) as mem:
         low = mem.remember("user", "favorite_snack", "pretzels", importance=0.05).id
