@@ -1,18 +1,28 @@
 """What every HTTP provider adapter (LLM, reranker) shares: the key from the environment, keeping
-it out of every message, the provider's error message, and ``Retry-After``."""
+it out of every message, the provider's error message, ``Retry-After``, what an HTTP failure
+means (:func:`post`, :func:`json_payload`), when to retry (:func:`retry_delay`) and the ledger's
+status of each error (:func:`ledger_status`)."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 
 import httpx
 
-from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.errors import (
+    ConfigurationError,
+    MalformedResponse,
+    ProviderError,
+    ProviderRateLimited,
+    ProviderRejected,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
 from hlmem.domain.time import UTC
 
 #: Longest provider error message quoted in an error.
@@ -71,3 +81,64 @@ def retry_after(value: str | None) -> float | None:
         except (TypeError, ValueError, OverflowError):
             return None
     return None if math.isnan(seconds) else max(0.0, seconds)  # NaN is not a wait; inf ends the call
+
+
+#: Ledger status of each error class (``ok`` when there was none).
+_STATUS = {ProviderTimeout: "timeout", ProviderRateLimited: "rate_limited", ProviderUnavailable: "unavailable",
+           ProviderRejected: "rejected", MalformedResponse: "malformed"}
+
+
+def ledger_status(exc: ProviderError | None) -> str:
+    """The status a ledger records for an attempt that raised ``exc`` (or none)."""
+    return "ok" if exc is None else next(s for cls, s in _STATUS.items() if isinstance(exc, cls))
+
+
+def post(client: httpx.Client, url: str, body: dict, *, provider: str, timeout_s: float, key: str | None,
+         what: str = "") -> httpx.Response:
+    """POST ``body`` as JSON; a timeout or a connection failure becomes the provider error it means."""
+    try:
+        return client.post(url, json=body)
+    except httpx.TimeoutException:
+        raise ProviderTimeout(f"{provider}: no {what}answer within {timeout_s:g} s", provider=provider) from None
+    except httpx.RequestError as exc:  # connection refused or cut, protocol errors, bad redirects
+        raise ProviderUnavailable(f"{provider}: connection failed: {redact(str(exc), key)}",
+                                  provider=provider) from None
+
+
+def json_payload(response: httpx.Response, *, provider: str, key: str | None, raw_chars: int,
+                 what: str = "") -> object:
+    """The JSON body of a 200, or the error the status means (429, 5xx, 4xx, other, not JSON)."""
+    status = response.status_code
+    if status == 429:
+        raise ProviderRateLimited(f"{provider}: rate limited (HTTP 429): {error_message(response, key)}",
+                                  provider=provider, retry_after=retry_after(response.headers.get("retry-after")))
+    if status >= 500:
+        raise ProviderUnavailable(f"{provider}: server error (HTTP {status}): {error_message(response, key)}",
+                                  provider=provider, status=status)
+    if status >= 400:
+        raise ProviderRejected(f"{provider}: request refused (HTTP {status}): {error_message(response, key)}",
+                               provider=provider, status=status)
+    if status != 200:
+        raise ProviderUnavailable(f"{provider}: unexpected HTTP {status}", provider=provider, status=status)
+    try:
+        return response.json()
+    except ValueError:
+        raise MalformedResponse(f"{provider}: the {what}response body is not JSON",
+                                raw=redact(response.text[:raw_chars], key), provider=provider,
+                                status=status) from None
+
+
+def retry_delay(exc: ProviderError, attempt: int, attempts: int, *, max_retry_after_s: float,
+                backoff_base_s: float, backoff_max_s: float, jitter: Callable[[], float]) -> float | None:
+    """Seconds to wait before attempt ``attempt + 1``, or None to give up now.
+
+    Malformed answers and non-retryable errors end at once; a ``Retry-After`` is honoured up to
+    ``max_retry_after_s`` (beyond it the call ends, so a job queue can wait instead); otherwise
+    exponential backoff with equal jitter (``jitter()`` in [0, 1)): never 0, never over the ceiling.
+    """
+    if not exc.retryable or isinstance(exc, MalformedResponse) or attempt >= attempts:
+        return None
+    if isinstance(exc, ProviderRateLimited) and exc.retry_after is not None:
+        return None if exc.retry_after > max_retry_after_s else exc.retry_after
+    ceiling = min(backoff_max_s, backoff_base_s * 2 ** (attempt - 1))
+    return ceiling / 2 + jitter() * ceiling / 2

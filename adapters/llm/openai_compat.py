@@ -20,26 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hlmem.adapters.http_common import error_message, read_key, redact, retry_after
+from hlmem.adapters.http_common import json_payload, ledger_status, post, read_key, redact, retry_delay
 from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
 from hlmem.adapters.llm.presets import LLMConfig, ResponseFormat
 from hlmem.application.extraction.prompt import decode_json_object
 from hlmem.domain.errors import (
     MalformedResponse,
     ProviderError,
-    ProviderRateLimited,
-    ProviderRejected,
-    ProviderTimeout,
-    ProviderUnavailable,
 )
 from hlmem.domain.time import UTC
 
 if TYPE_CHECKING:
     from hlmem.application.ports import Clock
 
-#: Ledger status of each error class.
-_STATUS = {ProviderTimeout: "timeout", ProviderRateLimited: "rate_limited", ProviderUnavailable: "unavailable",
-           ProviderRejected: "rejected", MalformedResponse: "malformed"}
 #: Most characters of a malformed answer kept in ``MalformedResponse.raw``.
 _RAW_CHARS = 65_536
 
@@ -153,35 +146,13 @@ class OpenAICompatLLM:
         return body
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
-        provider = self.config.provider
-        try:
-            return self._client.post("/chat/completions", json=body)
-        except httpx.TimeoutException:
-            raise ProviderTimeout(f"{provider}: no answer within {self.config.timeout_s:g} s",
-                                  provider=provider) from None
-        except httpx.RequestError as exc:  # connection refused or cut, protocol errors, bad redirects
-            raise ProviderUnavailable(f"{provider}: connection failed: {self._redact(str(exc))}",
-                                      provider=provider) from None
+        return post(self._client, "/chat/completions", body, provider=self.config.provider, timeout_s=self.config.timeout_s,
+                    key=self._key, what="")
 
     def _payload(self, response: httpx.Response) -> Any:
         """The JSON body of a 200, or the error the status means."""
-        provider, status = self.config.provider, response.status_code
-        if status == 429:
-            raise ProviderRateLimited(f"{provider}: rate limited (HTTP 429): {self._message(response)}",
-                                      provider=provider, retry_after=retry_after(response.headers.get("retry-after")))
-        if status >= 500:
-            raise ProviderUnavailable(f"{provider}: server error (HTTP {status}): {self._message(response)}",
-                                      provider=provider, status=status)
-        if status >= 400:
-            raise ProviderRejected(f"{provider}: request refused (HTTP {status}): {self._message(response)}",
-                                   provider=provider, status=status)
-        if status != 200:
-            raise ProviderUnavailable(f"{provider}: unexpected HTTP {status}", provider=provider, status=status)
-        try:
-            return response.json()
-        except ValueError:
-            raise MalformedResponse(f"{provider}: the response body is not JSON", raw=self._raw(response.text),
-                                    provider=provider, status=status) from None
+        return json_payload(response, provider=self.config.provider, key=self._key, raw_chars=_RAW_CHARS,
+                            what="")
 
     def _content(self, payload: Any, body: str) -> dict[str, Any]:
         """The JSON object in ``choices[0].message.content``."""
@@ -209,19 +180,14 @@ class OpenAICompatLLM:
 
     def _retry_delay(self, exc: ProviderError, attempt: int, attempts: int) -> float | None:
         """Seconds to wait before the next attempt, or None to give up now."""
-        if not exc.retryable or isinstance(exc, MalformedResponse) or attempt >= attempts:
-            return None
-        if isinstance(exc, ProviderRateLimited) and exc.retry_after is not None:
-            if exc.retry_after > self.config.max_retry_after_s:
-                return None
-            return exc.retry_after
-        ceiling = min(self.config.backoff_max_s, self.config.backoff_base_s * 2 ** (attempt - 1))
-        return ceiling / 2 + self._jitter() * ceiling / 2  # "equal jitter": never 0, never over the ceiling
+        c = self.config
+        return retry_delay(exc, attempt, attempts, max_retry_after_s=c.max_retry_after_s,
+                           backoff_base_s=c.backoff_base_s, backoff_max_s=c.backoff_max_s, jitter=self._jitter)
 
     def _record(self, call_id: str, attempt: int, operation: str, job_id: str | None, exc: ProviderError | None,
                 http_status: int | None, usage: tuple[int | None, int | None], started: float) -> None:
         latency_ms = max(0, round((self._monotonic() - started) * 1000))
-        status = "ok" if exc is None else next(s for cls, s in _STATUS.items() if isinstance(exc, cls))
+        status = ledger_status(exc)
         self._ledger.record(LLMCall(
             call_id=call_id, attempt=attempt, provider=self.config.provider, model=self.config.model,
             operation=operation, job_id=job_id, status=status, error_class=None if exc is None else type(exc).__name__,
@@ -233,9 +199,6 @@ class OpenAICompatLLM:
 
     def _redact(self, text: str) -> str:
         return redact(text, self._key)
-
-    def _message(self, response: httpx.Response) -> str:
-        return error_message(response, self._key)
 
     def _raw(self, text: str) -> str:
         return self._redact(text[:_RAW_CHARS])

@@ -21,17 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hlmem.adapters.http_common import error_message, read_key, redact, retry_after
+from hlmem.adapters.http_common import json_payload, ledger_status, post, read_key, redact, retry_delay
 from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
 from hlmem.adapters.rerank.config import RerankConfig
 from hlmem.adapters.rerank.wire import WireError, request_body, scores_in_input_order, total_tokens
 from hlmem.domain.errors import (
     MalformedResponse,
     ProviderError,
-    ProviderRateLimited,
-    ProviderRejected,
-    ProviderTimeout,
-    ProviderUnavailable,
 )
 from hlmem.domain.time import UTC
 
@@ -40,9 +36,6 @@ if TYPE_CHECKING:
 
 #: The ``operation`` rerank calls carry in the ledger.
 OPERATION = "rerank"
-#: Ledger status of each error class (the same vocabulary as the LLM adapter's).
-_STATUS = {ProviderTimeout: "timeout", ProviderRateLimited: "rate_limited", ProviderUnavailable: "unavailable",
-           ProviderRejected: "rejected", MalformedResponse: "malformed"}
 #: Most characters of a malformed answer kept in ``MalformedResponse.raw``.
 _RAW_CHARS = 16_384
 
@@ -146,35 +139,13 @@ class HTTPReranker:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
-        provider = self.config.provider
-        try:
-            return self._client.post(self.config.url, json=body)
-        except httpx.TimeoutException:
-            raise ProviderTimeout(f"{provider}: no rerank answer within {self.config.timeout_s:g} s",
-                                  provider=provider) from None
-        except httpx.RequestError as exc:  # connection refused or cut, protocol errors
-            raise ProviderUnavailable(f"{provider}: connection failed: {self._redact(str(exc))}",
-                                      provider=provider) from None
+        return post(self._client, self.config.url, body, provider=self.config.provider, timeout_s=self.config.timeout_s,
+                    key=self._key, what="rerank ")
 
     def _payload(self, response: httpx.Response) -> Any:
         """The JSON body of a 200, or the error the status means."""
-        provider, status = self.config.provider, response.status_code
-        if status == 429:
-            raise ProviderRateLimited(f"{provider}: rate limited (HTTP 429): {self._message(response)}",
-                                      provider=provider, retry_after=retry_after(response.headers.get("retry-after")))
-        if status >= 500:
-            raise ProviderUnavailable(f"{provider}: server error (HTTP {status}): {self._message(response)}",
-                                      provider=provider, status=status)
-        if status >= 400:
-            raise ProviderRejected(f"{provider}: request refused (HTTP {status}): {self._message(response)}",
-                                   provider=provider, status=status)
-        if status != 200:
-            raise ProviderUnavailable(f"{provider}: unexpected HTTP {status}", provider=provider, status=status)
-        try:
-            return response.json()
-        except ValueError:
-            raise MalformedResponse(f"{provider}: the rerank response body is not JSON",
-                                    raw=self._raw(response.text), provider=provider, status=status) from None
+        return json_payload(response, provider=self.config.provider, key=self._key, raw_chars=_RAW_CHARS,
+                            what="rerank ")
 
     def _scores(self, payload: Any, count: int, body: str) -> list[float]:
         try:
@@ -188,17 +159,14 @@ class HTTPReranker:
 
     def _retry_delay(self, exc: ProviderError, attempt: int, attempts: int) -> float | None:
         """Seconds to wait before the next attempt, or None to give up now."""
-        if not exc.retryable or isinstance(exc, MalformedResponse) or attempt >= attempts:
-            return None
-        if isinstance(exc, ProviderRateLimited) and exc.retry_after is not None:
-            return None if exc.retry_after > self.config.max_retry_after_s else exc.retry_after
-        ceiling = min(self.config.backoff_max_s, self.config.backoff_base_s * 2 ** (attempt - 1))
-        return ceiling / 2 + self._jitter() * ceiling / 2  # equal jitter: never 0, never over the ceiling
+        c = self.config
+        return retry_delay(exc, attempt, attempts, max_retry_after_s=c.max_retry_after_s,
+                           backoff_base_s=c.backoff_base_s, backoff_max_s=c.backoff_max_s, jitter=self._jitter)
 
     def _record(self, call_id: str, attempt: int, exc: ProviderError | None, http_status: int | None,
                 tokens: int | None, started: float) -> None:
         latency_ms = max(0, round((self._monotonic() - started) * 1000))
-        status = "ok" if exc is None else next(s for cls, s in _STATUS.items() if isinstance(exc, cls))
+        status = ledger_status(exc)
         self._ledger.record(LLMCall(
             call_id=call_id, attempt=attempt, provider=self.config.provider, model=self.config.model,
             operation=OPERATION, job_id=None, status=status, error_class=None if exc is None else type(exc).__name__,
@@ -210,9 +178,6 @@ class HTTPReranker:
 
     def _redact(self, text: str) -> str:
         return redact(text, self._key)
-
-    def _message(self, response: httpx.Response) -> str:
-        return error_message(response, self._key)
 
     def _raw(self, text: str) -> str:
         return self._redact(text[:_RAW_CHARS])
