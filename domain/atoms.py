@@ -109,10 +109,14 @@ _HAN = r"[\u4e00-\u9fff]"
 def _take(pattern: re.Pattern[str], text: str, canon: Callable[[re.Match[str]], str | None]) -> tuple[list[str], str]:
     """Canonical atoms of every match, and ``text`` with the matches blanked out."""
     found: list[str] = []
+    matched = False
     for m in pattern.finditer(text):
+        matched = True
         value = canon(m)
         if value:
             found.append(value)
+    if not matched:  # the usual case: no second pass over the text
+        return found, text
     return found, pattern.sub(lambda m: "\0" * len(m.group(0)), text)
 
 

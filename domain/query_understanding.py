@@ -162,6 +162,9 @@ def index_subjects(known_subjects: Iterable[str] = (), aliases: Mapping[str, str
     return SubjectIndex(MappingProxyType(by_start), sum(len(v) for v in by_start.values()))
 
 
+_NO_SUBJECTS = SubjectIndex()
+
+
 class TimeSpan(Protocol):
     """A time expression found in a text."""
 
@@ -215,6 +218,8 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
         if aliases:
             raise ValueError("pass aliases to index_subjects, not with a SubjectIndex")
         index = known_subjects
+    elif isinstance(known_subjects, tuple) and not known_subjects and not aliases:
+        index = _NO_SUBJECTS  # the default: nothing to index
     else:
         index = index_subjects(known_subjects, aliases)
     text = unicodedata.normalize("NFKC", query or "")
@@ -450,6 +455,8 @@ def _clean(text: str, hits: Sequence[_Hit]) -> str:
 
 def _fold(text: str) -> str:
     """Lower-case without changing the length (positions in the folded text are positions in ``text``)."""
+    if text.isascii():  # ASCII letters lower-case one to one
+        return text.lower()
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
@@ -470,8 +477,9 @@ def _entities(text: str, hits: Sequence[_Hit], index: SubjectIndex) -> list[Enti
     zh_names = [(span, name) for raw in atoms.names if (name := _trim_name(raw))
                 and re.fullmatch(f"{_HAN}{{2,4}}", name) and not _NOT_NAME.search(name)
                 for span in _occurrences(text, name)]
-    starts = {folded[i:i + 2] for i in range(len(folded) - 1)}
-    candidates = [e for pair in starts for e in index.by_start.get(pair, ())]
+    by_start = index.by_start
+    starts = {folded[i:i + 2] for i in range(len(folded) - 1)} if by_start else ()
+    candidates = [e for pair in starts for e in by_start.get(pair, ())]
     for surface, key, conf, source in sorted(candidates, key=lambda e: (-len(e[0]), e[0])):
         for start, end in _occurrences(folded, surface):
             if not any(s == start and e > end for (s, e), _ in zh_names):

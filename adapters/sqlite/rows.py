@@ -23,15 +23,25 @@ _OBS_COLUMNS = (
 
 
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
+    if text == "[]":  # most claims: no qualifiers, no coordinates (as written by _pairs_json)
+        return ()
     return tuple((k, v) for k, v in json.loads(text))
+
+
+def _strings(text: str) -> tuple[str, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
 
 
 def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _opt_micros(value: int | None):
-    return None if value is None else from_micros(value)
+# Enum members by value: a dict lookup per row instead of an Enum call (which still judges unknown values).
+_SCOPES = {m.value: m for m in Scope}
+_CARDINALITIES = {m.value: m for m in Cardinality}
+_STATUSES = {m.value: m for m in ClaimStatus}
+_ORIGINS = {m.value: m for m in OriginClass}
+_SESSION_KINDS = {m.value: m for m in SessionKind}
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
@@ -53,7 +63,8 @@ def load_claims(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ClaimStat
             f"SELECT claim_id, valid_from, valid_to, recorded_from, recorded_to FROM claim_versions "
             f"WHERE claim_id IN ({marks}) ORDER BY claim_id, seq", chunk,
         ):
-            versions[cid].append(ClaimVersion(from_micros(vf), _opt_micros(vt), from_micros(rf), _opt_micros(rt)))
+            versions[cid].append(ClaimVersion(from_micros(vf), None if vt is None else from_micros(vt),
+                                              from_micros(rf), None if rt is None else from_micros(rt)))
         for cid, eid in con.execute(
             f"SELECT claim_id, event_id FROM claim_evidence WHERE claim_id IN ({marks}) ORDER BY claim_id, seq", chunk
         ):
@@ -66,10 +77,12 @@ def load_claims(con: apsw.Connection, ids: Sequence[str]) -> dict[str, ClaimStat
         out[cid] = ClaimState(
             claim_id=row[0], namespace=row[1], subject=row[2], predicate=row[3], value=row[4],
             qualifiers=_pairs(row[5]), coordinates=_pairs(row[6]), polarity=bool(row[7]), importance=row[8],
-            scope=Scope(row[9]), cardinality=Cardinality(row[10]), source=row[11],
+            scope=_SCOPES.get(row[9]) or Scope(row[9]),
+            cardinality=_CARDINALITIES.get(row[10]) or Cardinality(row[10]), source=row[11],
             recorded_at=from_micros(row[12]), version=row[13], evidence=tuple(evidence.get(cid, ())),
-            versions=tuple(versions.get(cid, ())), status=ClaimStatus(row[14]), superseded_by=row[15],
-            supersedes=tuple(json.loads(row[16])), archived=bool(row[17]), helpful=row[18], unhelpful=row[19],
+            versions=tuple(versions.get(cid, ())), status=_STATUSES.get(row[14]) or ClaimStatus(row[14]),
+            superseded_by=row[15], supersedes=_strings(row[16]), archived=bool(row[17]), helpful=row[18],
+            unhelpful=row[19],
         )
     return out
 
@@ -146,7 +159,8 @@ def load_observations(con: apsw.Connection, ids: Sequence[str]) -> dict[str, Obs
         for row in con.execute(f"SELECT {_OBS_COLUMNS} FROM observations WHERE event_id IN ({marks})", chunk):
             out[row[0]] = ObservationState(
                 event_id=row[0], namespace=row[1], text=row[2], role=row[3], session_id=row[4],
-                origin_class=OriginClass(row[5]), session_kind=SessionKind(row[6]),
+                origin_class=_ORIGINS.get(row[5]) or OriginClass(row[5]),
+                session_kind=_SESSION_KINDS.get(row[6]) or SessionKind(row[6]),
                 occurred_at=from_micros(row[7]), recorded_at=from_micros(row[8]), version=row[9],
                 forgotten=bool(row[10]), helpful=row[11], unhelpful=row[12],
             )
