@@ -228,7 +228,8 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
     mode, conf, vrange, earliest, anchor = _decide(hits, reasons)
     valid_at = _point(vrange, now) if vrange else None
     known_at = None
-    if valid_at is not None and any(h.kind == "known" for h in hits):
+    if valid_at is not None and any(_same_sentence(text, k, d) for k in hits if k.kind == "known"
+                                    for d in hits if d.kind in ("date", "anchor")):
         known_at = valid_at
         reasons.append(f"time.known_at: asks what was known then, known_at={valid_at.isoformat()}")
     entities = _entities(text, hits, index)
@@ -313,6 +314,16 @@ def _time_hits(text: str, now: datetime, times: TimeParser) -> list[_Hit]:
     for m in _KNOWN_CUE.finditer(text):
         hits.append(_Hit(m.start(), m.start(), "known", 0.0, detail=m[0]))  # zero width: stays in the text
     return sorted(hits, key=lambda h: h.start)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s)")
+
+
+def _same_sentence(text: str, a: _Hit, b: _Hit) -> bool:
+    """No sentence end between two hits: "上周我告诉过你什么" asks what was known last week, "昨天我很忙。
+    …我还没记下来…" does not."""
+    lo, hi = min(a.start, b.start), max(a.end, b.end)
+    return _SENTENCE_END.search(text, lo, hi) is None
 
 
 def _overlaps(hits: Sequence[_Hit], start: int, end: int) -> bool:

@@ -233,7 +233,10 @@ def test_asking_what_was_said_then_sets_known_at(query: str) -> None:
     assert intent.time_mode is AT and intent.known_at is not None and intent.known_at == intent.valid_at
 
 
-@pytest.mark.parametrize("query", ["上周我住哪？", "我现在住哪", "Where did I live last week?"])
+@pytest.mark.parametrize("query", ["上周我住哪？", "我现在住哪", "Where did I live last week?",
+                                   # A cue in another sentence than the time: chit-chat, not "what was known then".
+                                   "昨天我在办公室忙了一整天。我还没记下来日程。那个生日是10月16日的人，工作地是什么？",
+                                   "Last week I was busy. What did I tell you about my job?"])
 def test_known_at_is_not_inferred_without_a_cue(query: str) -> None:
     assert _u(query).known_at is None
 
