@@ -183,8 +183,8 @@ class Container(containers.DeclarativeContainer):
         none=providers.Object(None),
         http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock),
     )
-    recall = providers.Singleton(RecallService, storage, clock, raw_embedder, reranker=reranker,
-                                 rerank_top_n=config.rerank.top_n)
+    recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,
+                                 reranker=reranker, rerank_top_n=config.rerank.top_n)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     audit = providers.Singleton(AuditService, storage)

@@ -23,6 +23,7 @@ from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.activity import InMemoryActivity
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
@@ -243,29 +244,32 @@ class InMemoryStorage:
         return out
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
-        # Each query term is matched as a phrase of its unicode61 tokens, like the FTS5 adapter.
-        terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
-        terms = [t for t in terms if t]
         items = self._searchable(namespace)
-        if not terms or not items or limit <= 0:
-            return []
-        docs = {i.item_id: [tok for raw in i.tokens for tok in _parts(raw)] for i in items}
-        avg = sum(len(d) for d in docs.values()) / len(docs) or 1.0
-        df = {t: sum(1 for d in docs.values() if _has_phrase(d, t)) for t in terms}
-        scored = []
-        for item in items:
-            doc = docs[item.item_id]
-            score, matched = 0.0, 0
-            for term in terms:
-                tf = _count_phrase(doc, term)
-                if tf:
-                    matched += 1
-                    idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
-            if score > 0:
-                scored.append((score, item, matched == len(terms)))
-        scored.sort(key=lambda s: (-s[0], s[1].item_id))
-        return [Candidate(i.item_id, i.kind, r, s, exact) for r, (s, i, exact) in enumerate(scored[:limit], start=1)]
+        return _bm25(query, items, {i.item_id: i.tokens for i in items}, limit, exact=True)
+
+    def context_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        # Pairs of consecutive turns, computed at query time (the SQLite adapter keeps them indexed);
+        # an event scores as its best pair.
+        searchable = {i.item_id: i for i in self._searchable(namespace) if i.kind == "event"}
+        sessions: dict[str, list[ObservationState]] = {}
+        for obs in self._view.observations.values():
+            if obs.event_id in searchable:
+                sessions.setdefault(obs.session_id, []).append(obs)
+        pairs: list[tuple[ObservationState, ...]] = []
+        for turns in sessions.values():
+            turns.sort(key=lambda o: (o.recorded_at, o.event_id))
+            pairs += list(zip(turns, turns[1:])) if len(turns) > 1 else [(turns[0],)]
+        docs = [_Item(str(n), "pair", namespace, tuple(segment_for_index(context_text(*p)).split()), None)
+                for n, p in enumerate(pairs)]
+        best: dict[str, Candidate] = {}
+        for hit in _bm25(query, docs, {d.item_id: d.tokens for d in docs}, len(docs), exact=False):
+            for obs in pairs[int(hit.item_id)]:
+                best.setdefault(obs.event_id, hit)
+        ranked = sorted(best.items(), key=lambda kv: (kv[1].rank, kv[0]))[:max(limit, 0)]
+        return [Candidate(event_id, "event", r, hit.score, False) for r, (event_id, hit) in enumerate(ranked, start=1)]
+
+    def speakers(self, namespace: str) -> frozenset[str]:
+        return frozenset(o.role for o in self._view.observations.values() if o.namespace == namespace and not o.forgotten)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         model = self.vector_model()
@@ -400,6 +404,34 @@ class InMemoryStorage:
 
     def set_meta(self, key: str, value: str) -> None:
         self._meta[key] = value
+
+
+
+def _bm25(query: str, items: Sequence[_Item], tokens: Mapping[str, tuple[str, ...]], limit: int, *,
+          exact: bool) -> list[Candidate]:
+    """A small BM25 (k1 1.2, b 0.75) over ``tokens`` by item; each query term is matched as a phrase of
+    its unicode61 tokens, like the FTS5 adapter. ``exact`` marks hits holding every term."""
+    terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
+    terms = [t for t in terms if t]
+    if not terms or not items or limit <= 0:
+        return []
+    docs = {i.item_id: [tok for raw in tokens[i.item_id] for tok in _parts(raw)] for i in items}
+    avg = sum(len(d) for d in docs.values()) / len(docs) or 1.0
+    df = {t: sum(1 for d in docs.values() if _has_phrase(d, t)) for t in terms}
+    scored = []
+    for item in items:
+        doc = docs[item.item_id]
+        score, matched = 0.0, 0
+        for term in terms:
+            tf = _count_phrase(doc, term)
+            if tf:
+                matched += 1
+                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
+        if score > 0:
+            scored.append((score, item, exact and matched == len(terms)))
+    scored.sort(key=lambda s: (-s[0], s[1].item_id))
+    return [Candidate(i.item_id, i.kind, r, s, hit) for r, (s, i, hit) in enumerate(scored[:limit], start=1)]
 
 
 def _parts(token: str) -> list[str]:

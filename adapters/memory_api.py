@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import fields, frozen
 from dependency_injector import providers
 
 from hlmem.adapters.container import Container
@@ -24,6 +24,7 @@ from hlmem.application.importing import parse_jsonl
 from hlmem.application.inspect import Explanation
 from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
+from hlmem.application.ranking import RankingConfig
 from hlmem.application.recall import RecallResult
 from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
@@ -80,6 +81,9 @@ class Memory:
         :class:`~hlmem.application.maintenance.MaintenanceConfig` or a mapping of its fields.
     :param block_reingest: refuse content that was forgotten (its salted fingerprint is in the
         tombstone ledger); default ``HLMEM_BLOCK_REINGEST`` (``0``/``off`` turns it off), else on.
+    :param ranking: recall's fusion weights, floor and neighbour lifts: a
+        :class:`~hlmem.application.ranking.RankingConfig` or a mapping of its fields (defaults and how
+        they were chosen: docs/recall.md).
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
@@ -88,7 +92,8 @@ class Memory:
                  dedup_audit: bool = False, block_reingest: bool | None = None,
                  lifecycle: LifecyclePolicy | Mapping[str, Any] | None = None,
                  maintenance: MaintenanceConfig | Mapping[str, Any] | None = None,
-                 rerank: str | Mapping[str, Any] | Reranker | None = None, rerank_top_n: int = 30) -> None:
+                 rerank: str | Mapping[str, Any] | Reranker | None = None, rerank_top_n: int = 30,
+                 ranking: RankingConfig | Mapping[str, Any] | None = None) -> None:
         self.namespace = namespace
         self.path = str(path)
         fixed = _when(now, "now")
@@ -105,6 +110,7 @@ class Memory:
             "forget": {"block_reingest": _block_reingest(block_reingest)},
             "lifecycle": {"policy": _lifecycle_policy(lifecycle), "maintenance": _maintenance_config(maintenance)},
             "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
+            "ranking": {"config": _ranking_config(ranking)},
         })
         self._configure_llm(llm)
         self._configure_rerank(rerank)
@@ -525,6 +531,21 @@ def _lifecycle_policy(value: LifecyclePolicy | Mapping[str, Any] | None) -> Life
     if not isinstance(value, Mapping):
         raise ConfigurationError(f"lifecycle must be a LifecyclePolicy or a mapping, not {type(value).__name__}")
     return LifecyclePolicy.from_mapping(value)
+
+
+def _ranking_config(value: RankingConfig | Mapping[str, Any] | None) -> RankingConfig:
+    """Recall's ranking weights (docs/recall.md); a mapping names :class:`RankingConfig` fields."""
+    if value is None or isinstance(value, RankingConfig):
+        return value or RankingConfig()
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"ranking must be a RankingConfig or a mapping, not {type(value).__name__}")
+    known = {a.name for a in fields(RankingConfig)}
+    if unknown := sorted(set(value) - known):
+        raise ConfigurationError(f"unknown ranking setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    try:
+        return RankingConfig(**value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"bad ranking setting: {exc}") from exc
 
 
 def _maintenance_config(value: MaintenanceConfig | Mapping[str, Any] | None) -> MaintenanceConfig:

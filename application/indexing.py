@@ -6,10 +6,12 @@ import functools
 import hashlib
 import unicodedata
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
+from hlmem.domain.state import ObservationState
 
 if TYPE_CHECKING:
     from hlmem.application.ports import Embedder, SearchIndex
@@ -56,3 +58,25 @@ def passage_vectors(embedder: Embedder | None, storage: SearchIndex, texts: Sequ
     storage.bind_vector_model(embedder.model_id, embedder.dim)
     matrix = embedder.embed_passages(distinct)
     return {text: row.astype("<f4").tobytes() for text, row in zip(distinct, matrix)}
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def date_words(when: datetime) -> str:
+    """The day an event happened, as a question may name it: ``8 May 2023 2023年5月8日`` (UTC day)."""
+    day = when.astimezone(timezone.utc)
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year} {day.year}年{day.month}月{day.day}日"
+
+
+def context_text(*turns: ObservationState) -> str:
+    """Search text of consecutive turns read together (the ``context`` ranking, docs/recall.md): their
+    words, oldest first, and the days they were said.
+
+    A reply ("Seven years now") is then found by the question it answers ("How long have you
+    painted?"), words split over two turns match together, and "in May 2023" matches the day it
+    was said. Indexed apart from each turn's own words, never embedded.
+    """
+    days = dict.fromkeys(date_words(t.occurred_at) for t in sorted(turns, key=lambda t: t.occurred_at))
+    return " ".join([*(t.text for t in turns if t.text), *days])

@@ -217,6 +217,12 @@ class SearchIndex(Protocol):
     - ``text_candidates`` takes the user's raw query; the adapter segments it (Chinese-aware)
       and can never raise on query syntax. Best first, at most ``limit``.
     - ``vector_candidates`` takes one float32 query vector (bytes) of the store's model.
+    - ``context_candidates`` is ``text_candidates`` over each event's conversational context
+      (:func:`hlmem.application.indexing.context_text`: the not-forgotten turns before and after it
+      in its session, oldest first by recorded time, the turn itself and its date); events only,
+      never ``exact``, kept in step when events are added or forgotten.
+    - ``speakers(namespace)`` is the set of roles of the namespace's not forgotten events (who
+      said things: ``user``, ``assistant``, participants' names), current after every write.
     - Candidates are restricted to ``namespace`` and to items not forgotten; visibility in time
       is checked separately with ``visible``.
     - ``visible(ids, valid_at, known_at)`` keeps the claim ids that held at ``valid_at`` as known
@@ -229,6 +235,10 @@ class SearchIndex(Protocol):
     """
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
+
+    def context_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
+
+    def speakers(self, namespace: str) -> frozenset[str]: ...
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]: ...
 

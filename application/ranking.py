@@ -53,9 +53,13 @@ class RankingConfig:
     """Weights of the ranking stage; the defaults are the benchmarks' choice (docs/recall.md).
 
     :param fusion: ``"score"`` (normalised-score fusion) or ``"rrf"``.
-    :param text_weight: weight of the full-text score (bm25 / best bm25 of the query); 0.5 chosen
-        by leave-one-conversation-out on LoCoMo (folds chose 0.45–0.6) and MemDaily (best 0.4–0.5).
+    :param text_weight: weight of the full-text score (bm25 / best bm25 of the query).
     :param vector_weight: weight of the min-max-normalised vector similarity.
+    :param context_weight: weight of the conversational-context full text (``context`` source:
+        consecutive turns of a session indexed together with their dates, ADR 0019), normalised
+        like ``text``. Text 0.3, context 0.15 and speaker 0.4 were chosen together by
+        leave-one-haystack-out over LoCoMo's 7 conversations and the MemDaily subset's 26 files
+        (every fold chose them; docs/recall.md); vector 0.5 is ADR 0018's.
     :param rrf_k: the RRF constant (``fusion="rrf"``).
     :param exact_weight: bonus for a full-text hit holding every query term (``Candidate.exact``):
         strong lexical evidence the vectors may miss (names, identifiers); neutral on LoCoMo R@10
@@ -85,14 +89,20 @@ class RankingConfig:
         0.001 less R@10 and 0.011 more R@1;
         MemDaily's consecutive messages are one speaker's, so it is untouched there.
     :param reply_top: how many of the best full-text hits pass their level on to their reply.
+    :param speaker_weight: when the query names exactly one speaker of the namespace (an event
+        ``role`` such as a participant's name: "What did Caroline research?"), this is added to the
+        events that speaker said among the ``speaker_top`` best (a question about someone is
+        answered by what they said). Leave-one-conversation-out on LoCoMo (folds 0.3–0.5).
+    :param speaker_top: how many of the best items the speaker bonus may reorder.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param fold_duplicates: fold near-duplicate items into one.
     """
 
     fusion: str = field(default="score")
-    text_weight: float = 0.5
+    text_weight: float = 0.3
     vector_weight: float = 0.5
+    context_weight: float = 0.15
     rrf_k: int = 60
     exact_weight: float = 0.2
     recency_weight: float = 0.02
@@ -106,6 +116,8 @@ class RankingConfig:
     predecessor_weight: float = 0.7
     reply_weight: float = 0.4
     reply_top: int = 10
+    speaker_weight: float = 0.4
+    speaker_top: int = 30
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     fold_duplicates: bool = True
@@ -114,6 +126,14 @@ class RankingConfig:
     def _check_fusion(self, _attribute: object, value: str) -> None:
         if value not in ("score", "rrf"):
             raise ValueError(f"fusion must be 'score' or 'rrf', not {value!r}")
+
+    def weight_of(self, source: str) -> float:
+        """The fusion weight of a candidate source (``archived`` and unknown sources count as text)."""
+        if source == "vector":
+            return self.vector_weight
+        if source == "context":
+            return self.context_weight
+        return self.text_weight
 
     def floor_for(self, model_id: str | None) -> float | None:
         """The similarity floor for ``model_id`` (None: no floor)."""
@@ -144,6 +164,10 @@ class Features:
     point: bool = True
 
 
+#: The features of an item nothing is known about (frozen, so one instance serves every item).
+_NO_FEATURES = Features()
+
+
 @frozen(kw_only=True)
 class Scored:
     """One ranked item: its relevance, the signals added to it, and its final score."""
@@ -161,7 +185,10 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
          pool: int | None = None) -> list[Scored]:
     """Relevance of every candidate of every source, best first (ties by id).
 
-    Sources other than ``text`` and ``vector`` (``archived``) count as text.
+    Sources other than ``text``, ``vector`` and ``context`` (``archived``) count as text. A claim
+    has no conversational context: its own words are its context, so on the ``text`` source it
+    weighs ``text_weight + context_weight`` (an event matching as strongly gets about as much from
+    its own row and its best pair, which holds its words).
 
     :param floor: the model's similarity floor. Min-max takes the pool's lowest similarity as the
         background level; when the pool is not full (``pool`` asked, fewer returned: the whole
@@ -175,9 +202,10 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
     for source, cands in rankings.items():
         if not cands:
             continue
-        weight = config.vector_weight if source == "vector" else config.text_weight
+        weight = config.weight_of(source)
+        claim_weight = weight + config.context_weight if source == "text" else weight
         if config.fusion == "rrf":
-            part = {c.item_id: weight / (config.rrf_k + c.rank) for c in cands}
+            part = {c.item_id: (claim_weight if c.kind == "claim" else weight) / (config.rrf_k + c.rank) for c in cands}
         elif source == "vector":
             hi, lo = max(c.score for c in cands), min(c.score for c in cands)
             if floor is not None and pool is not None and len(cands) < pool:
@@ -186,7 +214,8 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
         else:
             # Non-increasing along the adapter's order (text_levels), plus the exact-hit bonus.
             exact = {c.item_id for c in cands if c.exact}
-            part = {i: weight * level + (config.exact_weight if i in exact else 0.0)
+            claims = {c.item_id for c in cands if c.kind == "claim"}
+            part = {i: (claim_weight if i in claims else weight) * level + (config.exact_weight if i in exact else 0.0)
                     for i, level in text_levels(cands).items()}
         for c in cands:
             relevance[c.item_id] = relevance.get(c.item_id, 0.0) + part[c.item_id]
@@ -268,6 +297,25 @@ def propagate_successors(scored: Sequence[Scored], successors: Mapping[str, str]
     return out
 
 
+def boost_speaker(scored: Sequence[Scored], roles: Mapping[str, str], speaker: str,
+                  config: RankingConfig) -> list[Scored]:
+    """Add ``speaker_weight`` to the events among the ``speaker_top`` best whose role (``roles``:
+    event id → role) is ``speaker``; best first. Items below ``speaker_top`` keep their places."""
+    top = config.speaker_top
+    head = [evolve(s, relevance=s.relevance + config.speaker_weight, score=s.score + config.speaker_weight,
+                   ranks={**s.ranks, "speaker": 1})
+            if roles.get(s.item_id) == speaker else s for s in scored[:top]]
+    head.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    return head + list(scored[top:])
+
+
+def named_speaker(query: str, speakers: Sequence[str]) -> str | None:
+    """The one speaker (event role) ``query`` names (:func:`mentions`), or None for none or several."""
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    named = [s for s in speakers if s and _mentioned(folded, s)]
+    return named[0] if len(named) == 1 else None
+
+
 def _lift(scored: Sequence[Scored], neighbour: Mapping[str, str], weight: float, top: int, label: str) -> list[Scored]:
     """``neighbour[i]`` of each of the ``top`` best events gets at least ``weight`` × the relevance of ``i``."""
     if weight <= 0 or not neighbour:
@@ -331,7 +379,7 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
     w_recency = 0.0 if history or window else config.current_recency_weight if current else config.recency_weight
     out = []
     for s in scored:
-        f = features.get(s.item_id, Features())
+        f = features.get(s.item_id, _NO_FEATURES)
         bonus = 0.0
         if f.when is not None and span > 0:
             bonus += w_recency * (f.when - lo).total_seconds() / span
@@ -361,7 +409,15 @@ _PUNCT = re.compile(r"[\W_]+", re.UNICODE)
 
 def fold_key_of_text(text: str) -> str:
     """Normalised text for folding: NFKC, case-folded, punctuation and spaces removed."""
+    # Claims' subjects, predicates and values recur from query to query: short texts are cached.
+    return _short_fold_key(text) if len(text) <= 128 else _fold_key(text)
+
+
+def _fold_key(text: str) -> str:
     return _PUNCT.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+_short_fold_key = functools.lru_cache(maxsize=4_096)(_fold_key)
 
 
 def fold(scored: Sequence[Scored], features: Mapping[str, Features]) -> list[Scored]:
@@ -389,22 +445,45 @@ ENTITY_CONSTRAINT_MODES = ("off", "observe", "enforce")
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` mentions ``name`` (NFKC, case-folded): an ASCII letter or digit at an edge of
     ``name`` must be a word edge, and a version is not a prefix of a longer one (v1.2 ≠ v1.2.1)."""
-    pattern = _mention_pattern(name)
-    if pattern is None:
+    return _mentioned(unicodedata.normalize("NFKC", text).casefold(), name)
+
+
+def _mentioned(folded: str, name: str) -> bool:
+    """:func:`mentions` on a text already NFKC-normalised and case-folded (a scan with ``str.find``:
+    a regular expression per name cost more to compile than the whole scan)."""
+    needle = _needle(name)
+    if not needle:
         return False
-    return pattern.search(unicodedata.normalize("NFKC", text).casefold()) is not None
+    head = needle[0].isascii() and needle[0].isalnum()
+    version = needle[0].isdigit()  # "1.2" in "v1.2" and "version 1.2"
+    tail = needle[-1].isascii() and needle[-1].isalnum()
+    start = folded.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        head_ok = (not head or _free(folded, start - 1)
+                   or (version and start > 0 and folded[start - 1] == "v" and _free(folded, start - 2)))
+        tail_ok = not tail or not (
+            (end < len(folded) and folded[end] in _WORD)
+            or (end + 1 < len(folded) and folded[end] == "." and folded[end + 1] in _DIGITS))
+        if head_ok and tail_ok:
+            return True
+        start = folded.find(needle, start + 1)
+    return False
+
+
+_DIGITS = frozenset("0123456789")
+_WORD = frozenset("0123456789abcdefghijklmnopqrstuvwxyz_")
+_WORD_OR_DOT = _WORD | {"."}
+
+
+def _free(folded: str, i: int) -> bool:
+    """No ASCII word character or dot at ``i`` (before the start counts as free)."""
+    return i < 0 or folded[i] not in _WORD_OR_DOT
 
 
 @functools.lru_cache(maxsize=4_096)
-def _mention_pattern(name: str) -> re.Pattern[str] | None:
-    needle = unicodedata.normalize("NFKC", name).casefold().strip()
-    if not needle:
-        return None
-    head = r"(?<![0-9a-z_.])" if needle[0].isascii() and needle[0].isalnum() else ""
-    if needle[0].isdigit():  # a version: "1.2" in "v1.2" and "version 1.2"
-        head = r"(?:(?<![0-9a-z_.])|(?<=(?<![0-9a-z_.])v))"
-    tail = r"(?![0-9a-z_]|\.[0-9])" if needle[-1].isascii() and needle[-1].isalnum() else ""
-    return re.compile(head + re.escape(needle) + tail)
+def _needle(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold().strip()
 
 
 def constrain(scored: Sequence[Scored], texts: Mapping[str, str], names: Sequence[str], others: Sequence[str] = (),
@@ -423,10 +502,10 @@ def constrain(scored: Sequence[Scored], texts: Mapping[str, str], names: Sequenc
         return list(scored), 0
     named, rest, elsewhere = [], [], []
     for s in scored:
-        text = texts.get(s.item_id, "")
-        if any(mentions(text, n) for n in names):
+        folded = unicodedata.normalize("NFKC", texts.get(s.item_id, "")).casefold()  # once, not once per name
+        if any(_mentioned(folded, n) for n in names):
             named.append(s)
-        elif any(mentions(text, o) for o in others):
+        elif any(_mentioned(folded, o) for o in others):
             elsewhere.append(s)
         else:
             rest.append(s)

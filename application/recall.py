@@ -16,12 +16,12 @@ from hlmem.application.extraction import temporal
 from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
-                                       constrain, final_scores, fold, fold_key_of_text, fuse, propagate_replies,
-                                       propagate_successors)
+                                       boost_speaker, constrain, final_scores, fold, fold_key_of_text, fuse,
+                                       named_speaker, propagate_replies, propagate_successors)
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
-from hlmem.domain.queries import holds, row_at
+from hlmem.domain.queries import row_at
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent, TimeMode, merge, understand
 from hlmem.domain.state import SELF_SUBJECTS
 from hlmem.domain.time import require_aware
@@ -159,6 +159,9 @@ class RecallService:
 
         pool = max(50, k * 5)
         rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
+        config = self._ranking
+        if config.context_weight > 0 and "event" in kinds:
+            rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
         model = self._storage.vector_model()
         if self._embedder is not None and model is not None:
             if model != (self._embedder.model_id, self._embedder.dim):
@@ -170,7 +173,6 @@ class RecallService:
                 rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
         if include_archived and "claim" in kinds:
             rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
-        config = self._ranking
         floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
         fused = [s for s in fuse(rankings, config, floor=floor, pool=pool) if s.kind in kinds]
         floored = apply_floor(fused, rankings, floor)
@@ -181,6 +183,8 @@ class RecallService:
             after, replies = self._neighbours(floored, text, namespace, config)
             floored = propagate_replies(floored, text, replies, config)
             floored = propagate_successors(floored, after, config, predecessors={n: i for i, n in after.items()})
+        if "event" in kinds and config.speaker_weight > 0 and floored:
+            floored = self._speaker(query, floored, namespace, config, notes)
         # A few more than k, so that the final signals and folding can reorder among them.
         also = (None, valid_at) if history else window  # claims that held then are visible too
         visible = self._first_visible(floored, min(len(floored), k + max(5, k // 2)), valid_at, known_at, also)
@@ -240,6 +244,18 @@ class RecallService:
                    and observations[n].role != observations[i].role}
         return after, replies
 
+    def _speaker(self, query: str, scored: list[Scored], namespace: str, config: RankingConfig,
+                 notes: list[str]) -> list[Scored]:
+        """When the query names one speaker of the namespace, what they said ranks first among the
+        ``speaker_top`` best (ranking.boost_speaker)."""
+        speaker = named_speaker(query, sorted(self._storage.speakers(namespace)))
+        if speaker is None:
+            return scored
+        top = [s.item_id for s in scored[:config.speaker_top] if s.kind == "event"]
+        roles = {i: e.role for i, e in self._storage.get_observations(top).items()}
+        notes.append(f"speaker: the query names {speaker}; what {speaker} said ranks first")
+        return boost_speaker(scored, roles, speaker, config)
+
     def _named(self, intent: QueryIntent, namespace: str, claims: dict) -> tuple[str, ...]:
         """Entities the query names with high confidence: versions and identifiers the parser is sure
         of, and names that are stored subjects (among the loaded claims, else asked of the store)."""
@@ -248,9 +264,9 @@ class RecallService:
         for e in intent.entities:
             if e.kind == "role" or e.key.casefold() in SELF_SUBJECTS:
                 continue
-            known = e.key.casefold() in loaded or (
-                e.kind in ("person", "subject") and bool(self._storage.subject_claims(namespace, e.key)))
-            if e.confidence >= HIGH_CONFIDENCE or known:
+            # The store is asked last: a confident entity, or one among the loaded claims, needs no read.
+            if e.confidence >= HIGH_CONFIDENCE or e.key.casefold() in loaded or (
+                    e.kind in ("person", "subject") and bool(self._storage.subject_claims(namespace, e.key))):
                 names.append(e.key)
         return tuple(dict.fromkeys(names))
 
@@ -348,13 +364,14 @@ def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime
     """What the final score reads of each loaded item: its time, importance, feedback and fold key."""
     out: dict[str, Features] = {}
     for cid, c in claims.items():
-        row = row_at(c, valid_at, known_at) or c.versions[-1]
+        held = row_at(c, valid_at, known_at)
+        row = held or c.versions[-1]
         # Same subject, predicate, value, coordinates and qualifiers: one fact said twice. Coordinates
         # tell apart facts of one slot family (the version of jieba vs of apsw).
         parts = (c.subject, c.predicate, c.value, *(f"{k}={v}" for k, v in c.coordinates + c.qualifiers))
         key = "claim\x00" + "\x00".join(fold_key_of_text(x) for x in parts)
         out[cid] = Features(when=row.valid_from, importance=c.importance, helpful=c.helpful, unhelpful=c.unhelpful,
-                            fold_key=key + ("" if c.polarity else "\x00not"), past=not holds(c, valid_at, known_at),
+                            fold_key=key + ("" if c.polarity else "\x00not"), past=held is None,
                             until=row.valid_to, point=False)
     for eid, e in events.items():
         out[eid] = Features(when=e.occurred_at, helpful=e.helpful, unhelpful=e.unhelpful,

@@ -237,6 +237,16 @@ def _lifecycle(con: apsw.Connection) -> None:
 
     create_tables(con)
 
+def _context(con: apsw.Connection) -> None:
+    # Recall: consecutive turns indexed together with their dates, apart from each turn (ADR 0019).
+    from hlmem.adapters.sqlite import context
+
+    context.create_tables(con)
+    context.backfill(con)
+    # Who said things (search.speakers): one probe per role instead of a scan of the events.
+    con.execute("CREATE INDEX observations_speakers ON observations(namespace, forgotten, role)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -249,6 +259,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_feedback", _feedback),
     Migration("0010_store_identity", _store_identity),
     Migration("0009_lifecycle", _lifecycle),
+    Migration("0012_context_fts", _context),
 )
 
 

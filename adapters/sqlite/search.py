@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from datetime import datetime
@@ -28,6 +29,8 @@ _BULK_ROWS = 4_096
 #: terms are kept until their document counts reach this budget (they carry the most weight
 #: in bm25 anyway; vectors still see the whole query).
 FTS_DOC_BUDGET = 2_000
+#: Joins a matching ``items_fts`` row to its item (``_matches``).
+ITEMS_JOIN = "JOIN items i ON i.item_key = f.rowid"
 
 
 def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, text: str,
@@ -43,6 +46,10 @@ def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, te
     return key
 
 
+#: unicode61 tokens by term: the same for every index and connection (one tokenizer configuration).
+_TOKENS: dict[str, list[str]] = {}
+
+
 class DocFrequencies:
     """Document counts of FTS tokens (from ``items_vocab``), cached until the store changes.
 
@@ -55,7 +62,9 @@ class DocFrequencies:
     #: Tokens remembered at most; the cache starts over beyond this.
     MAX_TOKENS = 50_000
 
-    def __init__(self) -> None:
+    def __init__(self, vocab: str = "items_vocab") -> None:
+        #: The ``fts5vocab`` table of the full-text index counted (``items_vocab``, ``context_vocab``).
+        self.vocab = vocab
         self._counts: dict[str, int] = {}
         self._state: tuple[int, int] | None = None
         self._tokenizer = None
@@ -72,7 +81,13 @@ class DocFrequencies:
             self._tokenizer = con.fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
             self._con = con
             self.invalidate()
-        return [tok[2] for tok in self._tokenizer(term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)]
+        tokens = _TOKENS.get(term)
+        if tokens is None:
+            tokens = [tok[2] for tok in self._tokenizer(term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)]
+            if len(_TOKENS) >= self.MAX_TOKENS:
+                _TOKENS.clear()
+            _TOKENS[term] = tokens
+        return tokens
 
     def of_terms(self, con: apsw.Connection, terms: Sequence[str]) -> dict[str, int]:
         """Estimated documents per term: a phrase occurs in no more documents than its rarest token."""
@@ -85,7 +100,7 @@ class DocFrequencies:
         if missing:
             self._counts.update(dict.fromkeys(missing, 0))
             marks = ",".join("?" * len(missing))
-            self._counts.update(con.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing))
+            self._counts.update(con.execute(f"SELECT term, doc FROM {self.vocab} WHERE term IN ({marks})", missing))
         return {t: min((self._counts[p] for p in ps), default=0) for t, ps in parts.items()}
 
 
@@ -130,34 +145,43 @@ def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:
         if not keys:
             continue
         con.executemany("DELETE FROM items_fts WHERE rowid = ?", keys)
+        # The context index's pairs holding these items (context.py rebuilds the pairs around them).
+        con.executemany("DELETE FROM context_fts WHERE rowid IN "
+                        "(SELECT pair_key FROM context_pairs WHERE first_key = ?1 OR second_key = ?1)", keys)
+        con.executemany("DELETE FROM context_pairs WHERE first_key = ?1 OR second_key = ?1", keys)
         con.executemany("DELETE FROM vectors WHERE item_key = ?", keys)
         con.executemany("DELETE FROM items WHERE item_key = ?", keys)
         dropped += len(keys)
     return dropped
 
 
-def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newest: bool) -> list[tuple]:
+def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newest: bool,
+             fts: str = "items_fts", join: str = ITEMS_JOIN) -> list[tuple]:
     """Up to ``limit`` ``(item_id, kind, bm25)`` hits of one MATCH expression within ``namespace``.
 
-    ``newest`` takes the newest matches without ranking them all (bm25 reported as 0).
+    ``newest`` takes the newest matches without ranking them all (bm25 reported as 0). ``join``
+    maps a matching row to its items (one, or several: the context index's pairs); an item
+    matched by several rows counts once, at its best.
     """
     order = "rowid DESC" if newest else "rank"
     fetch = limit * FTS_OVERFETCH
     while True:
         rows = con.execute(
             "SELECT i.item_id, i.kind, i.namespace, f.rank FROM "
-            f"(SELECT rowid, {'0 AS rank' if newest else 'rank'} FROM items_fts WHERE items_fts MATCH ? "
-            f"ORDER BY {order} LIMIT ?) AS f JOIN items i ON i.item_key = f.rowid ORDER BY f.rank, f.rowid DESC",
+            f"(SELECT rowid, {'0 AS rank' if newest else 'rank'} FROM {fts} WHERE {fts} MATCH ? "
+            f"ORDER BY {order} LIMIT ?) AS f {join} ORDER BY f.rank, f.rowid DESC, i.item_key",
             (match, fetch),
         ).fetchall()
-        hits = [(item_id, kind, score) for item_id, kind, ns, score in rows if ns == namespace]
+        hits = list({item_id: (item_id, kind, score) for item_id, kind, ns, score in reversed(rows)
+                     if ns == namespace}.values())[::-1]
         if len(hits) >= limit or len(rows) < fetch:
             return hits[:limit]
         fetch *= 4
 
 
 def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int,
-                    frequencies: DocFrequencies | None = None) -> list[Candidate]:
+                    frequencies: DocFrequencies | None = None, *, fts: str = "items_fts",
+                    join: str = ITEMS_JOIN) -> list[Candidate]:
     """FTS5 hits for the query's terms, best first, within one namespace.
 
     First the items holding every query term that occurs in the index (AND), then the items
@@ -167,12 +191,16 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
     rarest term. Ranking it by bm25 costs a pass over every term's documents, common ones
     included, so it is ranked only when all its terms' documents fit the budget too; beyond
     that its items (which all hold every term) come newest first.
+
+    :param fts: the full-text table searched (``items_fts``; ``context_fts`` for the context
+        ranking), with ``frequencies`` counting that table's vocabulary, and ``join`` (SQL joining
+        its matching rows ``f`` to ``items i``) saying which items a row stands for.
     """
     if limit <= 0:
         return []
     # Each term as the index segments it (a phrase of its tokens): jieba may cut a word alone
     # ("主 上") unlike inside the query ("主上中" -> 主上 · 中); the in-memory adapter does the same.
-    terms = list(dict.fromkeys(segment_for_index(t) or t for t in query_terms(query)))
+    terms = list(_search_terms(query))
     df = (frequencies or DocFrequencies()).of_terms(con, terms)
     occurring = [t for t in terms if df[t] > 0]
     kept, overflow = select_terms(df, occurring, FTS_DOC_BUDGET)
@@ -180,7 +208,8 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
     if len(occurring) > 1:
         every = build_match(sorted(occurring, key=lambda t: df[t]), "and")  # rarest first: FTS5 skips more
         if every is not None:
-            hits = _matches(con, every, namespace, limit, sum(df[t] for t in occurring) > FTS_DOC_BUDGET)
+            hits = _matches(con, every, namespace, limit, sum(df[t] for t in occurring) > FTS_DOC_BUDGET, fts,
+                            join)
     # Hits of the AND pass (or of a one-term query) hold every query term when every term occurs.
     exact = len(hits) if len(occurring) > 1 else limit
     exact = exact if occurring and len(occurring) == len(terms) else 0
@@ -188,10 +217,29 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
         match = build_match(kept)
         if match is not None:
             seen = {h[0] for h in hits}
-            more = _matches(con, match, namespace, limit + len(hits), overflow)
+            more = _matches(con, match, namespace, limit + len(hits), overflow, fts, join)
             hits += [h for h in more if h[0] not in seen][:limit - len(hits)]
     return [Candidate(item_id, kind, rank, -float(score), rank <= exact)
             for rank, (item_id, kind, score) in enumerate(hits, start=1)]
+
+
+def speakers(con: apsw.Connection, namespace: str) -> frozenset[str]:
+    """Roles of the namespace's not forgotten events: a skip scan of ``observations_speakers``, one
+    index probe per role (there are few), not a pass over the events."""
+    out: list[str] = []
+    role = con.execute("SELECT min(role) FROM observations WHERE namespace = ? AND forgotten = 0",
+                       (namespace,)).fetchone()[0]
+    while role is not None:
+        out.append(role)
+        role = con.execute("SELECT min(role) FROM observations WHERE namespace = ? AND forgotten = 0 AND role > ?",
+                           (namespace, role)).fetchone()[0]
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _search_terms(query: str) -> tuple[str, ...]:
+    """The query's terms as the index segments them (shared by the full-text and context searches)."""
+    return tuple(dict.fromkeys(segment_for_index(t) or t for t in query_terms(query)))
 
 
 def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:

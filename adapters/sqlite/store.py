@@ -11,7 +11,7 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
-from hlmem.adapters.sqlite import conflict_rows, erasure, event_log, rows, search
+from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.migrations import migrate
@@ -56,6 +56,8 @@ class SQLiteStorage:
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
         self._doc_freq = search.DocFrequencies()
+        self._context_freq = search.DocFrequencies(context.VOCAB)
+        self._speakers: tuple[tuple, frozenset[str]] | None = None
         self._model: tuple[str, int] | None = None
         self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self)
@@ -163,6 +165,8 @@ class SQLiteStorage:
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
             search.index_items(self._con, list(items.values()))
+            # The conversational context of new events and of the neighbours of new and dropped ones.
+            context.refresh(self._con, [i for i in [*items, *sorted(drops)] if i.startswith("ev_")])
         return first + len(events) - 1
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
@@ -320,6 +324,17 @@ class SQLiteStorage:
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         with self._lock, _translated("full-text search"):
             return search.text_candidates(self._con, namespace, query, limit, self._doc_freq)
+
+    def speakers(self, namespace: str) -> frozenset[str]:
+        with self._lock, _translated("reading speakers"):
+            state = (self._con.pragma("data_version"), self._con.total_changes(), namespace)
+            if self._speakers is None or self._speakers[0] != state:
+                self._speakers = (state, search.speakers(self._con, namespace))
+            return self._speakers[1]
+
+    def context_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
+        with self._lock, _translated("context search"):
+            return context.candidates(self._con, namespace, query, limit, self._context_freq)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         with self._lock, _translated("vector search"):

@@ -90,6 +90,7 @@ def snapshot(store: Storage) -> dict:
         "observations": store.get_observations(obs_ids),
         "counts": store.counts(),
         "search": sorted(c.item_id for c in store.text_candidates("default", "dark theme 深色 note", 50)),
+        "context": sorted(c.item_id for c in store.context_candidates("default", "dark theme 深色 note", 50)),
     }
 
 
@@ -380,6 +381,56 @@ class StorageContract:
         assert found("zzzunknown") == []
         assert len(store.text_candidates("work", "深色", 20)) == 1
         assert store.text_candidates("nobody", "dark", 20) == []
+
+    def test_context_candidates_read_each_turn_with_its_neighbours_and_date(self, store: Storage,
+                                                                            writes: WriteService,
+                                                                            clock: FixedClock) -> None:
+        def say(text: str, session: str = "chat", **kw) -> str:
+            clock.advance(timedelta(seconds=1))
+            return writes.record(RecordObservation(text=text, session_id=session, **kw)).id
+
+        question = say("How long have you been painting?")
+        answer = say("Seven years now", role="assistant")
+        later = say("Nice. 我们周末去爬山吧", occurred_at=datetime(2023, 5, 8, 12, tzinfo=UTC))
+        other = say("painting the fence", session="other")
+        say("painting is fun", session="chat", namespace="work")
+        claim = writes.remember(AssertClaim(subject="user", predicate="hobby", value="painting")).id
+
+        def found(query: str, limit: int = 20) -> list[Candidate]:
+            return store.context_candidates("default", query, limit)
+
+        # The reply is found by the words of the question before it; the question by the reply's.
+        assert {c.item_id for c in found("painting")} == {question, answer, other}
+        assert {c.item_id for c in found("seven years")} == {question, answer, later}
+        assert {c.item_id for c in found("爬山")} == {answer, later}
+        # The days its turns were said, in English and Chinese words (a pair holds both turns' days).
+        assert {c.item_id for c in found("May 2023")} == {answer, later}
+        assert {c.item_id for c in found("2023年5月8日")[:2]} == {answer, later}  # 年, 月, 日 are in every date
+        hits = found("painting years")
+        assert all(not c.exact and c.kind == "event" for c in hits) and claim not in {c.item_id for c in hits}
+        assert [c.rank for c in hits] == list(range(1, len(hits) + 1))
+        assert found("painting", limit=0) == [] and found("zzzunknown") == []
+        assert {c.item_id for c in store.context_candidates("work", "painting", 20)} != set()
+        assert store.context_candidates("nobody", "painting", 20) == []
+
+    def test_speakers_are_the_roles_of_not_forgotten_events(self, store: Storage, writes: WriteService) -> None:
+        assert store.speakers("default") == frozenset()
+        writes.record(RecordObservation(text="hi", role="Caroline"))
+        writes.record(RecordObservation(text="hello", role="Melanie"))
+        writes.record(RecordObservation(text="yo", role="assistant", namespace="work"))
+        writes.remember(AssertClaim(subject="Nate", predicate="hobby", value="games"))
+        assert store.speakers("default") == {"Caroline", "Melanie"}
+        assert store.speakers("work") == {"assistant"}
+        assert store.speakers("nobody") == frozenset()
+        writes.record(RecordObservation(text="again", role="Nate"))
+        assert store.speakers("default") == {"Caroline", "Melanie", "Nate"}  # current after every write
+
+    @pytest.mark.parametrize("query", HOSTILE_QUERIES[:20], ids=range(20))
+    def test_context_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService,
+                                                               query: str) -> None:
+        writes.record(RecordObservation(text="dark theme 深色主题 NEAR col:value context_fts"))
+        got = store.context_candidates("default", query, 10)
+        assert all(isinstance(c, Candidate) for c in got)
 
     def test_text_candidates_ignore_case_and_accents(self, store: Storage, writes: WriteService) -> None:
         cafe = writes.record(RecordObservation(text="Meet at the Café Noir")).id

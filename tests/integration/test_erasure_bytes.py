@@ -135,3 +135,31 @@ def test_the_byte_check_fails_without_secure_delete(tmp_path: Path, secure: bool
             mem.storage.connection.pragma("secure_delete", "OFF")
         mem.forget(ev.id)
         assert (found(db) == {}) is secure
+
+
+def context_blocks_holding(mem: Memory, token: str) -> int:
+    """Pages of the conversational-context index (``context_fts``) holding ``token``."""
+    return mem.storage.connection.execute(
+        "SELECT count(*) FROM context_fts_data WHERE instr(block, CAST(? AS BLOB)) > 0", (token.encode(),)).fetchone()[0]
+
+
+def test_a_forgotten_turn_leaves_its_neighbours_context_rows(tmp_path: Path) -> None:
+    """The turns before and after a forgotten one held its words in their context rows; forget rewrites them."""
+    db = tmp_path / "ctx.db"
+    with Memory(db, embedder="hash", now=T0, synchronous="OFF") as mem:
+        fill(mem)
+        before = mem.add("Where should we meet tomorrow?", session="chat", extract=False)
+        secret = mem.add(f"At {EN}, it is {ZH}", session="chat", extract=False)
+        after = mem.add("Fine, see you there at noon", session="chat", extract=False)
+        mem.storage.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        hits = {c.item_id for c in mem.storage.context_candidates("default", "bunker", 10)}
+        assert hits == {before.id, secret.id, after.id}, "the neighbours' context rows hold the secret"
+        assert context_blocks_holding(mem, "bunker")
+
+        mem.forget(secret.id)
+
+        assert mem.storage.context_candidates("default", "bunker", 10) == []
+        assert context_blocks_holding(mem, "bunker") == 0
+        assert found(db) == {}, "forgotten text left on disk after forget"
+        # The survivors are now each other's neighbours.
+        assert {c.item_id for c in mem.storage.context_candidates("default", "noon", 10)} == {before.id, after.id}

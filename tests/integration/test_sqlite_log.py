@@ -332,3 +332,27 @@ def test_stale_writer_gets_a_concurrency_conflict(tmp_path: Path) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_the_context_migration_backfills_a_store_written_before_it(tmp_path: Path) -> None:
+    """A store from before 0012_context_fts gets every event's context row when it is opened."""
+    path = tmp_path / "old.db"
+    store = SQLiteStorage(path)
+    clock = FixedClock(datetime(2026, 3, 1, tzinfo=timezone.utc))
+    writes = WriteService(store, clock, SequentialIds(), DEFAULT_REGISTRY)
+    for n, text in enumerate(["How long have you been painting?", "Seven years now", "我们周末去爬山吧", "ok"]):
+        clock.advance(timedelta(seconds=1))
+        writes.record(RecordObservation(text=text, session_id="a" if n < 3 else "b"))
+    queries = ("painting", "seven years", "爬山", "ok", "March 2026")
+    expected = {q: store.context_candidates("default", q, 10) for q in queries}
+    assert all(expected.values())
+    con = store.connection
+    for statement in ("DROP TABLE context_vocab", "DROP TABLE context_fts", "DROP TABLE context_pairs",
+                      "DROP INDEX observations_session_order", "DROP INDEX observations_speakers",
+                      "DELETE FROM _migrations WHERE name = '0012_context_fts'"):
+        con.execute(statement)
+    store.close()
+
+    reopened = SQLiteStorage(path)
+    assert {q: reopened.context_candidates("default", q, 10) for q in queries} == expected
+    reopened.close()

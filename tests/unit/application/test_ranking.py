@@ -26,8 +26,8 @@ def t(item_id: str, rank: int, score: float, kind: str = "event") -> Candidate:
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
-        # bm25/max + min-max cosine, weights 0.5/0.5: b = 0.5·(5/10) + 0.5·1 beats a = 0.5·1 + 0.
-        (PLAIN, {"a": 0.5, "b": 0.75, "c": 0.25}),
+        # Defaults, bm25/max + min-max cosine, weights 0.3/0.5: b = 0.3·(5/10) + 0.5·1 beats a = 0.3·1 + 0.
+        (PLAIN, {"a": 0.3, "b": 0.65, "c": 0.25}),
         # Text only counts: a (the best bm25) first.
         (RankingConfig(text_weight=1, vector_weight=0), {"a": 1.0, "b": 0.5, "c": 0.0}),
         # Vector only counts.
@@ -42,6 +42,16 @@ def test_fusion_weights(config: RankingConfig, expected: dict[str, float]) -> No
                 "vector": [t("b", 1, 0.9), t("c", 2, 0.8), t("a", 3, 0.7)]}
     fused = {s.item_id: s.relevance for s in fuse(rankings, config)}
     assert fused == pytest.approx(expected)
+
+
+def test_the_context_source_has_its_own_weight_and_is_never_exact() -> None:
+    rankings = {"text": [t("a", 1, 10.0)], "context": [t("b", 1, 8.0), t("a", 2, 4.0)]}
+    config = RankingConfig(text_weight=0.3, context_weight=0.15, vector_weight=0.5)
+    fused = {s.item_id: s for s in fuse(rankings, config)}
+    assert fused["a"].relevance == pytest.approx(0.3 + 0.15 * 0.5)
+    assert fused["b"].relevance == pytest.approx(0.15) and fused["b"].ranks == {"context": 1}
+    off = {s.item_id: s.relevance for s in fuse(rankings, RankingConfig(context_weight=0))}
+    assert off["b"] == 0 and off["a"] == pytest.approx(0.3)
 
 
 def test_fusion_orders_best_first_and_keeps_ranks_and_similarity() -> None:
@@ -242,3 +252,14 @@ def test_claims_of_one_value_in_different_coordinates_are_not_folded() -> None:
     a = mem.remember("user", "version", "1.2", coordinates={"component": "jieba"}).id
     b = mem.remember("user", "version", "1.2", coordinates={"component": "apsw"}).id
     assert {i.id for i in mem.recall("version 1.2").items} >= {a, b}
+
+
+def test_a_claim_has_no_context_so_its_own_words_count_for_both() -> None:
+    config = RankingConfig(text_weight=0.3, context_weight=0.15, vector_weight=0.5)
+    rankings = {"text": [Candidate("cl_1", "claim", 1, 10.0), Candidate("ev_1", "event", 2, 10.0)],
+                "context": [Candidate("ev_1", "event", 1, 9.0)]}
+    fused = {s.item_id: s.relevance for s in fuse(rankings, config)}
+    # Equally strong words: the claim from its text alone, the event from its row and its best pair.
+    assert fused["cl_1"] == pytest.approx(0.45) and fused["ev_1"] == pytest.approx(0.45)
+    assert {s.item_id: s.relevance for s in fuse({"text": rankings["text"]}, RankingConfig(context_weight=0))} == \
+        pytest.approx({"cl_1": 0.3, "ev_1": 0.3})

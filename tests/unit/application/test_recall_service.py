@@ -97,7 +97,8 @@ def test_service_fuses_text_and_vector_rankings_with_rrf() -> None:
     storage.text_handler = lambda ns, q, limit: [c(ids["theme"], 1), c(ids["event"], 2, "event")]
     storage.vector_handler = lambda ns, v, limit: [c(ids["event"], 1, "event"), c(ids["city"], 2)]
     embedder.calls.clear()
-    plain_rrf = RankingConfig(fusion="rrf", text_weight=1, vector_weight=1, recency_weight=0, importance_weight=0, usefulness_weight=0)
+    plain_rrf = RankingConfig(fusion="rrf", text_weight=1, vector_weight=1, context_weight=0, recency_weight=0,
+                              importance_weight=0, usefulness_weight=0)
 
     result = RecallService(storage, s.clock, embedder, plain_rrf).recall("dark", k=10)
 
@@ -120,7 +121,8 @@ def test_without_an_embedder_only_text_ranks(services: Services) -> None:
     ids = seed(services)
     items = services.recall.recall("dark").items
     assert {i.id for i in items} == {ids["event"], ids["theme"]}
-    assert all(set(i.ranks) == {"text"} for i in items)
+    # Full text: the items' own words, and for events the conversational context too (ADR 0019).
+    assert all(set(i.ranks) == ({"text", "context"} if i.kind == "event" else {"text"}) for i in items)
 
 
 def test_vectors_written_with_the_fake_are_searched() -> None:
