@@ -58,6 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON summary to this file")
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--ranking", default="", metavar="K=V,...",
+                        help="hlmem ranking settings (RankingConfig fields), e.g. text_weight=0.3,context_weight=0.2")
     args = parser.parse_args(argv)
     if "all" in args.datasets:
         args.datasets = ["smoke", "locomo", "memdaily"]
@@ -72,7 +74,24 @@ def _options(args: argparse.Namespace, dataset: str) -> Options:
         raise SystemExit(f"unknown methods: {sorted(unknown)}")
     return Options(embedder=args.embedder, cache_dir=args.cache_dir.expanduser(), methods=methods, bm25=args.bm25,
                    pool=args.pool, extract=extract, rebuild=args.rebuild, keep_stores=args.keep_stores,
-                   quiet=args.quiet)
+                   quiet=args.quiet, ranking=_ranking(args.ranking))
+
+
+def _ranking(spec: str) -> tuple[tuple[str, Any], ...]:
+    """``"a=0.3,b=2"`` -> ``(("a", 0.3), ("b", 2))``: numbers as numbers, true/false as booleans."""
+    out = []
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, raw = part.partition("=")
+        if not sep:
+            raise SystemExit(f"--ranking: expected key=value, got {part!r}")
+        value: Any = {"true": True, "false": False}.get(raw.lower(), raw)
+        if value is raw:
+            try:
+                value = int(raw) if raw.lstrip("-").isdigit() else float(raw)
+            except ValueError:
+                value = raw
+        out.append((key.strip(), value))
+    return tuple(out)
 
 
 def _load(args: argparse.Namespace, name: str) -> tuple[Dataset, list[dict[str, Any]] | None]:

@@ -1,4 +1,4 @@
-"""Dump each query's raw full-text and vector candidates (with scores) from the cached hlmem stores.
+"""Dump each query's raw full-text, vector and context candidates (with scores) from the cached hlmem stores.
 
 For offline study of fusion weights and the relevance floor (leave-one-haystack-out): every
 query is asked of its own haystack and, as a negative, of the next haystack (whose documents
@@ -47,8 +47,10 @@ def dump(name: str, out: Path, trajectories: int | None = 20) -> None:
                         for c in storage.text_candidates(ns, q.text, POOL)]
                 vect = [(store.ids.get(c.item_id, c.item_id), c.rank, c.score)
                         for c in storage.vector_candidates(ns, vec.astype("<f4").tobytes(), POOL)]
+                ctx = [(store.ids.get(c.item_id, c.item_id), c.rank, c.score)
+                       for c in storage.context_candidates(ns, q.text, POOL)]
                 rows.append({"hay": hay.name, "target": target.name, "neg": neg, "q": q.text, "id": q.id,
-                             "cat": q.category, "gold": q.gold, "text": text, "vec": vect})
+                             "cat": q.category, "gold": q.gold, "text": text, "vec": vect, "ctx": ctx})
     for s in stores.values():
         s.close()
     bench.close()

@@ -52,10 +52,13 @@ class HlmemHaystack:
     :param path: the store file.
     :param embedder: what ``Memory(embedder=...)`` gets: a name (``none``…) or an Embedder.
     :param extract: queue and run claim extraction for every observation (the product default).
+    :param ranking: ``Memory(ranking=...)`` settings (None: the product defaults).
     """
 
-    def __init__(self, path: Path, embedder: Any, *, extract: bool = False) -> None:
+    def __init__(self, path: Path, embedder: Any, *, extract: bool = False,
+                 ranking: dict[str, Any] | None = None) -> None:
         self.path = path
+        self.ranking = ranking or None
         self.embedder = embedder
         self.extract = extract
         self.ids: dict[str, str] = {}
@@ -84,13 +87,13 @@ class HlmemHaystack:
                 self.ids = saved["ids"]
                 self.build_s = saved.get("build_s", 0.0)
                 self.reused = True
-                self._mem = Memory(self.path, embedder=self.embedder)
+                self._mem = Memory(self.path, embedder=self.embedder, ranking=self.ranking)
                 return self
         for stale in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), meta):
             stale.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # synchronous=OFF: a benchmark store needs no durability, and fsyncs would dominate the build.
-        self._mem = Memory(self.path, embedder=self.embedder, synchronous="OFF")
+        self._mem = Memory(self.path, embedder=self.embedder, synchronous="OFF", ranking=self.ranking)
         start = time.perf_counter()
         self.ids = {}
         for i, doc in enumerate(haystack.docs, start=1):

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from attrs import evolve
 
 from hlmem.application.ports import Candidate
-from hlmem.application.ranking import (RankingConfig, Scored, apply_floor, fuse, propagate_replies,
-                                       propagate_successors)
+from hlmem.application.ranking import (RankingConfig, Scored, apply_floor, boost_speaker, fuse, named_speaker,
+                                       propagate_replies, propagate_successors)
 
 FLOOR, POOL = 0.82, 50
 
@@ -51,13 +51,22 @@ def load(path: str, speakers: bool) -> tuple[list[dict], dict[str, dict[str, str
 
 
 def score(rows: list[dict], after: Mapping, replies: Mapping, config: RankingConfig,
-          extra: Callable[[dict], list[tuple[str, float]]] | None = None, extra_weight: float = 0.0) -> list[tuple]:
-    """(haystack, recall@10, reciprocal rank, hit@1) per question."""
+          extra: Callable[[dict], list[tuple[str, float]]] | None = None, extra_weight: float = 0.0,
+          roles_of: Mapping[str, Mapping[str, str]] | None = None) -> list[tuple]:
+    """(haystack, recall@10, reciprocal rank, hit@1) per question.
+
+    :param roles_of: each haystack's speaker by document id (:func:`roles`), for the speaker bonus.
+    """
+    roles_of = roles_of or {}
+    if config.speaker_weight > 0 and not roles_of:
+        config = evolve(config, speaker_weight=0.0)
     out = []
     for r in rows:
         text = [Candidate(i, "event", rank, sc, ex) for (i, rank, sc, ex) in r["text"][:POOL]]
         vec = [Candidate(i, "event", rank, sc) for (i, rank, sc) in r["vec"][:POOL]]
         rankings = {"text": text, "vector": vec}
+        if config.context_weight > 0 and "ctx" in r:
+            rankings["context"] = [Candidate(i, "event", rank, sc) for (i, rank, sc) in r["ctx"][:POOL]]
         ranked = apply_floor(fuse(rankings, config, floor=FLOOR, pool=POOL), rankings, FLOOR)
         if extra is not None and extra_weight:
             hits = extra(r)[:POOL]
@@ -71,12 +80,23 @@ def score(rows: list[dict], after: Mapping, replies: Mapping, config: RankingCon
         nxt = after[r["hay"]]
         ranked = propagate_replies(ranked, text, replies[r["hay"]], config)
         ranked = propagate_successors(ranked, nxt, config, predecessors={n: i for i, n in nxt.items()})
+        if config.speaker_weight > 0:
+            roles = roles_of[r["hay"]]
+            speaker = named_speaker(r["q"], sorted(set(roles.values())))
+            if speaker is not None:
+                ranked = boost_speaker(ranked, roles, speaker, config)
         top = [s.item_id for s in ranked[:10]]
         gold = r["gold"]
         out.append((r["hay"], sum(g in top for g in gold) / len(gold),
                     next((1 / (n + 1) for n, i in enumerate(top) if i in gold), 0.0),
                     float(bool(top) and top[0] in gold)))
     return out
+
+
+def roles(docs: Mapping[str, Mapping[str, tuple]], speakers: bool) -> dict[str, dict[str, str]]:
+    """Each document's speaker (LoCoMo: the ``"<speaker>:"`` prefix; else ``user``), per haystack."""
+    return {hay: {i: (_speaker(d[0]) if speakers else "user") for i, d in hay_docs.items()}
+            for hay, hay_docs in docs.items()}
 
 
 def mean(xs: list[float]) -> float:

@@ -44,6 +44,8 @@ class Options:
     #: Reuse cached stores even when hlmem's sources changed (for read-path-only changes).
     keep_stores: bool = False
     quiet: bool = False
+    #: ``Memory(ranking=...)`` settings (RankingConfig fields); empty: the product defaults.
+    ranking: tuple[tuple[str, Any], ...] = ()
 
 
 @define
@@ -155,7 +157,8 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
     name = opts.embedder + ("-extract" if opts.extract else "")
     path = opts.cache_dir / "stores" / dataset / name / f"{_safe(hay.name)}.db"
     key = {"docs": docs_key(hay), "embedder": opts.embedder, "extract": str(opts.extract), "hlmem": fingerprint or ""}
-    store = HlmemHaystack(path, bench if bench is not None else opts.embedder, extract=opts.extract)
+    store = HlmemHaystack(path, bench if bench is not None else opts.embedder, extract=opts.extract,
+                          ranking=dict(opts.ranking))
     if bench is not None:
         bench.queries([q.text for q in hay.queries] + ["warm up"])  # cached before the timed loop
     start = time.perf_counter()

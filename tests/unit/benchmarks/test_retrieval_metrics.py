@@ -224,3 +224,33 @@ def test_negative_verdict_fails_when_anything_comes_back() -> None:
     query = data.Query(id="n", text="q", gold=(), category="negative", no_match=True)
     assert smoke.verdict(query, []) == (True, "empty")
     assert smoke.verdict(query, ["a"])[0] is False
+
+
+def test_ranking_option_parses_numbers_booleans_and_refuses_bare_words() -> None:
+    parse = load("cli")._ranking
+    assert parse("") == ()
+    assert parse("text_weight=0.3, context_weight=0,fold_duplicates=false,fusion=rrf,rrf_k=30") == (
+        ("text_weight", 0.3), ("context_weight", 0), ("fold_duplicates", False), ("fusion", "rrf"), ("rrf_k", 30))
+    with pytest.raises(SystemExit, match="key=value"):
+        parse("text_weight")
+
+
+def _answers(folder: Path, name: str, rows: dict[str, list[float]]) -> None:
+    lines = [json.dumps({"haystack": hay, "method": "hlmem", "r@10": x}) for hay, xs in rows.items() for x in xs]
+    (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_leave_one_out_scores_each_haystack_with_the_setting_best_on_the_others(tmp_path: Path) -> None:
+    loo = load("loo")
+    # Setting "a" wins on haystacks h1, h2 and the other dataset; "b" only on h3.
+    _answers(tmp_path, "conv_a", {"h1": [1.0], "h2": [1.0], "h3": [0.0]})
+    _answers(tmp_path, "conv_b", {"h1": [0.0], "h2": [0.5], "h3": [1.0]})
+    _answers(tmp_path, "chat_a", {"x": [0.6]})
+    _answers(tmp_path, "chat_b", {"x": [0.4]})
+    runs = loo.load(tmp_path, "r@10")
+    assert runs["conv"]["a"] == {"h1": [1.0], "h2": [1.0], "h3": [0.0]}
+    out = loo.leave_one_out(runs)
+    # Fold h1: on h2, h3 and chat, b scores (0.75 + 0.4) / 2 > a's (0.5 + 0.6) / 2, so h1 gets b's 0.0.
+    # Folds h2, h3 choose a: 1.0 and 0.0. Held out: 1/3, below every in-sample setting's 2/3 and 1/2.
+    assert out["conv"] == {"chosen": {"b": 1, "a": 2}, "held_out": 0.3333}
+    assert out["chat"] == {"chosen": {"a": 1}, "held_out": 0.6}
