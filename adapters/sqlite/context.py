@@ -16,7 +16,10 @@ ADR 0019). A derived index like ``items_fts``: replay rebuilds it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import apsw
 
@@ -24,7 +27,8 @@ from hlmem.adapters.sqlite import search
 from hlmem.adapters.text.segment import segment_for_index
 from hlmem.application.indexing import date_words
 from hlmem.application.ports import Candidate
-from hlmem.domain.time import from_micros
+from hlmem.domain.events import ObservationRecorded
+from hlmem.domain.time import from_micros, to_micros
 
 FTS = "context_fts"
 VOCAB = "context_vocab"
@@ -71,6 +75,58 @@ def backfill(con: apsw.Connection) -> int:
         elif not same_before:
             written += _insert(con, key, None)
     return written
+
+
+def add(con: apsw.Connection, turns: Sequence[tuple[ObservationRecorded, int, str]]) -> int:
+    """Pairs for newly indexed turns ``(event, item_key, indexed body)``, in bulk; returns the rows written.
+
+    Per session: the turn already indexed before the first new one (its lone-turn row, if any,
+    goes), then each consecutive pair. A session that already holds a later turn (an import out
+    of order) takes the general path, :func:`refresh`.
+    """
+    sessions: dict[tuple[str, str], list[tuple[int, str, int, str, datetime]]] = defaultdict(list)
+    for event, key, body in turns:
+        sessions[(event.namespace, event.session_id)].append(
+            (to_micros(event.recorded_at), event.stream_id, key, body, event.occurred_at))
+    rows: list[tuple[int, int | None, str]] = []
+    others: list[str] = []
+    for (namespace, session), new in sessions.items():
+        new.sort()
+        if con.execute(_AFTER, (namespace, session, new[-1][0], new[-1][1])).fetchone() is not None:
+            others += [t[1] for t in new]
+            continue
+        chain = [(key, body, when) for _r, _e, key, body, when in new]
+        if before := con.execute(_BEFORE, (namespace, session, new[0][0], new[0][1])).fetchone():
+            body, occurred = con.execute(
+                "SELECT coalesce((SELECT body FROM items_fts WHERE rowid = ?), ''), occurred_at FROM observations "
+                "WHERE event_id = ?", (before[1], before[0])).fetchone()
+            _delete(con, [pk for (pk,) in con.execute(
+                "SELECT pair_key FROM context_pairs WHERE first_key = ? AND second_key IS NULL", (before[1],))])
+            chain.insert(0, (before[1], body, from_micros(occurred)))
+        if len(chain) == 1:
+            rows.append((chain[0][0], None, _body([chain[0][1]], [chain[0][2]])))
+        rows += [(a[0], b[0], _body([a[1], b[1]], [a[2], b[2]])) for a, b in zip(chain, chain[1:])]
+    written = 0
+    rows = [r for r in rows if r[2]]
+    if rows:
+        first = con.execute("SELECT coalesce(max(pair_key), 0) + 1 FROM context_pairs").fetchone()[0]
+        con.executemany("INSERT INTO context_pairs (pair_key, first_key, second_key) VALUES (?, ?, ?)",
+                        [(first + n, a, b) for n, (a, b, _body_) in enumerate(rows)])
+        con.executemany(f"INSERT INTO {FTS} (rowid, body) VALUES (?, ?)",
+                        [(first + n, body) for n, (_a, _b, body) in enumerate(rows)])
+        written = len(rows)
+    return written + (refresh(con, others) if others else 0)
+
+
+def _body(bodies: Sequence[str], whens: Sequence[datetime]) -> str:
+    """A pair row's text: the turns' indexed words, then the days they were said (oldest first)."""
+    days = dict.fromkeys(date_words(w) for w in sorted(whens))
+    return " ".join([*(b for b in bodies if b), *(_segmented(d) for d in days)]).strip()
+
+
+@functools.lru_cache(maxsize=1_024)
+def _segmented(words: str) -> str:
+    return segment_for_index(words)
 
 
 def refresh(con: apsw.Connection, event_ids: Iterable[str]) -> int:
@@ -133,11 +189,11 @@ def _insert(con: apsw.Connection, first: int, second: int | None) -> int:
     keys = (first,) if second is None else (first, second)
     marks = ",".join("?" * len(keys))
     bodies = dict(con.execute(f"SELECT rowid, body FROM items_fts WHERE rowid IN ({marks})", keys))
-    days = dict.fromkeys(date_words(from_micros(r[0])) for r in con.execute(
-        f"SELECT o.occurred_at FROM items i JOIN observations o ON o.event_id = i.item_id WHERE i.item_key IN ({marks}) "
-        "ORDER BY o.occurred_at", keys))
-    body = " ".join([*(bodies[k] for k in keys if bodies.get(k)), *(segment_for_index(d) for d in days)])
-    if not body.strip():
+    whens = [from_micros(r[0]) for r in con.execute(
+        f"SELECT o.occurred_at FROM items i JOIN observations o ON o.event_id = i.item_id WHERE i.item_key IN ({marks})",
+        keys)]
+    body = _body([bodies.get(k, "") for k in keys], whens)
+    if not body:
         return 0
     con.execute("INSERT INTO context_pairs (first_key, second_key) VALUES (?, ?)", (first, second))
     con.execute(f"INSERT INTO {FTS} (rowid, body) VALUES (?, ?)", (con.last_insert_rowid(), body))

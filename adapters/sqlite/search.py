@@ -121,18 +121,21 @@ def select_terms(df: Mapping[str, int], terms: Sequence[str], budget: int = FTS_
     return kept, bool(kept) and df[kept[0]] > budget
 
 
-def index_items(con: apsw.Connection, items: Sequence[tuple[str, str, str, str, bytes | None]]) -> None:
-    """Add searchable items ``(item_id, kind, namespace, text, vector)`` with one statement per table."""
+def index_items(con: apsw.Connection,
+                items: Sequence[tuple[str, str, str, str, bytes | None]]) -> dict[str, tuple[int, str]]:
+    """Add searchable items ``(item_id, kind, namespace, text, vector)`` with one statement per table;
+    return each item's key and indexed (segmented) body."""
     if not items:
-        return
+        return {}
     first = con.execute("SELECT coalesce(max(item_key), 0) + 1 FROM items").fetchone()[0]
     keyed = [(first + i, *item) for i, item in enumerate(items)]
     con.executemany("INSERT INTO items (item_key, item_id, kind, namespace) VALUES (?,?,?,?)",
                     [(k, item_id, kind, ns) for k, item_id, kind, ns, _t, _v in keyed])
-    bodies = [(k, body) for k, _i, _k, _n, text, _v in keyed if (body := segment_for_index(text))]
-    con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", bodies)
+    segmented = {item_id: (k, segment_for_index(text)) for k, item_id, _k, _n, text, _v in keyed}
+    con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", [kb for kb in segmented.values() if kb[1]])
     con.executemany("INSERT INTO vectors (item_key, vec) VALUES (?, ?)",
                     [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
+    return segmented
 
 
 def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:

@@ -19,7 +19,7 @@ from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
-from hlmem.domain.events import DomainEvent
+from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, subject_key
@@ -164,9 +164,11 @@ class SQLiteStorage:
             self._projector.flush()
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
-            search.index_items(self._con, list(items.values()))
-            # The conversational context of new events and of the neighbours of new and dropped ones.
-            context.refresh(self._con, [i for i in [*items, *sorted(drops)] if i.startswith("ev_")])
+            indexed = search.index_items(self._con, list(items.values()))
+            # The conversational context: pairs for the new turns, new pairs around dropped ones.
+            context.add(self._con, [(e, *indexed[e.stream_id]) for e in events
+                                    if isinstance(e, ObservationRecorded) and e.stream_id in indexed])
+            context.refresh(self._con, [i for i in sorted(drops) if i.startswith("ev_")])
         return first + len(events) - 1
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:

@@ -356,3 +356,50 @@ def test_the_context_migration_backfills_a_store_written_before_it(tmp_path: Pat
     reopened = SQLiteStorage(path)
     assert {q: reopened.context_candidates("default", q, 10) for q in queries} == expected
     reopened.close()
+
+
+def _context_rows(store: SQLiteStorage) -> set[tuple]:
+    """The context index by event ids: (first turn, second turn or None, indexed text)."""
+    return set(store.connection.execute(
+        "SELECT a.item_id, b.item_id, f.body FROM context_pairs p JOIN context_fts f ON f.rowid = p.pair_key "
+        "JOIN items a ON a.item_key = p.first_key LEFT JOIN items b ON b.item_key = p.second_key"))
+
+
+def test_replay_builds_the_context_index_that_turn_by_turn_writes_built(tmp_path: Path) -> None:
+    """Bulk pairs (a replayed batch) and pairs made one turn at a time are the same rows."""
+    live = SQLiteStorage(tmp_path / "live.db")
+    clock = FixedClock(datetime(2023, 5, 7, 23, tzinfo=timezone.utc))
+    writes = WriteService(live, clock, SequentialIds(), DEFAULT_REGISTRY)
+    turns = [("a", "How long have you been painting?"), ("b", "我们周末去爬山吧"), ("a", "Seven years now"),
+             ("c", "a lone note"), ("b", "好啊，去哪座山？"), ("a", "Nice."), ("b", "")]
+    for n, (session, text) in enumerate(turns):
+        clock.advance(timedelta(hours=1))
+        if text:
+            writes.record(RecordObservation(text=text, session_id=session))
+    rebuilt = SQLiteStorage(tmp_path / "rebuilt.db")
+    ReplayService(DEFAULT_REGISTRY).rebuild(live, rebuilt)
+    rows = _context_rows(live)
+    assert len(rows) == 2 + 1 + 1  # a: two pairs, b: one pair, c: its lone turn
+    assert any({"may", "8", "2023"} <= set(body.lower().split()) for _a, _b, body in rows)  # 8 May, UTC
+    assert _context_rows(rebuilt) == rows
+    live.close()
+    rebuilt.close()
+
+
+def test_a_turn_recorded_out_of_order_is_paired_in_session_order(tmp_path: Path) -> None:
+    from hlmem.application.ports import IndexEntry
+
+    store = SQLiteStorage(tmp_path / "s.db")
+    t0 = datetime(2026, 3, 1, 9, tzinfo=timezone.utc)
+
+    def turn(n: int, hours: int, text: str) -> ObservationRecorded:
+        return ObservationRecorded(
+            event_id=f"lg_{n}", stream_id=f"ev_{n}", version=1, recorded_at=t0 + timedelta(hours=hours),
+            namespace="default", text=text, role="user", session_id="s", origin_class=OriginClass.DIRECT_USER,
+            session_kind=SessionKind.INTERACTIVE, occurred_at=t0 + timedelta(hours=hours))
+
+    for event in (turn(1, 1, "first"), turn(3, 3, "third"), turn(2, 2, "second")):  # the second arrives last
+        store.append([event], {event.stream_id: IndexEntry(text=event.text)})
+    pairs = {(a, b) for a, b, _body in _context_rows(store)}
+    assert pairs == {("ev_1", "ev_2"), ("ev_2", "ev_3")}
+    store.close()
