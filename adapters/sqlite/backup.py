@@ -189,6 +189,8 @@ def verify(con: apsw.Connection, path: Path, *, full: bool = True) -> None:
     if problems != ["ok"]:
         raise StorageError(f"{path} failed its integrity check: {'; '.join(map(str, problems[:5]))}")
     con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
+    if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'context_fts'").fetchone():  # from 0012 on
+        con.execute("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
 
 
 # -- reading a backup -------------------------------------------------------------------------------

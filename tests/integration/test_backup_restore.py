@@ -524,3 +524,22 @@ def test_what_was_forgotten_after_a_backup_stays_forgotten_when_that_backup_is_r
         needle = secret.encode()
         for file in store_files(path):
             assert needle not in file.read_bytes(), (secret, file.name)
+
+
+def test_a_backup_whose_context_index_disagrees_with_its_rows_is_refused(tmp_path: Path) -> None:
+    """verify runs FTS5's consistency check on the conversational-context index too (ADR 0019)."""
+    import apsw
+
+    from hlmem import Memory
+    from hlmem.domain.errors import StorageError
+
+    with Memory(tmp_path / "live.db", embedder="none") as mem:
+        for text in ("How long have you been painting?", "Seven years now"):
+            mem.add(text, session="chat", extract=False)
+        info = mem.backup(tmp_path / "b.db")
+    assert read_backup(info.path).backup_id == info.backup_id
+    con = apsw.Connection(str(info.path))
+    con.execute("UPDATE context_fts_content SET c0 = 'tampered words' WHERE id = (SELECT min(id) FROM context_fts_content)")
+    con.close()
+    with pytest.raises(StorageError):
+        read_backup(info.path)
