@@ -268,6 +268,9 @@ class InMemoryStorage:
         ranked = sorted(best.items(), key=lambda kv: (kv[1].rank, kv[0]))[:max(limit, 0)]
         return [Candidate(event_id, "event", r, hit.score, False) for r, (event_id, hit) in enumerate(ranked, start=1)]
 
+    def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]:
+        return {i: self._view.observations[i].session_id for i in event_ids if i in self._view.observations}
+
     def speakers(self, namespace: str) -> frozenset[str]:
         return frozenset(o.role for o in self._view.observations.values() if o.namespace == namespace and not o.forgotten)
 

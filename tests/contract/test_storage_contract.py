@@ -425,6 +425,13 @@ class StorageContract:
         writes.record(RecordObservation(text="again", role="Nate"))
         assert store.speakers("default") == {"Caroline", "Melanie", "Nate"}  # current after every write
 
+    def test_sessions_of_maps_known_events_to_their_sessions(self, store: Storage, writes: WriteService) -> None:
+        a = writes.record(RecordObservation(text="hi", session_id="s1")).id
+        b = writes.record(RecordObservation(text="hello", session_id="s2", namespace="work")).id
+        claim = writes.remember(AssertClaim(subject="Nate", predicate="hobby", value="games")).id
+        assert store.sessions_of([a, b, claim, "ev_unknown", a]) == {a: "s1", b: "s2"}
+        assert store.sessions_of([]) == {}
+
     @pytest.mark.parametrize("query", HOSTILE_QUERIES[:20], ids=range(20))
     def test_context_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService,
                                                                query: str) -> None:

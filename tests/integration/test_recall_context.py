@@ -94,3 +94,34 @@ def test_speaker_weight_zero_turns_the_bonus_off() -> None:
         party(mem)
         items = mem.recall("What has Caroline researched?", k=3).items
         assert items[0].role != "Caroline" and not any("speaker" in i.ranks for i in items)
+
+
+def _two_users(mem: Memory) -> dict[str, str]:
+    """Two people's histories in one store, each with a boss who works somewhere."""
+    ids = {}
+    for session, text in [("u1", "我上司的生日是10月16号"), ("u1", "我喜欢攀岩"), ("u1", "我妈妈是老师"),
+                          ("u1", "我的上司在浙江杭州上班"), ("u2", "我舅舅的生日是5月1日"), ("u2", "我爸爸是医生"),
+                          ("u2", "我的上司在江苏南京上班，每天都在那里上班")]:
+        mem.clock.advance(timedelta(minutes=1))
+        ids[text] = mem.add(text, session=session, extract=False).id
+    return ids
+
+
+def _place(items, item_id: str) -> int:
+    return next((n for n, i in enumerate(items) if i.id == item_id), len(items))
+
+
+@pytest.mark.parametrize("weight", [None, 0])
+def test_evidence_in_the_same_session_counts_together(weight) -> None:
+    """"Where does the person born on 16 October work?": the work turn of the session that holds the
+    birthday outranks another session's work turn, which matches the words better."""
+    with Memory(":memory:", embedder="none", now=T0,
+                ranking=None if weight is None else {"session_weight": weight}) as mem:
+        ids = _two_users(mem)
+        items = mem.recall("那个生日是10月16号的人在哪里上班？", k=5).items
+        right, other = ids["我的上司在浙江杭州上班"], ids["我的上司在江苏南京上班，每天都在那里上班"]
+        if weight is None:
+            assert _place(items, right) < _place(items, other)
+            assert next(i for i in items if i.id == right).ranks.get("session") == 1
+        else:
+            assert _place(items, other) < _place(items, right)

@@ -263,3 +263,23 @@ def test_a_claim_has_no_context_so_its_own_words_count_for_both() -> None:
     assert fused["cl_1"] == pytest.approx(0.45) and fused["ev_1"] == pytest.approx(0.45)
     assert {s.item_id: s.relevance for s in fuse({"text": rankings["text"]}, RankingConfig(context_weight=0))} == \
         pytest.approx({"cl_1": 0.3, "ev_1": 0.3})
+
+
+def _scored(item_id: str, score: float) -> Scored:
+    return Scored(item_id=item_id, kind="event", relevance=score, score=score, ranks={"text": 1})
+
+
+def test_session_evidence_lifts_what_agrees_within_one_conversation() -> None:
+    from hlmem.application.ranking import support_sessions
+
+    config = RankingConfig(session_weight=0.4, session_top=3)
+    scored = [_scored("a1", 0.9), _scored("b1", 0.6), _scored("a2", 0.5), _scored("c1", 0.55)]
+    sessions = {"a1": "A", "a2": "A", "b1": "B", "c1": "C"}
+    out = {s.item_id: s for s in support_sessions(scored, sessions, config)}
+    # Among the 3 best, session A sums 1.4 (the best sum): a2 gains 0.4 × 0.9 / 1.4, a1 0.4 × 0.5 / 1.4.
+    assert out["a2"].score == pytest.approx(0.5 + 0.4 * 0.9 / 1.4) and out["a2"].relevance == out["a2"].score
+    assert out["a1"].score == pytest.approx(0.9 + 0.4 * 0.5 / 1.4) and out["a2"].ranks["session"] == 1
+    assert out["b1"].score == 0.6 and "session" not in out["b1"].ranks  # alone in its session
+    assert out["c1"].score == 0.55  # below session_top: untouched, stays after the head
+    assert [s.item_id for s in support_sessions(scored, sessions, config)] == ["a1", "a2", "b1", "c1"]
+    assert support_sessions(scored, {}, config) == scored  # claims, or nothing known: unchanged

@@ -63,8 +63,8 @@ def test_recall_lifts_another_speakers_reply_but_not_the_same_speakers_next_note
             mem.add(f"Talked about the weather {n}.", session=f"other{n}", role="nate", extract=False)
         mem.add("Which flavour of ice cream did you make?", session="s1", role="joanna", extract=False)
         nxt = mem.add("Chocolate and vanilla swirl.", session="s1", role=second_role, extract=False).id
-        # Only the reply signal: no successor or predecessor lift, no context ranking.
-        config = RankingConfig(successor_weight=0, predecessor_weight=0, context_weight=0)
+        # Only the reply signal: no successor or predecessor lift, no context ranking, no session evidence.
+        config = RankingConfig(successor_weight=0, predecessor_weight=0, context_weight=0, session_weight=0)
         return RecallService(mem.storage, FixedClock(T0), None, config), nxt
 
     recall, reply = store("nate")
