@@ -228,8 +228,9 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
     mode, conf, vrange, earliest, anchor = _decide(hits, reasons)
     valid_at = _point(vrange, now) if vrange else None
     known_at = None
-    if valid_at is not None and any(_same_sentence(text, k, d) for k in hits if k.kind == "known"
-                                    for d in hits if d.kind in ("date", "anchor")):
+    asked = _last_sentence_start(text)
+    if valid_at is not None and any(_same_sentence(text, k, d) and min(k.start, d.start) >= asked
+                                    for k in hits if k.kind == "known" for d in hits if d.kind in ("date", "anchor")):
         known_at = valid_at
         reasons.append(f"time.known_at: asks what was known then, known_at={valid_at.isoformat()}")
     entities = _entities(text, hits, index)
@@ -317,6 +318,14 @@ def _time_hits(text: str, now: datetime, times: TimeParser) -> list[_Hit]:
 
 
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s)")
+
+
+def _last_sentence_start(text: str) -> int:
+    """Where the sentence that asks begins: after the last sentence end that has words after it.
+    known_at hides everything learned since, so only the question itself may ask for it, never
+    the chit-chat before it ("昨天还跟朋友提到生日的事情……那个程序员的生日是什么？")."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text) if text[m.end():].strip(" \t\n。！？!?；;.")]
+    return ends[-1] if ends else 0
 
 
 def _same_sentence(text: str, a: _Hit, b: _Hit) -> bool:

@@ -227,7 +227,8 @@ def test_earliest_asks_for_the_first_value(query: str, earliest: bool) -> None:
 
 
 @pytest.mark.parametrize("query", ["上周我跟你说过我住哪？", "What did I tell you last week about my job?",
-                                   "What did I say as of March 2025 about my job?"])
+                                   "What did I say as of March 2025 about my job?",
+                                   "我有点忘了。上周我跟你说过我住哪？"])
 def test_asking_what_was_said_then_sets_known_at(query: str) -> None:
     intent = _u(query)
     assert intent.time_mode is AT and intent.known_at is not None and intent.known_at == intent.valid_at
@@ -236,7 +237,8 @@ def test_asking_what_was_said_then_sets_known_at(query: str) -> None:
 @pytest.mark.parametrize("query", ["上周我住哪？", "我现在住哪", "Where did I live last week?",
                                    # A cue in another sentence than the time: chit-chat, not "what was known then".
                                    "昨天我在办公室忙了一整天。我还没记下来日程。那个生日是10月16日的人，工作地是什么？",
-                                   "Last week I was busy. What did I tell you about my job?"])
+                                   "Last week I was busy. What did I tell you about my job?",
+                                   "昨天还跟朋友聊天提到生日的事情。那个职业是程序员的人，生日是什么？"])
 def test_known_at_is_not_inferred_without_a_cue(query: str) -> None:
     assert _u(query).known_at is None
 
