@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
@@ -82,8 +83,9 @@ class Memory:
     :param block_reingest: refuse content that was forgotten (its salted fingerprint is in the
         tombstone ledger); default ``HLMEM_BLOCK_REINGEST`` (``0``/``off`` turns it off), else on.
     :param ranking: recall's fusion weights, floor and neighbour lifts: a
-        :class:`~hlmem.application.ranking.RankingConfig` or a mapping of its fields (defaults and how
-        they were chosen: docs/recall.md).
+        :class:`~hlmem.application.ranking.RankingConfig` or a mapping of its fields; default
+        ``HLMEM_RANKING`` (a JSON object of fields), else the defaults (how they were chosen:
+        docs/recall.md).
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
@@ -534,7 +536,17 @@ def _lifecycle_policy(value: LifecyclePolicy | Mapping[str, Any] | None) -> Life
 
 
 def _ranking_config(value: RankingConfig | Mapping[str, Any] | None) -> RankingConfig:
-    """Recall's ranking weights (docs/recall.md); a mapping names :class:`RankingConfig` fields."""
+    """Recall's ranking weights (docs/recall.md); a mapping names :class:`RankingConfig` fields.
+    None: ``HLMEM_RANKING`` (a JSON object of fields, for the CLI, REST and MCP), else the defaults."""
+    if value is None and (raw := os.environ.get("HLMEM_RANKING", "").strip()):
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise ConfigurationError(f"HLMEM_RANKING is not JSON: {exc}") from exc
+        if not isinstance(value, Mapping):
+            raise ConfigurationError("HLMEM_RANKING must be a JSON object of RankingConfig fields")
+        if isinstance(value.get("similarity_floors"), list):  # JSON has no tuples
+            value = {**value, "similarity_floors": tuple(tuple(p) for p in value["similarity_floors"])}
     if value is None or isinstance(value, RankingConfig):
         return value or RankingConfig()
     if not isinstance(value, Mapping):

@@ -125,3 +125,16 @@ def test_evidence_in_the_same_session_counts_together(weight) -> None:
             assert next(i for i in items if i.id == right).ranks.get("session") == 1
         else:
             assert _place(items, other) < _place(items, right)
+
+
+def test_ranking_settings_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("HLMEM_RANKING", '{"speaker_weight": 0, "text_weight": 0.4}')
+    with Memory(":memory:", embedder="none", now=T0) as mem:
+        config = mem._container.recall()._ranking
+        assert (config.speaker_weight, config.text_weight) == (0, 0.4)
+    with Memory(":memory:", embedder="none", now=T0, ranking={"speaker_weight": 0.2}) as mem:
+        assert mem._container.recall()._ranking.speaker_weight == 0.2  # an explicit argument wins
+    for bad, message in (("{not json", "not JSON"), ("[1, 2]", "JSON object"), ('{"nope": 1}', "unknown ranking")):
+        monkeypatch.setenv("HLMEM_RANKING", bad)
+        with pytest.raises(ConfigurationError, match=message):
+            Memory(":memory:", embedder="none")
