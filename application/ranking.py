@@ -6,7 +6,8 @@ is in :class:`RankingConfig`, with the default the benchmarks chose (docs/recall
 
 1. **Fusion.** ``fusion="score"`` (default): ``text_weight × bm25/max(bm25)`` (made non-increasing
    along the adapter's order, which puts hits holding every term first) ``+ vector_weight ×
-   (cos − min)/(max − min)`` over each source's pool (an item absent from a source adds 0).
+   (cos − min)/(max − min)`` ``+ context_weight × bm25/max(bm25)`` of the conversational context
+   over each source's pool (an item absent from a source adds 0).
    ``fusion="rrf"``: ``Σ w_source / (rrf_k + rank)``, the foundation's fusion. Both give a
    relevance in [0, 1] (score fusion) or (0, 2/61] (RRF).
 2. **Final score.** ``relevance + recency_weight × recency + importance_weight × importance +
@@ -15,9 +16,8 @@ is in :class:`RankingConfig`, with the default the benchmarks chose (docs/recall
    candidate, and usefulness is ``(helpful − unhelpful) / (helpful + unhelpful + 2)`` in (−1, 1).
 3. **Floor.** With a similarity floor for the store's embedding model, a query whose best
    vector similarity is below it returns nothing, and a vector-only candidate below it is dropped.
-3b. **Neighbour turns.** A reply (another speaker's next turn) to one of the best full-text hits gets
-   ``reply_weight`` × that hit's full-text level added; the turn after and the turn before each of
-   the best events get at least ``successor_weight`` / ``predecessor_weight`` × its relevance.
+3b. **Conversation stages** (:mod:`hlmem.application.conversation`): replies and neighbouring
+   turns, what a named speaker said, evidence within one session.
 4. **Folding.** Items with the same normalised text (or claims with the same subject, predicate,
    value and polarity) become one: the best one, carrying the others' ids as merged evidence.
 """
@@ -263,113 +263,6 @@ def text_levels(cands: Sequence[Candidate]) -> dict[str, float]:
     return out
 
 
-def propagate_replies(scored: Sequence[Scored], text: Sequence[Candidate], replies: Mapping[str, str],
-                      config: RankingConfig) -> list[Scored]:
-    """Add to each reply ``reply_weight`` × the full-text level of the turn it answers; best first.
-
-    ``replies`` maps an event id to the next event of its session when another speaker (role)
-    said it. Only the first ``reply_top`` full-text hits that are still candidates (above the
-    relevance floor) pass their level on; a reply not yet a candidate joins. A reply is read in
-    the context of the turn before it ("Which flavour?" → "Chocolate and vanilla"): this is that
-    context as a second, weaker full-text ranking, computed at read time.
-    """
-    if config.reply_weight <= 0 or not replies or not text:
-        return list(scored)
-    by_id = {s.item_id: s for s in scored}
-    levels = text_levels(text)
-    for c in sorted(text, key=lambda c: c.rank)[:config.reply_top]:
-        nxt = replies.get(c.item_id)
-        if nxt is None or c.item_id not in by_id:
-            continue
-        lift = config.reply_weight * levels[c.item_id]
-        current = by_id.get(nxt)
-        if current is None:
-            by_id[nxt] = Scored(item_id=nxt, kind="event", relevance=lift, score=lift, ranks={"reply": c.rank})
-        else:
-            by_id[nxt] = evolve(current, relevance=current.relevance + lift, score=current.score + lift,
-                                ranks={**current.ranks, "reply": c.rank})
-    out = list(by_id.values())
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
-    return out
-
-
-def propagate_successors(scored: Sequence[Scored], successors: Mapping[str, str], config: RankingConfig, *,
-                         predecessors: Mapping[str, str] | None = None) -> list[Scored]:
-    """Give the next turn of each of the ``successor_top`` best events ``successor_weight`` × its
-    predecessor's relevance when that is more than its own (a successor not yet a candidate joins);
-    then, with ``predecessors``, the turn before each of the ``successor_top`` best events (after
-    that first pass) ``predecessor_weight`` × its relevance, likewise; best first. ``successors``
-    maps an event id to the id of the event after it in its session, ``predecessors`` to the one before."""
-    out = _lift(scored, successors, config.successor_weight, config.successor_top, "successor")
-    if predecessors:
-        out = _lift(out, predecessors, config.predecessor_weight, config.successor_top, "predecessor")
-    return out
-
-
-def boost_speaker(scored: Sequence[Scored], roles: Mapping[str, str], speaker: str,
-                  config: RankingConfig) -> list[Scored]:
-    """Add ``speaker_weight`` to the events among the ``speaker_top`` best whose role (``roles``:
-    event id → role) is ``speaker``; best first. Items below ``speaker_top`` keep their places."""
-    top = config.speaker_top
-    head = [evolve(s, relevance=s.relevance + config.speaker_weight, score=s.score + config.speaker_weight,
-                   ranks={**s.ranks, "speaker": 1})
-            if roles.get(s.item_id) == speaker else s for s in scored[:top]]
-    head.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
-    return head + list(scored[top:])
-
-
-def support_sessions(scored: Sequence[Scored], sessions: Mapping[str, str], config: RankingConfig) -> list[Scored]:
-    """Add to each event among the ``session_top`` best ``session_weight`` × the summed score of the
-    other events of its session there, over the best session's sum (``sessions``: event id →
-    session); best first. Items below ``session_top`` keep their places."""
-    top = config.session_top
-    head = list(scored[:top])
-    totals: dict[str, float] = {}
-    for s in head:
-        if (session := sessions.get(s.item_id)) is not None:
-            totals[session] = totals.get(session, 0.0) + s.score
-    best = max(totals.values(), default=0.0)
-    if best <= 0:
-        return list(scored)
-    out = []
-    for s in head:
-        session = sessions.get(s.item_id)
-        bonus = config.session_weight * (totals[session] - s.score) / best if session is not None else 0.0
-        out.append(evolve(s, relevance=s.relevance + bonus, score=s.score + bonus, ranks={**s.ranks, "session": 1})
-                   if bonus > 0 else s)
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
-    return out + list(scored[top:])
-
-
-def named_speaker(query: str, speakers: Sequence[str]) -> str | None:
-    """The one speaker (event role) ``query`` names (:func:`mentions`), or None for none or several."""
-    folded = unicodedata.normalize("NFKC", query).casefold()
-    named = [s for s in speakers if s and _mentioned(folded, s)]
-    return named[0] if len(named) == 1 else None
-
-
-def _lift(scored: Sequence[Scored], neighbour: Mapping[str, str], weight: float, top: int, label: str) -> list[Scored]:
-    """``neighbour[i]`` of each of the ``top`` best events gets at least ``weight`` × the relevance of ``i``."""
-    if weight <= 0 or not neighbour:
-        return list(scored)
-    by_id = {s.item_id: s for s in scored}
-    for s in [s for s in scored if s.kind == "event"][:top]:
-        nxt = neighbour.get(s.item_id)
-        if nxt is None:
-            continue
-        lifted = weight * s.relevance
-        current = by_id.get(nxt)
-        if current is None:
-            by_id[nxt] = Scored(item_id=nxt, kind="event", relevance=lifted, score=lifted,
-                                ranks={label: min(s.ranks.values())})
-        elif lifted > current.relevance:
-            by_id[nxt] = evolve(current, relevance=lifted, score=lifted,
-                                ranks={**current.ranks, label: min(s.ranks.values())})
-    out = list(by_id.values())
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
-    return out
-
-
 def apply_floor(scored: Sequence[Scored], rankings: Mapping[str, Sequence[Candidate]],
                 floor: float | None) -> list[Scored]:
     """The items above the relevance floor.
@@ -477,10 +370,10 @@ ENTITY_CONSTRAINT_MODES = ("off", "observe", "enforce")
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` mentions ``name`` (NFKC, case-folded): an ASCII letter or digit at an edge of
     ``name`` must be a word edge, and a version is not a prefix of a longer one (v1.2 ≠ v1.2.1)."""
-    return _mentioned(unicodedata.normalize("NFKC", text).casefold(), name)
+    return mentions_folded(unicodedata.normalize("NFKC", text).casefold(), name)
 
 
-def _mentioned(folded: str, name: str) -> bool:
+def mentions_folded(folded: str, name: str) -> bool:
     """:func:`mentions` on a text already NFKC-normalised and case-folded (a scan with ``str.find``:
     a regular expression per name cost more to compile than the whole scan)."""
     needle = _needle(name)
@@ -535,9 +428,9 @@ def constrain(scored: Sequence[Scored], texts: Mapping[str, str], names: Sequenc
     named, rest, elsewhere = [], [], []
     for s in scored:
         folded = unicodedata.normalize("NFKC", texts.get(s.item_id, "")).casefold()  # once, not once per name
-        if any(_mentioned(folded, n) for n in names):
+        if any(mentions_folded(folded, n) for n in names):
             named.append(s)
-        elif any(_mentioned(folded, o) for o in others):
+        elif any(mentions_folded(folded, o) for o in others):
             elsewhere.append(s)
         else:
             rest.append(s)

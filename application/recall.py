@@ -15,9 +15,10 @@ from attrs import field, frozen
 from hlmem.application.extraction import temporal
 from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
+from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
+                                            support_sessions)
 from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
-                                       boost_speaker, constrain, final_scores, fold, fold_key_of_text, fuse,
-                                       named_speaker, propagate_replies, propagate_successors, support_sessions)
+                                       constrain, final_scores, fold, fold_key_of_text, fuse)
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
@@ -251,7 +252,7 @@ class RecallService:
     def _speaker(self, query: str, scored: list[Scored], namespace: str, config: RankingConfig,
                  notes: list[str]) -> list[Scored]:
         """When the query names one speaker of the namespace, what they said ranks first among the
-        ``speaker_top`` best (ranking.boost_speaker)."""
+        ``speaker_top`` best (conversation.boost_speaker)."""
         speaker = named_speaker(query, sorted(self._storage.speakers(namespace)))
         if speaker is None:
             return scored

@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping
 from attrs import evolve
 
 from hlmem.application.ports import Candidate
-from hlmem.application.ranking import (RankingConfig, Scored, apply_floor, boost_speaker, fuse, named_speaker,
-                                       propagate_replies, propagate_successors, support_sessions)
+from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
+                                            support_sessions)
+from hlmem.application.ranking import RankingConfig, Scored, apply_floor, fuse
 
 FLOOR, POOL = 0.82, 50
 

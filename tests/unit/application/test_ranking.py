@@ -8,8 +8,9 @@ import pytest
 
 from hlmem import Memory
 from hlmem.application.ports import Candidate
+from hlmem.application.conversation import propagate_successors
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
-                                       fold_key_of_text, fuse, propagate_successors, usefulness)
+                                       fold_key_of_text, fuse, usefulness)
 
 UTC = timezone.utc
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -270,7 +271,7 @@ def _scored(item_id: str, score: float) -> Scored:
 
 
 def test_session_evidence_lifts_what_agrees_within_one_conversation() -> None:
-    from hlmem.application.ranking import support_sessions
+    from hlmem.application.conversation import support_sessions
 
     config = RankingConfig(session_weight=0.4, session_top=3)
     scored = [_scored("a1", 0.9), _scored("b1", 0.6), _scored("a2", 0.5), _scored("c1", 0.55)]

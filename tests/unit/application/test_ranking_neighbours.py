@@ -9,7 +9,8 @@ import pytest
 from hlmem import Memory
 from hlmem.adapters.clock import FixedClock
 from hlmem.application.ports import Candidate
-from hlmem.application.ranking import RankingConfig, Scored, propagate_replies, propagate_successors, text_levels
+from hlmem.application.conversation import propagate_replies, propagate_successors
+from hlmem.application.ranking import RankingConfig, Scored, text_levels
 from hlmem.application.recall import RecallService
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hlmem.application.ranking import Scored, _mentioned, constrain, fold_key_of_text, mentions
+from hlmem.application.ranking import Scored, constrain, fold_key_of_text, mentions, mentions_folded
 from hlmem.application.recall import RecallService, _features
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.queries import holds, row_at
@@ -144,4 +144,4 @@ _MENTION_ALPHABET = "v1.2a_ 张伟卫x-é"
 @given(st.text(_MENTION_ALPHABET, max_size=14), st.text(_MENTION_ALPHABET, min_size=1, max_size=4))
 @settings(max_examples=500, deadline=None)
 def test_mentions_scan_agrees_with_the_word_edge_expression(text: str, name: str) -> None:
-    assert _mentioned(text, name) == _reference_mention(text, name)
+    assert mentions_folded(text, name) == _reference_mention(text, name)
