@@ -175,8 +175,11 @@ def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newes
             f"ORDER BY {order} LIMIT ?) AS f {join} ORDER BY f.rank, f.rowid DESC, i.item_key",
             (match, fetch),
         ).fetchall()
-        hits = list({item_id: (item_id, kind, score) for item_id, kind, ns, score in reversed(rows)
-                     if ns == namespace}.values())[::-1]
+        best: dict[str, tuple] = {}  # rows come best first: an item keeps its first (best) row
+        for item_id, kind, ns, score in rows:
+            if ns == namespace and item_id not in best:
+                best[item_id] = (item_id, kind, score)
+        hits = list(best.values())
         if len(hits) >= limit or len(rows) < fetch:
             return hits[:limit]
         fetch *= 4

@@ -413,6 +413,18 @@ class StorageContract:
         assert {c.item_id for c in store.context_candidates("work", "painting", 20)} != set()
         assert store.context_candidates("nobody", "painting", 20) == []
 
+    def test_an_event_ranks_at_its_best_pair(self, store: Storage, writes: WriteService, clock: FixedClock) -> None:
+        ids = []
+        for text in ("alpha", "alpha beta gamma", "beta", "unrelated words here", "gamma"):
+            clock.advance(timedelta(seconds=1))
+            ids.append(writes.record(RecordObservation(text=text, session_id="s")).id)
+        hits = store.context_candidates("default", "alpha beta gamma delta", 10)
+        scores = [c.score for c in hits]
+        assert scores == sorted(scores, reverse=True), "an item must sit at its best pair's rank"
+        assert [c.rank for c in hits] == list(range(1, len(hits) + 1))
+        # The second turn is in both of the two best pairs (alpha + alpha beta gamma, alpha beta gamma + beta).
+        assert ids[1] in {c.item_id for c in hits[:2]} and {c.item_id for c in hits[:3]} == set(ids[:3])
+
     def test_speakers_are_the_roles_of_not_forgotten_events(self, store: Storage, writes: WriteService) -> None:
         assert store.speakers("default") == frozenset()
         writes.record(RecordObservation(text="hi", role="Caroline"))
