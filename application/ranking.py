@@ -57,9 +57,9 @@ class RankingConfig:
     :param vector_weight: weight of the min-max-normalised vector similarity.
     :param context_weight: weight of the conversational-context full text (``context`` source:
         consecutive turns of a session indexed together with their dates, ADR 0019), normalised
-        like ``text``. Text 0.3, context 0.15 and speaker 0.4 were chosen together by
-        leave-one-haystack-out over LoCoMo's 7 conversations and the MemDaily subset's 26 files
-        (every fold chose them; docs/recall.md); vector 0.5 is ADR 0018's.
+        like ``text``. Text 0.4, context 0.2, speaker 0.5 and session 0.5 were chosen together by
+        leave-one-haystack-out over LoCoMo's 7 conversations and all 26 MemDaily files (every
+        fold chose them; docs/recall.md); vector 0.5 is ADR 0018's.
     :param rrf_k: the RRF constant (``fusion="rrf"``).
     :param exact_weight: bonus for a full-text hit holding every query term (``Candidate.exact``):
         strong lexical evidence the vectors may miss (names, identifiers); neutral on LoCoMo R@10
@@ -92,14 +92,13 @@ class RankingConfig:
     :param speaker_weight: when the query names exactly one speaker of the namespace (an event
         ``role`` such as a participant's name: "What did Caroline research?"), this is added to the
         events that speaker said among the ``speaker_top`` best (a question about someone is
-        answered by what they said). Leave-one-conversation-out on LoCoMo (folds 0.3–0.5).
+        answered by what they said). Chosen with the fusion weights (see ``context_weight``).
     :param speaker_top: how many of the best items the speaker bonus may reorder.
     :param session_weight: an event whose session holds other strong matches among the
         ``session_top`` best gains this × (the summed score of the other events of its session
         there) / (the best session's sum): evidence that agrees within one conversation (one
         user's history, one meeting) counts together, as passages of one document do in IR.
-        Leave-one-haystack-out over LoCoMo and all of MemDaily (33 folds; grid 0–0.5 × top 30/50):
-        0.4 with top 50 in 29 folds, 0.5 in 4 (docs/recall.md).
+        Chosen with the fusion weights (see ``context_weight``); top 50 beat 30 on MemDaily.
     :param session_top: how many of the best items take part in the session evidence.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
@@ -107,9 +106,9 @@ class RankingConfig:
     """
 
     fusion: str = field(default="score")
-    text_weight: float = 0.3
+    text_weight: float = 0.4
     vector_weight: float = 0.5
-    context_weight: float = 0.15
+    context_weight: float = 0.2
     rrf_k: int = 60
     exact_weight: float = 0.2
     recency_weight: float = 0.02
@@ -123,9 +122,9 @@ class RankingConfig:
     predecessor_weight: float = 0.7
     reply_weight: float = 0.4
     reply_top: int = 10
-    speaker_weight: float = 0.4
+    speaker_weight: float = 0.5
     speaker_top: int = 30
-    session_weight: float = 0.4
+    session_weight: float = 0.5
     session_top: int = 50
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS

@@ -27,8 +27,8 @@ def t(item_id: str, rank: int, score: float, kind: str = "event") -> Candidate:
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
-        # Defaults, bm25/max + min-max cosine, weights 0.3/0.5: b = 0.3·(5/10) + 0.5·1 beats a = 0.3·1 + 0.
-        (PLAIN, {"a": 0.3, "b": 0.65, "c": 0.25}),
+        # Defaults, bm25/max + min-max cosine, weights 0.4/0.5: b = 0.4·(5/10) + 0.5·1 beats a = 0.4·1 + 0.
+        (PLAIN, {"a": 0.4, "b": 0.7, "c": 0.25}),
         # Text only counts: a (the best bm25) first.
         (RankingConfig(text_weight=1, vector_weight=0), {"a": 1.0, "b": 0.5, "c": 0.0}),
         # Vector only counts.
@@ -52,7 +52,7 @@ def test_the_context_source_has_its_own_weight_and_is_never_exact() -> None:
     assert fused["a"].relevance == pytest.approx(0.3 + 0.15 * 0.5)
     assert fused["b"].relevance == pytest.approx(0.15) and fused["b"].ranks == {"context": 1}
     off = {s.item_id: s.relevance for s in fuse(rankings, RankingConfig(context_weight=0))}
-    assert off["b"] == 0 and off["a"] == pytest.approx(0.3)
+    assert off["b"] == 0 and off["a"] == pytest.approx(0.4)
 
 
 def test_fusion_orders_best_first_and_keeps_ranks_and_similarity() -> None:
@@ -262,7 +262,8 @@ def test_a_claim_has_no_context_so_its_own_words_count_for_both() -> None:
     fused = {s.item_id: s.relevance for s in fuse(rankings, config)}
     # Equally strong words: the claim from its text alone, the event from its row and its best pair.
     assert fused["cl_1"] == pytest.approx(0.45) and fused["ev_1"] == pytest.approx(0.45)
-    assert {s.item_id: s.relevance for s in fuse({"text": rankings["text"]}, RankingConfig(context_weight=0))} == \
+    off = RankingConfig(text_weight=0.3, context_weight=0)
+    assert {s.item_id: s.relevance for s in fuse({"text": rankings["text"]}, off)} == \
         pytest.approx({"cl_1": 0.3, "ev_1": 0.3})
 
 
