@@ -1,8 +1,10 @@
-"""Input checks shared by the embedder adapters."""
+"""Input checks and package facts shared by the embedder adapters."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
 from hlmem.application.errors import ConfigurationError, EmbedderError
@@ -31,3 +33,16 @@ def int_at_least(minimum: int, what: str):
             raise ConfigurationError(f"{what} must be an int >= {minimum}, got {value!r}")
 
     return check
+
+
+@functools.lru_cache(maxsize=8)
+def installed_version(distribution: str, unavailable: str) -> str:
+    """The installed ``distribution``'s version, read once per process (recall asks an embedder for
+    its ``model_id`` on every call, and reading package metadata took 2 ms).
+
+    :raises EmbedderError: with ``unavailable`` when the distribution is not installed.
+    """
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError as exc:
+        raise EmbedderError(unavailable) from exc

