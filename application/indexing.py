@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -78,5 +78,9 @@ def context_text(*turns: ObservationState) -> str:
     painted?"), words split over two turns match together, and "in May 2023" matches the day it
     was said. Indexed apart from each turn's own words, never embedded.
     """
-    days = dict.fromkeys(date_words(t.occurred_at) for t in sorted(turns, key=lambda t: t.occurred_at))
-    return " ".join([*(t.text for t in turns if t.text), *days])
+    return " ".join([*(t.text for t in turns if t.text), *context_days(t.occurred_at for t in turns)])
+
+
+def context_days(whens: Iterable[datetime]) -> list[str]:
+    """The distinct days of a context row, oldest first (:func:`date_words` of each)."""
+    return list(dict.fromkeys(date_words(w) for w in sorted(whens)))

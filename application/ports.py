@@ -217,10 +217,11 @@ class SearchIndex(Protocol):
     - ``text_candidates`` takes the user's raw query; the adapter segments it (Chinese-aware)
       and can never raise on query syntax. Best first, at most ``limit``.
     - ``vector_candidates`` takes one float32 query vector (bytes) of the store's model.
-    - ``context_candidates`` is ``text_candidates`` over each event's conversational context
-      (:func:`hlmem.application.indexing.context_text`: the not-forgotten turns before and after it
-      in its session, oldest first by recorded time, the turn itself and its date); events only,
-      never ``exact``, kept in step when events are added or forgotten.
+    - ``context_candidates`` is ``text_candidates`` over the conversational context: every pair of
+      consecutive not-forgotten turns of a session (oldest first by recorded time; a lone turn is
+      a pair of one), as :func:`hlmem.application.indexing.context_text` reads them; an event
+      ranks at its best pair. Events only, never ``exact``, kept in step when events are added or
+      forgotten.
     - ``speakers(namespace)`` is the set of roles of the namespace's not forgotten events (who
       said things: ``user``, ``assistant``, participants' names), current after every write.
     - ``sessions_of(event_ids)`` maps each known event id to its session (unknown ids are left out).

@@ -25,7 +25,7 @@ import apsw
 
 from hlmem.adapters.sqlite import search
 from hlmem.adapters.text.segment import segment_for_index
-from hlmem.application.indexing import date_words
+from hlmem.application.indexing import context_days
 from hlmem.application.ports import Candidate
 from hlmem.domain.events import ObservationRecorded
 from hlmem.domain.time import from_micros, to_micros
@@ -120,8 +120,7 @@ def add(con: apsw.Connection, turns: Sequence[tuple[ObservationRecorded, int, st
 
 def _body(bodies: Sequence[str], whens: Sequence[datetime]) -> str:
     """A pair row's text: the turns' indexed words, then the days they were said (oldest first)."""
-    days = dict.fromkeys(date_words(w) for w in sorted(whens))
-    return " ".join([*(b for b in bodies if b), *(_segmented(d) for d in days)]).strip()
+    return " ".join([*(b for b in bodies if b), *(_segmented(d) for d in context_days(whens))]).strip()
 
 
 @functools.lru_cache(maxsize=1_024)
