@@ -13,6 +13,7 @@ from hlmem.adapters.embedders.cached import CachedEmbedder
 from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
@@ -123,7 +124,9 @@ class Container(containers.DeclarativeContainer):
     ``lifecycle.policy`` (a LifecyclePolicy or mapping) and ``lifecycle.maintenance`` (a MaintenanceConfig
     or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md); ``rerank.kind``
     (none|http), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
-    ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md)."""
+    ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
+    (bool: a recall embeds its query and searches vectors in a shared thread beside its full-text
+    search; on unless False, and only with two cores or more: ADR 0022)."""
 
     config = providers.Configuration()
 
@@ -183,8 +186,9 @@ class Container(containers.DeclarativeContainer):
         none=providers.Object(None),
         http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock),
     )
+    recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,
-                                 reranker=reranker, rerank_top_n=config.rerank.top_n)
+                                 reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     audit = providers.Singleton(AuditService, storage)

@@ -11,7 +11,7 @@ import math
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -275,18 +275,28 @@ class InMemoryStorage:
         return frozenset(o.role for o in self._view.observations.values() if o.namespace == namespace and not o.forgotten)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
+        search = self.vector_search(namespace, limit)
+        return [] if search is None else search(vector)
+
+    def vector_search(self, namespace: str, limit: int) -> Callable[[bytes], list[Candidate]] | None:
         model = self.vector_model()
-        if model is None or limit <= 0:
-            return []
-        query = np.frombuffer(vector, dtype=np.float32)
-        if query.shape != (model[1],):
-            raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {model[1]}")
+        if model is None:
+            return None
+        # The searchable items as they are now: the search may run in another thread while writes go on.
         items = [i for i in self._searchable(namespace) if i.vector is not None]
-        if not items:
-            return []
-        scores = np.stack([i.vector for i in items]) @ query
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [Candidate(items[j].item_id, items[j].kind, r, float(scores[j])) for r, j in enumerate(order, start=1)]
+
+        def search(vector: bytes) -> list[Candidate]:
+            query = np.frombuffer(vector, dtype=np.float32)
+            if query.shape != (model[1],):
+                raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {model[1]}")
+            if not items or limit <= 0:
+                return []
+            scores = np.stack([i.vector for i in items]) @ query
+            order = np.argsort(-scores, kind="stable")[:limit]
+            return [Candidate(items[j].item_id, items[j].kind, r, float(scores[j]))
+                    for r, j in enumerate(order, start=1)]
+
+        return search
 
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         out = set()

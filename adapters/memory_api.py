@@ -113,6 +113,7 @@ class Memory:
             "lifecycle": {"policy": _lifecycle_policy(lifecycle), "maintenance": _maintenance_config(maintenance)},
             "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
             "ranking": {"config": _ranking_config(ranking)},
+            "recall": {"parallel": _switch("HLMEM_RECALL_PARALLEL")},
         })
         self._configure_llm(llm)
         self._configure_rerank(rerank)
@@ -572,7 +573,12 @@ def _block_reingest(value: bool | None) -> bool:
     """The argument, else ``HLMEM_BLOCK_REINGEST`` (``0``, ``false``, ``off``, ``no`` turn it off), else on."""
     if value is not None:
         return bool(value)
-    return os.environ.get("HLMEM_BLOCK_REINGEST", "").strip().lower() not in ("0", "false", "off", "no")
+    return _switch("HLMEM_BLOCK_REINGEST")
+
+
+def _switch(variable: str) -> bool:
+    """An on-by-default setting from the environment: ``0``, ``false``, ``off`` or ``no`` turn it off."""
+    return os.environ.get(variable, "").strip().lower() not in ("0", "false", "off", "no")
 
 
 def _problem(command: RecordObservation | AssertClaim, registry: Any) -> str | None:

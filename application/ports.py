@@ -6,7 +6,7 @@ Every port states its contract in its docstring: ordering, idempotency and the e
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -217,6 +217,10 @@ class SearchIndex(Protocol):
     - ``text_candidates`` takes the user's raw query; the adapter segments it (Chinese-aware)
       and can never raise on query syntax. Best first, at most ``limit``.
     - ``vector_candidates`` takes one float32 query vector (bytes) of the store's model.
+    - ``vector_search(namespace, limit)`` does the reading part of ``vector_candidates`` now (None
+      when the store has no vectors) and returns a function of the query vector that gives what
+      ``vector_candidates`` would. The function may run in another thread while this storage
+      serves other calls, so recall can search vectors beside full text (ADR 0022).
     - ``context_candidates`` is ``text_candidates`` over the conversational context: every pair of
       consecutive not-forgotten turns of a session (oldest first by recorded time; a lone turn is
       a pair of one), as :func:`hlmem.application.indexing.context_text` reads them; an event
@@ -245,6 +249,8 @@ class SearchIndex(Protocol):
     def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]: ...
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]: ...
+
+    def vector_search(self, namespace: str, limit: int) -> Callable[[bytes], list[Candidate]] | None: ...
 
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]: ...
 

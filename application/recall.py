@@ -7,7 +7,8 @@ visible at the (valid, known) instant asked about, add the final signals and fol
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
 from datetime import datetime
 
 from attrs import field, frozen
@@ -95,8 +96,12 @@ class RecallService:
 
     def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
-                 rerank_top_n: int | None = None) -> None:
+                 rerank_top_n: int | None = None, executor: Executor | None = None) -> None:
+        """:param executor: where a recall embeds its query and searches vectors while the calling
+            thread reads the query and searches full text (None: one after the other). The storage
+            must then allow a vector search beside its other reads (both adapters do; ADR 0022)."""
         self._storage = storage
+        self._executor = executor
         self._clock = clock
         self._embedder = embedder
         self._ranking = ranking or RankingConfig()
@@ -142,10 +147,23 @@ class RecallService:
                                             field="entity_constraint"))
         if problems:
             raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
-        now = self._clock.now()
         explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
         explicit_known = require_aware(known_at, field="known_at") if known_at else None
+        now = self._clock.now()
+        pool = max(50, k * 5)
+        model = self._storage.vector_model()
         notes: list[str] = []
+        # Started first: the query's embedding and vector search run beside the reading of the
+        # query and the full-text searches when there is an executor (ADR 0022).
+        with self._start_vector_search(query, namespace, pool, model, notes) as vector_search:
+            return self._recall(query, k, namespace, explicit_valid, explicit_known, kinds, include_archived,
+                                understand_query, entity_constraint, budget, now, pool, model, vector_search, notes)
+
+    def _recall(self, query: str, k: int, namespace: str, explicit_valid: datetime | None,
+                explicit_known: datetime | None, kinds: Sequence[str], include_archived: bool, understand_query: bool,
+                entity_constraint: str, budget: int | None, now: datetime, pool: int, model: tuple[str, int] | None,
+                vector_search: _Pending, notes: list[str]) -> RecallResult:
+        """:meth:`recall` once its arguments are checked and its vector search started."""
         intent = None
         if understand_query:
             intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
@@ -158,20 +176,12 @@ class RecallService:
         window = (vrange.start, vrange.end) if vrange is not None else None
         history = intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None
 
-        pool = max(50, k * 5)
         rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
         config = self._ranking
         if config.context_weight > 0 and "event" in kinds:
             rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
-        model = self._storage.vector_model()
-        if self._embedder is not None and model is not None:
-            if model != (self._embedder.model_id, self._embedder.dim):
-                # Never compare vectors of two models: fall back to full text and say so.
-                notes.append(f"vector search skipped: the store's vectors are {model[0]}, the embedder is "
-                             f"{self._embedder.model_id} (run `hlmem reembed` to switch)")
-            else:
-                vector = self._embedder.embed_queries([query])[0].astype("<f4").tobytes()
-                rankings["vector"] = self._storage.vector_candidates(namespace, vector, pool)
+        if (vector := vector_search.result()) is not None:
+            rankings["vector"] = vector
         if include_archived and "claim" in kinds:
             rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
         floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
@@ -224,6 +234,28 @@ class RecallService:
         if budget is not None:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
         return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
+
+    def _start_vector_search(self, query: str, namespace: str, pool: int, model: tuple[str, int] | None,
+                             notes: list[str]) -> _Pending:
+        """Embed the query and search vectors: in the executor if there is one, else when asked."""
+        if self._embedder is None or model is None:
+            return _Pending(None)
+        if model != (self._embedder.model_id, self._embedder.dim):
+            # Never compare vectors of two models: fall back to full text and say so.
+            notes.append(f"vector search skipped: the store's vectors are {model[0]}, the embedder is "
+                         f"{self._embedder.model_id} (run `hlmem reembed` to switch)")
+            return _Pending(None)
+        # What needs the store is done here; the worker only embeds and scans memory, so it never
+        # waits for the connection the full-text search holds.
+        searcher = self._storage.vector_search(namespace, pool)
+        if searcher is None:
+            return _Pending(None)
+        embedder = self._embedder
+
+        def search() -> list[Candidate]:
+            return searcher(embedder.embed_queries([query])[0].astype("<f4").tobytes())
+
+        return _Pending(search, self._executor)
 
     def _neighbours(self, scored: Sequence[Scored], text: Sequence[Candidate], namespace: str,
                     config: RankingConfig) -> tuple[dict[str, str], dict[str, str]]:
@@ -391,3 +423,26 @@ def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tup
     if qualifiers:
         text += " (" + ", ".join(f"{k}={v}" for k, v in qualifiers) + ")"
     return text
+
+
+class _Pending:
+    """A computation started in an executor, or deferred until :meth:`result` when there is none."""
+
+    def __init__(self, work: Callable[[], list[Candidate]] | None, executor: Executor | None = None) -> None:
+        self._work = work
+        self._future: Future | None = executor.submit(work) if executor is not None and work is not None else None
+
+    def result(self) -> list[Candidate] | None:
+        """The computation's value (None when there was nothing to compute); its error is raised here."""
+        if self._future is not None:
+            return self._future.result()
+        return self._work() if self._work is not None else None
+
+    def __enter__(self) -> _Pending:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # A computation nobody collected (the recall failed first) is waited for, its outcome
+        # ignored, so it never outlives the call that started it.
+        if self._future is not None and not self._future.cancel():
+            self._future.exception()

@@ -135,11 +135,18 @@ class ScriptedSearchStorage(InMemoryStorage):
             return self.text_handler(namespace, query, limit)
         return super().text_candidates(namespace, query, limit)
 
-    def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
-        self.searches.append(SearchCall("vector", namespace, limit))
-        if self.vector_handler is not None:
-            return self.vector_handler(namespace, vector, limit)
-        return super().vector_candidates(namespace, vector, limit)
+    def vector_search(self, namespace: str, limit: int) -> Callable[[bytes], list[Candidate]] | None:
+        real = super().vector_search(namespace, limit)
+        if real is None and self.vector_handler is None:
+            return None
+
+        def search(vector: bytes) -> list[Candidate]:
+            self.searches.append(SearchCall("vector", namespace, limit))
+            if self.vector_handler is not None:
+                return self.vector_handler(namespace, vector, limit)
+            return real(vector)
+
+        return search
 
 
 @frozen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from datetime import datetime
@@ -286,9 +287,16 @@ def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_
 
 
 class VectorCache:
-    """The store's vectors held in a :class:`VectorIndex`, refreshed incrementally from the table."""
+    """The store's vectors held in a :class:`VectorIndex`, refreshed incrementally from the table.
+
+    Two locks keep a search off the connection: :meth:`refresh` reads the table and needs the
+    store's connection lock (held by the caller), :meth:`search` only scans memory. The cache's own
+    lock guards the index in both, always taken after the connection lock, never before it, so a
+    vector search can run in one thread while another thread uses the connection (ADR 0022).
+    """
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
         self._index: VectorIndex | None = None
         self._loaded_key = 0
         self._kinds: dict[str, str] = {}
@@ -296,24 +304,48 @@ class VectorCache:
 
     def invalidate(self) -> None:
         """Drop everything (after deletions or a rebuild)."""
-        self._index = None
-        self._loaded_key = 0
-        self._kinds.clear()
-        self._changes = None
+        with self._lock:
+            self._index = None
+            self._loaded_key = 0
+            self._kinds.clear()
+            self._changes = None
 
-    def _refresh(self, con: apsw.Connection, dim: int) -> VectorIndex:
-        # Nothing written on this connection since the last look: no new vectors (the store
-        # invalidates this cache when another connection commits).
-        changes = con.total_changes()
-        if self._index is not None and changes == self._changes:
-            return self._index
+    def refresh(self, con: apsw.Connection, dim: int) -> None:
+        """Load the vectors written since the last look; the caller holds the connection's lock."""
+        with self._lock:
+            # Nothing written on this connection since the last look: no new vectors (the store
+            # invalidates this cache when another connection commits).
+            changes = con.total_changes()
+            if self._index is None or changes != self._changes:
+                self._load_new(con, dim)
+                self._changes = changes
+
+    def search(self, namespace: str, vector: bytes, dim: int, limit: int) -> list[Candidate] | None:
+        """Nearest items to ``vector`` within ``namespace``, best first, from memory alone.
+
+        :returns: None when the index was dropped since the last :meth:`refresh` (refresh again).
+        """
+        query = np.frombuffer(vector, dtype=np.float32)
+        if query.shape != (dim,):
+            raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {dim}")
+        with self._lock:
+            index = self._index
+            if index is None:
+                return None
+            if len(index) == 0 or limit <= 0:
+                return []
+            hits = index.search(query, limit, group=namespace)
+            kinds = self._kinds
+            return [Candidate(item_id, kinds.get(item_id, "claim"), rank, float(score))
+                    for rank, (item_id, score) in enumerate(hits, start=1)]
+
+    def _load_new(self, con: apsw.Connection, dim: int) -> None:
         if self._index is None:
             self._index = VectorIndex(dim)
         index = self._index
         newest = con.execute("SELECT coalesce(max(item_key), 0) FROM vectors").fetchone()[0]
         if newest <= self._loaded_key:
-            self._changes = changes
-            return index
+            return
         # Items without a vector are rare, so the new items bound the new vectors closely.
         expected = con.execute("SELECT count(*) FROM items WHERE item_key > ?", (self._loaded_key,)).fetchone()[0]
         # CROSS JOIN keeps vectors as the outer loop, already in key order: a plain JOIN lets the
@@ -329,8 +361,6 @@ class VectorCache:
             while chunk := list(islice(rows, _LOAD_CHUNK)):
                 self._load(index, chunk, dim)
                 self._loaded_key = chunk[-1][0]
-        self._changes = changes
-        return index
 
     def _load(self, index: VectorIndex, chunk: list[tuple], dim: int) -> None:
         matrix = np.frombuffer(b"".join(r[4] for r in chunk), dtype=np.float32).reshape(len(chunk), dim)
@@ -343,18 +373,6 @@ class VectorCache:
                 picked = [i for i, n in enumerate(namespaces) if n == ns]
                 index.add([chunk[i][1] for i in picked], matrix[picked], group=ns)
         self._kinds.update((r[1], r[2]) for r in chunk)
-
-    def candidates(self, con: apsw.Connection, namespace: str, vector: bytes, dim: int, limit: int) -> list[Candidate]:
-        """Nearest items to ``vector`` within ``namespace``, best first."""
-        query = np.frombuffer(vector, dtype=np.float32)
-        if query.shape != (dim,):
-            raise ModelMismatch(f"query vector has {query.size} dimensions; the store's model has {dim}")
-        index = self._refresh(con, dim)
-        if len(index) == 0 or limit <= 0:
-            return []
-        hits = index.search(query, limit, group=namespace)
-        return [Candidate(item_id, self._kinds.get(item_id, "claim"), rank, float(score))
-                for rank, (item_id, score) in enumerate(hits, start=1)]
 
 
 def vector_model(con: apsw.Connection) -> tuple[str, int] | None:

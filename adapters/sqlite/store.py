@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -343,11 +343,27 @@ class SQLiteStorage:
             return context.candidates(self._con, namespace, query, limit, self._context_freq)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
+        search = self.vector_search(namespace, limit)
+        return [] if search is None else search(vector)
+
+    def vector_search(self, namespace: str, limit: int) -> Callable[[bytes], list[Candidate]] | None:
+        # New vectors are loaded now, under the connection's lock; the search itself reads memory
+        # under the cache's own lock, so it can run while another thread uses the connection.
         with self._lock, _translated("vector search"):
             model = self.vector_model()
             if model is None:
-                return []
-            return self._vectors.candidates(self._con, namespace, vector, model[1], limit)
+                return None
+            self._vectors.refresh(self._con, model[1])
+        dim = model[1]
+
+        def search(vector: bytes) -> list[Candidate]:
+            with _translated("vector search"):
+                found = self._vectors.search(namespace, vector, dim, limit)
+            if found is None:  # a write dropped the index since: load it again
+                return self.vector_candidates(namespace, vector, limit)
+            return found
+
+        return search
 
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         with self._lock, _translated("filtering by time"):

@@ -7,6 +7,7 @@ naming the bug, so the suite stays green while the bug is open and fails once it
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -497,6 +498,56 @@ class StorageContract:
         assert store.vector_candidates("nobody", query, 10) == []
         assert len(store.vector_candidates("default", query, 1)) == 1
         assert store.counts()["vectors"] == 3
+
+    def test_vector_search_is_vector_candidates_in_two_steps(self, store: Storage,
+                                                              vector_writes: WriteService) -> None:
+        assert store.vector_search("default", 10) is None  # no vectors yet
+        for text in ("dark theme in the editor", "groceries: milk, eggs", "深色主题", "flight to Hangzhou"):
+            vector_writes.record(RecordObservation(text=text))
+        query = HashEmbedder(dim=64).embed_queries(["dark theme"])[0].astype("<f4").tobytes()
+        search = store.vector_search("default", 3)
+        assert search is not None
+        assert search(query) == store.vector_candidates("default", query, 3)
+        assert len(search(query)) == 3
+        with pytest.raises(ModelMismatch):
+            search(np.ones(32, "<f4").tobytes())
+
+    def test_a_vector_search_runs_beside_other_reads_and_writes(self, store: Storage,
+                                                                vector_writes: WriteService) -> None:
+        """The function ``vector_search`` returns may run in another thread while this one reads and
+        writes (recall's parallel vector search, ADR 0022); it gives what a search alone gives."""
+        ids = [vector_writes.record(RecordObservation(text=f"note {i} about the dark theme {i % 7}")).id
+               for i in range(40)]
+        embedder = HashEmbedder(dim=64)
+        queries = [embedder.embed_queries([f"dark theme {i}"])[0].astype("<f4").tobytes() for i in range(7)]
+        expected = [store.vector_candidates("default", q, 10) for q in queries]
+        errors: list[BaseException] = []
+        got: list[list[list[Candidate]]] = [[], []]
+
+        def searching(mine: list[list[Candidate]]) -> None:
+            try:
+                for _ in range(30):
+                    for q in queries:
+                        search = store.vector_search("default", 10)
+                        mine.append(search(q))
+            except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=searching, args=(mine,)) for mine in got]
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            assert store.text_candidates("default", "dark theme", 5)
+            assert store.get_observations(ids[:3])
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert got == [expected * 30, expected * 30]
+        # A search prepared before a write still answers, with items it knows.
+        search = store.vector_search("default", 10)
+        vector_writes.record(RecordObservation(text="dark theme again"))
+        assert {c.item_id for c in search(queries[0])} <= {*ids, *(c.item_id for c in store.vector_candidates(
+            "default", queries[0], 50))}
 
     def test_vector_candidates_without_a_model(self, store: Storage) -> None:
         assert store.vector_candidates("default", np.zeros(8, "<f4").tobytes(), 5) == []

@@ -9,6 +9,7 @@ migration 0006 moves the embedding cache to a rowid table.
 from __future__ import annotations
 
 import json
+import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -137,6 +138,56 @@ def test_vectors_loaded_in_chunks_rank_like_the_in_memory_store(tmp_path: Path,
         agree(15)  # an incremental refresh of 20 rows, still in chunks
     finally:
         sqlite.close()
+
+
+def test_a_vector_search_prepared_before_the_index_is_dropped_loads_it_again(tmp_path: Path) -> None:
+    """``vector_search`` loads under the connection and scans outside it; a write that drops the
+    in-memory index in between (a failed transaction, a forget) sends the scan back to load it."""
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((20, 8)).astype(np.float32)
+    store = SQLiteStorage(tmp_path / "v.db", synchronous="OFF")
+    try:
+        store.bind_vector_model("test", 8)
+        events = [obs(i, f"t{i}") for i in range(20)]
+        store.append(events, {e.stream_id: IndexEntry(e.text, vectors[i].tobytes()) for i, e in enumerate(events)})
+        query = vectors[3].tobytes()
+        want = store.vector_candidates("default", query, 5)
+        search = store.vector_search("default", 5)
+        with pytest.raises(RuntimeError), store.transaction():  # a rollback drops the cached index
+            raise RuntimeError("fail inside the transaction")
+        assert search(query) == want
+        assert want[0].item_id == "ev_o3"
+    finally:
+        store.close()
+
+
+def test_coded_vector_searches_in_threads_agree_with_one_thread(tmp_path: Path) -> None:
+    """Past ``exact_below`` rows the index scans codes with shared scratch buffers: searches from
+    several threads at once (two recalls) must not mix them."""
+    rng = np.random.default_rng(11)
+    n, dim = 5_000, 16
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    store = SQLiteStorage(tmp_path / "v.db", synchronous="OFF")
+    try:
+        store.bind_vector_model("test", dim)
+        events = [obs(i, f"t{i}") for i in range(n)]
+        store.append(events, {e.stream_id: IndexEntry(e.text, vectors[i].tobytes()) for i, e in enumerate(events)})
+        queries = [rng.standard_normal(dim).astype(np.float32).tobytes() for _ in range(12)]
+        want = [store.vector_candidates("default", q, 20) for q in queries]
+        results: list[list] = [[] for _ in range(3)]
+
+        def run(out: list) -> None:
+            for _ in range(5):
+                out.extend(store.vector_search("default", 20)(q) for q in queries)
+
+        threads = [threading.Thread(target=run, args=(out,)) for out in results]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [want * 5] * 3
+    finally:
+        store.close()
 
 
 # --- recall visibility ------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -235,3 +237,78 @@ def test_events_are_visible_only_once_recorded(services: Services) -> None:
     ids = seed(services)
     items = services.recall.recall("dark", kinds=("event",), known_at=T0 - timedelta(seconds=1)).items
     assert ids["event"] not in {i.id for i in items}
+
+
+# --- the vector search beside the full-text search (ADR 0022) ------------------------------------
+
+
+class _ThreadNoting(FakeEmbedder):
+    """A FakeEmbedder that notes the thread of each query embedding, and can fail or wait."""
+
+    def __init__(self, *args, fail: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.threads: list[str] = []
+        self.fail = fail
+        self.finished = threading.Event()
+
+    def embed_queries(self, texts):
+        self.threads.append(threading.current_thread().name)
+        try:
+            if self.fail:
+                raise RuntimeError("the embedder is down")
+            return super().embed_queries(texts)
+        finally:
+            self.finished.set()
+
+
+QUERIES = ["dark", "theme", "Hangzhou", "dark mode today", "现在呢", "what did I switch to", "nothing at all"]
+
+
+def test_an_executor_changes_where_the_vector_search_runs_not_what_recall_returns() -> None:
+    embedder = _ThreadNoting(keyword_handler(["dark", "hangzhou", "theme"]))
+    s = make_services(T0, embedder=embedder)
+    seed(s)
+    sequential = RecallService(s.storage, s.clock, embedder)
+    with ThreadPoolExecutor(1, thread_name_prefix="beside") as pool:
+        parallel = RecallService(s.storage, s.clock, embedder, executor=pool)
+        embedder.threads.clear()
+        for query in QUERIES:
+            assert parallel.recall(query, k=5) == sequential.recall(query, k=5)
+    assert embedder.threads == [name for _ in QUERIES for name in ("beside_0", threading.current_thread().name)]
+
+
+def test_a_failing_vector_search_in_the_executor_fails_the_recall_as_it_would_in_line() -> None:
+    embedder = _ThreadNoting(keyword_handler(["dark"]))
+    s = make_services(T0, embedder=embedder)
+    seed(s)
+    embedder.fail = True
+    with pytest.raises(RuntimeError, match="the embedder is down"):
+        RecallService(s.storage, s.clock, embedder).recall("dark")
+    with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="the embedder is down"):
+        RecallService(s.storage, s.clock, embedder, executor=pool).recall("dark")
+
+
+def test_when_the_full_text_side_fails_the_recall_waits_for_its_vector_search() -> None:
+    """No vector search outlives the recall that started it, even when that recall fails."""
+    storage = ScriptedSearchStorage()
+    gate = threading.Event()
+
+    def slow(text: str) -> list[float]:
+        gate.wait(5)
+        return [1.0, float("dark" in text)]
+
+    embedder = _ThreadNoting(slow)
+    s = make_services(T0, storage=storage, embedder=embedder)
+    gate.set()
+    seed(s)
+    gate.clear()
+    embedder.finished.clear()
+
+    def broken(ns, q, limit):
+        threading.Timer(0.05, gate.set).start()  # the vector side finishes a little after this fails
+        raise RuntimeError("full text is down")
+
+    storage.text_handler = broken
+    with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="full text is down"):
+        RecallService(storage, s.clock, embedder, executor=pool).recall("dark")
+    assert embedder.finished.is_set()
