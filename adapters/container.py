@@ -125,8 +125,8 @@ class Container(containers.DeclarativeContainer):
     or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md); ``rerank.kind``
     (none|http), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
     ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
-    (bool: a recall embeds its query and searches vectors in a shared thread beside its full-text
-    search; on unless False, and only with two cores or more: ADR 0022)."""
+    (bool: a recall's full-text search runs in a shared thread while it embeds the query and
+    searches vectors; on unless False, and only with two cores or more: ADR 0022)."""
 
     config = providers.Configuration()
 

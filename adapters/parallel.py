@@ -1,5 +1,5 @@
-"""The process's recall threads: where a recall's query embedding and vector search run beside its
-full-text search (ADR 0022).
+"""The process's recall threads: where a recall's full-text search runs while the calling thread
+embeds the query and searches vectors (ADR 0022).
 
 One small pool serves every store the process opens, the way the process's cores do: a store per
 test or per tenant adds no threads. The pool is made on first use and made again in a forked child
@@ -14,7 +14,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 __all__ = ["recall_executor"]
 
-#: Recalls in flight that can each run their vector search beside their full-text search at once.
+#: Recalls in flight that can each run their full-text search beside their vector search at once.
 #: More threads than cores gain nothing: both halves are CPU work.
 _MAX_THREADS = 4
 

@@ -219,8 +219,9 @@ class SearchIndex(Protocol):
     - ``vector_candidates`` takes one float32 query vector (bytes) of the store's model.
     - ``vector_search(namespace, limit)`` does the reading part of ``vector_candidates`` now (None
       when the store has no vectors) and returns a function of the query vector that gives what
-      ``vector_candidates`` would. The function may run in another thread while this storage
-      serves other calls, so recall can search vectors beside full text (ADR 0022).
+      ``vector_candidates`` would. The function needs nothing else of the storage: it may run
+      while another thread uses it, so recall scans vectors while its full-text search runs in
+      another thread (ADR 0022).
     - ``context_candidates`` is ``text_candidates`` over the conversational context: every pair of
       consecutive not-forgotten turns of a session (oldest first by recorded time; a lone turn is
       a pair of one), as :func:`hlmem.application.indexing.context_text` reads them; an event

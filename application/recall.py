@@ -97,9 +97,9 @@ class RecallService:
     def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None) -> None:
-        """:param executor: where a recall embeds its query and searches vectors while the calling
-            thread reads the query and searches full text (None: one after the other). The storage
-            must then allow a vector search beside its other reads (both adapters do; ADR 0022)."""
+        """:param executor: where a recall's full-text searches run while the calling thread embeds
+            the query and searches vectors (None: one after the other, in the calling thread). The
+            storage must then serve a full-text search beside a vector search (ADR 0022)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -147,23 +147,10 @@ class RecallService:
                                             field="entity_constraint"))
         if problems:
             raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
+        now = self._clock.now()
         explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
         explicit_known = require_aware(known_at, field="known_at") if known_at else None
-        now = self._clock.now()
-        pool = max(50, k * 5)
-        model = self._storage.vector_model()
         notes: list[str] = []
-        # Started first: the query's embedding and vector search run beside the reading of the
-        # query and the full-text searches when there is an executor (ADR 0022).
-        with self._start_vector_search(query, namespace, pool, model, notes) as vector_search:
-            return self._recall(query, k, namespace, explicit_valid, explicit_known, kinds, include_archived,
-                                understand_query, entity_constraint, budget, now, pool, model, vector_search, notes)
-
-    def _recall(self, query: str, k: int, namespace: str, explicit_valid: datetime | None,
-                explicit_known: datetime | None, kinds: Sequence[str], include_archived: bool, understand_query: bool,
-                entity_constraint: str, budget: int | None, now: datetime, pool: int, model: tuple[str, int] | None,
-                vector_search: _Pending, notes: list[str]) -> RecallResult:
-        """:meth:`recall` once its arguments are checked and its vector search started."""
         intent = None
         if understand_query:
             intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
@@ -176,12 +163,10 @@ class RecallService:
         window = (vrange.start, vrange.end) if vrange is not None else None
         history = intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None
 
-        rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
+        pool = max(50, k * 5)
         config = self._ranking
-        if config.context_weight > 0 and "event" in kinds:
-            rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
-        if (vector := vector_search.result()) is not None:
-            rankings["vector"] = vector
+        model = self._storage.vector_model()
+        rankings = self._candidates(query, search_text, namespace, pool, kinds, model, notes)
         if include_archived and "claim" in kinds:
             rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
         floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
@@ -235,27 +220,42 @@ class RecallService:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
         return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
 
-    def _start_vector_search(self, query: str, namespace: str, pool: int, model: tuple[str, int] | None,
-                             notes: list[str]) -> _Pending:
-        """Embed the query and search vectors: in the executor if there is one, else when asked."""
+    def _candidates(self, query: str, search_text: str, namespace: str, pool: int, kinds: Sequence[str],
+                    model: tuple[str, int] | None, notes: list[str]) -> dict[str, list[Candidate]]:
+        """The full-text, context and vector rankings.
+
+        With an executor the full-text searches run there while this thread embeds the query and
+        scans the vectors: SQLite and numpy both work without the GIL, so the two overlap (ADR 0022).
+        """
+        search = self._vector_search(namespace, pool, model, notes)  # loads new vectors first
+
+        def full_text() -> dict[str, list[Candidate]]:
+            out = {"text": self._storage.text_candidates(namespace, search_text, pool)}
+            if self._ranking.context_weight > 0 and "event" in kinds:
+                out["context"] = self._storage.context_candidates(namespace, search_text, pool)
+            return out
+
+        with _Pending(full_text, self._executor) as text_side:
+            vector = None
+            if search is not None:
+                assert self._embedder is not None
+                vector = search(self._embedder.embed_queries([query])[0].astype("<f4").tobytes())
+            rankings = text_side.result()
+        if vector is not None:
+            rankings["vector"] = vector
+        return rankings
+
+    def _vector_search(self, namespace: str, pool: int, model: tuple[str, int] | None,
+                       notes: list[str]) -> Callable[[bytes], list[Candidate]] | None:
+        """The store's vector search, prepared (None when there is nothing to search with)."""
         if self._embedder is None or model is None:
-            return _Pending(None)
+            return None
         if model != (self._embedder.model_id, self._embedder.dim):
             # Never compare vectors of two models: fall back to full text and say so.
             notes.append(f"vector search skipped: the store's vectors are {model[0]}, the embedder is "
                          f"{self._embedder.model_id} (run `hlmem reembed` to switch)")
-            return _Pending(None)
-        # What needs the store is done here; the worker only embeds and scans memory, so it never
-        # waits for the connection the full-text search holds.
-        searcher = self._storage.vector_search(namespace, pool)
-        if searcher is None:
-            return _Pending(None)
-        embedder = self._embedder
-
-        def search() -> list[Candidate]:
-            return searcher(embedder.embed_queries([query])[0].astype("<f4").tobytes())
-
-        return _Pending(search, self._executor)
+            return None
+        return self._storage.vector_search(namespace, pool)
 
     def _neighbours(self, scored: Sequence[Scored], text: Sequence[Candidate], namespace: str,
                     config: RankingConfig) -> tuple[dict[str, str], dict[str, str]]:
@@ -426,23 +426,23 @@ def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tup
 
 
 class _Pending:
-    """A computation started in an executor, or deferred until :meth:`result` when there is none."""
+    """Work submitted to an executor, or done in the calling thread at :meth:`result` when there is none.
 
-    def __init__(self, work: Callable[[], list[Candidate]] | None, executor: Executor | None = None) -> None:
+    As a context manager it never lets the work outlive the block: leaving early (an error in the
+    block) waits for it and drops its outcome.
+    """
+
+    def __init__(self, work: Callable[[], dict[str, list[Candidate]]], executor: Executor | None) -> None:
         self._work = work
-        self._future: Future | None = executor.submit(work) if executor is not None and work is not None else None
+        self._future: Future | None = executor.submit(work) if executor is not None else None
 
-    def result(self) -> list[Candidate] | None:
-        """The computation's value (None when there was nothing to compute); its error is raised here."""
-        if self._future is not None:
-            return self._future.result()
-        return self._work() if self._work is not None else None
+    def result(self) -> dict[str, list[Candidate]]:
+        """The work's value; its error is raised here."""
+        return self._work() if self._future is None else self._future.result()
 
     def __enter__(self) -> _Pending:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        # A computation nobody collected (the recall failed first) is waited for, its outcome
-        # ignored, so it never outlives the call that started it.
         if self._future is not None and not self._future.cancel():
             self._future.exception()
