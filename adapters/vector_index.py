@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hlmem.adapters import hamming
+from hlmem.adapters.hamming import hamming_into
 from hlmem.application.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -48,15 +50,19 @@ class VectorIndex:
         more recall per candidate for 1.5x the scan cost).
     :param candidates: default number of rows rescored exactly per search.
     :param exact_below: searches over at most this many rows scan them all exactly.
+    :param compiled: the Hamming pass compiled with numba (True), in numpy (False), or compiled
+        when numba is installed (None, the default); both choose the same rows (:mod:`hlmem.adapters.hamming`).
     """
 
-    def __init__(self, dim: int, *, bits: int = 2, candidates: int = 1_000, exact_below: int = 4_096) -> None:
+    def __init__(self, dim: int, *, bits: int = 2, candidates: int = 1_000, exact_below: int = 4_096,
+                 compiled: bool | None = None) -> None:
         if dim <= 0 or bits <= 0 or candidates <= 0:
             raise ValidationError("dim, bits and candidates must be positive", field="dim")
         self.dim = dim
         self.bits = bits
         self.candidates = candidates
         self.exact_below = exact_below
+        self.compiled = compiled
         self._words = -(-dim * bits // 64)
         # One more than the largest possible distance marks rows a group filter excludes.
         self._excluded = self._words * 64 + 1
@@ -285,21 +291,8 @@ class VectorIndex:
         """Rows with the ``pool`` smallest Hamming distances (all rows of a tied last distance)."""
         n = len(self._ids)
         q_code = self._encode(q.reshape(1, -1))[0]
-        dist = self._dist[:n]
-        hamming_into(self._codes[:, :n], q_code, dist, xor=self._xor[:n], count=self._count[:n],
-                     partial=self._partial[:n])
-        if mask is not None:
-            np.copyto(dist, self._excluded, where=~mask)
-        # Distances are small integers, so a histogram finds the cut-off in O(n) without
-        # the partial sort argpartition would do.
-        cumulative = np.cumsum(np.bincount(dist, minlength=self._excluded + 1))
-        cutoff = int(np.searchsorted(cumulative, pool))
-        rows = np.flatnonzero(dist <= cutoff)
-        if len(rows) > 2 * pool:  # a huge tie at the cut-off: keep only part of it
-            below = np.flatnonzero(dist < cutoff)
-            tied = np.flatnonzero(dist == cutoff)[: pool - len(below)]
-            rows = np.concatenate([below, tied])
-        return rows
+        scratch = {"dist": self._dist, "xor": self._xor, "count": self._count, "partial": self._partial}
+        return hamming.nearest(self._codes, q_code, n, pool, self._excluded, mask, scratch, compiled=self.compiled)
 
     def _best(
         self, rows: np.ndarray, scores: np.ndarray, k: int, allowed: Callable[[str], bool] | None
@@ -323,37 +316,6 @@ class VectorIndex:
             if want >= len(scores):
                 return hits
             want *= 4
-
-
-#: Words whose popcounts are summed in uint8 before widening: 3 x 64 = 192 fits a byte, 4 x 64 would not.
-_WORDS_PER_GROUP = 3
-
-
-def hamming_into(codes: np.ndarray, q_code: np.ndarray, out: np.ndarray, *, xor: np.ndarray, count: np.ndarray,
-                 partial: np.ndarray) -> None:
-    """``out[i]`` = the Hamming distance between column ``codes[:, i]`` and ``q_code``.
-
-    :param codes: uint64 codes, word-major ``(words, n)``.
-    :param q_code: the query's ``words`` uint64 words.
-    :param out: ``n`` unsigned integers of at least 16 bits (up to ``words x 64``).
-    :param xor: uint64 scratch of ``n``; ``count``, ``partial``: uint8 scratch of ``n``.
-
-    Up to three words' popcounts add up in a uint8 buffer (at most 192) and are widened into
-    ``out`` once per group: a uint8 add costs about a quarter of a uint8-into-uint16 one.
-    """
-    words = codes.shape[0]
-    for first in range(0, words, _WORDS_PER_GROUP):
-        last = min(first + _WORDS_PER_GROUP, words)
-        np.bitwise_xor(codes[first], q_code[first], out=xor)
-        np.bitwise_count(xor, out=partial)
-        for word in range(first + 1, last):
-            np.bitwise_xor(codes[word], q_code[word], out=xor)
-            np.bitwise_count(xor, out=count)
-            np.add(partial, count, out=partial)
-        if first == 0:
-            np.copyto(out, partial)
-        else:
-            np.add(out, partial, out=out)
 
 
 def _dot_rows(vectors: np.ndarray, rows: np.ndarray | None, q: np.ndarray) -> np.ndarray:

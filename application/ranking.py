@@ -207,6 +207,7 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
     ranks: dict[str, dict[str, int]] = {}
     kinds: dict[str, str] = {}
     similarity: dict[str, float] = {}
+    best: dict[str, int] = {}  # each item's best rank in any source (the first tie-break)
     for source, cands in rankings.items():
         if not cands:
             continue
@@ -218,23 +219,28 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
             hi, lo = max(c.score for c in cands), min(c.score for c in cands)
             if floor is not None and pool is not None and len(cands) < pool:
                 lo = min(lo, floor)
-            part = {c.item_id: weight * ((c.score - lo) / (hi - lo) if hi > lo else 1.0) for c in cands}
+            span = hi - lo
+            part = {c.item_id: weight * ((c.score - lo) / span) if span > 0 else weight for c in cands}
         else:
             # Non-increasing along the adapter's order (text_levels), plus the exact-hit bonus.
-            exact = {c.item_id for c in cands if c.exact}
-            claims = {c.item_id for c in cands if c.kind == "claim"}
-            part = {i: (claim_weight if i in claims else weight) * level + (config.exact_weight if i in exact else 0.0)
-                    for i, level in text_levels(cands).items()}
+            levels = text_levels(cands)
+            part = {c.item_id: (claim_weight if c.kind == "claim" else weight) * levels[c.item_id]
+                    + (config.exact_weight if c.exact else 0.0) for c in cands}
         for c in cands:
-            relevance[c.item_id] = relevance.get(c.item_id, 0.0) + part[c.item_id]
-            ranks.setdefault(c.item_id, {})[source] = c.rank
-            kinds[c.item_id] = c.kind
+            i = c.item_id
+            seen = ranks.get(i)
+            if seen is None:
+                relevance[i], ranks[i], best[i] = part[i], {source: c.rank}, c.rank
+            else:
+                relevance[i] += part[i]
+                seen[source] = c.rank
+                best[i] = min(best[i], c.rank)
+            kinds[i] = c.kind
             if source == "vector":
-                similarity[c.item_id] = c.score
-    out = [Scored(item_id=i, kind=kinds[i], relevance=r, score=r, ranks=ranks[i], similarity=similarity.get(i))
-           for i, r in relevance.items()]
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
-    return out
+                similarity[i] = c.score
+    order = sorted(relevance, key=lambda i: (-relevance[i], best[i], i))
+    return [Scored(item_id=i, kind=kinds[i], relevance=relevance[i], score=relevance[i], ranks=ranks[i],
+                   similarity=similarity.get(i)) for i in order]
 
 
 def text_levels(cands: Sequence[Candidate]) -> dict[str, float]:
@@ -315,7 +321,9 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
         if f.activation is not None:
             bonus += config.activation_weight * f.activation
         bonus += config.usefulness_weight * usefulness(f.helpful, f.unhelpful)
-        out.append(evolve(s, score=s.relevance + bonus))
+        # Built directly: attrs.evolve costs several times a constructor call.
+        out.append(Scored(item_id=s.item_id, kind=s.kind, relevance=s.relevance, score=s.relevance + bonus,
+                          ranks=s.ranks, similarity=s.similarity, folded=s.folded))
     out.sort(key=lambda s: (-s.score, min(s.ranks.values(), default=0), s.item_id))
     return out
 

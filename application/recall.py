@@ -7,6 +7,7 @@ visible at the (valid, known) instant asked about, add the final signals and fol
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from datetime import datetime
@@ -97,9 +98,10 @@ class RecallService:
     def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None) -> None:
-        """:param executor: where a recall's full-text searches run while the calling thread embeds
-            the query and searches vectors (None: one after the other, in the calling thread). The
-            storage must then serve a full-text search beside a vector search (ADR 0022)."""
+        """:param executor: where a recall embeds its query and scans vectors while the calling thread
+            reads the query and searches full text (None: one after the other, in the calling
+            thread). The storage's prepared vector search must then run beside its other calls,
+            as the port promises (ADR 0022)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -150,11 +152,28 @@ class RecallService:
         now = self._clock.now()
         explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
         explicit_known = require_aware(known_at, field="known_at") if known_at else None
-        notes: list[str] = []
-        intent = None
-        if understand_query:
-            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
-        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
+        pool = max(50, k * 5)
+        config = self._ranking
+        model = self._storage.vector_model()
+        vector_notes: list[str] = []
+        search = self._vector_search(namespace, pool, model, vector_notes)  # loads new vectors first
+        embedder = self._embedder
+
+        def vector_side() -> list[Candidate] | None:
+            if search is None or embedder is None:
+                return None
+            return search(embedder.embed_queries([query])[0].astype("<f4").tobytes())
+
+        # With an executor the query's embedding and vector scan run there while this thread reads
+        # the query and searches full text: the scan (numba or numpy) and SQLite both work without
+        # the GIL, so the two overlap (ADR 0022).
+        with _Pending(vector_side, self._executor if search is not None else None) as pending:
+            reading = self._read(query, namespace, pool, kinds, now, explicit_valid, explicit_known, understand_query)
+            vector = pending.result()
+        intent, valid_at, known_at, rankings = reading.intent, reading.valid_at, reading.known_at, reading.rankings
+        notes = [*reading.notes, *vector_notes]
+        if vector is not None:
+            rankings["vector"] = vector
         # "now" and "at T" both ask for the latest state up to an instant: the newest visible memory
         # is the best witness of it (everything visible happened by then). A named period ("in
         # June") instead favours what happened or held within it.
@@ -163,10 +182,6 @@ class RecallService:
         window = (vrange.start, vrange.end) if vrange is not None else None
         history = intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None
 
-        pool = max(50, k * 5)
-        config = self._ranking
-        model = self._storage.vector_model()
-        rankings = self._candidates(query, search_text, namespace, pool, kinds, model, notes)
         if include_archived and "claim" in kinds:
             rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
         floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
@@ -220,30 +235,18 @@ class RecallService:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
         return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
 
-    def _candidates(self, query: str, search_text: str, namespace: str, pool: int, kinds: Sequence[str],
-                    model: tuple[str, int] | None, notes: list[str]) -> dict[str, list[Candidate]]:
-        """The full-text, context and vector rankings.
-
-        With an executor the full-text searches run there while this thread embeds the query and
-        scans the vectors: SQLite and numpy both work without the GIL, so the two overlap (ADR 0022).
-        """
-        search = self._vector_search(namespace, pool, model, notes)  # loads new vectors first
-
-        def full_text() -> dict[str, list[Candidate]]:
-            out = {"text": self._storage.text_candidates(namespace, search_text, pool)}
-            if self._ranking.context_weight > 0 and "event" in kinds:
-                out["context"] = self._storage.context_candidates(namespace, search_text, pool)
-            return out
-
-        with _Pending(full_text, self._executor) as text_side:
-            vector = None
-            if search is not None:
-                assert self._embedder is not None
-                vector = search(self._embedder.embed_queries([query])[0].astype("<f4").tobytes())
-            rankings = text_side.result()
-        if vector is not None:
-            rankings["vector"] = vector
-        return rankings
+    def _read(self, query: str, namespace: str, pool: int, kinds: Sequence[str], now: datetime,
+              explicit_valid: datetime | None, explicit_known: datetime | None, understand_query: bool) -> _Reading:
+        """The query's intent and instants, and its full-text and context rankings."""
+        notes: list[str] = []
+        intent = None
+        if understand_query:
+            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
+        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
+        rankings = {"text": self._storage.text_candidates(namespace, search_text, pool)}
+        if self._ranking.context_weight > 0 and "event" in kinds:
+            rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
+        return _Reading(intent, valid_at, known_at, rankings, notes)
 
     def _vector_search(self, namespace: str, pool: int, model: tuple[str, int] | None,
                        notes: list[str]) -> Callable[[bytes], list[Candidate]] | None:
@@ -425,6 +428,17 @@ def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tup
     return text
 
 
+@frozen
+class _Reading:
+    """What :meth:`RecallService._read` found: the intent, the instants, the rankings and notes."""
+
+    intent: QueryIntent | None
+    valid_at: datetime
+    known_at: datetime
+    rankings: dict[str, list[Candidate]]
+    notes: list[str]
+
+
 class _Pending:
     """Work submitted to an executor, or done in the calling thread at :meth:`result` when there is none.
 
@@ -432,11 +446,22 @@ class _Pending:
     block) waits for it and drops its outcome.
     """
 
-    def __init__(self, work: Callable[[], dict[str, list[Candidate]]], executor: Executor | None) -> None:
+    def __init__(self, work: Callable[[], list[Candidate] | None], executor: Executor | None) -> None:
         self._work = work
-        self._future: Future | None = executor.submit(work) if executor is not None else None
+        self._future: Future | None = None
+        if executor is not None:
+            started = threading.Event()
 
-    def result(self) -> dict[str, list[Candidate]]:
+            def run() -> list[Candidate] | None:
+                started.set()
+                return work()
+
+            self._future = executor.submit(run)
+            # Wait (without the GIL) until the worker runs: it then holds the GIL only until its scan
+            # starts, instead of waiting for this thread's next release (ADR 0022).
+            started.wait(0.002)
+
+    def result(self) -> list[Candidate] | None:
         """The work's value; its error is raised here."""
         return self._work() if self._future is None else self._future.result()
 

@@ -239,24 +239,27 @@ def test_events_are_visible_only_once_recorded(services: Services) -> None:
     assert ids["event"] not in {i.id for i in items}
 
 
-# --- the full-text search beside the vector search (ADR 0022) ------------------------------------
+# --- the vector search beside the full-text search (ADR 0022) ------------------------------------
 
 
-class _ThreadNoting(ScriptedSearchStorage):
-    """Notes the thread of each full-text search; ``gate`` (when set up) holds the search back."""
+class _ThreadNoting(FakeEmbedder):
+    """A FakeEmbedder noting the thread of each query embedding; ``gate`` (when set up) holds it back."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, handler) -> None:
+        super().__init__(handler)
         self.threads: list[str] = []
         self.gate: threading.Event | None = None
+        self.fail = False
         self.finished = threading.Event()
 
-    def text_candidates(self, namespace, query, limit):
+    def embed_queries(self, texts):
         self.threads.append(threading.current_thread().name)
         try:
             if self.gate is not None:
                 self.gate.wait(5)
-            return super().text_candidates(namespace, query, limit)
+            if self.fail:
+                raise RuntimeError("the embedder is down")
+            return super().embed_queries(texts)
         finally:
             self.finished.set()
 
@@ -264,49 +267,56 @@ class _ThreadNoting(ScriptedSearchStorage):
 QUERIES = ["dark", "theme", "Hangzhou", "dark mode today", "现在呢", "what did I switch to", "nothing at all"]
 
 
-def test_an_executor_changes_where_full_text_is_searched_not_what_recall_returns() -> None:
-    storage = _ThreadNoting()
-    embedder = FakeEmbedder(keyword_handler(["dark", "hangzhou", "theme"]))
-    s = make_services(T0, storage=storage, embedder=embedder)
+def test_an_executor_changes_where_the_vector_search_runs_not_what_recall_returns() -> None:
+    embedder = _ThreadNoting(keyword_handler(["dark", "hangzhou", "theme"]))
+    s = make_services(T0, embedder=embedder)
     seed(s)
-    sequential = RecallService(storage, s.clock, embedder)
+    sequential = RecallService(s.storage, s.clock, embedder)
     with ThreadPoolExecutor(1, thread_name_prefix="beside") as pool:
-        parallel = RecallService(storage, s.clock, embedder, executor=pool)
-        storage.threads.clear()
+        parallel = RecallService(s.storage, s.clock, embedder, executor=pool)
+        embedder.threads.clear()
         for query in QUERIES:
             assert parallel.recall(query, k=5) == sequential.recall(query, k=5)
-    assert storage.threads == [name for _ in QUERIES for name in ("beside_0", threading.current_thread().name)]
+    assert embedder.threads == [name for _ in QUERIES for name in ("beside_0", threading.current_thread().name)]
 
 
-def test_a_failing_full_text_search_in_the_executor_fails_the_recall_as_it_would_in_line() -> None:
-    storage = ScriptedSearchStorage()
-    s = make_services(T0, storage=storage, embedder=FakeEmbedder(keyword_handler(["dark"])))
+def test_without_vectors_nothing_goes_to_the_executor() -> None:
+    s = make_services(T0)
     seed(s)
 
+    class Refusing(ThreadPoolExecutor):
+        def submit(self, *args, **kwargs):
+            raise AssertionError("a recall without vectors submitted work")
+
+    with Refusing(1) as pool:
+        assert RecallService(s.storage, s.clock, executor=pool).recall("dark").items
+
+
+def test_a_failing_vector_search_in_the_executor_fails_the_recall_as_it_would_in_line() -> None:
+    embedder = _ThreadNoting(keyword_handler(["dark"]))
+    s = make_services(T0, embedder=embedder)
+    seed(s)
+    embedder.fail = True
+    with pytest.raises(RuntimeError, match="the embedder is down"):
+        RecallService(s.storage, s.clock, embedder).recall("dark")
+    with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="the embedder is down"):
+        RecallService(s.storage, s.clock, embedder, executor=pool).recall("dark")
+
+
+def test_when_the_full_text_side_fails_the_recall_waits_for_its_vector_search() -> None:
+    """No vector search outlives the recall that started it, even when that recall fails."""
+    storage = ScriptedSearchStorage()
+    embedder = _ThreadNoting(keyword_handler(["dark"]))
+    s = make_services(T0, storage=storage, embedder=embedder)
+    seed(s)
+    embedder.gate = threading.Event()
+    embedder.finished.clear()
+
     def broken(ns, q, limit):
+        threading.Timer(0.05, embedder.gate.set).start()  # the vector side finishes a little after this fails
         raise RuntimeError("full text is down")
 
     storage.text_handler = broken
-    with pytest.raises(RuntimeError, match="full text is down"):
-        RecallService(storage, s.clock, s.embedder).recall("dark")
     with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="full text is down"):
-        RecallService(storage, s.clock, s.embedder, executor=pool).recall("dark")
-
-
-def test_when_the_vector_side_fails_the_recall_waits_for_its_full_text_search() -> None:
-    """No full-text search outlives the recall that started it, even when that recall fails."""
-    storage = _ThreadNoting()
-
-    def handler(text: str) -> list[float]:
-        if text == "dark":  # the query: the vector side fails while full text is still searching
-            threading.Timer(0.05, storage.gate.set).start()
-            raise RuntimeError("the embedder is down")
-        return [1.0, float("dark" in text)]
-
-    s = make_services(T0, storage=storage, embedder=FakeEmbedder(handler))
-    seed(s)
-    storage.gate = threading.Event()
-    storage.finished.clear()
-    with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="the embedder is down"):
-        RecallService(storage, s.clock, s.embedder, executor=pool).recall("dark")
-    assert storage.finished.is_set()
+        RecallService(storage, s.clock, embedder, executor=pool).recall("dark")
+    assert embedder.finished.is_set()
