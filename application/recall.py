@@ -7,7 +7,6 @@ visible at the (valid, known) instant asked about, add the final signals and fol
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from datetime import datetime
@@ -152,11 +151,15 @@ class RecallService:
         now = self._clock.now()
         explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
         explicit_known = require_aware(known_at, field="known_at") if known_at else None
+        notes: list[str] = []
+        intent = None
+        if understand_query:
+            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
+        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
         pool = max(50, k * 5)
         config = self._ranking
         model = self._storage.vector_model()
-        vector_notes: list[str] = []
-        search = self._vector_search(namespace, pool, model, vector_notes)  # loads new vectors first
+        search = self._vector_search(namespace, pool, model, notes)  # loads new vectors first
         embedder = self._embedder
 
         def vector_side() -> list[Candidate] | None:
@@ -164,14 +167,14 @@ class RecallService:
                 return None
             return search(embedder.embed_queries([query])[0].astype("<f4").tobytes())
 
-        # With an executor the query's embedding and vector scan run there while this thread reads
-        # the query and searches full text: the scan (numba or numpy) and SQLite both work without
-        # the GIL, so the two overlap (ADR 0022).
+        # With an executor the query's embedding and vector scan run there while this thread
+        # searches full text: the scan (numba or numpy) and SQLite both work without the GIL, so
+        # the two overlap (ADR 0022). The scan starts once this thread first waits on SQLite.
         with _Pending(vector_side, self._executor if search is not None else None) as pending:
-            reading = self._read(query, namespace, pool, kinds, now, explicit_valid, explicit_known, understand_query)
+            rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
+            if config.context_weight > 0 and "event" in kinds:
+                rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
             vector = pending.result()
-        intent, valid_at, known_at, rankings = reading.intent, reading.valid_at, reading.known_at, reading.rankings
-        notes = [*reading.notes, *vector_notes]
         if vector is not None:
             rankings["vector"] = vector
         # "now" and "at T" both ask for the latest state up to an instant: the newest visible memory
@@ -234,19 +237,6 @@ class RecallService:
         if budget is not None:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
         return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
-
-    def _read(self, query: str, namespace: str, pool: int, kinds: Sequence[str], now: datetime,
-              explicit_valid: datetime | None, explicit_known: datetime | None, understand_query: bool) -> _Reading:
-        """The query's intent and instants, and its full-text and context rankings."""
-        notes: list[str] = []
-        intent = None
-        if understand_query:
-            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
-        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
-        rankings = {"text": self._storage.text_candidates(namespace, search_text, pool)}
-        if self._ranking.context_weight > 0 and "event" in kinds:
-            rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
-        return _Reading(intent, valid_at, known_at, rankings, notes)
 
     def _vector_search(self, namespace: str, pool: int, model: tuple[str, int] | None,
                        notes: list[str]) -> Callable[[bytes], list[Candidate]] | None:
@@ -428,17 +418,6 @@ def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tup
     return text
 
 
-@frozen
-class _Reading:
-    """What :meth:`RecallService._read` found: the intent, the instants, the rankings and notes."""
-
-    intent: QueryIntent | None
-    valid_at: datetime
-    known_at: datetime
-    rankings: dict[str, list[Candidate]]
-    notes: list[str]
-
-
 class _Pending:
     """Work submitted to an executor, or done in the calling thread at :meth:`result` when there is none.
 
@@ -448,18 +427,7 @@ class _Pending:
 
     def __init__(self, work: Callable[[], list[Candidate] | None], executor: Executor | None) -> None:
         self._work = work
-        self._future: Future | None = None
-        if executor is not None:
-            started = threading.Event()
-
-            def run() -> list[Candidate] | None:
-                started.set()
-                return work()
-
-            self._future = executor.submit(run)
-            # Wait (without the GIL) until the worker runs: it then holds the GIL only until its scan
-            # starts, instead of waiting for this thread's next release (ADR 0022).
-            started.wait(0.002)
+        self._future: Future | None = executor.submit(work) if executor is not None else None
 
     def result(self) -> list[Candidate] | None:
         """The work's value; its error is raised here."""
