@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
@@ -68,6 +69,8 @@ class DocFrequencies:
         self.vocab = vocab
         self._counts: dict[str, int] = {}
         self._state: tuple[int, int] | None = None
+        #: The part of the last search's rows that were the namespace's own (sizes the next fetch).
+        self.share: dict[str, float] = {}
         self._tokenizer = None
         self._con: apsw.Connection | None = None
 
@@ -160,15 +163,24 @@ def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:
 
 
 def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newest: bool,
-             fts: str = "items_fts", join: str = ITEMS_JOIN) -> list[tuple]:
+             fts: str = "items_fts", join: str = ITEMS_JOIN, share: dict[str, float] | None = None) -> list[tuple]:
     """Up to ``limit`` ``(item_id, kind, bm25)`` hits of one MATCH expression within ``namespace``.
 
     ``newest`` takes the newest matches without ranking them all (bm25 reported as 0). ``join``
     maps a matching row to its items (one, or several: the context index's pairs); an item
-    matched by several rows counts once, at its best.
+    matched by several rows counts once, at its best. Rows of other namespaces are fetched and
+    dropped: ``share`` (namespace -> the part of rows that were its own last time) sizes the first
+    fetch, up to :data:`FTS_OVERFETCH` times ``limit``; a store of one namespace fetches ``limit``.
     """
-    order = "rowid DESC" if newest else "rank"
-    fetch = limit * FTS_OVERFETCH
+    # rowid breaks bm25 ties, so that the hits do not depend on how many rows were fetched.
+    order = "rowid DESC" if newest else "rank, rowid DESC"
+    own = share.get(namespace) if share is not None else None
+    if own == 1.0:
+        fetch = limit
+    elif own:
+        fetch = limit * min(FTS_OVERFETCH, math.ceil(1.25 / own))
+    else:
+        fetch = limit * FTS_OVERFETCH
     while True:
         rows = con.execute(
             "SELECT i.item_id, i.kind, i.namespace, f.rank FROM "
@@ -180,6 +192,8 @@ def _matches(con: apsw.Connection, match: str, namespace: str, limit: int, newes
         for item_id, kind, ns, score in rows:
             if ns == namespace and item_id not in best:
                 best[item_id] = (item_id, kind, score)
+        if share is not None and rows:
+            share[namespace] = sum(1 for r in rows if r[2] == namespace) / len(rows)
         hits = list(best.values())
         if len(hits) >= limit or len(rows) < fetch:
             return hits[:limit]
@@ -208,7 +222,9 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
     # Each term as the index segments it (a phrase of its tokens): jieba may cut a word alone
     # ("主 上") unlike inside the query ("主上中" -> 主上 · 中); the in-memory adapter does the same.
     terms = list(_search_terms(query))
-    df = (frequencies or DocFrequencies()).of_terms(con, terms)
+    frequencies = frequencies or DocFrequencies()
+    df = frequencies.of_terms(con, terms)
+    share = frequencies.share
     occurring = [t for t in terms if df[t] > 0]
     kept, overflow = select_terms(df, occurring, FTS_DOC_BUDGET)
     hits: list[tuple] = []
@@ -216,7 +232,7 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
         every = build_match(sorted(occurring, key=lambda t: df[t]), "and")  # rarest first: FTS5 skips more
         if every is not None:
             hits = _matches(con, every, namespace, limit, sum(df[t] for t in occurring) > FTS_DOC_BUDGET, fts,
-                            join)
+                            join, share)
     # Hits of the AND pass (or of a one-term query) hold every query term when every term occurs.
     exact = len(hits) if len(occurring) > 1 else limit
     exact = exact if occurring and len(occurring) == len(terms) else 0
@@ -224,7 +240,7 @@ def text_candidates(con: apsw.Connection, namespace: str, query: str, limit: int
         match = build_match(kept)
         if match is not None:
             seen = {h[0] for h in hits}
-            more = _matches(con, match, namespace, limit + len(hits), overflow, fts, join)
+            more = _matches(con, match, namespace, limit + len(hits), overflow, fts, join, share)
             hits += [h for h in more if h[0] not in seen][:limit - len(hits)]
     return [Candidate(item_id, kind, rank, -float(score), rank <= exact)
             for rank, (item_id, kind, score) in enumerate(hits, start=1)]
