@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["nearest"]
+__all__ = ["nearest", "search"]
 
 
 @intrinsic
@@ -69,4 +70,35 @@ def nearest(codes, q_code, n, mask, use_mask, pool, excluded, dist, hist, out): 
             out[found] = i
             found += 1
             room -= 1
+    return found
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def _dots(vectors, rows, m, q, scores):  # pragma: no cover - compiled
+    """``scores[j]`` = the float32 dot product of ``vectors[rows[j]]`` and ``q`` (SIMD: any order of sums)."""
+    dim = vectors.shape[1]
+    for j in range(m):
+        r = rows[j]
+        total = np.float32(0.0)
+        for t in range(dim):
+            total += vectors[r, t] * q[t]
+        scores[j] = total
+
+
+@njit(nogil=True, cache=True)
+def search(codes, vectors, q_code, q, n, mask, use_mask, pool, k, excluded, dist, hist, rows, scores,
+           top_rows, top_scores):  # pragma: no cover - compiled
+    """:func:`nearest`, then the exact score of each row kept, then the ``k`` best of them and every
+    row tied with the k-th, into ``top_rows``/``top_scores``; returns how many. All without the GIL."""
+    m = nearest(codes, q_code, n, mask, use_mask, pool, excluded, dist, hist, rows)
+    _dots(vectors, rows, m, q, scores)
+    threshold = -np.inf
+    if m > k:
+        threshold = np.sort(scores[:m])[m - k]
+    found = 0
+    for j in range(m):
+        if scores[j] >= threshold:
+            top_rows[found] = rows[j]
+            top_scores[found] = scores[j]
+            found += 1
     return found

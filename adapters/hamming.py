@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compiled_available", "hamming_into", "nearest"]
+__all__ = ["compiled_available", "hamming_into", "nearest", "nearest_scored"]
 
 #: Words whose popcounts are summed in uint8 before widening: 3 x 64 = 192 fits a byte, 4 x 64 would not.
 _WORDS_PER_GROUP = 3
@@ -72,6 +72,30 @@ def nearest(codes: np.ndarray, q_code: np.ndarray, n: int, pool: int, excluded: 
         tied = np.flatnonzero(dist == cutoff)[: pool - len(below)]
         rows = np.sort(np.concatenate([below, tied]))
     return rows
+
+
+def nearest_scored(codes: np.ndarray, vectors: np.ndarray, q_code: np.ndarray, q: np.ndarray, n: int, pool: int,
+                   k: int, excluded: int, mask: np.ndarray | None,
+                   scratch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled pass, rescoring too: of the rows :func:`nearest` keeps, the ``k`` with the
+    highest float32 dot product with ``q`` and every row tied with the k-th, as ``(rows, scores)``
+    in row order; one call without the GIL. None when the compiled pass is not available.
+
+    The scores are sums in SIMD order: they may differ from numpy's in the last bits.
+    """
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    from hlmem.adapters import _hamming_numba
+
+    size = min(n, 2 * pool + 1)
+    rows, scores = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.float32)
+    top_rows, top_scores = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.float32)
+    hist = np.empty(excluded + 2, dtype=np.int64)
+    picked = np.empty(0, dtype=np.uint8) if mask is None else mask.view(np.uint8)
+    count = _hamming_numba.search(codes, vectors, q_code, q, n, picked, mask is not None, pool, k, excluded,
+                                  scratch["dist"][:n], hist, rows, scores, top_rows, top_scores)
+    return top_rows[:count], top_scores[:count]
 
 
 def hamming_into(codes: np.ndarray, q_code: np.ndarray, out: np.ndarray, *, xor: np.ndarray, count: np.ndarray,

@@ -222,6 +222,14 @@ class VectorIndex:
                 rows = np.arange(n) if mask is None else np.flatnonzero(mask)
                 scores = _dot_rows(self._vectors[:n], None if mask is None else rows, q)
                 return self._best(rows, scores, k, allowed)
+            if allowed is None and self.compiled is not False:
+                # One compiled call without the GIL: first stage, rescoring and the k best.
+                scratch = {"dist": self._dist}
+                q_code = self._encode(q.reshape(1, -1))[0]
+                scored = hamming.nearest_scored(self._codes, self._vectors, q_code, q, n, pool, k, self._excluded,
+                                                mask, scratch)
+                if scored is not None:
+                    return self._best(*scored, k, None)
             rows = self._nearest_codes(q, mask, pool)
             hits = self._best(rows, _dot_rows(self._vectors, rows, q), k, allowed)
             if len(hits) == k or allowed is None:

@@ -87,7 +87,36 @@ def test_an_index_searches_alike_compiled_or_not() -> None:
         index.add(ids[4_000:], vectors[4_000:], group="b")
     for q in rng.standard_normal((25, 24)).astype(np.float32):
         for group in (None, "a", "b"):
-            assert indexes[0].search(q, 20, group=group) == indexes[1].search(q, 20, group=group)
+            compiled, plain = (index.search(q, 20, group=group) for index in indexes)
+            # Same rows; the compiled rescoring sums in SIMD order, so scores agree to float32 rounding.
+            assert [i for i, _ in compiled] == [i for i, _ in plain]
+            assert [s for _, s in compiled] == pytest.approx([s for _, s in plain], abs=1e-6)
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(cases(), st.integers(1, 30))
+def test_compiled_rescoring_keeps_the_best_k_of_the_first_stage_rows(case, k) -> None:
+    codes, q_code, n, pool, mask = case
+    words = codes.shape[0]
+    rng = np.random.default_rng(n * 31 + pool)
+    vectors = rng.standard_normal((codes.shape[1], 8)).astype(np.float32)
+    vectors[1] = vectors[0]  # a tie of scores
+    q = rng.standard_normal(8).astype(np.float32)
+    rows = hamming.nearest(codes, q_code, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=False)
+    scores = vectors[rows] @ q
+    got_rows, got_scores = hamming.nearest_scored(codes, vectors, q_code, q, n, pool, k, words * 64 + 1, mask,
+                                                  scratch(n, words))
+    assert got_rows.tolist() == sorted(got_rows.tolist())  # row order
+    assert got_scores == pytest.approx(vectors[got_rows] @ q, abs=1e-5)
+    if len(rows) <= k:
+        assert got_rows.tolist() == rows.tolist()
+        return
+    kth = np.sort(scores)[len(rows) - k]
+    # The k best and every row tied with the k-th (to float32 rounding), nothing below.
+    assert set(rows[scores > kth + 1e-5].tolist()) <= set(got_rows.tolist())
+    assert set(got_rows.tolist()) <= set(rows[scores >= kth - 1e-5].tolist())
+    assert len(got_rows) >= k
 
 
 def test_hlmem_numba_off_turns_the_compiled_pass_off(monkeypatch: pytest.MonkeyPatch) -> None:
