@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from attrs import evolve
 
 from hlmem.application.ports import Candidate
-from hlmem.application.ranking import RankingConfig, Scored, mentions_folded, text_levels
+from hlmem.application.entity_constraint import mentions_folded
+from hlmem.application.ranking import RankingConfig, Scored, text_levels
 
 
 def propagate_replies(scored: Sequence[Scored], text: Sequence[Candidate], replies: Mapping[str, str],

@@ -18,8 +18,9 @@ from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             support_sessions)
-from hlmem.application.ranking import (ENTITY_CONSTRAINT_MODES, Features, RankingConfig, Scored, apply_floor,
-                                       constrain, final_scores, fold, fold_key_of_text, fuse)
+from hlmem.application.entity_constraint import ENTITY_CONSTRAINT_MODES, constrain
+from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
+                                       fold_key_of_text, fuse)
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 import pytest
 
 from hlmem import Memory
-from hlmem.application.ranking import constrain, mentions, Scored
+from hlmem.application.entity_constraint import constrain, mentions
+from hlmem.application.ranking import Scored
 from hlmem.domain.errors import ValidationError
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)

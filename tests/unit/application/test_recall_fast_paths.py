@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hlmem.application.ranking import Scored, constrain, fold_key_of_text, mentions, mentions_folded
+from hlmem.application.entity_constraint import constrain, mentions, mentions_folded
+from hlmem.application.ranking import Scored, fold_key_of_text
 from hlmem.application.recall import RecallService, _features
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.queries import holds, row_at
@@ -127,7 +128,7 @@ def test_fold_keys_of_short_and_long_texts_follow_one_definition(text: str) -> N
 
 
 def _reference_mention(folded: str, name: str) -> bool:
-    """The rule of ``ranking.mentions`` as the regular expression it was first written as."""
+    """The rule of ``entity_constraint.mentions`` as the regular expression it was first written as."""
     needle = unicodedata.normalize("NFKC", name).casefold().strip()
     if not needle:
         return False
