@@ -370,12 +370,13 @@ class SQLiteStorage:
             return search.visible(self._con, ids, valid_at, known_at)
 
     def _check_external_writes(self) -> None:
-        """Drop caches when another connection committed since we last looked (data_version)."""
+        """Refresh caches when another connection committed since we last looked (data_version):
+        the vector cache then loads only what was added, unless vectors were deleted."""
         version = self._con.pragma("data_version")
         if version != self._data_version:
             self._data_version = version
             self._model = None
-            self._vectors.invalidate()
+            self._vectors.stale()
 
     def vector_model(self) -> tuple[str, int] | None:
         # Cached: it changes only on bind or reembed (here, or by another connection, which
@@ -406,6 +407,7 @@ class SQLiteStorage:
             search.ensure_dim(vec, dim)
         with self.transaction(), _translated("replacing vectors"):
             self._con.execute("DELETE FROM vectors")
+            search.bump_vector_epoch(self._con)
             self._con.executemany(
                 "INSERT INTO vectors (item_key, vec) SELECT item_key, ? FROM items WHERE item_id = ?",
                 [(vec, item_id) for item_id, vec in vectors],
