@@ -35,27 +35,34 @@ def _cached(inner, cache, cache_queries: bool):
     return None if inner is None else CachedEmbedder(inner, cache, cache_queries=cache_queries)
 
 
-def _make_llm(settings: dict, ledger):
+def _owned(owned: list, made):
+    """Note an object the container made that holds a connection or an HTTP client: ``Memory.close``
+    closes what is noted, newest first."""
+    owned.append(made)
+    return made
+
+
+def _make_llm(settings: dict, ledger, owned: list):
     from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
     from hlmem.adapters.llm.presets import LLMConfig
 
-    return OpenAICompatLLM(LLMConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                           ledger=ledger)
+    return _owned(owned, OpenAICompatLLM(LLMConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
+                                         ledger=ledger))
 
 
-def _make_reranker(settings: dict, ledger, clock):
+def _make_reranker(settings: dict, ledger, clock, owned: list):
     from hlmem.adapters.rerank.config import RerankConfig
     from hlmem.adapters.rerank.http import HTTPReranker
 
-    return HTTPReranker(RerankConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                        ledger=ledger, clock=clock)
+    return _owned(owned, HTTPReranker(RerankConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
+                                      ledger=ledger, clock=clock))
 
 
-def _make_ledger(kind: str, path: str):
+def _make_ledger(kind: str, path: str, owned: list):
     if kind == "sqlite":
         from hlmem.adapters.sqlite.ledger import SQLiteLedger
 
-        return SQLiteLedger.open(path)
+        return _owned(owned, SQLiteLedger.open(path))
     from hlmem.adapters.llm.ledger import InMemoryLedger
 
     return InMemoryLedger()
@@ -160,11 +167,13 @@ class Container(containers.DeclarativeContainer):
     job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
     ingest = providers.Singleton(IngestService, writes, job_queue)
 
-    ledger = providers.Singleton(_make_ledger, config.storage.kind, config.storage.path)
+    #: What the container made that must be closed (HTTP clients, the ledger's connection).
+    owned = providers.Singleton(list)
+    ledger = providers.Singleton(_make_ledger, config.storage.kind, config.storage.path, owned)
     llm = providers.Selector(
         config.llm.kind,
         none=providers.Object(None),
-        http=providers.Singleton(_make_llm, config.llm.settings, ledger),
+        http=providers.Singleton(_make_llm, config.llm.settings, ledger, owned),
     )
     extractor = providers.Singleton(_make_extractor, llm, registry, forget)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
@@ -184,7 +193,7 @@ class Container(containers.DeclarativeContainer):
     reranker = providers.Selector(
         config.rerank.kind,
         none=providers.Object(None),
-        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock),
+        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock, owned),
     )
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,

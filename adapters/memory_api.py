@@ -176,8 +176,14 @@ class Memory:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the store."""
-        self.storage.close()
+        """Close what this Memory opened: its LLM and reranker clients, the LLM ledger's connection,
+        and the store (last). An LLM or reranker passed in as an object is the caller's to close."""
+        owned = self._container.owned()
+        try:
+            while owned:
+                owned.pop().close()
+        finally:
+            self.storage.close()
 
     def __enter__(self) -> Memory:
         return self
