@@ -56,24 +56,25 @@ def cases(draw):
     return codes, q, n, pool, mask
 
 
+def first_stage(case, *, compiled: bool) -> np.ndarray:
+    """The rows :func:`hamming.nearest` keeps for a drawn case, by the pass asked for."""
+    codes, q, n, pool, mask = case
+    words = codes.shape[0]
+    return hamming.nearest(codes, q, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=compiled)
+
+
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_the_numpy_pass_keeps_the_rows_the_definition_keeps(case) -> None:
     codes, q, n, pool, mask = case
-    words = codes.shape[0]
-    got = hamming.nearest(codes, q, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=False)
-    assert got.tolist() == reference(codes[:, :n], q, pool, mask).tolist()
+    assert first_stage(case, compiled=False).tolist() == reference(codes[:, :n], q, pool, mask).tolist()
 
 
 @needs_numba
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_the_compiled_pass_keeps_the_rows_the_numpy_pass_keeps(case) -> None:
-    codes, q, n, pool, mask = case
-    words = codes.shape[0]
-    numpy_rows = hamming.nearest(codes, q, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=False)
-    compiled_rows = hamming.nearest(codes, q, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=True)
-    assert compiled_rows.tolist() == numpy_rows.tolist()
+    assert first_stage(case, compiled=True).tolist() == first_stage(case, compiled=False).tolist()
 
 
 @needs_numba
@@ -103,7 +104,7 @@ def test_compiled_rescoring_keeps_the_best_k_of_the_first_stage_rows(case, k) ->
     vectors = rng.standard_normal((codes.shape[1], 8)).astype(np.float32)
     vectors[1] = vectors[0]  # a tie of scores
     q = rng.standard_normal(8).astype(np.float32)
-    rows = hamming.nearest(codes, q_code, n, pool, words * 64 + 1, mask, scratch(n, words), compiled=False)
+    rows = first_stage(case, compiled=False)
     scores = vectors[rows] @ q
     got_rows, got_scores = hamming.nearest_scored(codes, vectors, q_code, q, n, pool, k, words * 64 + 1, mask,
                                                   scratch(n, words))
