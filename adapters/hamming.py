@@ -3,9 +3,10 @@ nearest the query's in Hamming distance (ADR 0005, ADR 0022).
 
 Two implementations choose the same rows:
 
-- compiled with numba (the optional ``fast`` extra): one pass over the codes that adds up the
-  distances, counts them in a histogram and then collects the rows, all without the GIL, so a
-  full-text search in another thread runs meanwhile;
+- compiled with numba (the optional ``fast`` extra, :mod:`hlmem.adapters._hamming_numba`): one
+  pass over the codes that adds up the distances, counts them in a histogram and then collects
+  the rows (and, in :func:`nearest_scored`, rescores them), all without the GIL, so a full-text
+  search in another thread runs meanwhile;
 - numpy (always there): three ufunc calls per three code words and a histogram.
 
 The compiled one is used when numba imports and ``HLMEM_NUMBA`` is not ``0``/``off``. It is built
@@ -27,12 +28,18 @@ __all__ = ["compiled_available", "hamming_into", "nearest", "nearest_scored"]
 _WORDS_PER_GROUP = 3
 
 _lock = threading.Lock()
-_compiled: Any = None  # the jitted function, False when numba is missing or turned off, None before the first look
+_compiled: Any = None  # the compiled module, False when numba is missing or turned off, None before the first look
 
 
 def compiled_available() -> bool:
     """Whether :func:`nearest` runs compiled (numba is installed and not turned off)."""
     return _kernel() is not None
+
+
+def _compiled_buffers(excluded: int, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled pass's histogram and its mask as bytes (empty: no mask)."""
+    picked = np.empty(0, dtype=np.uint8) if mask is None else mask.view(np.uint8)
+    return np.empty(excluded + 2, dtype=np.int64), picked
 
 
 def nearest(codes: np.ndarray, q_code: np.ndarray, n: int, pool: int, excluded: int, mask: np.ndarray | None,
@@ -54,9 +61,8 @@ def nearest(codes: np.ndarray, q_code: np.ndarray, n: int, pool: int, excluded: 
     dist = scratch["dist"][:n]
     if kernel is not None:
         out = np.empty(min(n, 2 * pool + 1), dtype=np.int64)
-        hist = np.empty(excluded + 2, dtype=np.int64)
-        picked = np.empty(0, dtype=np.uint8) if mask is None else mask.view(np.uint8)
-        count = kernel(codes, q_code, n, picked, mask is not None, pool, excluded, dist, hist, out)
+        hist, picked = _compiled_buffers(excluded, mask)
+        count = kernel.nearest(codes, q_code, n, picked, mask is not None, pool, excluded, dist, hist, out)
         return out[:count]
     hamming_into(codes[:, :n], q_code, dist, xor=scratch["xor"][:n], count=scratch["count"][:n],
                  partial=scratch["partial"][:n])
@@ -86,15 +92,12 @@ def nearest_scored(codes: np.ndarray, vectors: np.ndarray, q_code: np.ndarray, q
     kernel = _kernel()
     if kernel is None:
         return None
-    from hlmem.adapters import _hamming_numba
-
     size = min(n, 2 * pool + 1)
     rows, scores = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.float32)
     top_rows, top_scores = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.float32)
-    hist = np.empty(excluded + 2, dtype=np.int64)
-    picked = np.empty(0, dtype=np.uint8) if mask is None else mask.view(np.uint8)
-    count = _hamming_numba.search(codes, vectors, q_code, q, n, picked, mask is not None, pool, k, excluded,
-                                  scratch["dist"][:n], hist, rows, scores, top_rows, top_scores)
+    hist, picked = _compiled_buffers(excluded, mask)
+    count = kernel.search(codes, vectors, q_code, q, n, picked, mask is not None, pool, k, excluded,
+                          scratch["dist"][:n], hist, rows, scores, top_rows, top_scores)
     return top_rows[:count], top_scores[:count]
 
 
@@ -141,4 +144,4 @@ def _build() -> Any:
         from hlmem.adapters import _hamming_numba
     except ImportError:  # numba is not installed (it comes with the ``fast`` extra)
         return None
-    return _hamming_numba.nearest
+    return _hamming_numba
