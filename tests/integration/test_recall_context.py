@@ -13,19 +13,23 @@ from hlmem.domain.errors import ConfigurationError
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 
 
+def say(mem: Memory, turns: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Record ``(session, role, text)`` turns a minute apart; their ids by text."""
+    ids = {}
+    for session, role, text in turns:
+        mem.clock.advance(timedelta(minutes=1))
+        ids[text] = mem.add(text, session=session, role=role, extract=False).id
+    return ids
+
+
 def chat(mem: Memory) -> dict[str, str]:
     """Two sessions; the answer to "how long has she painted" is a reply that never says "paint"."""
-    ids = {}
-    for session, turns in {
-        "s1": [("user", "I went hiking with my sister last weekend"), ("assistant", "Sounds lovely, where?"),
-               ("user", "Up the north ridge, the view was great")],
-        "s2": [("user", "How long have you been painting watercolours?"), ("assistant", "Seven years now"),
-               ("user", "Impressive, I should try it")],
-    }.items():
-        for role, text in turns:
-            mem.clock.advance(timedelta(minutes=1))
-            ids[text] = mem.add(text, session=session, role=role, extract=False).id
-    return ids
+    return say(mem, [
+        ("s1", "user", "I went hiking with my sister last weekend"), ("s1", "assistant", "Sounds lovely, where?"),
+        ("s1", "user", "Up the north ridge, the view was great"),
+        ("s2", "user", "How long have you been painting watercolours?"), ("s2", "assistant", "Seven years now"),
+        ("s2", "user", "Impressive, I should try it"),
+    ])
 
 
 def test_the_reply_is_found_through_the_turn_it_answers() -> None:
@@ -66,13 +70,9 @@ def test_bad_ranking_settings_fail_at_construction(bad, message: str) -> None:
 
 def party(mem: Memory) -> dict[str, str]:
     """Two participants who both researched something; the words alone favour Melanie's turn."""
-    ids = {}
-    for role, text, session in [("Caroline", "I researched adoption agencies today", "a"),
-                                ("Melanie", "I researched researched pottery classes for the kids", "b"),
-                                ("Nate", "Thanks for listening", "b")]:
-        mem.clock.advance(timedelta(minutes=1))
-        ids[text] = mem.add(text, session=session, role=role, extract=False).id
-    return ids
+    return say(mem, [("a", "Caroline", "I researched adoption agencies today"),
+                     ("b", "Melanie", "I researched researched pottery classes for the kids"),
+                     ("b", "Nate", "Thanks for listening")])
 
 
 def test_a_question_about_one_speaker_ranks_what_they_said_first() -> None:
