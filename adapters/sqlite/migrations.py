@@ -316,7 +316,8 @@ def migrate(con: apsw.Connection, now_iso: str) -> list[str]:
                 migration.apply(con)
                 _record(con, migration, now_iso)
         except BaseException:
-            con.execute("ROLLBACK")
+            if con.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+                con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
         ran += [m.name for m in group]

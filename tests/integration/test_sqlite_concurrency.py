@@ -187,3 +187,43 @@ def _entry(text: str):
     from hlmem.application.ports import IndexEntry
 
     return IndexEntry(text, None)
+
+
+def test_a_failing_migration_leaves_the_file_as_it_was(tmp_path: Path, monkeypatch) -> None:
+    def broken(con: apsw.Connection) -> None:
+        con.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("step failed")
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, migrations.Migration("9999_broken", broken)))
+    con = open_connection(tmp_path / "s.db")
+    try:
+        migrations.migrate(con, T0.isoformat())
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the broken step did not fail")
+    assert not con.in_transaction
+    assert migrations.applied(con) == []  # one transaction: none of the steps before it stayed
+    assert con.execute("SELECT count(*) FROM sqlite_schema WHERE name IN ('events', 'half_done')").fetchone() == (0,)
+    con.close()
+
+
+def test_a_non_transactional_step_runs_alone_between_locked_groups(tmp_path: Path, monkeypatch) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def step(name: str):
+        def apply(con: apsw.Connection) -> None:
+            seen.append((name, con.in_transaction))
+            if name != "alone":
+                con.execute(f"CREATE TABLE IF NOT EXISTS t_{name} (x)")
+        return apply
+
+    extra = (migrations.Migration("9001_a", step("a")), migrations.Migration("9002_alone", step("alone"), False),
+             migrations.Migration("9003_b", step("b")))
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, *extra))
+    con = open_connection(tmp_path / "s.db")
+    ran = migrations.migrate(con, T0.isoformat())
+    assert ran == [m.name for m in migrations.MIGRATIONS]
+    assert seen == [("a", True), ("alone", False), ("b", True)]
+    assert migrations.migrate(con, T0.isoformat()) == [] and len(seen) == 3
+    con.close()
