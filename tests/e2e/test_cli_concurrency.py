@@ -33,6 +33,10 @@ ADDS = 3
 BURN_SECONDS = 120
 
 
+def turn(name: str, i: int) -> str:
+    return f"{name} turn {i}: we planted tomatoes 我们种了西红柿"
+
+
 def hlmem(db: Path, *args: str) -> Run:
     run = run_cli(db, args, env=cli_env(db, HLMEM_EMBEDDER="none"), timeout=240)
     assert "Traceback" not in run.out + run.err, run
@@ -41,7 +45,7 @@ def hlmem(db: Path, *args: str) -> Run:
 
 @pytest.fixture
 def cpu_load() -> Iterator[None]:
-    """Two busy loops (as many as this machine has cores, at most two), bounded in time."""
+    """Two busy loops (the cores of the 2-core machines the suite must pass on), bounded in time."""
     burn = f"import time\nend = time.monotonic() + {BURN_SECONDS}\nwhile time.monotonic() < end:\n    pass\n"
     burners = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(2)]
     try:
@@ -56,8 +60,7 @@ def test_two_cli_writers_and_a_reader_under_load_lose_nothing(tmp_path: Path, cp
     db = tmp_path / "memory.db"  # not created yet: the first commands race to create it too
 
     def writer(name: str) -> list[Run]:
-        return [hlmem(db, "add", f"{name} turn {i}: we planted tomatoes 我们种了西红柿", "--session", name)
-                for i in range(ADDS)]
+        return [hlmem(db, "add", turn(name, i), "--session", name) for i in range(ADDS)]
 
     def reader() -> list[Run]:
         runs = [hlmem(db, "recall", "西红柿 tomatoes")]
@@ -74,8 +77,8 @@ def test_two_cli_writers_and_a_reader_under_load_lose_nothing(tmp_path: Path, cp
     with Memory(db, embedder="none") as mem:
         stored = mem.storage.get_observations(acknowledged)
         assert sorted(stored) == sorted(acknowledged)  # zero lost
-        assert sorted(o.text for o in stored.values()) == sorted(
-            f"{name} turn {i}: we planted tomatoes 我们种了西红柿" for name in ("alice", "bob") for i in range(ADDS))
+        said = [turn(name, i) for name in ("alice", "bob") for i in range(ADDS)]
+        assert sorted(o.text for o in stored.values()) == sorted(said)
         assert mem.stats()["observations"] == 2 * ADDS
 
 
