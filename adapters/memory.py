@@ -22,7 +22,7 @@ from hlmem.adapters.embedders.cached import content_hash
 from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.activity import InMemoryActivity
 from hlmem.adapters.text.fts_query import unicode61_tokens
-from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.adapters.text.segment import prepare, query_terms, segment_for_index
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
@@ -313,6 +313,10 @@ class InMemoryStorage:
         if "vector_model" not in self._meta:
             return None
         return self._meta["vector_model"], int(self._meta["vector_dim"])
+
+    def prepare_index(self, texts: Sequence[str]) -> None:
+        """Segment ``texts`` ahead of the write that indexes them (the same segmenter as SQLite's)."""
+        prepare(texts)
 
     def bind_vector_model(self, model_id: str, dim: int) -> None:
         current = self.vector_model()

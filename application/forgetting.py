@@ -134,6 +134,7 @@ class ForgetService:
         if not ids and not wanted:
             return 0
         salt = self._ledger.salt()
+        self._storage.prepare_index(())  # the context rows around forgotten turns are indexed again
         with self._storage.transaction():
             g = self._gather_matching(ids, wanted, salt)
             plan = plan_forget(g)
@@ -148,6 +149,7 @@ class ForgetService:
 
     def _run(self, target: ForgetTarget, *, actor: str, reason: str, dry_run: bool) -> ForgetReport:
         salt = self._ledger.salt()
+        self._storage.prepare_index(())  # the context rows around forgotten turns are indexed again
         try:
             with self._storage.transaction():
                 g, namespace = self._gather(target)

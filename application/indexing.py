@@ -50,9 +50,11 @@ def passage_vectors(embedder: Embedder | None, storage: SearchIndex, texts: Sequ
 
     Binds the store to the embedder's model first, so a store of another model refuses
     (:class:`ModelMismatch`) before anything is embedded or written. Call it *before* a write
-    transaction: a model call must never hold the write lock.
+    transaction: a model call must never hold the write lock, and neither must the search
+    index's own preparation of these texts (``SearchIndex.prepare_index``), done here first.
     """
     distinct = list(dict.fromkeys(texts))
+    storage.prepare_index(distinct)
     if embedder is None or not distinct:
         return {}
     storage.bind_vector_model(embedder.model_id, embedder.dim)

@@ -239,7 +239,13 @@ class SearchIndex(Protocol):
     - ``items()`` yields ``(item_id, kind)`` of every searchable, not forgotten item.
     - ``replace_vectors`` swaps every vector and the model binding in one transaction (the
       explicit re-embedding path); it returns how many vectors it stored.
+    - ``prepare_index(texts)`` is called *before* a write transaction that will index ``texts``
+      (and context rows, whose day words need the segmenter too): the adapter does then the work
+      that needs no lock (loading its segmenter, segmenting), so the transaction holds the write
+      lock for SQL only. A hint: results are the same without it (ADR 0024).
     """
+
+    def prepare_index(self, texts: Sequence[str]) -> None: ...
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]: ...
 

@@ -120,8 +120,12 @@ class SQLiteActivity:
         if due:
             self.flush(wait=False)
 
-    def flush(self, *, wait: bool = True) -> int:
-        """Write pending accesses; without ``wait`` a busy store keeps them for later. Returns rows written."""
+    def flush(self, *, wait: bool = True, busy_ms: int | None = None) -> int:
+        """Write pending accesses; without ``wait`` a busy store keeps them for later. Returns rows written.
+
+        :param busy_ms: with ``wait``, how long to wait for another writer's lock (default: the
+            connection's whole busy timeout); closing waits only briefly.
+        """
         with self._guard:
             taken, self._pending, self._since = self._pending, {}, None
         if not taken:
@@ -130,10 +134,11 @@ class SQLiteActivity:
         store = self._store
         try:
             with store._lock:
-                quick = not wait and not store._depth
+                patience = busy_ms if wait else 0
+                quick = patience is not None and not store._depth
                 if quick:
-                    # Never wait for another writer's lock: a recall must stay fast.
-                    self._con.set_busy_timeout(0)
+                    # Never wait (or only briefly) for another writer's lock: a recall must stay fast.
+                    self._con.set_busy_timeout(patience)
                 try:
                     with store.transaction():
                         self._con.executemany(_UPSERT, rows)

@@ -1,7 +1,9 @@
 """The one factory for SQLite connections: APSW best-practice settings applied per connection.
 
 Nothing here touches APSW's process-global hooks: a library must not change how its host's other
-SQLite users behave.
+SQLite users behave. Opening never writes (ADR 0024): a reader opens and reads while another
+process holds the write lock, as WAL allows; the query planner's statistics are refreshed when a
+connection that wrote closes (:func:`optimize_on_close`), never at open.
 """
 
 from __future__ import annotations
@@ -14,12 +16,17 @@ import apsw.bestpractice as bp
 from hlmem.domain.errors import StorageError
 from hlmem.domain.forgetting import mentions
 
-#: How long a writer waits for another process's lock before giving up, in milliseconds.
-BUSY_TIMEOUT_MS = 10_000
+#: How long a writer waits for another process's write lock before giving up, in milliseconds.
+#: It covers the longest transaction a real writer holds on a loaded machine (an import batch, a
+#: forget cascade, a re-embedding), with room: writers wait in line rather than fail (ADR 0024).
+BUSY_TIMEOUT_MS = 60_000
 
 
 def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> apsw.Connection:
     """Open ``path`` (created if missing) with WAL, busy timeout, foreign keys, DQS off.
+
+    Nothing here takes the write lock of an existing store (``PRAGMA optimize`` runs at close),
+    so opening never waits for another process's write transaction.
 
     :param synchronous: ``FULL`` (default) makes every commit durable on power loss; ``NORMAL``
         trades the last transactions on power loss for speed (still never corrupts); ``OFF`` is
@@ -37,7 +44,6 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         bp.connection_enable_foreign_keys(con)
         bp.connection_dqs(con)
         bp.connection_recursive_triggers(con)
-        bp.connection_optimize(con)
         if synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
             raise StorageError(f"synchronous must be FULL, NORMAL, EXTRA or OFF, not {synchronous!r}")
         con.pragma("synchronous", synchronous)
@@ -53,6 +59,25 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
     except apsw.Error as exc:
         raise StorageError(f"cannot open database {target}: {exc}") from exc
     return con
+
+
+def optimize_on_close(con: apsw.Connection) -> bool:
+    """Refresh the query planner's statistics before ``con`` closes, if it wrote; never wait.
+
+    SQLite's advice for short-lived connections is one ``PRAGMA optimize`` just before closing:
+    it analyses only what this connection's queries would have planned better with. It may write
+    (``sqlite_stat1``), so a connection that only read skips it (a reader never takes the write
+    lock), and it runs with no busy timeout: when another process holds the write lock, the
+    statistics wait for the next writer's close. Returns whether it ran.
+    """
+    try:
+        if con.readonly("main") or not con.total_changes():
+            return False
+        con.set_busy_timeout(0)
+        con.pragma("optimize")
+    except apsw.Error:
+        return False
+    return True
 
 
 def _mentions(text: str | None, name: str | None) -> bool:

@@ -6,6 +6,7 @@ Event *payloads* are never migrated in place: old event versions are upcast when
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import apsw
@@ -16,7 +17,8 @@ from hlmem.domain.errors import SchemaError
 
 @frozen
 class Migration:
-    """One named step; ``transactional`` steps run inside a transaction with their record."""
+    """One named step; ``transactional`` steps run inside the migration transaction with their record
+    (:func:`migrate`); the others run alone and must be idempotent."""
 
     name: str
     apply: Callable[[apsw.Connection], None]
@@ -264,31 +266,64 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 
 def applied(con: apsw.Connection) -> list[str]:
-    """Names of the migrations already applied, in order."""
-    con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    """Names of the migrations already applied, in order (none when ``_migrations`` is missing).
+
+    Only reads: a store that another process is creating shows its last committed state.
+    """
+    if con.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_migrations'").fetchone() is None:
+        return []
     return [row[0] for row in con.execute("SELECT name FROM _migrations ORDER BY rowid")]
 
 
-def migrate(con: apsw.Connection, now_iso: str) -> list[str]:
-    """Apply every pending migration in order; return the names applied now.
+def _pending(con: apsw.Connection) -> list[Migration]:
+    """The known migrations not applied yet, in order.
 
     :raises SchemaError: when the database has migrations this code does not know (a newer hlmem).
     """
     done = applied(con)
-    known = [m.name for m in MIGRATIONS]
+    known = {m.name for m in MIGRATIONS}
     unknown = [name for name in done if name not in known]
     if unknown:
         raise SchemaError(f"database was written by a newer hlmem (unknown migrations: {', '.join(unknown)})")
-    ran = []
-    for migration in MIGRATIONS:
-        if migration.name in done:
-            continue
-        if migration.transactional:
-            with con:
+    return [m for m in MIGRATIONS if m.name not in done]
+
+
+def _record(con: apsw.Connection, migration: Migration, now_iso: str) -> None:
+    con.execute("INSERT OR IGNORE INTO _migrations(name, applied_at) VALUES (?, ?)", (migration.name, now_iso))
+
+
+def migrate(con: apsw.Connection, now_iso: str) -> list[str]:
+    """Apply every pending migration in order; return the names applied now (by this connection).
+
+    Safe when several processes open one new file at once (ADR 0024): an up-to-date store is only
+    read, never locked; otherwise the pending steps run inside one ``BEGIN IMMEDIATE`` that looks
+    at ``_migrations`` again once it holds the write lock, so the first process creates the schema
+    and the others, waiting on the lock (busy timeout), find nothing left to do. A reader opening
+    a store being created waits the same way and never sees half a schema. A step marked
+    ``transactional=False`` cannot run inside that transaction: it runs on its own between two
+    locked groups and must therefore be idempotent (two processes may both run it).
+
+    :raises SchemaError: when the database has migrations this code does not know (a newer hlmem).
+    """
+    ran: list[str] = []
+    while _pending(con):
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            pending = _pending(con)  # again, under the lock: another process may have migrated meanwhile
+            group = list(itertools.takewhile(lambda m: m.transactional, pending))
+            for migration in group:
                 migration.apply(con)
-                con.execute("INSERT INTO _migrations(name, applied_at) VALUES (?, ?)", (migration.name, now_iso))
-        else:
-            migration.apply(con)
-            con.execute("INSERT INTO _migrations(name, applied_at) VALUES (?, ?)", (migration.name, now_iso))
-        ran.append(migration.name)
+                _record(con, migration, now_iso)
+        except BaseException:
+            if con.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+                con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+        ran += [m.name for m in group]
+        if len(group) < len(pending):
+            step = pending[len(group)]
+            step.apply(con)
+            _record(con, step, now_iso)
+            ran.append(step.name)
     return ran

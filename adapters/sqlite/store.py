@@ -13,10 +13,11 @@ import apsw
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
 from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
-from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS, open_connection, optimize_on_close
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
+from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import HlmemError, StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
@@ -26,6 +27,11 @@ from hlmem.domain.state import ClaimState, ConflictState, ObservationState, subj
 from hlmem.domain.time import UTC
 
 
+#: How long closing waits for another writer to write this connection's buffered access telemetry,
+#: in milliseconds: a reader's close must not wait the whole busy timeout (ADR 0024).
+CLOSE_FLUSH_WAIT_MS = 2_000
+
+
 @contextmanager
 def _translated(what: str) -> Iterator[None]:
     """Turn APSW errors into the hlmem tree at the adapter boundary."""
@@ -33,6 +39,10 @@ def _translated(what: str) -> Iterator[None]:
         yield
     except HlmemError:
         raise
+    except apsw.BusyError as exc:
+        # Another process held the write lock for the whole busy timeout: say so, not just "locked".
+        raise StorageError(f"{what}: the store is busy: another process held its write lock for over "
+                           f"{BUSY_TIMEOUT_MS // 1000} s ({exc})") from exc
     except apsw.Error as exc:
         raise StorageError(f"{what}: {exc}") from exc
     except UnicodeEncodeError as exc:
@@ -43,7 +53,9 @@ class SQLiteStorage:
     """One SQLite file holding the log, its projections, the search index and the embedding cache.
 
     One instance serves one thread at a time (a lock guards it); other processes may open the
-    same file: writers serialise on SQLite's lock (``BEGIN IMMEDIATE``) with a busy timeout.
+    same file: writers serialise on SQLite's lock (``BEGIN IMMEDIATE``) and wait for it up to the
+    busy timeout, readers never wait (WAL). Lock-free work is done before a write transaction
+    (:meth:`prepare_index`), so the lock is held for SQL only (ADR 0024).
     """
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
@@ -109,13 +121,11 @@ class SQLiteStorage:
         return self._con
 
     def close(self) -> None:
-        """Write pending access telemetry, optimise query statistics and close the file."""
+        """Write pending access telemetry, optimise query statistics (if this connection wrote) and
+        close the file. Neither waits long for another process's write lock (ADR 0024)."""
         with self._lock:
-            self._activity.flush()
-            try:
-                self._con.pragma("optimize")
-            except apsw.Error:
-                pass
+            self._activity.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
+            optimize_on_close(self._con)
             self._con.close()
 
     # -- event log ------------------------------------------------------------------------------
@@ -170,6 +180,15 @@ class SQLiteStorage:
                                     if isinstance(e, ObservationRecorded) and e.stream_id in indexed])
             context.refresh(self._con, [i for i in sorted(drops) if i.startswith("ev_")])
         return first + len(events) - 1
+
+    def prepare_index(self, texts: Sequence[str]) -> None:
+        """Segment ``texts`` and load the segmenter now, before a write transaction indexes them.
+
+        Loading jieba's dictionary takes 1-3.5 s on a loaded machine; done inside ``BEGIN
+        IMMEDIATE`` it held every other writer back that long. Segmentations are cached, so the
+        transaction's own indexing finds them ready. A hint: skipping it changes no result.
+        """
+        segment.prepare(texts)
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
         """Events in log order after position ``after``."""

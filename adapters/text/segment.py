@@ -8,12 +8,13 @@ import re
 import sys
 import threading
 import unicodedata
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
-__all__ = ["STOP_WORDS", "query_terms", "segment_for_index"]
+__all__ = ["STOP_WORDS", "cache_file", "prepare", "query_terms", "segment_for_index"]
 
 
 class _SearchCutter(Protocol):
@@ -49,9 +50,36 @@ STOP_WORDS: frozenset[str] = _STOP_ZH | _STOP_EN
 _jieba_lock = threading.Lock()
 _jieba_cutter: _SearchCutter | None = None
 
+_log = logging.getLogger(__name__)
+
+
+def cache_file() -> Path:
+    """Where jieba's prefix dictionary is cached: this OS user's cache folder, one file per jieba
+    version. jieba's own default, one ``jieba.cache`` in the shared temp folder, is written mode
+    0600 by whoever came first, so every other user failed to read it and rebuilt it on each run."""
+    import jieba
+    import platformdirs
+
+    folder = Path(platformdirs.user_cache_dir("hlmem", appauthor=False))
+    return folder / f"jieba-{jieba.__version__}.cache"
+
+
+class _Swallowed(logging.Filter):
+    """Keeps jieba's own log records (a traceback when its cache cannot be written) off the
+    terminal while it loads, remembering the errors among them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[BaseException | None] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR:
+            self.errors.append(record.exc_info[1] if record.exc_info else None)
+        return False
+
 
 def _cutter() -> _SearchCutter:
-    """Load jieba's dictionary once per process, on first use, without printing anything."""
+    """Load jieba's dictionary once per process, on first use, printing one line at most."""
     global _jieba_cutter
     if _jieba_cutter is not None:
         return _jieba_cutter
@@ -64,9 +92,38 @@ def _cutter() -> _SearchCutter:
             # jieba.add_word() must not change our tokens, or a projection rebuilt by replay
             # would stop matching the index it replaces.
             cutter = jieba.Tokenizer()
-            cutter.initialize()
+            path = cache_file()
+            try:
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            except OSError:
+                pass  # jieba then fails to write the cache: reported below, once
+            cutter.cache_file = str(path)  # absolute: jieba joins it to no temp folder
+            swallowed = _Swallowed()
+            logger = logging.getLogger("jieba")
+            logger.addFilter(swallowed)
+            try:
+                cutter.initialize()
+            finally:
+                logger.removeFilter(swallowed)
+            if swallowed.errors:
+                reason = next((str(e) for e in swallowed.errors if e is not None), "unknown error")
+                _log.warning("hlmem: cannot write the segmenter cache %s (%s): the dictionary is built "
+                             "again by each process", path, reason)
             _jieba_cutter = cutter
     return _jieba_cutter
+
+
+def prepare(texts: Iterable[str] = ()) -> None:
+    """Load the segmenter and segment ``texts`` now, so a later :func:`segment_for_index` of them
+    finds everything cached and does no slow work (it then runs inside a write transaction).
+
+    :param texts: texts about to be indexed; the segmenter loads even when there are none.
+    """
+    _scanner()
+    _cutter()
+    for text in texts:
+        for _ in _tokens(text):
+            pass
 
 
 def _mark_ranges() -> Iterator[tuple[int, int]]:

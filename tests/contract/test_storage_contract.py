@@ -383,6 +383,14 @@ class StorageContract:
         assert len(store.text_candidates("work", "深色", 20)) == 1
         assert store.text_candidates("nobody", "dark", 20) == []
 
+    def test_prepare_index_is_a_hint_that_writes_nothing(self, store: Storage, writes: WriteService) -> None:
+        texts = ["用户偏好深色主题", "dark theme v1.2", "", "🙂 ¸", "\ud800 lone surrogate"]
+        store.prepare_index(texts)  # outside any transaction, any text: never raises
+        store.prepare_index(())
+        assert store.last_position() == 0 and store.counts()["events"] == 0
+        zh = writes.record(RecordObservation(text=texts[0])).id
+        assert {c.item_id for c in store.text_candidates("default", "深色", 20)} == {zh}
+
     def test_context_candidates_read_each_turn_with_its_neighbours_and_date(self, store: Storage,
                                                                             writes: WriteService,
                                                                             clock: FixedClock) -> None:
