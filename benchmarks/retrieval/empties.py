@@ -66,7 +66,7 @@ def summarize(path: Path, refs: dict[str, str] | None = None) -> dict[str, Any]:
     rows = [r if r.get("reference") or not refs else {**r, "reference": refs.get(r["query"])}
             for r in rows if r["method"] == "hlmem"]
     empty = [r for r in rows if not r["ranked"]]
-    periods = [r for r in rows if any(n.startswith("inferred period") for n in r.get("notes", []))]
+    periods = [r for r in rows if r.get("period") or any(n.startswith("inferred period") for n in r.get("notes", []))]
     starts = [s for r in periods if (s := _period_start(r))]
     after = sum(1 for r in periods if r.get("reference") and (s := _period_start(r))
                 and datetime.fromisoformat(s) > datetime.fromisoformat(r["reference"]))
