@@ -52,7 +52,8 @@ from attrs import evolve, field, frozen
 
 from hlmem.domain.atoms import cn_number, protected_atoms
 from hlmem.domain.query_lexicon import (  # the word lists and patterns
-    _AGO, _ANCHOR_EN, _ANCHOR_ZH, _AS_OF_ZH_AFTER, _AS_OF_ZH_BEFORE, _BEFORE_END, _BOUND_AFTER_ZH, _BOUND_BEFORE_EN, _CLOCK, _EN_NAME, _EN_NUM,
+    _AGO, _ANCHOR_EN, _ANCHOR_ZH, _AS_OF_ZH_AFTER, _AS_OF_ZH_BEFORE, _BEFORE_END,
+    _BOUND_AFTER_ZH, _BOUND_BEFORE_EN, _CLOCK, _EN_NAME, _EN_NUM,
     _EN_STOP, _FILLER, _FIRST_PERSON, _HAN, _KNOWN_CUE, _MARKERS, _MONTH_WORD, _NAME_END, _NAME_TAIL,
     _NOT_EVENT, _NOT_HISTORY, _NOT_NAME, _PAST, _ROLE, _SUFFIX, _VAGUE, _YEAR_BOUND,
 )
@@ -63,7 +64,8 @@ from hlmem.domain.state import SELF_SUBJECTS
 KNOWN, ALIAS, VERSION, ROLE, PLACE, PRODUCT, NAME, NAME_AT_START = 0.95, 0.9, 0.9, 0.8, 0.7, 0.7, 0.6, 0.5
 HIGH_CONFIDENCE = 0.85
 #: Reason codes (each reason is ``"code: detail"``).
-REASON_CODES = ("time.current", "time.history", "time.at", "time.bound", "time.as_of", "time.anchor", "time.clock_ignored",
+REASON_CODES = ("time.current", "time.history", "time.at", "time.bound", "time.as_of", "time.anchor",
+                "time.clock_ignored",
                 "time.ambiguous", "time.conflict", "time.known_at", "query.elliptical", "entity.found",
                 "merge.valid_at", "merge.known_at")
 
@@ -129,7 +131,7 @@ class QueryIntent:
     valid_range: ValidRange | None = None
     time_confidence: float = 0.0
     earliest: bool = False  # 一开始/originally: the first value, not the one just before the current
-    as_of: bool = False  # "as of <date>"/截至…: ``valid_at`` is the instant asked about, a valid time (not known_at)
+    as_of: bool = False  # "as of <date>"/截至…: ``valid_at`` is the instant asked about, in valid time
     anchor: EventAnchor | None = None
     cleaned_query: str = ""
     elliptical: bool = False  # nothing but time and filler words ("现在呢？"): needs the previous query
@@ -244,7 +246,8 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
         reasons.append(f"time.known_at: asks what was known then, known_at={valid_at.isoformat()}")
     as_of = valid_at is not None and known_at is None and any(h.detail.endswith(_AS_OF) for h in hits)
     if as_of:
-        reasons.append(f"time.as_of: the state at valid_at={valid_at.isoformat()} (a valid time; nothing asks what was known)")
+        reasons.append(f"time.as_of: the state at valid_at={valid_at.isoformat()} "
+                       "(a valid time; nothing asks what was known)")
     entities = _entities(text, hits, index)
     reasons += [f"entity.found: {e.kind} {e.key!r} ({e.source}, {e.confidence:.2f})" for e in entities]
     cleaned = _clean(text, hits)
@@ -290,7 +293,8 @@ def _time_hits(text: str, now: datetime, times: TimeParser) -> list[_Hit]:
         bare_month = bool(_MONTH_WORD.fullmatch(m.text.strip()))
         hits.append(_bounded(text, _Hit(start, end, "date", 0.5 if bare_month else 1.0, period, m.text)))
     for m in _YEAR_BOUND.finditer(text):  # "before 2023": the parser knows only "in 2023"
-        if not _overlaps(hits, m.start("y"), m.end("y")) and (period := times.resolve(f"in {m['y']}", now, prefer="nearest_past")):
+        if not _overlaps(hits, m.start("y"), m.end("y")) and (
+                period := times.resolve(f"in {m['y']}", now, prefer="nearest_past")):
             hits.append(_bounded(text, _Hit(m.start("y"), m.end("y"), "date", 1.0, period, m["y"])))
     for m in _AGO.finditer(text):
         if not _overlaps(hits, m.start(), m.end()) and (period := _ago(m, now)) is not None:

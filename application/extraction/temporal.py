@@ -15,7 +15,8 @@ when ``prefer="past"`` (the default: 其实5月就搬去北京了) or ``"nearest
 before it when ``prefer="future"`` (plans). ``"nearest_past"`` is how a question is read against
 its reference time (recall): every expression without a year or a week, 周三 included, names the
 latest one not after the anchor, so "in March" asked on 2023-05-20 is March 2023, "in August"
-August 2022, 周三 the latest Wednesday up to that day. "last May" is the latest May before the anchor's month. Vague words
+August 2022, 周三 the latest Wednesday up to that day. "last May" is the latest May before the
+anchor's month. Vague words
 (最近, recently) are recognised as time words but resolve to None.
 """
 
