@@ -6,6 +6,9 @@ notes and from the retry without time reading that the runner makes for every em
 
 - ``time reading``: the answer is empty, but the same question asked without reading its time
   words (``understand_query=False``, same reference time) returns something. These must be 0.
+- ``after the question``: empty with or without time reading, but not when asked at the wall clock
+  (second retry): every memory that matched happened after the question's own date, so none is
+  visible at it (valid time); none of them can be the question's answer.
 - ``relevance floor``: nothing reached the similarity floor, with or without time reading.
 - ``known_at (old)``: an answer of a run without the retry (hlmem before the reference time) whose
   notes say it was filtered at an inferred knowledge time, the defect of issue 11 part 3.
@@ -32,6 +35,8 @@ def reason(row: dict[str, Any]) -> str:
     notes = row.get("notes", [])
     if row.get("empty_without_time_reading") is False:
         return "time reading"
+    if row.get("empty_at_the_clock") is False:
+        return "after the question"
     if any(n.startswith("relevance floor") for n in notes):
         return "relevance floor"
     if any(n.startswith("inferred known_at") for n in notes):

@@ -185,9 +185,12 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
             if result.intent is not None and result.intent.valid_range is not None:
                 vr = result.intent.valid_range
                 row["period"] = [vr.start and vr.start.isoformat(), vr.end and vr.end.isoformat()]
-            if not ranked:  # would it come back without reading its time words? (empties.py sorts them)
+            if not ranked:  # would it come back without reading its time words, or at the clock? (empties.py)
                 row["empty_without_time_reading"] = not store.recall(query.text, opts.k, query.as_of, reference,
                                                                      understand=False)[0]
+                if reference is not None:
+                    row["empty_at_the_clock"] = not store.recall(query.text, opts.k, query.as_of, None,
+                                                                 understand=False)[0]
             rows.append(row)
     finally:
         store.close()

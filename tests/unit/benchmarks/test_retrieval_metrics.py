@@ -207,13 +207,16 @@ def test_empties_are_sorted_by_reason(tmp_path: Path) -> None:
          "notes": ["inferred period [2023-12-01T00:00:00+00:00, 2024-01-01T00:00:00+00:00) from the query",
                    "inferred known_at=2023-12-31T23:59:59.999999+00:00 from the query"]},
         {"method": "hlmem", "query": "q4", "ranked": ["a"], "gold": ["a"], "r@10": 1.0, "notes": []},
+        {"method": "hlmem", "query": "q5", "ranked": [], "gold": ["a"], "r@10": 0.0, "notes": [],
+         "empty_without_time_reading": True, "empty_at_the_clock": False},
         {"method": "bm25", "query": "q4", "ranked": [], "gold": ["a"], "r@10": 0.0},
     ]
     path = tmp_path / "answers.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = empties.summarize(path, {"q3": "2023-05-20T00:00:00+00:00"})
-    assert out["questions"] == 4 and out["empty"] == 3 and out["r@10"] == 0.25
-    assert out["empty_by_reason"] == {"relevance floor": 1, "time reading": 1, "known_at (old)": 1}
+    assert out["questions"] == 5 and out["empty"] == 4 and out["r@10"] == 0.2
+    assert out["empty_by_reason"] == {"relevance floor": 1, "time reading": 1, "known_at (old)": 1,
+                                      "after the question": 1}
     assert out["time_reading"] == ["q2"] and out["period_after_reference"] == 2
     assert out["period_start_years"] == {"2023": 2}
 
