@@ -49,9 +49,9 @@ _MARKERS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
 _NOT_HISTORY = re.compile(r"原来如此|原来是这样|原来(?=你|他|她|是你)|[搬走跑飞开]过去"
                           r"|(?i:\b(?:do|does|don't|doesn't)\b(?:\s+[\w'-]+){0,3}\s+use to\b)")
 _KNOWN_CUE = re.compile(rf"(?i)说过|讲过|提到过?|提起过|告诉过?你|记录过|记下|你(?:当时)?(?:记得|知道)"
-                        rf"|你(?:当时)?(?:以为|认为)"
+                        rf"|你(?:当时)?以为"
                         rf"|{_A}(?:did i (?:tell|say|mention)|had i (?:told|said|mentioned)"
-                        rf"|i (?:told|said|mentioned)|did you (?:know|believe|think)|(?:was|were) (?:known|believed)"
+                        rf"|i (?:told|said|mentioned)|did you (?:know|believe)|(?:was|were) (?:known|believed)"
                         rf"|you (?:knew|believed)){_Z}")
 _FIRST_PERSON = re.compile(rf"(?i)我们|我|咱们|咱|俺|本人|用户|{_A}(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|the user|user's){_Z}")
 _ROLES_ZH = ("表弟|表妹|表哥|表姐|堂弟|堂妹|堂哥|堂姐|弟弟|妹妹|哥哥|姐姐|爸爸|妈妈|父亲|母亲|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|"
