@@ -318,8 +318,14 @@ class Memory:
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
-               entity_constraint: str = "enforce", budget: int | None = None) -> RecallResult:
+               entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
+
+        ``now`` is the reference time the question is asked at (default the clock's now): the time
+        yesterday, last week, in May, 周三 or "as of" are read against (a month or weekday without a
+        year is the latest one not after it), and the default ``valid_at``. ``known_at`` still
+        defaults to the clock, so history imported today and recalled with an old ``now`` stays
+        visible (docs/recall.md).
 
         Archived claims (lifecycle) are left out unless ``include_archived``; recalled claims count
         as accessed, which keeps them from decaying. With ``understand_query`` (default) the
@@ -336,6 +342,7 @@ class Memory:
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
+            now=_when(now, "now"),
         )
 
     # -- lifecycle (docs/lifecycle.md, ADR 0015) --------------------------------------------------

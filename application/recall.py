@@ -113,11 +113,16 @@ class RecallService:
     def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
-               entity_constraint: str = "enforce", budget: int | None = None) -> RecallResult:
+               entity_constraint: str = "enforce", budget: int | None = None,
+               now: datetime | None = None) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
-        :param valid_at: the world time asked about (default now).
-        :param known_at: the knowledge time asked about (default now).
+        :param valid_at: the world time asked about (default ``now``).
+        :param known_at: the knowledge time asked about (default the clock's now: everything memory
+            has learnt, even after ``now``; an imported 2023 history recorded in 2026 stays visible).
+        :param now: the reference time the question is asked at (default the clock's now): what
+            yesterday / last week / in May / 周三 / "as of" are read against (a month or weekday
+            without a year is the latest one not after it), and the default ``valid_at``.
         :param include_archived: also search archived claims (by their own words only: they have
             no full-text row or vector). Every claim returned counts as accessed (lifecycle).
         :param understand_query: read the query's time intent (:mod:`hlmem.domain.query_understanding`)
@@ -149,14 +154,16 @@ class RecallService:
                                             field="entity_constraint"))
         if problems:
             raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
-        now = self._clock.now()
+        clock_now = self._clock.now()
+        now = require_aware(now, field="now") if now is not None else clock_now
         explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
         explicit_known = require_aware(known_at, field="known_at") if known_at else None
         notes: list[str] = []
         intent = None
         if understand_query:
             intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
-        valid_at, known_at, search_text = self._instants(intent, query, now, explicit_valid, explicit_known, notes)
+        valid_at, known_at, search_text = self._instants(intent, query, now, clock_now, explicit_valid, explicit_known,
+                                                         notes)
         pool = max(50, k * 5)
         config = self._ranking
         model = self._storage.vector_model()
@@ -233,7 +240,7 @@ class RecallService:
                 notes.append(outcome.note)
         items = tuple(built[:k])
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
-        self._storage.record_access([i.id for i in items if i.kind == "claim"], now)
+        self._storage.record_access([i.id for i in items if i.kind == "claim"], clock_now)
         packet = None
         if budget is not None:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
@@ -302,12 +309,18 @@ class RecallService:
         return tuple(dict.fromkeys(names))
 
     @staticmethod
-    def _instants(intent: QueryIntent | None, query: str, now: datetime, explicit_valid: datetime | None,
-                  explicit_known: datetime | None, notes: list[str]) -> tuple[datetime, datetime, str]:
-        """The (valid_at, known_at) to filter at and the text to search: explicit ones win, then inferred, then now."""
+    def _instants(intent: QueryIntent | None, query: str, now: datetime, clock_now: datetime,
+                  explicit_valid: datetime | None, explicit_known: datetime | None,
+                  notes: list[str]) -> tuple[datetime, datetime, str]:
+        """The (valid_at, known_at) to filter at and the text to search: explicit ones win, then inferred,
+        then the reference time ``now`` (valid) and the clock (known: what memory has learnt so far)."""
         if intent is None:
-            return explicit_valid or now, explicit_known or now, query
-        valid_at, known_at = explicit_valid or now, explicit_known or now
+            return explicit_valid or now, explicit_known or clock_now, query
+        valid_at, known_at = explicit_valid or now, explicit_known or clock_now
+        if explicit_valid is None and intent.as_of and intent.valid_at is not None:
+            # "as of <date>" asks for the state then, in valid time: what held or happened after it is hidden.
+            valid_at = intent.valid_at
+            notes.append(f"inferred valid_at={valid_at.isoformat()} from the query (as of)")
         if explicit_valid is None and intent.time_mode is TimeMode.AT and intent.valid_range is not None:
             # A soft filter: "5月15日" may be a value asked about, not a time; what held in the
             # period is visible too and ranks first, nothing is hidden.
@@ -315,7 +328,7 @@ class RecallService:
             notes.append(f"inferred period [{vr.start and vr.start.isoformat()}, {vr.end and vr.end.isoformat()}) "
                          "from the query: what held in it ranks first")
         if explicit_known is None and intent.known_at is not None:
-            known_at = min(intent.known_at, now)
+            known_at = min(intent.known_at, clock_now)
             notes.append(f"inferred known_at={known_at.isoformat()} from the query")
         if intent.time_mode is TimeMode.HISTORY and explicit_valid is None:
             notes.append("inferred history: values that held before now rank first")

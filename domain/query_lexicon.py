@@ -13,6 +13,9 @@ _VAGUE = re.compile(r"(?i)最近|近来|近期|recently|lately|these days")
 _SUFFIX = re.compile(r"^(?:的时候|时候|那时候?|那会儿?|期间|时)")
 _BOUND_AFTER_ZH = re.compile(r"^\s*(之前|以前|前(?!后)|之后|以后|后|起|以来|开始)")
 _BOUND_BEFORE_EN = re.compile(r"(?i)(?:^|\s)(before|prior to|until|till|after|since|from|as of)\s+$")
+#: 截至/截止(到) before a date, or 到 … 为止 around it: "as of", the state up to the end of the date.
+_AS_OF_ZH_BEFORE = re.compile(r"(截至|截止到?|直到|到)\s*$")
+_AS_OF_ZH_AFTER = re.compile(r"^\s*(?:底|末)?\s*(?:为止|止)?")
 _N = r"\d{1,3}|[零一二两三四五六七八九十百]{1,4}|半|几|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|few|several|a couple of|couple of"
 _AGO = re.compile(rf"(?i)(?P<n>{_N})\s*(?P<u>天|日|周|星期|个?礼拜|个?月|年)\s*(?:之|以)?前"
                   rf"|前(?P<n2>几|两|三|些)(?P<u2>天|周|个月|年)"
@@ -46,8 +49,10 @@ _MARKERS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
 _NOT_HISTORY = re.compile(r"原来如此|原来是这样|原来(?=你|他|她|是你)|[搬走跑飞开]过去"
                           r"|(?i:\b(?:do|does|don't|doesn't)\b(?:\s+[\w'-]+){0,3}\s+use to\b)")
 _KNOWN_CUE = re.compile(rf"(?i)说过|讲过|提到过?|提起过|告诉过?你|记录过|记下|你(?:当时)?(?:记得|知道)"
-                        rf"|{_A}(?:did i (?:tell|say|mention)|had i (?:told|said|mentioned)|i (?:told|said|mentioned)"
-                        rf"|did you know|as of){_Z}")
+                        rf"|你(?:当时)?以为"
+                        rf"|{_A}(?:did i (?:tell|say|mention)|had i (?:told|said|mentioned)"
+                        rf"|i (?:told|said|mentioned)|did you (?:know|believe)|(?:was|were) (?:known|believed)"
+                        rf"|you (?:knew|believed)){_Z}")
 _FIRST_PERSON = re.compile(rf"(?i)我们|我|咱们|咱|俺|本人|用户|{_A}(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|the user|user's){_Z}")
 _ROLES_ZH = ("表弟|表妹|表哥|表姐|堂弟|堂妹|堂哥|堂姐|弟弟|妹妹|哥哥|姐姐|爸爸|妈妈|父亲|母亲|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|"
              "阿姨|舅舅|舅妈|姑姑|姑父|婶婶|伯伯|伯父|伯母|老公|老婆|丈夫|妻子|儿子|女儿|孙子|孙女|侄子|侄女|外甥女|外甥|"

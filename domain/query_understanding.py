@@ -5,7 +5,10 @@
 - **time**: 现在/目前/now/currently → ``CURRENT``; 之前/以前/原来/曾经/previously/used to/before the
   move → ``HISTORY`` (the caller returns the superseded values); a calendar expression (4月时, 去年,
   上周, 三个月前, last month, in April 2024, 2023年之前) → ``AT`` with ``valid_range`` and a point
-  ``valid_at`` in it; nothing → ``UNSPECIFIED``. Calendar expressions are found and resolved by the
+  ``valid_at`` in it; nothing → ``UNSPECIFIED``. "as of <date>", 截至/截止/直到<date>, 到<date>为止 ask
+  for the state at the end of the date, a *valid* time (``intent.as_of``; the range is open at its
+  start); only a cue of what was known (did I tell you, 说过, 记下, did you know/believe) makes a date
+  a knowledge time (``known_at``). Calendar expressions are found and resolved by the
   ``times`` parser the caller passes (the application's ``extraction.temporal`` module satisfies
   :class:`TimeParser`), so one grammar serves extraction and recall; this module adds the words
   for current/history, ``N天前``/``N days ago``, bounds (之前/before X) and event anchors.
@@ -16,7 +19,11 @@
 
 Explicit arguments always win: the caller applies them with :func:`merge`. The text is NFKC-
 normalised first; spans refer to the normalised text. No clock is read: ``now`` is an argument,
-and day/month boundaries are taken in ``now``'s own zone (pass it in the user's zone when known).
+the *reference time* the question is asked at (an imported 2023 conversation is read against a
+2023 date, not the wall clock), and day/month boundaries are taken in ``now``'s own zone (pass it
+in the user's zone when known). A month, date or weekday without a year or week is the latest one
+not after ``now`` ("in August" asked on 2023-05-20 is August 2022; 周三 asked on a Monday is the
+Wednesday before; the parser's ``prefer="nearest_past"``).
 
 How a recall uses it::
 
@@ -45,7 +52,8 @@ from attrs import evolve, field, frozen
 
 from hlmem.domain.atoms import cn_number, protected_atoms
 from hlmem.domain.query_lexicon import (  # the word lists and patterns
-    _AGO, _ANCHOR_EN, _ANCHOR_ZH, _BEFORE_END, _BOUND_AFTER_ZH, _BOUND_BEFORE_EN, _CLOCK, _EN_NAME, _EN_NUM,
+    _AGO, _ANCHOR_EN, _ANCHOR_ZH, _AS_OF_ZH_AFTER, _AS_OF_ZH_BEFORE, _BEFORE_END,
+    _BOUND_AFTER_ZH, _BOUND_BEFORE_EN, _CLOCK, _EN_NAME, _EN_NUM,
     _EN_STOP, _FILLER, _FIRST_PERSON, _HAN, _KNOWN_CUE, _MARKERS, _MONTH_WORD, _NAME_END, _NAME_TAIL,
     _NOT_EVENT, _NOT_HISTORY, _NOT_NAME, _PAST, _ROLE, _SUFFIX, _VAGUE, _YEAR_BOUND,
 )
@@ -56,7 +64,8 @@ from hlmem.domain.state import SELF_SUBJECTS
 KNOWN, ALIAS, VERSION, ROLE, PLACE, PRODUCT, NAME, NAME_AT_START = 0.95, 0.9, 0.9, 0.8, 0.7, 0.7, 0.6, 0.5
 HIGH_CONFIDENCE = 0.85
 #: Reason codes (each reason is ``"code: detail"``).
-REASON_CODES = ("time.current", "time.history", "time.at", "time.bound", "time.anchor", "time.clock_ignored",
+REASON_CODES = ("time.current", "time.history", "time.at", "time.bound", "time.as_of", "time.anchor",
+                "time.clock_ignored",
                 "time.ambiguous", "time.conflict", "time.known_at", "query.elliptical", "entity.found",
                 "merge.valid_at", "merge.known_at")
 
@@ -122,6 +131,7 @@ class QueryIntent:
     valid_range: ValidRange | None = None
     time_confidence: float = 0.0
     earliest: bool = False  # 一开始/originally: the first value, not the one just before the current
+    as_of: bool = False  # "as of <date>"/截至…: ``valid_at`` is the instant asked about, in valid time
     anchor: EventAnchor | None = None
     cleaned_query: str = ""
     elliptical: bool = False  # nothing but time and filler words ("现在呢？"): needs the previous query
@@ -204,7 +214,8 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
     """Read who and when ``query`` is about (see the module docstring).
 
     :param query: the user's query, any language; normalised with NFKC.
-    :param now: the instant relative expressions resolve against; must be timezone-aware.
+    :param now: the reference time relative expressions resolve against (when the question is
+        asked, which for imported history is not the wall clock); must be timezone-aware.
     :param times: a :class:`TimeParser`, e.g. ``hlmem.application.extraction.temporal``.
     :param known_subjects: subjects of stored claims, matched exactly (case-insensitive, NFKC),
         longest first; or a :class:`SubjectIndex` of them built once by :func:`index_subjects`
@@ -233,6 +244,10 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
                                     for k in hits if k.kind == "known" for d in hits if d.kind in ("date", "anchor")):
         known_at = valid_at
         reasons.append(f"time.known_at: asks what was known then, known_at={valid_at.isoformat()}")
+    as_of = valid_at is not None and known_at is None and any(h.detail.endswith(_AS_OF) for h in hits)
+    if as_of:
+        reasons.append(f"time.as_of: the state at valid_at={valid_at.isoformat()} "
+                       "(a valid time; nothing asks what was known)")
     entities = _entities(text, hits, index)
     reasons += [f"entity.found: {e.kind} {e.key!r} ({e.source}, {e.confidence:.2f})" for e in entities]
     cleaned = _clean(text, hits)
@@ -243,19 +258,20 @@ def understand(query: str, *, now: datetime, times: TimeParser, known_subjects: 
         query=query, about_user=_about_user(text, entities), entities=tuple(entities),
         subjects=tuple(dict.fromkeys(e.key for e in entities if e.kind != "version")), time_mode=mode,
         valid_at=valid_at, known_at=known_at, valid_range=vrange, time_confidence=conf, earliest=earliest,
-        anchor=anchor, cleaned_query=cleaned, elliptical=elliptical, reasons=tuple(reasons))
+        as_of=as_of, anchor=anchor, cleaned_query=cleaned, elliptical=elliptical, reasons=tuple(reasons))
 
 
 def merge(intent: QueryIntent, *, valid_at: datetime | None = None, known_at: datetime | None = None) -> QueryIntent:
     """``intent`` with the caller's explicit instants, which always win over inferred ones.
 
-    An explicit ``valid_at`` makes the mode ``AT`` and drops an inferred range; ``None`` keeps the inferred value.
+    An explicit ``valid_at`` makes the mode ``AT`` and drops an inferred range (and "as of"); ``None``
+    keeps the inferred value.
     """
     reasons = list(intent.reasons)
     changes: dict[str, object] = {}
     if valid_at is not None:
         reasons.append(f"merge.valid_at: explicit {valid_at.isoformat()} replaces inferred {intent.time_mode.value}")
-        changes.update(valid_at=valid_at, valid_range=None, time_mode=TimeMode.AT, time_confidence=1.0)
+        changes.update(valid_at=valid_at, valid_range=None, time_mode=TimeMode.AT, time_confidence=1.0, as_of=False)
     if known_at is not None:
         reasons.append(f"merge.known_at: explicit {known_at.isoformat()}")
         changes["known_at"] = known_at
@@ -271,13 +287,14 @@ def _time_hits(text: str, now: datetime, times: TimeParser) -> list[_Hit]:
         if _VAGUE.fullmatch(m.text.strip()):
             hits.append(_Hit(start, end, "current", 0.6, detail=m.text))
             continue
-        period = times.resolve(m.text, now)
+        period = times.resolve(m.text, now, prefer="nearest_past")
         if period is None:
             continue
         bare_month = bool(_MONTH_WORD.fullmatch(m.text.strip()))
         hits.append(_bounded(text, _Hit(start, end, "date", 0.5 if bare_month else 1.0, period, m.text)))
     for m in _YEAR_BOUND.finditer(text):  # "before 2023": the parser knows only "in 2023"
-        if not _overlaps(hits, m.start("y"), m.end("y")) and (period := times.resolve(f"in {m['y']}", now)):
+        if not _overlaps(hits, m.start("y"), m.end("y")) and (
+                period := times.resolve(f"in {m['y']}", now, prefer="nearest_past")):
             hits.append(_bounded(text, _Hit(m.start("y"), m.end("y"), "date", 1.0, period, m["y"])))
     for m in _AGO.finditer(text):
         if not _overlaps(hits, m.start(), m.end()) and (period := _ago(m, now)) is not None:
@@ -339,15 +356,27 @@ def _overlaps(hits: Sequence[_Hit], start: int, end: int) -> bool:
     return any(h.start < end and start < h.end for h in hits if h.kind != "known")
 
 
+_AS_OF = " (as of)"
+_AS_OF_EN = re.compile(r"(?i)(?:^|\s)(as)\s+$")
+
+
 def _bounded(text: str, hit: _Hit) -> _Hit:
-    """A date hit widened over 时/的时候 and turned into an open range by 之前/以后/before/since."""
+    """A date hit widened over 时/的时候 and turned into an open range by 之前/以后/before/since; "as of"
+    (截至, 到…为止) makes it the range up to its end, marked so that the caller reads a valid time."""
     start, end = hit.start, hit.end
     if (suffix := _SUFFIX.match(text[end:])) is not None:
         end += suffix.end()
     lo, hi = hit.period or (None, None)
+    word = hit.detail.split()[0].lower() if hit.detail.split() else ""
+    zh_before, tail = _AS_OF_ZH_BEFORE.search(text[:start]), _AS_OF_ZH_AFTER.match(text[end:])
+    closed = tail is not None and "止" in tail[0]  # 为止: 到5月为止 is "as of", 到5月 alone is not
+    en_of = _AS_OF_EN.search(text[:start]) if word == "of" else None  # "as of 2023": the parser took "of 2023"
+    if (zh_before is not None and (zh_before[1] != "到" or closed)) or closed or en_of:
+        start = en_of.start(1) if en_of else zh_before.start(1) if zh_before is not None else start
+        end += tail.end() if tail is not None and not en_of else 0
+        return _Hit(start, end, "date", hit.confidence, (None, hi), text[start:end] + _AS_OF)
     after = _BOUND_AFTER_ZH.match(text[end:])
     before = _BOUND_BEFORE_EN.search(text[:start])
-    word = hit.detail.split()[0].lower() if hit.detail.split() else ""
     if after is not None:
         end += after.end()
         lo, hi = ((None, lo) if "前" in after[1] else (lo, None))
@@ -356,9 +385,9 @@ def _bounded(text: str, hit: _Hit) -> _Hit:
         if before is not None:
             start = before.start(1)
         lo, hi = {"before": (None, lo), "prior to": (None, lo), "until": (None, hi), "till": (None, hi),
-                  "after": (hi, None), "since": (lo, None), "from": (lo, None), "as of": (lo, hi)}[rel]
+                  "after": (hi, None), "since": (lo, None), "from": (lo, None), "as of": (None, hi)}[rel]
         if rel == "as of":
-            return _Hit(start, end, "date", hit.confidence, (lo, hi), hit.detail + " (as of)")
+            return _Hit(start, end, "date", hit.confidence, (lo, hi), text[start:end] + _AS_OF)
     return _Hit(start, end, "date", hit.confidence, (lo, hi), text[start:end])
 
 

@@ -182,6 +182,9 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 200))
 @click.option("--valid-at", default=None, metavar="TIMESTAMP", help="World time asked about (default now).")
 @click.option("--known-at", default=None, metavar="TIMESTAMP", help="Knowledge time asked about (default now).")
+@click.option("--now", "reference", default=None, metavar="TIMESTAMP",
+              help="Reference time the question is asked at: what yesterday, in May, 周三 mean, and the "
+                   "default --valid-at (default: the clock, i.e. the global --now).")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(["claim", "event"]), help="Restrict item kinds.")
 @click.option("--include-archived", is_flag=True, help="Also search archived claims (by their own words).")
 @click.option("--entity-constraint", default="enforce", show_default=True,
@@ -192,10 +195,10 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
               help="Print a context packet for a prompt that never exceeds TOKENS (docs/packet.md).")
 @json_option
 @click.pass_obj
-def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, kinds, include_archived: bool,
+def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, include_archived: bool,
            entity_constraint: str, no_understand: bool, budget: int | None, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
-    result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"),
+    result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"), now=_ts(reference, "--now"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
                                  include_archived=include_archived, entity_constraint=entity_constraint,
                                  understand_query=not no_understand, budget=budget)

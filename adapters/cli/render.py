@@ -76,7 +76,7 @@ def intent_dict(intent) -> dict[str, Any]:
     vrange = intent.valid_range
     return {
         "time_mode": intent.time_mode.value, "valid_at": ts(intent.valid_at), "known_at": ts(intent.known_at),
-        "valid_range": None if vrange is None else [ts(vrange.start), ts(vrange.end)],
+        "valid_range": None if vrange is None else [ts(vrange.start), ts(vrange.end)], "as_of": intent.as_of,
         "about_user": intent.about_user,
         "entities": [{"text": e.text, "key": e.key, "kind": e.kind, "confidence": e.confidence}
                      for e in intent.entities],

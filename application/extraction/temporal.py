@@ -7,11 +7,16 @@ zone): 00:30 on 2 June at +08:00 is still "2 June", although it is 1 June in UTC
 in the zone the speaker lives in when it is known; the store keeps instants in UTC.
 
 Conventions (pure, no clock): weeks start on Monday. 周三/星期三 alone is the Wednesday of the
-anchor's week, 下周三 the Wednesday of the next week. English "next Friday" is the first Friday
+anchor's week (the latest Wednesday not after the anchor's day with ``prefer="nearest_past"``),
+下周三 the Wednesday of the next week. English "next Friday" is the first Friday
 after the anchor's day, "last Friday" the last one before it, bare "Friday" follows ``prefer``.
 A month or date without a year (5月, 6月1日, May, June 1) is the latest one not after the anchor
-when ``prefer="past"`` (the default: 其实5月就搬去北京了), the next one not before it when
-``prefer="future"`` (plans). "last May" is the latest May before the anchor's month. Vague words
+when ``prefer="past"`` (the default: 其实5月就搬去北京了) or ``"nearest_past"``, the next one not
+before it when ``prefer="future"`` (plans). ``"nearest_past"`` is how a question is read against
+its reference time (recall): every expression without a year or a week, 周三 included, names the
+latest one not after the anchor, so "in March" asked on 2023-05-20 is March 2023, "in August"
+August 2022, 周三 the latest Wednesday up to that day. "last May" is the latest May before the
+anchor's month. Vague words
 (最近, recently) are recognised as time words but resolve to None.
 """
 
@@ -24,6 +29,8 @@ from datetime import date, datetime, timedelta
 from attrs import frozen
 
 Period = tuple[datetime, datetime]
+#: What a month, date or weekday without a year or week refers to (see the module docstring).
+PREFER = ("past", "future", "nearest_past")
 Resolver = Callable[[re.Match[str], datetime, str], "tuple[date, date] | None"]
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -141,7 +148,10 @@ def _weekend(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] | 
 
 
 def _zh_weekday(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] | None:
-    return _day(_week_start(a.date(), 0) + timedelta(days=_ZH_WEEKDAY[m["wd"]]))
+    day = _week_start(a.date(), 0) + timedelta(days=_ZH_WEEKDAY[m["wd"]])
+    if prefer == "nearest_past" and day > a.date():  # a question asked on Monday about 周三 means the last one
+        day -= timedelta(weeks=1)
+    return _day(day)
 
 
 def _rel_day(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] | None:
@@ -279,12 +289,16 @@ def resolve(expression_text: str, anchor: datetime, *, prefer: str = "past") -> 
 
     :param expression_text: one time expression (as returned by :func:`find`, or typed by hand).
     :param anchor: when the statement was made (the event's occurred time); must be aware.
-    :param prefer: ``"past"`` or ``"future"``: which year a month or date without one refers to.
+    :param prefer: ``"past"`` or ``"future"``: which year a month or date without one refers to;
+        ``"nearest_past"``: like ``"past"``, and a bare 周三 is the latest one not after the anchor
+        (how recall reads a question against its reference time).
     :returns: None for vague words (最近) and for anything not understood.
-    :raises ValueError: when ``anchor`` is naive.
+    :raises ValueError: when ``anchor`` is naive or ``prefer`` is none of the three.
     """
     if anchor.tzinfo is None or anchor.utcoffset() is None:
         raise ValueError("anchor must be timezone-aware")
+    if prefer not in PREFER:
+        raise ValueError(f"prefer must be one of {PREFER}, not {prefer!r}")
     text = expression_text.strip()
     for regex, fn in _COMPILED:
         m = regex.fullmatch(text)

@@ -58,6 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON summary to this file")
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--reference", choices=("question", "clock"), default="question",
+                        help="ask each question at its own date (Memory.recall(now=...)) or at the wall clock")
     parser.add_argument("--ranking", default="", metavar="K=V,...",
                         help="hlmem ranking settings (RankingConfig fields), e.g. text_weight=0.3,context_weight=0.2")
     args = parser.parse_args(argv)
@@ -74,7 +76,7 @@ def _options(args: argparse.Namespace, dataset: str) -> Options:
         raise SystemExit(f"unknown methods: {sorted(unknown)}")
     return Options(embedder=args.embedder, cache_dir=args.cache_dir.expanduser(), methods=methods, bm25=args.bm25,
                    pool=args.pool, extract=extract, rebuild=args.rebuild, keep_stores=args.keep_stores,
-                   quiet=args.quiet, ranking=_ranking(args.ranking))
+                   quiet=args.quiet, ranking=_ranking(args.ranking), reference=args.reference)
 
 
 def _ranking(spec: str) -> tuple[tuple[str, Any], ...]:
@@ -118,6 +120,8 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
     variant = "-plain" if name == "locomo" and args.locomo_text == "plain" else ""
     if args.extract != "auto" and (args.extract == "on") != (name == "smoke"):
         variant += f"-extract-{args.extract}"
+    if args.reference == "clock":
+        variant += "-clock"
     label = f"{name}{variant}{'-subset' if subset else ''}-{opts.embedder}"
     png_dir = (args.png_dir or opts.cache_dir / "results").expanduser()
     details = opts.cache_dir / "results" / f"{label}-answers.jsonl"
@@ -153,7 +157,10 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
         embed = result["query_embed"].get("p50_ms")
         note = "latency: search only, query vector precomputed" + (
             f" (the model's query embedding adds p50 {embed:.0f} ms)" if embed and embed >= 1 else "")
-        result["png"] = str(scores_chart(title, summary, png_dir / f"retrieval-{label}.png", note))
+        try:
+            result["png"] = str(scores_chart(title, summary, png_dir / f"retrieval-{label}.png", note))
+        except ImportError as exc:  # matplotlib is optional: the tables and the JSON still stand
+            print(f"no chart: {exc}", file=sys.stderr)
     print(f"\n{name}: {wall}s wall, embedding {outcome.embed_s}s, hlmem stores built {result['hlmem_build']}; "
           f"answers in {details}; chart {result.get('png')}")
     return result

@@ -48,6 +48,8 @@ class Query:
     gold: tuple[str, ...]
     category: str
     as_of: datetime | None = None
+    #: When the question is asked (``Memory.recall(now=…)``): LoCoMo's last session, MemDaily's own time.
+    reference: datetime | None = None
     no_match: bool = False
     max_rank: int | None = None
     extra: dict[str, Any] = field(factory=dict)
@@ -130,6 +132,8 @@ def locomo_haystack(sample: dict[str, Any], categories: Sequence[int] = LOCOMO_C
             text = f"{turn['speaker']}: {turn['text']}" if speaker_in_text else turn["text"]
             docs.append(Doc(id=turn["dia_id"], text=text, session=key, speaker=turn["speaker"], occurred_at=at))
     known = {d.id for d in docs}
+    # Questions are asked after the conversation: at its last session's date (the data gives none of its own).
+    reference = max((d.occurred_at for d in docs if d.occurred_at is not None), default=None)
     queries: list[Query] = []
     for i, qa in enumerate(sample["qa"]):
         if qa.get("category") not in categories:
@@ -137,7 +141,7 @@ def locomo_haystack(sample: dict[str, Any], categories: Sequence[int] = LOCOMO_C
         gold = split_evidence(qa.get("evidence") or (), known)
         if gold:
             queries.append(Query(id=f"{sample['sample_id']}:q{i}", text=qa["question"], gold=gold,
-                                 category=str(qa["category"])))
+                                 category=str(qa["category"]), reference=reference))
     return Haystack(sample["sample_id"], tuple(docs), tuple(queries))
 
 
@@ -185,6 +189,7 @@ def memdaily_haystack(name: str, trajectories: Sequence[dict[str, Any]]) -> Hays
             if gold:
                 queries.append(Query(id=f"{name}:{tid}:{q['qid']}", text=q["question"], gold=gold,
                                      category=memdaily_question_type(name),
+                                     reference=parse_memdaily_time(q.get("time", "")),
                                      extra={"file": name}))
     return Haystack(name, tuple(docs), tuple(queries))
 

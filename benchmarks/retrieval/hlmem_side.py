@@ -46,6 +46,11 @@ def _recall_kwargs(mem: Any, limit: int) -> dict[str, int]:
     return {"limit": limit} if "limit" in params else {"k": limit}
 
 
+def takes_reference(mem: Any) -> bool:
+    """Whether this hlmem's ``Memory.recall`` takes a reference time (``now=``)."""
+    return "now" in inspect.signature(mem.recall).parameters
+
+
 class HlmemHaystack:
     """A store holding one haystack, opened through ``hlmem.Memory``.
 
@@ -114,11 +119,20 @@ class HlmemHaystack:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def recall(self, query: str, limit: int = 10, as_of: datetime | None = None) -> tuple[list[str], float, float, Any]:
-        """Dataset ids of ``Memory.recall(query)``, best first, the call's wall and CPU milliseconds, the raw result."""
+    def recall(self, query: str, limit: int = 10, as_of: datetime | None = None, reference: datetime | None = None,
+               understand: bool = True) -> tuple[list[str], float, float, Any]:
+        """Dataset ids of ``Memory.recall(query)``, best first, the call's wall and CPU milliseconds, the raw result.
+
+        :param reference: the question's own date as ``now=`` (ignored by an hlmem without it).
+        :param understand: False asks without reading the query's time words (``understand_query``).
+        """
         kwargs: dict[str, Any] = _recall_kwargs(self._mem, limit)
         if as_of is not None:
             kwargs["valid_at"] = as_of
+        if reference is not None and takes_reference(self._mem):
+            kwargs["now"] = reference
+        if not understand:
+            kwargs["understand_query"] = False
         start, cpu = time.perf_counter(), time.process_time()
         result = self._mem.recall(query, **kwargs)
         ms, cpu_ms = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000

@@ -46,6 +46,8 @@ class Options:
     quiet: bool = False
     #: ``Memory(ranking=...)`` settings (RankingConfig fields); empty: the product defaults.
     ranking: tuple[tuple[str, Any], ...] = ()
+    #: ``question``: each question is asked at its own date (``Memory.recall(now=…)``); ``clock``: at the wall clock.
+    reference: str = "question"
 
 
 @define
@@ -173,10 +175,22 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
     try:
         out.hlmem_cold_ms.append(round(store.warm_up(), 1))
         for query in hay.queries:
-            ranked, ms, cpu_ms, result = store.recall(query.text, opts.k, query.as_of)
+            reference = query.reference if opts.reference == "question" else None
+            ranked, ms, cpu_ms, result = store.recall(query.text, opts.k, query.as_of, reference)
             row = _row(hay, query, "hlmem", ranked, ms, opts.k, cpu_ms)
             if result.notes:
                 row["notes"] = list(result.notes)
+            row.update(reference=reference and reference.isoformat(), valid_at=result.valid_at.isoformat(),
+                       known_at=result.known_at.isoformat())
+            if result.intent is not None and result.intent.valid_range is not None:
+                vr = result.intent.valid_range
+                row["period"] = [vr.start and vr.start.isoformat(), vr.end and vr.end.isoformat()]
+            if not ranked:  # would it come back without reading its time words, or at the clock? (empties.py)
+                row["empty_without_time_reading"] = not store.recall(query.text, opts.k, query.as_of, reference,
+                                                                     understand=False)[0]
+                if reference is not None:
+                    row["empty_at_the_clock"] = not store.recall(query.text, opts.k, query.as_of, None,
+                                                                 understand=False)[0]
             rows.append(row)
     finally:
         store.close()

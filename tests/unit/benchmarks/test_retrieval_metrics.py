@@ -185,6 +185,42 @@ def test_memdaily_haystack_holds_every_trajectory_of_a_file(tmp_path: Path) -> N
     assert [d.id for d in small.docs] == ["1:0", "1:1"] and len(small.queries) == 1
 
 
+def test_each_question_carries_its_own_reference_time(tmp_path: Path) -> None:
+    locomo = data.locomo_haystack(LOCOMO_SAMPLE)  # asked after the conversation: its last session's date
+    assert {q.reference for q in locomo.queries} == {datetime(2023, 6, 2, 9, 0, tzinfo=timezone.utc)}
+    (memdaily := tmp_path / "01_simple_roles.json").write_text(json.dumps(MEMDAILY_SAMPLE, ensure_ascii=False),
+                                                                 encoding="utf-8")
+    (hay,) = data.load_memdaily(tmp_path).haystacks
+    assert memdaily.exists() and [q.reference for q in hay.queries] == [
+        datetime(2024, 4, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), None]  # the second has no time
+
+
+def test_empties_are_sorted_by_reason(tmp_path: Path) -> None:
+    empties = load("empties")
+    rows = [
+        {"method": "hlmem", "query": "q1", "ranked": [], "gold": ["a"], "r@10": 0.0,
+         "notes": ["relevance floor: nothing reached similarity 0.2"], "empty_without_time_reading": True},
+        {"method": "hlmem", "query": "q2", "ranked": [], "gold": ["a"], "r@10": 0.0, "notes": [],
+         "empty_without_time_reading": False, "reference": "2023-05-20T00:00:00+00:00",
+         "period": ["2023-06-01T00:00:00+00:00", "2023-07-01T00:00:00+00:00"]},
+        {"method": "hlmem", "query": "q3", "ranked": [], "gold": ["a"], "r@10": 0.0,
+         "notes": ["inferred period [2023-12-01T00:00:00+00:00, 2024-01-01T00:00:00+00:00) from the query",
+                   "inferred known_at=2023-12-31T23:59:59.999999+00:00 from the query"]},
+        {"method": "hlmem", "query": "q4", "ranked": ["a"], "gold": ["a"], "r@10": 1.0, "notes": []},
+        {"method": "hlmem", "query": "q5", "ranked": [], "gold": ["a"], "r@10": 0.0, "notes": [],
+         "empty_without_time_reading": True, "empty_at_the_clock": False},
+        {"method": "bm25", "query": "q4", "ranked": [], "gold": ["a"], "r@10": 0.0},
+    ]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = empties.summarize(path, {"q3": "2023-05-20T00:00:00+00:00"})
+    assert out["questions"] == 5 and out["empty"] == 4 and out["r@10"] == 0.2
+    assert out["empty_by_reason"] == {"relevance floor": 1, "time reading": 1, "known_at (old)": 1,
+                                      "after the question": 1}
+    assert out["time_reading"] == ["q2"] and out["period_after_reference"] == 2
+    assert out["period_start_years"] == {"2023": 2}
+
+
 SMOKE_LINES = [
     {"id": "c-recall", "type": "recall", "input": {"query": "q", "memories": [{"id": "g", "text": "t"}]},
      "expected": {"event_ids": ["g"], "max_rank": 5}},

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hlmem.application.extraction.temporal import cn_int, find, resolve
 
@@ -160,3 +162,76 @@ def test_find(text: str, found: list[str]) -> None:
                                              ("三十一", 31), ("两", 2), ("", None), ("百", None), ("五五五", None)])
 def test_cn_int(text: str, value: int | None) -> None:
     assert cn_int(text) == value
+
+
+#: Saturday 20 May 2023, noon UTC: the reference time of an imported LoCoMo-like history.
+REFERENCE = datetime(2023, 5, 20, 12, 0, tzinfo=timezone.utc)
+NEAREST_PAST_TABLE = [
+    ("in March", D(2023, 3, 1), D(2023, 4, 1)),
+    ("in May", D(2023, 5, 1), D(2023, 6, 1)),  # the reference's own month is the latest not after it
+    ("in August", D(2022, 8, 1), D(2022, 9, 1)),
+    ("December", D(2022, 12, 1), D(2023, 1, 1)),
+    ("on June 1", D(2022, 6, 1), D(2022, 6, 2)),
+    ("on Tuesday", D(2023, 5, 16), D(2023, 5, 17)),
+    ("Saturday", D(2023, 5, 20), D(2023, 5, 21)),  # today is the latest Saturday not after today
+    ("Sunday", D(2023, 5, 14), D(2023, 5, 15)),
+    ("三月", D(2023, 3, 1), D(2023, 4, 1)),
+    ("8月", D(2022, 8, 1), D(2022, 9, 1)),
+    ("5月21日", D(2022, 5, 21), D(2022, 5, 22)),
+    ("上周二", D(2023, 5, 9), D(2023, 5, 10)),
+    ("周三", D(2023, 5, 17), D(2023, 5, 18)),
+    ("星期日", D(2023, 5, 14), D(2023, 5, 15)),  # this week's Sunday (21 May) is after the reference
+    ("周六", D(2023, 5, 20), D(2023, 5, 21)),
+    ("这周日", D(2023, 5, 21), D(2023, 5, 22)),  # 这周 names the week: not moved
+    ("下周三", D(2023, 5, 24), D(2023, 5, 25)),  # an explicit future stays in the future
+    ("next month", D(2023, 6, 1), D(2023, 7, 1)),
+]
+
+
+@pytest.mark.parametrize(("expr", "start", "end"), NEAREST_PAST_TABLE, ids=[row[0] for row in NEAREST_PAST_TABLE])
+def test_resolve_nearest_past_against_a_reference_time(expr: str, start: date, end: date) -> None:
+    assert _days(expr, REFERENCE, prefer="nearest_past") == (start, end)
+
+
+def test_nearest_past_differs_from_past_only_for_a_bare_chinese_weekday() -> None:
+    monday = datetime(2026, 6, 1, 9, 0, tzinfo=CST)
+    assert _days("周三", monday, prefer="past") == (D(2026, 6, 3), D(2026, 6, 4))  # extraction: this week's
+    assert _days("周三", monday, prefer="nearest_past") == (D(2026, 5, 27), D(2026, 5, 28))  # a question: the last one
+    for expr in ("5月", "Friday", "in August", "上周三", "6月5日"):
+        assert _days(expr, monday, prefer="past") == _days(expr, monday, prefer="nearest_past"), expr
+
+
+def test_an_unknown_preference_is_refused() -> None:
+    with pytest.raises(ValueError, match="prefer"):
+        resolve("5月", ANCHOR, prefer="latest")
+
+
+_MONTH_WORDS = ("January February March April May June July August September October November December").split()
+_ZH_MONTHS = ("一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")
+_WEEKDAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_ZH_WEEKDAYS = "一二三四五六日"
+_BARE = st.one_of(
+    st.integers(0, 11).map(lambda i: (f"in {_MONTH_WORDS[i]}", "month")),
+    st.integers(0, 11).map(lambda i: (f"{_ZH_MONTHS[i]}月", "month")),
+    st.integers(1, 12).map(lambda i: (f"{i}月", "month")),
+    st.integers(0, 6).map(lambda i: (f"on {_WEEKDAY_WORDS[i]}", "week")),
+    st.integers(0, 6).map(lambda i: (f"周{_ZH_WEEKDAYS[i]}", "week")),
+    st.integers(0, 6).map(lambda i: (f"星期{_ZH_WEEKDAYS[i]}", "week")),
+)
+_REFERENCES = st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 12, 31),
+                           timezones=st.sampled_from([timezone.utc, CST, timezone(timedelta(hours=-7))]))
+
+
+@given(_BARE, _REFERENCES)
+def test_a_bare_month_or_weekday_is_the_latest_one_not_after_the_reference(case: tuple[str, str],
+                                                                           reference: datetime) -> None:
+    expr, unit = case
+    period = resolve(expr, reference, prefer="nearest_past")
+    assert period is not None, expr
+    start, end = period
+    # Never after the reference: it starts by the reference's day, in the reference's zone.
+    assert start.date() <= reference.date()
+    # The latest such: the same month a year later, or the same weekday a week later, starts after it.
+    later = start.replace(year=start.year + 1) if unit == "month" else start + timedelta(weeks=1)
+    assert later.date() > reference.date()
+    assert end - start == timedelta(days=1) if unit == "week" else end.day == 1
