@@ -33,6 +33,11 @@ _PREP = r"(?:\s+(?:to|into|in|from|out of|up|away|with)\s+\w+)?"
 _ANCHOR_EN = re.compile(rf"(?i){_A}(?P<rel>before|after|prior to)\s+(?P<ev>(?P<det>the|my|our|his|her|their|i|we|he|she|they|you)"
                         rf"\s+\w+{_PREP}|(?!(?:any|some|no|every)thing|morning|evening|spring|during)\w+ing{_PREP}){_Z}")
 _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used)\b")
+#: A question about what is planned ("我周五要做什么", "what will I do on Friday"): a weekday or month
+#: without a year then names the next one, not the latest past one. 需要/主要/只要/想要/不要 are not plans.
+_FUTURE_CUE = re.compile(rf"(?i)计划|打算|准备(?!好)|将要|将会|即将|安排|(?<![主需重只想不还])要(?![求是不])"
+                         rf"|{_A}(?:will|shall|gonna|going to|plan to|planning to|planned for|scheduled|upcoming|coming up){_Z}"
+                         rf"|(?<=[a-z])'ll{_Z}")
 _BEFORE_END = re.compile(rf"(?i){_A}before(?=\s*(?:[?.!,;？。！，]|$))")
 _NOT_EVENT = re.compile(r"(?i)^(?:我|你|他|她|咱|我们|这|那|现在|目前|之前|以前)$")
 _MARKERS: tuple[tuple[str, float, re.Pattern[str]], ...] = (

@@ -55,7 +55,7 @@ from hlmem.domain.query_lexicon import (  # the word lists and patterns
     _AGO, _ANCHOR_EN, _ANCHOR_ZH, _AS_OF_ZH_AFTER, _AS_OF_ZH_BEFORE, _BEFORE_END,
     _BOUND_AFTER_ZH, _BOUND_BEFORE_EN, _CLOCK, _EN_NAME, _EN_NUM,
     _EN_STOP, _FILLER, _FIRST_PERSON, _HAN, _KNOWN_CUE, _MARKERS, _MONTH_WORD, _NAME_END, _NAME_TAIL,
-    _NOT_EVENT, _NOT_HISTORY, _NOT_NAME, _PAST, _ROLE, _SUFFIX, _VAGUE, _YEAR_BOUND,
+    _FUTURE_CUE, _NOT_EVENT, _NOT_HISTORY, _NOT_NAME, _PAST, _ROLE, _SUFFIX, _VAGUE, _YEAR_BOUND,
 )
 from hlmem.domain.state import SELF_SUBJECTS
 
@@ -282,12 +282,15 @@ def merge(intent: QueryIntent, *, valid_at: datetime | None = None, known_at: da
 
 def _time_hits(text: str, now: datetime, times: TimeParser) -> list[_Hit]:
     hits: list[_Hit] = []
+    # A question about plans reads a bare weekday or month forwards; any other reads it backwards
+    # from the reference time (the latest one not after it).
+    prefer = "future" if _FUTURE_CUE.search(text) and not _PAST.search(text) else "nearest_past"
     for m in times.find(text):
         start, end = m.start, m.end
         if _VAGUE.fullmatch(m.text.strip()):
             hits.append(_Hit(start, end, "current", 0.6, detail=m.text))
             continue
-        period = times.resolve(m.text, now, prefer="nearest_past")
+        period = times.resolve(m.text, now, prefer=prefer)
         if period is None:
             continue
         bare_month = bool(_MONTH_WORD.fullmatch(m.text.strip()))

@@ -7,7 +7,8 @@ zone): 00:30 on 2 June at +08:00 is still "2 June", although it is 1 June in UTC
 in the zone the speaker lives in when it is known; the store keeps instants in UTC.
 
 Conventions (pure, no clock): weeks start on Monday. 周三/星期三 alone is the Wednesday of the
-anchor's week (the latest Wednesday not after the anchor's day with ``prefer="nearest_past"``),
+anchor's week (the latest Wednesday not after the anchor's day with ``prefer="nearest_past"``,
+the first one not before it with ``prefer="future"``: a plan made on Thursday for 周三),
 下周三 the Wednesday of the next week. English "next Friday" is the first Friday
 after the anchor's day, "last Friday" the last one before it, bare "Friday" follows ``prefer``.
 A month or date without a year (5月, 6月1日, May, June 1) is the latest one not after the anchor
@@ -151,6 +152,8 @@ def _zh_weekday(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date]
     day = _week_start(a.date(), 0) + timedelta(days=_ZH_WEEKDAY[m["wd"]])
     if prefer == "nearest_past" and day > a.date():  # a question asked on Monday about 周三 means the last one
         day -= timedelta(weeks=1)
+    elif prefer == "future" and day < a.date():  # a plan made on Thursday for 周三 is next week's
+        day += timedelta(weeks=1)
     return _day(day)
 
 

@@ -51,6 +51,24 @@ PERIODS = [
 ]
 
 
+#: Questions about plans read a bare weekday or month forwards from the reference time.
+PLANS = [
+    (REF_ZH, "我周五要做什么？", D(2024, 4, 5), D(2024, 4, 6)),  # asked on Friday: today
+    (REF_ZH, "周三我打算去哪？", D(2024, 4, 10), D(2024, 4, 11)),  # this week's Wednesday is past
+    (REF_ZH, "周日我要见谁", D(2024, 4, 7), D(2024, 4, 8)),
+    (REF_ZH, "三月我计划去哪里？", D(2025, 3, 1), D(2025, 4, 1)),
+    (REF, "What will Caroline do on Tuesday?", D(2023, 5, 23), D(2023, 5, 24)),
+    (REF, "Where is Melanie going to travel in August?", D(2023, 8, 1), D(2023, 9, 1)),
+    (REF, "What did John plan to do in March?", D(2023, 3, 1), D(2023, 4, 1)),  # asked in the past tense
+    (REF_ZH, "周三我主要吃了什么", D(2024, 4, 3), D(2024, 4, 4)),  # 主要 is no plan
+]
+
+
+@pytest.mark.parametrize(("now", "query", "start", "end"), PLANS, ids=[row[1] for row in PLANS])
+def test_questions_about_plans_read_forwards(now: datetime, query: str, start: date, end: date) -> None:
+    assert _days(_u(query, now)) == (start, end)
+
+
 @pytest.mark.parametrize(("now", "query", "start", "end"), PERIODS, ids=[row[1] for row in PERIODS])
 def test_relative_words_resolve_against_the_reference_time(now: datetime, query: str, start: date, end: date) -> None:
     intent = _u(query, now)
