@@ -23,7 +23,8 @@ the *reference time* the question is asked at (an imported 2023 conversation is 
 2023 date, not the wall clock), and day/month boundaries are taken in ``now``'s own zone (pass it
 in the user's zone when known). A month, date or weekday without a year or week is the latest one
 not after ``now`` ("in August" asked on 2023-05-20 is August 2022; 周三 asked on a Monday is the
-Wednesday before; the parser's ``prefer="nearest_past"``).
+Wednesday before; the parser's ``prefer="nearest_past"``), except in a question about a plan
+(要/打算, will/going to: ``prefer="future"``, the next one).
 
 How a recall uses it::
 
