@@ -377,6 +377,12 @@ def main() -> None:
     except Exception as exc:  # the last line of defence: never a traceback for a user
         if os.environ.get("HLMEM_DEBUG"):
             raise
+        from hlmem.adapters.sqlite.errors import damage_or_full
+
+        known = damage_or_full(exc)  # a SQLite error some adapter did not translate: still say what it is
+        if known is not None:
+            click.echo(f"error: {known}", err=True)
+            sys.exit(EXIT_CORRUPT if isinstance(known, StorageCorrupt) else EXIT_ERROR)
         click.echo(f"error: internal error ({type(exc).__name__}: {exc}); rerun with HLMEM_DEBUG=1 "
                    "and report it", err=True)
         sys.exit(EXIT_ERROR)

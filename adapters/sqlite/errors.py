@@ -61,3 +61,13 @@ def _out_of_space(con: apsw.Connection | None, where: str | None) -> bool:
         return shutil.disk_usage(Path(where).parent).free == 0
     except OSError:
         return False
+
+
+def damage_or_full(exc: BaseException, path: str | os.PathLike[str] | None = None) -> HlmemError | None:
+    """:class:`StorageCorrupt` or :class:`StorageFull` for an APSW error that escaped an adapter
+    untranslated (the CLI's last line of defence asks this before calling it an internal error);
+    None for anything else (a UnicodeDecodeError outside SQLite is not damage to the store)."""
+    if not isinstance(exc, apsw.Error):
+        return None
+    error = storage_error(exc, "reading or writing the store", path=path)
+    return error if isinstance(error, (StorageCorrupt, StorageFull)) else None

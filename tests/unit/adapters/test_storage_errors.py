@@ -11,7 +11,7 @@ import apsw
 import pytest
 
 from hlmem.adapters.serialization import TAGS, decode
-from hlmem.adapters.sqlite.errors import storage_error
+from hlmem.adapters.sqlite.errors import damage_or_full, storage_error
 from hlmem.domain.errors import (
     STORAGE_REASON_CODES,
     SchemaError,
@@ -92,3 +92,11 @@ def test_every_storage_reason_code_is_documented() -> None:
     end = section.find("\n## ")
     section = section if end < 0 else section[:end]
     assert set(re.findall(r"^\| `([a-z_.]+)` \|", section, re.MULTILINE)) == set(STORAGE_REASON_CODES)
+
+
+def test_the_clis_last_line_of_defence_names_only_sqlite_damage_and_full_disks() -> None:
+    assert isinstance(damage_or_full(apsw.CorruptError("database disk image is malformed")), StorageCorrupt)
+    assert isinstance(damage_or_full(apsw.FullError("not an error"), "/x/store.db"), StorageFull)
+    assert damage_or_full(apsw.BusyError("database is locked")) is None
+    # A file that is not UTF-8 outside SQLite (an import's input) is not damage to the store.
+    assert damage_or_full(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")) is None
