@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from hlmem.adapters.cli import render
-from hlmem.domain.errors import HlmemError, StorageCorrupt
+from hlmem.domain.errors import HlmemError, StorageCorrupt, StorageFull
 from hlmem.domain.time import parse_timestamp
 
 EXIT_ERROR = 1
@@ -65,7 +65,11 @@ class _Group(click.Group):
         except (HlmemError, BaseExceptionGroup) as exc:
             if isinstance(exc, BaseExceptionGroup) and not exc.subgroup(lambda e: isinstance(e, HlmemError)):
                 raise
-            click.echo(f"error: {_error_text(exc)}", err=True)
+            text = _error_text(exc)
+            obj = ctx.find_object(_Ctx)
+            if isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None:
+                text = f"{text} [store: {obj.db}]"  # met where the adapter did not know the file's name
+            click.echo(f"error: {text}", err=True)
             ctx.exit(EXIT_CORRUPT if isinstance(exc, StorageCorrupt) else EXIT_ERROR)
         except OSError as exc:
             click.echo(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "), err=True)
