@@ -166,8 +166,11 @@ def compact(con: apsw.Connection, *, wait_ms: int = CHECKPOINT_WAIT_MS) -> dict[
     (unless a newer forget set it meanwhile) and truncates the WAL again.
     """
     mark = pending(con)
-    before = con.pragma("busy_timeout")
-    con.set_busy_timeout(wait_ms)
+    # Only a plain busy timeout is shortened (and put back after): a connection with a busy
+    # handler of its own (PRAGMA busy_timeout reads 0 then) keeps it.
+    before = int(con.pragma("busy_timeout") or 0)
+    if before:
+        con.set_busy_timeout(wait_ms)
     out: dict[str, int] = {}
     busy, log_frames, checkpointed = 1, -1, -1
     try:
@@ -184,6 +187,7 @@ def compact(con: apsw.Connection, *, wait_ms: int = CHECKPOINT_WAIT_MS) -> dict[
     except apsw.BusyError:
         busy = 1  # a writer held its lock past the wait: leave the row for the next attempt
     finally:
-        con.set_busy_timeout(int(before))
+        if before:
+            con.set_busy_timeout(before)
     out.update(wal_busy=busy, wal_frames=log_frames, wal_checkpointed=checkpointed, pending=int(bool(busy)))
     return out

@@ -257,8 +257,10 @@ class TestSQLite(ForgetPortsContract):
         reader.execute("SELECT count(*) FROM events").fetchone()
         with filled.transaction():  # a write after the reader's snapshot: its pages are newer
             filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
+        timeout = filled.connection.pragma("busy_timeout")
         assert filled.compact_erased(wait_ms=0)["pending"] == 1
         assert filled.pending_erasure() == "fg_1"
+        assert filled.connection.pragma("busy_timeout") == timeout > 0  # the shortened wait is put back
         reader.execute("COMMIT")
         reader.close()
         assert filled.compact_erased()["pending"] == 0 and filled.pending_erasure() is None
