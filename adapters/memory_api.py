@@ -297,7 +297,9 @@ class Memory:
 
         :param dry_run: report what would go without removing anything.
         :param reason: kept in the audit log: do not put the forgotten text in it.
-        :returns: counts by kind; ``already_forgotten`` when a repeat found nothing left.
+        :returns: counts by kind; ``already_forgotten`` when a repeat found nothing left;
+            ``erasure_pending`` when another connection still holds the erased bytes on disk (the
+            store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
         given = [v for v in (item_id, session, subject) if v is not None]
