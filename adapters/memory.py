@@ -401,6 +401,15 @@ class InMemoryStorage:
         """Nothing outlives a forget in process memory: no pages, no WAL."""
         return {}
 
+    def mark_erasure_pending(self, forget_id: str) -> None:
+        """Process memory keeps no old pages: nothing is ever pending."""
+
+    def pending_erasure(self) -> str | None:
+        return None
+
+    def check_integrity(self, *, full: bool = True) -> None:
+        """Process memory has no pages to damage: always sound."""
+
     # -- access telemetry and lifecycle candidates (adapters/activity.py, ADR 0015) ----------------
 
     def record_access(self, claim_ids: Sequence[str], at: datetime) -> None:

@@ -297,7 +297,9 @@ class Memory:
 
         :param dry_run: report what would go without removing anything.
         :param reason: kept in the audit log: do not put the forgotten text in it.
-        :returns: counts by kind; ``already_forgotten`` when a repeat found nothing left.
+        :returns: counts by kind; ``already_forgotten`` when a repeat found nothing left;
+            ``erasure_pending`` when another connection still holds the erased bytes on disk (the
+            store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
         given = [v for v in (item_id, session, subject) if v is not None]
@@ -432,13 +434,19 @@ class Memory:
     # -- replay and import ----------------------------------------------------------------------
 
     def replay(self, *, into: str | os.PathLike[str] | None = None,
-               progress: Callable[[int], None] | None = None) -> ReplayReport:
+               progress: Callable[[int], None] | None = None, verify: bool = False) -> ReplayReport:
         """Rebuild every projection from the log into a fresh store and compare it with this one.
 
         :param into: where to keep the rebuilt store (a new file); a temporary file otherwise.
+        :param verify: a health check first: the store file's ``integrity_check`` and full-text
+            checks (a damaged index fails here although the log replays).
+        :raises StorageCorrupt: a damaged page, index or full-text index, or log bytes that do not
+            decode (never "a newer hlmem" for those).
         """
         from hlmem.adapters.sqlite.store import SQLiteStorage
 
+        if verify:
+            self.storage.check_integrity(full=True)
         service = self._container.replay()
         with tempfile.TemporaryDirectory(prefix="hlmem-replay-") as tmp:
             target_path = Path(into) if into else Path(tmp) / "rebuilt.db"

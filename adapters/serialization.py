@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
 import cattrs
 
-from hlmem.domain.errors import SchemaError
+from hlmem.domain.errors import SchemaError, StorageCorrupt
 from hlmem.domain.events import (
     ENVELOPE_FIELDS,
     ClaimArchived,
@@ -38,6 +39,10 @@ from hlmem.domain.events import (
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 #: Append-only: tag -> event class. Never edit or remove a line; add new tags at the end.
+#: The shape of every tag hlmem has ever written (``kind.verb.vN``, lowercase): a stored tag of
+#: another shape is damage, not a newer version.
+TAG_SHAPE = re.compile(r"[a-z][a-z_]*(?:\.[a-z_]+)+\.v[0-9]+")
+
 TAGS: Mapping[str, type[DomainEvent]] = {
     "observation.recorded.v1": ObservationRecorded,
     "claim.asserted.v1": ClaimAsserted,
@@ -101,13 +106,25 @@ def decode(tag: str, envelope: Mapping[str, Any], payload: str | Mapping[str, An
     A ``None`` payload (erased by forget) is only valid for types whose payload fields all have
     defaults; otherwise :class:`SchemaError` is raised.
     """
-    data = json.loads(payload) if isinstance(payload, str) else dict(payload or {})
+    try:
+        data = json.loads(payload) if isinstance(payload, str) else dict(payload or {})
+    except ValueError as exc:  # hlmem writes only JSON objects: these bytes changed on disk
+        raise StorageCorrupt(f"the log is corrupt: the payload of event {envelope.get('event_id')!r} is not JSON "
+                             f"({exc})") from exc
     while tag in UPCASTERS:
         tag, upcast = UPCASTERS[tag]
         data = upcast(data)
     cls = TAGS.get(tag)
     if cls is None:
-        raise SchemaError(f"unknown event tag {tag!r}: written by a newer hlmem?")
+        if not isinstance(tag, str) or not TAG_SHAPE.fullmatch(tag):
+            # No hlmem, newer or older, writes a tag of another shape: this is damage, not a version.
+            raise StorageCorrupt(f"the log is corrupt: event {envelope.get('event_id')!r} has the tag {tag!r}, "
+                                 "which no hlmem writes")
+        raise SchemaError(f"unknown event tag {tag!r} (event {envelope.get('event_id')!r}): written by a newer "
+                          "hlmem, or the log is damaged (hlmem replay --verify checks the file)")
+    if not isinstance(data, dict):
+        raise StorageCorrupt(f"the log is corrupt: the payload of event {envelope.get('event_id')!r} is not a "
+                             "JSON object")
     data.update(envelope)
     try:
         return converter.structure(data, cls)

@@ -12,7 +12,9 @@ from hlmem.domain.errors import (
     ModelMismatch,
     NotFound,
     SchemaError,
+    StorageCorrupt,
     StorageError,
+    StorageFull,
     ValidationError,
 )
 
@@ -26,6 +28,8 @@ __all__ = [
     "ModelMismatch",
     "NotFound",
     "SchemaError",
+    "StorageCorrupt",
     "StorageError",
+    "StorageFull",
     "ValidationError",
 ]

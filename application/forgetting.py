@@ -10,9 +10,11 @@ One forget, in one write transaction (docs/forgetting.md, ADR 0014):
    per surviving claim (the append drops FTS rows and vectors);
 5. add the tombstones to the ledger.
 
-After the commit, ``compact_erased`` makes the bytes go away (WAL checkpoint and the like). A dry
-run does steps 1–5 for real inside the transaction and rolls it back, so its counts are exactly
-what a forget would remove.
+After the commit, ``compact_erased`` makes the bytes go away (WAL checkpoint and the like). When
+another connection's read transaction keeps old pages alive, the report says the erasure is
+pending (``erasure_pending``); the store recorded it in the forget's transaction and finishes it
+later by itself. A dry run does steps 1–5 for real inside the transaction and rolls it back, so
+its counts are exactly what a forget would remove.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class ForgetReport:
 
     ``already_forgotten`` is True when the target was forgotten before and nothing was left to
     do (every count is 0); ``forgotten_at`` then says when, if the ledger knows.
+    ``erasure_pending`` is True when the forget is done (nothing is recalled, explained or
+    re-ingested) but erased bytes are still in the store's files, because another connection
+    holds a read transaction on the old pages; the store finishes the erasure later by itself.
     """
 
     target_kind: str
@@ -69,6 +74,7 @@ class ForgetReport:
     already_forgotten: bool = False
     forgotten_at: datetime | None = None
     notes: tuple[str, ...] = ()
+    erasure_pending: bool = False
 
     @property
     def removed(self) -> int:
@@ -142,7 +148,7 @@ class ForgetService:
                 return 0
             self._execute(g, plan, salt, namespace="default", target_kind=TOMBSTONES,
                           target=f"{len(tombstones)} tombstones", actor=actor, reason=reason)
-        self._storage.compact_erased()
+        self._storage.compact_erased()  # a restore's private copy: nobody else reads it
         return len(plan.streams)
 
     # -- one forget -------------------------------------------------------------------------------
@@ -155,18 +161,22 @@ class ForgetService:
                 g, namespace = self._gather(target)
                 plan = plan_forget(g)
                 if plan.empty:
-                    return self._nothing_left(target, namespace, salt, dry_run)
-                shown = subject_fingerprint(target.value, salt) if target.kind == "subject" else target.value
-                report = self._execute(g, plan, salt, namespace=namespace, target_kind=target.kind, target=shown,
-                                       actor=actor, reason=reason, subject=target.value
-                                       if target.kind == "subject" else None)
-                report = evolve(report, target=target.value, notes=self._notes(target, g, plan))
-                if dry_run:
-                    raise _DryRun(evolve(report, dry_run=True, forget_id=None))
+                    report = self._nothing_left(target, namespace, salt, dry_run)
+                else:
+                    shown = subject_fingerprint(target.value, salt) if target.kind == "subject" else target.value
+                    report = self._execute(g, plan, salt, namespace=namespace, target_kind=target.kind,
+                                           target=shown, actor=actor, reason=reason, subject=target.value
+                                           if target.kind == "subject" else None)
+                    report = evolve(report, target=target.value, notes=self._notes(target, g, plan))
+                    if dry_run:
+                        raise _DryRun(evolve(report, dry_run=True, forget_id=None))
         except _DryRun as done:
             return done.report
-        self._storage.compact_erased()
-        return report
+        if dry_run or (report.already_forgotten and self._storage.pending_erasure() is None):
+            return report
+        # A repeat also finishes (or reports) an erasure an earlier forget left pending.
+        done = self._storage.compact_erased()
+        return evolve(report, erasure_pending=bool(done.get("pending")))
 
     def _execute(self, g: Gathered, plan: ForgetPlan, salt: bytes, *, namespace: str, target_kind: str,
                  target: str, actor: str, reason: str, subject: str | None = None) -> ForgetReport:
@@ -184,6 +194,8 @@ class ForgetService:
             fragments.append(subject)
         counts["cache_entries"] = self._storage.drop_cached_vectors(texts)
         counts["jobs"] = self._storage.scrub_jobs(plan.events, fragments)
+        # Recorded with the forget itself: bytes left on disk are finished later even after a crash.
+        self._storage.mark_erasure_pending(forget_id)
         events = forget_events(g, plan, forget_id=forget_id, new_id=self._ids.new, recorded_at=now,
                                namespace=namespace, target_kind=target_kind, target=target, actor=actor,
                                reason=reason, counts=_counts(counts), fingerprints=fingerprints)

@@ -94,6 +94,10 @@ class MaintenanceReport:
     seconds: float = 0.0
     complete: bool = True
     dry_run: bool = False
+    #: A forget's erasure that another connection had left pending was finished by this pass.
+    erasure_finished: bool = False
+    #: Erased bytes are still on disk (another connection still holds old pages); retried next pass.
+    erasure_pending: bool = False
 
     @property
     def touched(self) -> int:
@@ -106,7 +110,8 @@ class MaintenanceReport:
                 "jobs_pruned": self.jobs_pruned, "ledger_pruned": self.ledger_pruned, "examined": self.examined,
                 "touched": self.touched, "reasons": dict(self.reasons), "transactions": self.transactions,
                 "longest_transaction_ms": round(self.longest_transaction_ms, 3), "seconds": round(self.seconds, 3),
-                "complete": self.complete, "dry_run": self.dry_run}
+                "complete": self.complete, "dry_run": self.dry_run, "erasure_finished": self.erasure_finished,
+                "erasure_pending": self.erasure_pending}
 
 
 class _Budget:
@@ -172,11 +177,21 @@ class MaintenanceService:
                 break
         if not dry_run and cursor != stored:
             self._storage.set_meta(CURSOR_KEY, json.dumps(list(cursor)))
+        finished, still = (False, self._storage.pending_erasure() is not None) if dry_run else self.finish_erasure()
         return MaintenanceReport(
             now=now, expired=tally["expired"], archived=tally["archived"], jobs_pruned=tally["jobs"],
             ledger_pruned=tally["ledger"], examined=tally["examined"], reasons=tuple(sorted(reasons.items())),
             transactions=len(spans), longest_transaction_ms=max(spans, default=0.0) * 1000,
-            seconds=budget.elapsed(), complete=complete, dry_run=dry_run)
+            seconds=budget.elapsed(), complete=complete, dry_run=dry_run, erasure_finished=finished,
+            erasure_pending=still)
+
+    def finish_erasure(self) -> tuple[bool, bool]:
+        """Finish a forget's erasure that another connection left pending (docs/forgetting.md);
+        return (finished now, still pending). Costs one metadata read when nothing is pending."""
+        if self._storage.pending_erasure() is None:
+            return False, False
+        still = bool(self._storage.compact_erased().get("pending"))
+        return not still, still
 
     def _cursor(self) -> tuple[str, str]:
         raw = self._storage.meta(CURSOR_KEY)

@@ -312,10 +312,16 @@ class Erasure(Protocol):
       error text and raw provider response of jobs serving ``event_ids`` and of any job whose
       error or raw response contains one of ``fragments``. Job ids, kinds and states stay.
       Returns how many jobs it changed.
+    - ``mark_erasure_pending(forget_id)`` records, inside the forget's transaction, that its erased
+      bytes may remain on disk until a ``compact_erased()`` completes (so a crash between the
+      commit and the compaction is finished later too); ``pending_erasure()`` returns the id of
+      the last forget so recorded, or None.
     - ``compact_erased()`` runs after the forget's transaction commits and makes the erased bytes
       unreachable on disk (SQLite: secure delete is on, the full-text index is optimised, the
       query-planner samples are refreshed and the WAL is checkpointed and truncated); it returns
-      what it did, by name. In-memory stores have nothing to compact.
+      what it did, by name, with ``pending`` 1 when another connection kept it from completing
+      (then the record stays, and a later call — the next open, the worker, maintenance —
+      finishes it and clears the record). In-memory stores have nothing to compact.
     """
 
     def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int: ...
@@ -323,6 +329,10 @@ class Erasure(Protocol):
     def drop_cached_vectors(self, texts: Sequence[str]) -> int: ...
 
     def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int: ...
+
+    def mark_erasure_pending(self, forget_id: str) -> None: ...
+
+    def pending_erasure(self) -> str | None: ...
 
     def compact_erased(self) -> dict[str, int]: ...
 

@@ -170,5 +170,16 @@ class Worker:
         while not self.stop_event.is_set():
             self.maintain_if_due()
             if not self.step():
+                self._finish_erasure()
                 self._sleep(self.config.idle_sleep_seconds)
         return self.stats
+
+    def _finish_erasure(self) -> None:
+        """When idle: finish a forget's erasure that another connection had left pending (one
+        metadata read when there is none)."""
+        if self._maintenance is None:
+            return
+        try:
+            self._maintenance.finish_erasure()
+        except Exception as exc:  # never stop extraction for it; the next idle tick retries
+            self.stats.errors.append(f"erasure: {exc}")

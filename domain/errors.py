@@ -11,7 +11,9 @@ The whole tree (``application/errors.py`` adds the infrastructure branch)::
     │   ├── ConcurrencyConflict                       a stream version was taken meanwhile
     │   ├── SchemaError                               unknown or newer schema, corrupt row
     │   ├── ModelMismatch                             vectors of another embedding model
-    │   └── BackupRejected                            restore refuses a backup: corrupt, foreign, newer
+    │   ├── BackupRejected                            restore refuses a backup: corrupt, foreign, newer
+    │   ├── StorageCorrupt                            the store's file is damaged (``storage.corrupt``)
+    │   └── StorageFull                               no space left for the store (``storage.no_space``)
     ├── UnsupportedOperation(HlmemError)              this store's adapter cannot do that (backup in memory)
     ├── EmbedderError(HlmemError)                     an embedder could not load or embed
     ├── ProviderError(HlmemError)                     an LLM provider call failed (adapter-translated)
@@ -77,6 +79,36 @@ class BackupRejected(StorageError):
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+#: The ``reason`` of :class:`StorageCorrupt` and :class:`StorageFull` (docs/reason-codes.md).
+STORAGE_CORRUPT = "storage.corrupt"
+STORAGE_NO_SPACE = "storage.no_space"
+#: Every storage reason code (``tests/unit/domain/test_storage_errors.py`` checks the docs list them).
+STORAGE_REASON_CODES = (STORAGE_CORRUPT, STORAGE_NO_SPACE)
+
+
+class StorageCorrupt(StorageError):
+    """The store's file is damaged: a page, b-tree, index, full-text index or stored text cannot
+    be read back as it was written. Never "a newer hlmem": that is :class:`SchemaError`.
+    ``path`` is the file (when known); ``reason`` is ``storage.corrupt``."""
+
+    reason = STORAGE_CORRUPT
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StorageFull(StorageError):
+    """The file system holding ``path`` has no space left (SQLite's ``SQLITE_FULL``, or an I/O
+    error whose errno is ``ENOSPC``). ``reason`` is ``storage.no_space``."""
+
+    reason = STORAGE_NO_SPACE
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class UnsupportedOperation(HlmemError):

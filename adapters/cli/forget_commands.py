@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from hlmem.adapters.cli.main import EXIT_USAGE, _Ctx, _emit, cli, json_option
+from hlmem.adapters.cli.main import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
 from hlmem.application.forgetting import REPORT_COUNTS, ForgetReport
 from hlmem.domain.time import format_timestamp
 
@@ -25,7 +25,14 @@ def report_dict(report: ForgetReport) -> dict[str, Any]:
     return {"target_kind": report.target_kind, "target": report.target, "namespace": report.namespace,
             "forget_id": report.forget_id, "dry_run": report.dry_run, "already_forgotten": report.already_forgotten,
             "forgotten_at": format_timestamp(report.forgotten_at), "counts": dict(report.counts),
-            "items": list(report.items), "notes": list(report.notes)}
+            "items": list(report.items), "notes": list(report.notes), "erasure_pending": report.erasure_pending}
+
+
+#: What exit code 3 means, said on stderr (docs/cli.md, docs/forgetting.md).
+PENDING_NOTE = ("note: erasure pending: the forget is done (nothing is recalled, explained or re-ingested), but "
+                "another connection holds a read transaction, so the erased text is still in the store's files; "
+                "it is removed by itself once that connection ends (next open of the store, the worker, or "
+                "`hlmem maintain`)")
 
 
 def _echo_report(report: ForgetReport) -> None:
@@ -61,6 +68,7 @@ def forget(obj: _Ctx, item_id: str | None, session: str | None, subject: str | N
     The cascade erases the text from the log, claims whose evidence is all forgotten, full-text
     rows, vectors, cache entries, job rows and review items; claims with other evidence only lose
     the link. Prints what was removed, by kind. Repeating a forget is harmless and says so.
+    Exit 3: done, but another connection keeps the erased bytes on disk until it ends.
     """
     given = [v for v in (item_id, session, subject) if v is not None]
     if len(given) != 1:
@@ -82,3 +90,6 @@ def forget(obj: _Ctx, item_id: str | None, session: str | None, subject: str | N
         _emit(report_dict(report), True)
     else:
         _echo_report(report)
+    if report.erasure_pending:
+        click.echo(PENDING_NOTE, err=True)
+        sys.exit(EXIT_ERASURE_PENDING)

@@ -24,7 +24,11 @@ def _summary(data: dict[str, Any]) -> str:
     return (f"{verb}: expired {data['expired']}{why('ttl.')}, archived {data['archived']}{why('decay.')}, "
             f"pruned {data['jobs_pruned']} jobs and {data['ledger_pruned']} LLM-ledger rows\n"
             f"examined {data['examined']} claims in {data['passes']} pass(es), {data['transactions']} transactions "
-            f"(longest {data['longest_transaction_ms']} ms), {data['seconds']} s; {state}")
+            f"(longest {data['longest_transaction_ms']} ms), {data['seconds']} s; {state}"
+            + ("\nfinished the erasure a forget had left pending: the erased bytes are gone"
+               if data["erasure_finished"] else "")
+            + ("\nerasure still pending: another connection holds old pages; it is finished once that ends"
+               if data["erasure_pending"] else ""))
 
 
 def _add(total: dict[str, Any] | None, part: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +41,8 @@ def _add(total: dict[str, Any] | None, part: dict[str, Any]) -> dict[str, Any]:
     out["longest_transaction_ms"] = max(out["longest_transaction_ms"], part["longest_transaction_ms"])
     out["reasons"] = {k: out["reasons"].get(k, 0) + part["reasons"].get(k, 0)
                       for k in {*out["reasons"], *part["reasons"]}}
-    out.update(complete=part["complete"], passes=out["passes"] + 1)
+    out.update(complete=part["complete"], passes=out["passes"] + 1, erasure_pending=part["erasure_pending"],
+               erasure_finished=out["erasure_finished"] or part["erasure_finished"])
     return out
 
 

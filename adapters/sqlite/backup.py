@@ -9,6 +9,7 @@ Restoring one is :mod:`hlmem.adapters.sqlite.restore`.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.metadata
 import os
@@ -23,10 +24,19 @@ import apsw
 from attrs import frozen
 
 from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.adapters.sqlite.errors import storage_error
+from hlmem.adapters.sqlite.integrity import check_integrity
 from hlmem.adapters.sqlite.migrations import MIGRATIONS
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import Clock, IdGenerator
-from hlmem.domain.errors import BackupRejected, HlmemError, StorageError, UnsupportedOperation, ValidationError
+from hlmem.domain.errors import (
+    BackupRejected,
+    HlmemError,
+    StorageError,
+    StorageFull,
+    UnsupportedOperation,
+    ValidationError,
+)
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 #: Pages copied per backup step (4 KiB pages: 16 MiB). The snapshot is held across steps, so the
@@ -107,14 +117,24 @@ def backup(storage: Any, dest: str | os.PathLike[str], *, clock: Clock, ids: IdG
                     ("backup_created_at", format_timestamp(created_at)), ("backup_hlmem_version", version),
                     ("backup_log_digest", log_digest(con))])
             make_self_contained(con)
-            verify(con, tmp)
+            # The copy is the store's pages: damage found in it is the store's.
+            verify(con, tmp, name=f"{source} (its backup copy)")
         finally:
             con.close()
         fsync(tmp)
         os.replace(tmp, target)
         fsync_dir(target.parent)
     except apsw.Error as exc:
-        raise StorageError(f"backup to {target} failed: {exc}") from exc
+        # A full destination says "no space left on <target>", not SQLite's "not an error".
+        error = storage_error(exc, "backup", path=target)
+        if type(error) is StorageError:
+            error = StorageError(f"backup to {target} failed: {exc}")
+        raise error from exc
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise StorageFull(f"no space left on {target} (backup); free space on its file system and try again",
+                              path=str(target)) from exc
+        raise
     finally:
         remove_files(tmp)
     return BackupInfo(backup_id, store_id, position, created_at, version, str(target), target.stat().st_size,
@@ -181,16 +201,9 @@ def log_digest(con: apsw.Connection) -> str:
     return digest.hexdigest()
 
 
-def verify(con: apsw.Connection, path: Path, *, full: bool = True) -> None:
-    """``integrity_check`` (pages, b-trees, indexes against their tables, constraints) or, with
-    ``full=False``, ``quick_check`` (the same without matching indexes to tables: a third of the
-    time), then FTS5's own consistency check."""
-    problems = [r[0] for r in con.execute("PRAGMA integrity_check(20)" if full else "PRAGMA quick_check(20)")]
-    if problems != ["ok"]:
-        raise StorageError(f"{path} failed its integrity check: {'; '.join(map(str, problems[:5]))}")
-    con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
-    if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'context_fts'").fetchone():  # from 0012 on
-        con.execute("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
+def verify(con: apsw.Connection, path: Path, *, full: bool = True, name: str | None = None) -> None:
+    """The store file's health check (:func:`hlmem.adapters.sqlite.integrity.check_integrity`)."""
+    check_integrity(con, path, full=full, name=name)
 
 
 # -- reading a backup -------------------------------------------------------------------------------

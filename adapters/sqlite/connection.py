@@ -13,6 +13,7 @@ from pathlib import Path
 import apsw
 import apsw.bestpractice as bp
 
+from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.domain.errors import StorageError
 from hlmem.domain.forgetting import mentions
 
@@ -37,6 +38,7 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    con = None
     try:
         con = apsw.Connection(target, flags=flags)
         bp.connection_busy_timeout(con, BUSY_TIMEOUT_MS)
@@ -57,7 +59,13 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         # claims (535 MB) full text and claim loads took ~25% less than with 256 MiB (docs/benchmarks.md).
         con.pragma("mmap_size", 2 * 1024 * 1024 * 1024)
     except apsw.Error as exc:
-        raise StorageError(f"cannot open database {target}: {exc}") from exc
+        # A damaged file says "corrupt", a full disk "no space left on <path>" (adapters/sqlite/errors.py).
+        error = storage_error(exc, "opening it", path=target, con=con)
+        if con is not None:
+            con.close()
+        if type(error) is StorageError:
+            error = StorageError(f"cannot open database {target}: {exc}")
+        raise error from exc
     return con
 
 

@@ -130,7 +130,27 @@ def scrub_jobs(con: apsw.Connection, event_ids: Sequence[str], fragments: Sequen
     return len(hit)
 
 
-def compact(con: apsw.Connection) -> dict[str, int]:
+#: The ``meta`` row that says erased bytes may still be on disk: set (to the forget's id) inside
+#: every forget's transaction, deleted once a checkpoint has folded the whole WAL into the file.
+PENDING_KEY = "erasure_pending"
+#: How long a forget's checkpoint waits for other connections' read transactions (ms). A reader
+#: that holds its snapshot longer keeps the old pages alive; the erasure is then reported
+#: pending and finished later (next open, the worker, ``maintain``), not waited for.
+CHECKPOINT_WAIT_MS = 3_000
+
+
+def mark_pending(con: apsw.Connection, forget_id: str) -> None:
+    """Record, inside the forget's transaction, that its erased bytes are on disk until compacted."""
+    con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (PENDING_KEY, forget_id))
+
+
+def pending(con: apsw.Connection) -> str | None:
+    """The id of the last forget whose erased bytes may still be on disk, or None."""
+    row = con.execute("SELECT value FROM meta WHERE key = ?", (PENDING_KEY,)).fetchone()
+    return row[0] if row else None
+
+
+def compact(con: apsw.Connection, *, wait_ms: int = CHECKPOINT_WAIT_MS) -> dict[str, int]:
     """Make erased content unreachable on disk; call outside any transaction.
 
     ``secure_delete`` (set on every connection) has zeroed freed cells and pages, and FTS5's
@@ -138,13 +158,36 @@ def compact(con: apsw.Connection) -> dict[str, int]:
     is left: the query planner's samples (``sqlite_stat4`` keeps real index keys — slot keys,
     FTS terms) are deleted (the next ``PRAGMA optimize`` samples the data as it is now), and the
     WAL, which still holds the pages as they were before, is checkpointed into the file and
-    truncated to zero bytes.
+    truncated to zero bytes. Until that checkpoint completes, the main file keeps the old pages.
+
+    Another connection's read transaction (held longer than ``wait_ms``) or a writer keeps the
+    checkpoint from completing: the result then has ``pending`` 1 and the :data:`PENDING_KEY`
+    row stays, so a later call finishes the erasure. A completed checkpoint deletes the row
+    (unless a newer forget set it meanwhile) and truncates the WAL again.
     """
+    mark = pending(con)
+    # Only a plain busy timeout is shortened (and put back after): a connection with a busy
+    # handler of its own (PRAGMA busy_timeout reads 0 then) keeps it.
+    before = int(con.pragma("busy_timeout") or 0)
+    if before:
+        con.set_busy_timeout(wait_ms)
     out: dict[str, int] = {}
-    if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4'").fetchone():
-        with con:
-            con.execute("DELETE FROM sqlite_stat4")
-            out["planner_samples"] = con.changes()
-    busy, log_frames, checkpointed = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    out.update(wal_busy=busy, wal_frames=log_frames, wal_checkpointed=checkpointed)
+    busy, log_frames, checkpointed = 1, -1, -1
+    try:
+        if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4'").fetchone():
+            with con:
+                con.execute("DELETE FROM sqlite_stat4")
+                out["planner_samples"] = con.changes()
+        busy, log_frames, checkpointed = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy and mark is not None:
+            with con:
+                con.execute("DELETE FROM meta WHERE key = ? AND value = ?", (PENDING_KEY, mark))
+            # Only pages written after the forget are in the WAL now; truncate it again all the same.
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except apsw.BusyError:
+        busy = 1  # a writer held its lock past the wait: leave the row for the next attempt
+    finally:
+        if before:
+            con.set_busy_timeout(before)
+    out.update(wal_busy=busy, wal_frames=log_frames, wal_checkpointed=checkpointed, pending=int(bool(busy)))
     return out

@@ -30,6 +30,7 @@ from hlmem.adapters.sqlite.backup import (
     verify,
 )
 from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import Clock, IdGenerator
 from hlmem.domain.errors import BackupRejected, HlmemError, StorageError, ValidationError
@@ -176,7 +177,11 @@ def _prepare(source: Path, tmp: Path, info: BackupInfo, tombstones: list[Any], *
             dst.close()
             src.close()
     except apsw.Error as exc:
-        raise StorageError(f"copying {source} failed: {exc}") from exc
+        # A full disk beside the live store says "no space left on <copy>", not "not an error".
+        error = storage_error(exc, f"copying {source}", path=tmp)
+        if type(error) is StorageError:
+            error = StorageError(f"copying {source} failed: {exc}")
+        raise error from exc
     copy = SQLiteStorage(tmp)  # migrates a backup of an older hlmem
     try:
         if copy.store_id() != info.store_id:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
 import apsw
 
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
-from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, rows, search
+from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, integrity, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS, open_connection, optimize_on_close
+from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
@@ -33,8 +34,10 @@ CLOSE_FLUSH_WAIT_MS = 2_000
 
 
 @contextmanager
-def _translated(what: str) -> Iterator[None]:
-    """Turn APSW errors into the hlmem tree at the adapter boundary."""
+def _translated(what: str, con: apsw.Connection | None = None) -> Iterator[None]:
+    """Turn APSW errors into the hlmem tree at the adapter boundary (a damaged page or text read
+    back is ``StorageCorrupt``, a full disk ``StorageFull``: :mod:`hlmem.adapters.sqlite.errors`);
+    ``con`` names the file and gives the errno of an I/O error."""
     try:
         yield
     except HlmemError:
@@ -43,8 +46,8 @@ def _translated(what: str) -> Iterator[None]:
         # Another process held the write lock for the whole busy timeout: say so, not just "locked".
         raise StorageError(f"{what}: the store is busy: another process held its write lock for over "
                            f"{BUSY_TIMEOUT_MS // 1000} s ({exc})") from exc
-    except apsw.Error as exc:
-        raise StorageError(f"{what}: {exc}") from exc
+    except (apsw.Error, UnicodeDecodeError) as exc:
+        raise storage_error(exc, what, con=con) from exc
     except UnicodeEncodeError as exc:
         raise StorageError(f"{what}: text is not valid Unicode ({exc.reason})") from exc
 
@@ -75,6 +78,7 @@ class SQLiteStorage:
         self.embedding_cache = SQLiteEmbeddingCache(self)
         self.tombstones = SQLiteTombstoneLedger(self)
         self._activity = SQLiteActivity(self)
+        self._finish_pending_erasure()
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -87,7 +91,7 @@ class SQLiteStorage:
                 # whole even when the caller catches the error and the outer transaction goes on.
                 self._depth += 1
                 try:
-                    with self._con:
+                    with _translated("writing", self._con), self._con:
                         yield
                 except BaseException:
                     self._projector.reset()
@@ -97,23 +101,34 @@ class SQLiteStorage:
                 finally:
                     self._depth -= 1
                 return
-            with _translated("beginning a transaction"):
+            with _translated("beginning a transaction", self._con):
                 self._con.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
-                yield
+                with _translated("writing", self._con):
+                    yield
             except BaseException:
                 self._depth = 0
                 self._projector.reset()
                 self._vectors.invalidate()
                 self._model = None
-                with _translated("rolling back"):
+                with _translated("rolling back", self._con):
                     self._con.execute("ROLLBACK")
                 raise
             self._depth = 0
             self._projector.reset()
-            with _translated("committing"):
-                self._con.execute("COMMIT")
+            try:
+                with _translated("committing", self._con):
+                    self._con.execute("COMMIT")
+            except StorageError:
+                # A commit that failed (a full disk) may leave the transaction open: end it, so the
+                # connection can write again once there is room.
+                self._vectors.invalidate()
+                self._model = None
+                if self._con.in_transaction:
+                    with suppress(apsw.Error):
+                        self._con.execute("ROLLBACK")
+                raise
 
     @property
     def connection(self) -> apsw.Connection:
@@ -472,12 +487,43 @@ class SQLiteStorage:
         with self.transaction(), _translated("scrubbing jobs"):
             return erasure.scrub_jobs(self._con, event_ids, fragments)
 
-    def compact_erased(self) -> dict[str, int]:
-        """After a forget commits: drop planner samples, checkpoint and truncate the WAL."""
-        with self._lock, _translated("compacting erased content"):
+    def mark_erasure_pending(self, forget_id: str) -> None:
+        """Inside the forget's transaction: its erased bytes stay on disk until ``compact_erased``."""
+        with self.transaction(), _translated("marking the erasure pending"):
+            erasure.mark_pending(self._con, forget_id)
+
+    def pending_erasure(self) -> str | None:
+        """The last forget whose erased bytes may still be on disk (None: none)."""
+        with self._lock, _translated("reading metadata"):
+            return erasure.pending(self._con)
+
+    def compact_erased(self, *, wait_ms: int = erasure.CHECKPOINT_WAIT_MS) -> dict[str, int]:
+        """After a forget commits: drop planner samples, checkpoint and truncate the WAL.
+
+        ``pending`` is 1 when another connection kept the checkpoint from completing (the
+        erasure stays recorded and a later call finishes it)."""
+        with self._lock, _translated("compacting erased content", self._con):
             if self._depth:
                 raise StorageError("compact_erased() runs after the forget's transaction, not inside it")
-            return erasure.compact(self._con)
+            return erasure.compact(self._con, wait_ms=wait_ms)
+
+    def _finish_pending_erasure(self) -> None:
+        """At open: finish an erasure a forget left pending, without waiting for anyone (a reader's
+        open never waits for a writer); if others still hold old pages, a later call finishes it."""
+        try:
+            if self.pending_erasure() is not None:
+                self.compact_erased(wait_ms=0)
+        except StorageError:
+            pass  # never fail an open for it: the row stays, the worker or maintain retries
+
+    def check_integrity(self, *, full: bool = True) -> None:
+        """The file's health check: ``integrity_check`` (``quick_check`` unless ``full``) and the
+        full-text indexes' own checks (:mod:`hlmem.adapters.sqlite.integrity`).
+
+        :raises StorageCorrupt: a damaged page, b-tree, index or full-text index.
+        """
+        with self._lock:
+            integrity.check_integrity(self._con, self.path, full=full)
 
     # -- access telemetry and lifecycle candidates (adapters/sqlite/activity.py, ADR 0015) ----------
 

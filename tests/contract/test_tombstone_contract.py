@@ -189,6 +189,14 @@ class ForgetPortsContract:
                      {"ev_1": IndexEntry("text"), "ev_2": IndexEntry("vector too", vec)})
         assert store.indexed(["ev_1", "ev_2", "ev_3"]) == {"ev_1": (True, False), "ev_2": (True, True)}
 
+    def test_a_compaction_nobody_holds_back_leaves_no_erasure_pending(self, filled) -> None:
+        with filled.transaction():
+            filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
+            filled.mark_erasure_pending("fg_1")
+        done = filled.compact_erased()
+        assert done.get("pending", 0) == 0
+        assert filled.pending_erasure() is None
+
 
 class TestInMemory(ForgetPortsContract):
     def make_store(self, tmp_path: Path) -> InMemoryStorage:
@@ -237,6 +245,25 @@ class TestSQLite(ForgetPortsContract):
             con.execute("DELETE FROM event_payloads WHERE position = 2")
         with pytest.raises(apsw.ConstraintError):
             con.execute("UPDATE event_payloads SET payload = '{}' WHERE position = 1")
+
+    def test_a_reader_holding_old_pages_leaves_the_erasure_pending_until_it_ends(self, filled) -> None:
+        import apsw
+
+        with filled.transaction():
+            filled.mark_erasure_pending("fg_1")
+        assert filled.pending_erasure() == "fg_1"
+        reader = apsw.Connection(filled.path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM events").fetchone()
+        with filled.transaction():  # a write after the reader's snapshot: its pages are newer
+            filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
+        timeout = filled.connection.pragma("busy_timeout")
+        assert filled.compact_erased(wait_ms=0)["pending"] == 1
+        assert filled.pending_erasure() == "fg_1"
+        assert filled.connection.pragma("busy_timeout") == timeout > 0  # the shortened wait is put back
+        reader.execute("COMMIT")
+        reader.close()
+        assert filled.compact_erased()["pending"] == 0 and filled.pending_erasure() is None
 
     def test_compact_erased_truncates_the_wal_and_refuses_inside_a_transaction(self, filled) -> None:
         from hlmem.domain.errors import StorageError
