@@ -231,8 +231,12 @@ def restrict(candidate: CandidateClaim, *, anchor: datetime | None = None,
     start = candidate.valid_from or anchor
     valid_to = candidate.valid_to
     if start is not None:
-        bound = start + horizon
-        valid_to = bound if valid_to is None else min(valid_to, bound)
+        try:
+            bound = start + horizon
+        except OverflowError:  # a start at the calendar's end: validation refuses it next
+            bound = None
+        if bound is not None:
+            valid_to = bound if valid_to is None else min(valid_to, bound)
     return evolve(
         candidate, scope=Scope.TEMPORAL, inference=True,
         importance=min(candidate.importance, RESTRICTED_MAX_IMPORTANCE),

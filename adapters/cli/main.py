@@ -13,7 +13,7 @@ from rich.console import Console
 
 from hlmem.adapters.cli import render
 from hlmem.domain.errors import HlmemError
-from hlmem.domain.time import parse_timestamp
+from hlmem.domain.time import parse_timestamp, require_aware
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -76,7 +76,8 @@ def _ts(value: str | None, field: str):
     if value is None:
         return None
     try:
-        return parse_timestamp(value, field=field)
+        # In range too (domain/time.py): a time past the calendar's end would overflow mid-command.
+        return require_aware(parse_timestamp(value, field=field), field=field)
     except HlmemError as exc:
         raise click.BadParameter(str(exc)) from None
 

@@ -280,7 +280,8 @@ def resolve(expression_text: str, anchor: datetime, *, prefer: str = "past") -> 
     :param expression_text: one time expression (as returned by :func:`find`, or typed by hand).
     :param anchor: when the statement was made (the event's occurred time); must be aware.
     :param prefer: ``"past"`` or ``"future"``: which year a month or date without one refers to.
-    :returns: None for vague words (最近) and for anything not understood.
+    :returns: None for vague words (最近), for anything not understood, and for periods past the
+        calendar's ends (year 0, 9999年's end).
     :raises ValueError: when ``anchor`` is naive.
     """
     if anchor.tzinfo is None or anchor.utcoffset() is None:
@@ -290,10 +291,13 @@ def resolve(expression_text: str, anchor: datetime, *, prefer: str = "past") -> 
         m = regex.fullmatch(text)
         if m is None or not _acceptable(m):
             continue
-        days = fn(m, anchor, prefer)
-        if days is None:
-            return None
-        zone = anchor.tzinfo
-        return (datetime(days[0].year, days[0].month, days[0].day, tzinfo=zone),
-                datetime(days[1].year, days[1].month, days[1].day, tzinfo=zone))
+        try:
+            days = fn(m, anchor, prefer)
+            if days is None:
+                return None
+            zone = anchor.tzinfo
+            return (datetime(days[0].year, days[0].month, days[0].day, tzinfo=zone),
+                    datetime(days[1].year, days[1].month, days[1].day, tzinfo=zone))
+        except (ValueError, OverflowError):
+            return None  # a calendar Python cannot represent (9999年 ends in year 10000): not understood
     return None
