@@ -319,11 +319,11 @@ def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
 
     # Bytes, decoded line by line: one bad byte costs its line, never the file (docs/import-format.md).
     if file == "-":
-        data = sys.stdin.buffer.read()
+        raw = sys.stdin.buffer.read()
     else:
         with open(file, "rb") as stream:
-            data = stream.read()
-    decoded = decode_jsonl(data)
+            raw = stream.read()
+    decoded = decode_jsonl(raw)
     mem = obj.memory()
     with progress_bar("importing", len(decoded.lines), quiet=as_json) as advance:
         report = mem.import_jsonl(decoded.lines, progress=advance, skip_invalid=skip_invalid, invalid=decoded.errors)
