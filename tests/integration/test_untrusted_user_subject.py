@@ -138,3 +138,4 @@ def test_observe_mode_records_but_does_not_apply_the_rule(tmp_path: Path) -> Non
     with Memory(tmp_path / "m.db", embedder="none", now=T0, provenance="observe") as mem:
         mem.add(TEXTS["en"], origin="external")
         assert {c.predicate for c in user_claims(mem)} == {"employer"}
+
