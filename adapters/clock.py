@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timedelta
 
-from hlmem.domain.time import UTC, require_aware
+from hlmem.domain.time import UTC, require_aware, require_supported
 
 
 class SystemClock:
@@ -39,5 +39,9 @@ class FixedClock:
         self._at = require_aware(at, field="now")
 
     def advance(self, delta: timedelta) -> None:
-        """Move forward by ``delta``."""
-        self._at += delta
+        """Move forward by ``delta`` (refused, and the clock left where it was, past the supported range)."""
+        try:
+            moved = self._at + delta
+        except OverflowError:
+            moved = None
+        self._at = require_supported(moved, field="now", shown=f"{self._at.isoformat()} + {delta}")

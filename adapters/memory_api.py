@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -477,14 +478,19 @@ class Memory:
         return count
 
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
-                     skip_invalid: bool = False, extract: bool = True) -> ImportReport:
+                     skip_invalid: bool = False, extract: bool = True, invalid: Sequence[str] = ()) -> ImportReport:
         """Import observations and claims with their original times (see docs/import-format.md).
 
         Every line is parsed and validated first; unless ``skip_invalid``, one bad line refuses
         the whole file and nothing is written. With ``extract``, imported observations get
         extraction jobs for the worker (they are not processed inline).
+
+        :param invalid: lines already found bad before parsing (``"line N…"``, e.g. undecodable
+            bytes from :func:`~hlmem.application.import_reader.decode_jsonl`, whose lines are blank
+            in ``lines``): counted and reported with the others, in line order.
         """
         parsed, errors = parse_jsonl(lines, self._container.ids().new)
+        errors = sorted([*invalid, *errors], key=_line_number)
         read = len(parsed) + len(errors)
         registry = self._container.registry()
         good = []
@@ -510,6 +516,11 @@ class Memory:
                 progress(written)
         self._note_embedder()
         return ImportReport(read, written, tuple(errors), blocked)
+
+
+def _line_number(error: str) -> int:
+    found = re.match(r"line (\d+)", error)
+    return int(found[1]) if found else 0
 
 
 def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], *, force: bool = False,

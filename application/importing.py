@@ -25,7 +25,7 @@ from attrs import evolve, frozen
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
-from hlmem.domain.time import parse_timestamp
+from hlmem.domain.time import parse_timestamp, require_aware
 
 _OBS_KEYS = {"type", "text", "occurred_at", "recorded_at", "session", "role", "origin", "session_kind",
              "namespace", "id"}
@@ -48,7 +48,7 @@ def _time(record: dict[str, Any], key: str) -> datetime | None:
         return None
     if not isinstance(value, str):
         raise ValidationError(f"{key} must be an ISO 8601 string", field=key)
-    return parse_timestamp(value, field=key)
+    return require_aware(parse_timestamp(value, field=key), field=key)  # in range, or the line is refused
 
 
 def _pairs(record: dict[str, Any], key: str) -> tuple[tuple[str, str], ...]:

@@ -31,7 +31,7 @@ from hlmem.domain.lifecycle import (
 )
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ClaimState
-from hlmem.domain.time import require_aware
+from hlmem.domain.time import MAX_OFFSET, require_aware
 
 #: Phases of a pass, in order; a pass that runs out of budget resumes at the same phase.
 PHASES = ("expire", "archive", "jobs", "ledger")
@@ -50,8 +50,9 @@ def _seconds(_instance: object, attribute: Any, value: float) -> None:
 
 
 def _retention(_instance: object, attribute: Any, value: timedelta) -> None:
-    if not isinstance(value, timedelta) or value < timedelta(0):
-        raise ConfigurationError(f"MaintenanceConfig.{attribute.name} must be a duration >= 0, not {value!r}")
+    if not isinstance(value, timedelta) or not timedelta(0) <= value <= MAX_OFFSET:
+        raise ConfigurationError(f"MaintenanceConfig.{attribute.name} must be a duration >= 0 of at most "
+                                 f"{MAX_OFFSET.days} days, not {value!r}")
 
 
 @frozen(kw_only=True)

@@ -129,7 +129,7 @@ class ExtractionPipeline:
         rejected: list[tuple[str, tuple[str, ...]]] = []
         commands: list[tuple[CandidateClaim, AssertClaim]] = []
         for cand in candidates:
-            gate = admit_candidate(cand, by_id)
+            gate = admit_candidate(cand, by_id, mode=self._mode)
             if gate.verdict is Verdict.REJECT:
                 rejected.append((f"{cand.subject} · {cand.predicate}", gate.reasons))
                 continue

@@ -14,14 +14,24 @@ from hlmem.application.maintenance import MaintenanceReport, MaintenanceService
 from hlmem.application.pipeline import EXTRACT, ExtractionPipeline
 from hlmem.application.ports import Clock, Job, JobQueue
 from hlmem.domain.errors import ConfigurationError, HlmemError
+from hlmem.domain.time import MAX_OFFSET
 
 if TYPE_CHECKING:
     from attrs import Attribute
+
+_MAX_SECONDS = MAX_OFFSET.total_seconds()
 
 
 def _seconds(_instance: object, attribute: Attribute, value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         raise ConfigurationError(f"WorkerConfig.{attribute.name} must be a number of seconds >= 0, not {value!r}")
+
+
+def _offset(_instance: object, attribute: Attribute, value: float) -> None:
+    # Added to the clock's time (a lease, a backoff, the next maintenance): bounded, so it cannot overflow.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_SECONDS:
+        raise ConfigurationError(f"WorkerConfig.{attribute.name} must be a number of seconds from 0 to "
+                                 f"{_MAX_SECONDS:.0f}, not {value!r}")
 
 
 def _count(_instance: object, attribute: Attribute, value: int) -> None:
@@ -42,12 +52,12 @@ class WorkerConfig:
     window_size: int = field(default=8, validator=_count)
     window_idle_seconds: float = field(default=120.0, validator=_seconds)
     window_max_seconds: float = field(default=600.0, validator=_seconds)
-    lease_seconds: float = 300.0
-    backoff_base_seconds: float = 2.0
-    backoff_max_seconds: float = 600.0
+    lease_seconds: float = field(default=300.0, validator=_offset)
+    backoff_base_seconds: float = field(default=2.0, validator=_offset)
+    backoff_max_seconds: float = field(default=600.0, validator=_offset)
     idle_sleep_seconds: float = 1.0
     #: A bounded lifecycle maintenance pass runs this often while ``run`` loops (0: never; ADR 0015).
-    maintenance_interval_seconds: float = field(default=3600.0, validator=_seconds)
+    maintenance_interval_seconds: float = field(default=3600.0, validator=_offset)
 
 
 @define
@@ -124,7 +134,8 @@ class Worker:
             retry_at = None if job.attempts >= job.max_attempts or not retryable else backoff(job, self.config, now)
             if retry_at is not None and retry_after:
                 # The provider said when to come back (HTTP Retry-After): never earlier.
-                retry_at = max(retry_at, now + timedelta(seconds=float(retry_after)))
+                wait = min(float(retry_after), _MAX_SECONDS)  # a header must not overflow the clock
+                retry_at = max(retry_at, now + timedelta(seconds=wait)) if wait > 0 else retry_at
             self._queue.fail([job.job_id], owner=self.owner, now=now, error=message,
                              error_class=type(exc).__name__, retry_at=retry_at,
                              raw_response=raw if isinstance(raw, str) else None)

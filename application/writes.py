@@ -17,6 +17,7 @@ from hlmem.domain.events import DomainEvent
 from hlmem.domain.reducers import step
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import slot_key
+from hlmem.domain.time import require_aware
 
 
 Command = RecordObservation | AssertClaim
@@ -75,6 +76,7 @@ class WriteService:
         """
         valid: list[tuple[Command, datetime | None]] = []
         for cmd, at in items:
+            at = None if at is None else require_aware(at, field="recorded_at")
             if isinstance(cmd, RecordObservation):
                 valid.append((validate_observation(cmd), at))
             else:

@@ -16,7 +16,12 @@ in the order their codes are reported:
 5. support — every protected atom of the value occurs in the evidence: numbers, versions, IPs,
    ports, dates, relative days and weekdays as canonical atoms; paths, quoted strings, names,
    places and entities as folded text; a negation in the value needs one in the evidence.
-   Resolved times belong in ``valid_from``/``valid_to``, not in the value.
+   Resolved times belong in ``valid_from``/``valid_to``, not in the value;
+6. the user's own voice — a candidate about the user (its subject
+   :func:`~hlmem.domain.provenance.names_user`: user, I, 用户, 我, my …, 我的 …) whose evidence
+   includes an :func:`~hlmem.domain.provenance.untrusted` event (external, external-derived or
+   unknown origin; cron, heartbeat, subagent or unknown session) is refused in ``enforce`` mode:
+   untrusted text never speaks for the user, whatever extractor (rules or an LLM) proposed it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from hlmem.domain.atoms import ProtectedAtoms, content_key, fold, protected_atoms, skeleton
 from hlmem.domain.candidates import CandidateClaim, GateDecision, SourceEvent, Verdict
 from hlmem.domain.commands import MAX_NAME_CHARS
+from hlmem.domain.provenance import DEFAULT_MODE, ProvenanceMode, names_user, untrusted
 
 EMPTY_SUBJECT = "admission.empty_subject"
 EMPTY_PREDICATE = "admission.empty_predicate"
@@ -50,11 +56,12 @@ VALUE_NUMBER_UNSUPPORTED = "admission.value_number_unsupported"
 VALUE_TIME_UNSUPPORTED = "admission.value_time_unsupported"
 VALUE_NAME_UNSUPPORTED = "admission.value_name_unsupported"
 VALUE_NEGATION_UNSUPPORTED = "admission.value_negation_unsupported"
+UNTRUSTED_USER_SUBJECT = "admission.untrusted_user_subject"
 
 REASON_CODES = (EMPTY_SUBJECT, EMPTY_PREDICATE, EMPTY_VALUE, TOO_LONG, INVALID_IMPORTANCE, INVALID_INTERVAL,
                 SECRET_KEY, SECRET_PRIVATE_KEY, SECRET_CREDENTIAL, OPERATIONAL_NOISE, LOW_VALUE, NO_EVIDENCE,
                 UNKNOWN_EVIDENCE, QUOTE_MISSING, QUOTE_NOT_FOUND, QUOTE_ATOMS_MISMATCH, VALUE_NUMBER_UNSUPPORTED,
-                VALUE_TIME_UNSUPPORTED, VALUE_NAME_UNSUPPORTED, VALUE_NEGATION_UNSUPPORTED)
+                VALUE_TIME_UNSUPPORTED, VALUE_NAME_UNSUPPORTED, VALUE_NEGATION_UNSUPPORTED, UNTRUSTED_USER_SUBJECT)
 
 #: An atomic claim's value is short; a longer one is a paragraph, not a claim.
 MAX_CANDIDATE_VALUE_CHARS = 500
@@ -229,11 +236,14 @@ def _support(value: str, texts: list[str]) -> list[str]:
     return reasons
 
 
-def admit_candidate(candidate: CandidateClaim, sources: Mapping[str, SourceEvent]) -> GateDecision:
+def admit_candidate(candidate: CandidateClaim, sources: Mapping[str, SourceEvent], *,
+                    mode: ProvenanceMode | str = DEFAULT_MODE) -> GateDecision:
     """REJECT ``candidate`` with every reason code that applies, else ACCEPT with none.
 
     :param candidate: a proposed claim (after :func:`~hlmem.domain.provenance.restrict`, if any).
     :param sources: source events by ``event_id``; at least those in ``candidate.evidence``.
+    :param mode: the provenance mode; check 6 (the user's own voice) applies in ``enforce`` only,
+        as the provenance rules do.
     """
     reasons = _shape(candidate)
     if reasons:
@@ -244,8 +254,12 @@ def admit_candidate(candidate: CandidateClaim, sources: Mapping[str, SourceEvent
     elif any(ev not in sources for ev in candidate.evidence):
         reasons.append(UNKNOWN_EVIDENCE)
     else:
-        texts = [sources[ev].text for ev in dict.fromkeys(candidate.evidence)]
+        evidence = [sources[ev] for ev in dict.fromkeys(candidate.evidence)]
+        texts = [s.text for s in evidence]
         quote = _quote(candidate.evidence_quote, texts)
         reasons += [quote] if quote else []
         reasons += _support(candidate.value, texts)
+        if (ProvenanceMode(mode) is ProvenanceMode.ENFORCE and names_user(candidate.subject)
+                and any(untrusted(s) for s in evidence)):
+            reasons.append(UNTRUSTED_USER_SUBJECT)
     return GateDecision(Verdict.REJECT, tuple(reasons)) if reasons else GateDecision(Verdict.ACCEPT)

@@ -19,6 +19,7 @@ from hlmem.domain.errors import ConfigurationError, DomainRuleViolation, NotFoun
 from hlmem.domain.events import ClaimArchived, ClaimExpired, ClaimRevived, Scope
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ClaimStatus
+from hlmem.domain.time import MAX_OFFSET
 
 #: Lifecycle classes: each has its own half-life.
 TEMPORAL, PERMANENT, IDENTITY = "temporal", "permanent", "identity"
@@ -42,13 +43,15 @@ NewId = Callable[[str], str]
 
 
 def _positive(_instance: object, attribute: Any, value: timedelta | None) -> None:
-    if value is not None and (not isinstance(value, timedelta) or value <= timedelta(0)):
-        raise ConfigurationError(f"LifecyclePolicy.{attribute.name} must be a positive duration, not {value!r}")
+    if value is not None and (not isinstance(value, timedelta) or not timedelta(0) < value <= MAX_OFFSET):
+        raise ConfigurationError(f"LifecyclePolicy.{attribute.name} must be a positive duration of at most "
+                                 f"{MAX_OFFSET.days} days, not {value!r}")
 
 
 def _not_negative(_instance: object, attribute: Any, value: timedelta) -> None:
-    if not isinstance(value, timedelta) or value < timedelta(0):
-        raise ConfigurationError(f"LifecyclePolicy.{attribute.name} must be a duration >= 0, not {value!r}")
+    if not isinstance(value, timedelta) or not timedelta(0) <= value <= MAX_OFFSET:
+        raise ConfigurationError(f"LifecyclePolicy.{attribute.name} must be a duration >= 0 of at most "
+                                 f"{MAX_OFFSET.days} days, not {value!r}")
 
 
 def _weight(_instance: object, attribute: Any, value: float) -> None:
@@ -115,12 +118,15 @@ def parse_duration(value: Any, name: str = "duration") -> timedelta:
     """``timedelta``, a number of seconds, or a string like ``"14d"``, ``"12h"``, ``"1.5d"``."""
     if isinstance(value, timedelta):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return timedelta(seconds=value)
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", value.lower())
-        if m:
-            return timedelta(seconds=float(m[1]) * _UNITS[m[2] or "s"])
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return timedelta(seconds=value)
+        if isinstance(value, str):
+            m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", value.lower())
+            if m:
+                return timedelta(seconds=float(m[1]) * _UNITS[m[2] or "s"])
+    except OverflowError:  # more days than a timedelta holds: the policy's own bound says why
+        raise ConfigurationError(f"{name} must be at most {MAX_OFFSET.days} days, not {value!r}") from None
     raise ConfigurationError(f"{name} must be a duration (seconds, or like '14d', '12h'), not {value!r}")
 
 

@@ -25,6 +25,16 @@ that is already restricted: such text must cost no LLM call, so it is rejected o
 
 RESTRICT means: extraction may run, but every candidate goes through :func:`restrict`. REJECT
 means no extraction (no LLM tokens); the observation itself is always kept and recallable.
+
+Untrusted text never speaks for the user. Text from outside the conversation (origin
+``external``, ``external_derived``, ``unknown`` or unrecognised) or from a session no user is in
+(``cron``, ``heartbeat``, ``subagent``, ``unknown`` or unrecognised) is :func:`untrusted`: its
+"I live in …" or "User profile update: …" is somebody else's first person, or an attempt to
+write the user's profile. Admission (:func:`~hlmem.domain.admission.admit_candidate`) refuses a
+candidate whose subject :func:`names_user` when any of its evidence is untrusted; such text may
+still yield restricted (temporal, low-importance) claims about other subjects. The agent's,
+the system's and an assistant role's words are restricted but not untrusted in this sense: they
+speak *to* the user in the user's own session, and their claims about the user stay inferences.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ from attrs import evolve
 
 from hlmem.domain.candidates import CandidateClaim, GateDecision, SourceEvent, Verdict
 from hlmem.domain.events import OriginClass, Scope, SessionKind
+from hlmem.domain.state import subject_key, SELF_KEY
 
 
 class ProvenanceMode(str, enum.Enum):
@@ -150,6 +161,37 @@ def _rules(event: SourceEvent) -> list[tuple[Verdict, str]]:
     return found
 
 
+#: Origins whose text does not come from the user's conversation at all.
+UNTRUSTED_ORIGINS = frozenset({OriginClass.EXTERNAL, OriginClass.EXTERNAL_DERIVED, OriginClass.UNKNOWN})
+#: Session kinds in which no user speaks.
+UNTRUSTED_SESSIONS = frozenset({SessionKind.CRON, SessionKind.HEARTBEAT, SessionKind.SUBAGENT, SessionKind.UNKNOWN})
+#: First person plural includes the user; a possessive ("user's", "my", 用户的, 我的) makes a claim
+#: about the user's own things.
+_USER_WORDS_RE = re.compile(
+    r"^(?:(?:(?:the\s+)?user['’]s?|my|mine|our|ours)(?:\s|$)|(?:we|us|ourselves)$"
+    r"|(?:我们|咱们|咱|俺)$|(?:我们?|咱们?|俺|用户|本人|自己)的)")
+
+
+def untrusted(event: SourceEvent) -> bool:
+    """Whether ``event`` may not make claims about the user: its origin is outside the
+    conversation (external, external-derived, unknown or unrecognised) or no user is in its
+    session (cron, heartbeat, subagent, unknown or unrecognised). Independent of the mode."""
+    origin = _parse(OriginClass, event.origin_class)
+    session = _parse(SessionKind, event.session_kind)
+    return origin is None or origin in UNTRUSTED_ORIGINS or session is None or session in UNTRUSTED_SESSIONS
+
+
+def names_user(subject: str) -> bool:
+    """Whether ``subject`` is the user, in any language and case ("user", "I", "me", "用户", "我",
+    "本人"…), a group the user is in ("we", 我们), or the user's own thing ("user's employer",
+    "my wife", 我的公司, 用户的…)."""
+    key = subject_key(subject)
+    if key == SELF_KEY:
+        return True
+    folded = key.strip(" \t\"'“”‘’「」()（）[]【】.,:;，。：；")
+    return subject_key(folded) == SELF_KEY or bool(_USER_WORDS_RE.match(folded))
+
+
 def admit_event(event: SourceEvent, mode: ProvenanceMode | str = DEFAULT_MODE) -> GateDecision:
     """Decide whether ``event`` may produce claims, before anything is sent to an LLM.
 
@@ -189,8 +231,12 @@ def restrict(candidate: CandidateClaim, *, anchor: datetime | None = None,
     start = candidate.valid_from or anchor
     valid_to = candidate.valid_to
     if start is not None:
-        bound = start + horizon
-        valid_to = bound if valid_to is None else min(valid_to, bound)
+        try:
+            bound = start + horizon
+        except OverflowError:  # a start at the calendar's end: validation refuses it next
+            bound = None
+        if bound is not None:
+            valid_to = bound if valid_to is None else min(valid_to, bound)
     return evolve(
         candidate, scope=Scope.TEMPORAL, inference=True,
         importance=min(candidate.importance, RESTRICTED_MAX_IMPORTANCE),

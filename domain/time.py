@@ -11,6 +11,16 @@ from hlmem.domain.errors import InvalidTimestamp
 UTC = timezone.utc
 _DATE_WITH_ZONE = re.compile(r"^(\d{4}-\d{2}-\d{2})([+-]\d{2}:?\d{2})$")
 
+#: The instants hlmem accepts as input (the clock, event and valid times, query times):
+#: ``[MIN_TIME, MAX_TIME)``. Python's datetimes reach years 1 to 9999; leaving a millennium of
+#: headroom on each side means no time computed from an accepted one (a lease, a backoff, a TTL,
+#: a restricted horizon, a retention cut-off, a resolved "next year"), each at most
+#: :data:`MAX_OFFSET`, can overflow half-way through a command.
+MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+#: The longest duration a setting may add to or subtract from an instant (leases, TTLs, retention).
+MAX_OFFSET = timedelta(days=100 * 366)
+
 
 def require_aware(value: datetime, *, field: str) -> datetime:
     """Return ``value`` in UTC; refuse naive datetimes (a time without a zone is ambiguous).
@@ -27,9 +37,25 @@ def require_aware(value: datetime, *, field: str) -> datetime:
             field=field,
         )
     try:
-        return value.astimezone(UTC)
+        utc = value.astimezone(UTC)
     except OverflowError:
-        raise InvalidTimestamp(f"{field}: {value.isoformat()} is out of range", field=field) from None
+        utc = None
+    return require_supported(utc, field=field, shown=value.isoformat())
+
+
+def require_supported(value: datetime | None, *, field: str, shown: str | None = None) -> datetime:
+    """Return the aware ``value`` if it lies in ``[MIN_TIME, MAX_TIME)``; refuse it otherwise.
+
+    :param value: an aware instant (None: it could not even be converted to UTC).
+    :param field: the input's name, for the error.
+    :param shown: how the input was written, for the error (default: ``value`` in ISO 8601).
+    :raises InvalidTimestamp: when ``value`` is outside the supported range.
+    """
+    if value is None or not MIN_TIME <= value < MAX_TIME:
+        raise InvalidTimestamp(
+            f"{field}: {shown or value.isoformat()} is outside the supported range "  # type: ignore[union-attr]
+            f"(from {MIN_TIME:%Y-%m-%d} up to, not including, {MAX_TIME:%Y-%m-%d}, UTC)", field=field)
+    return value
 
 
 def parse_timestamp(text: str, *, field: str = "timestamp") -> datetime:

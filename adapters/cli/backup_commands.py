@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 
 from hlmem.adapters.cli.main import EXIT_USAGE, _Ctx, _emit, _ts, cli, json_option
+from hlmem.adapters.cli.render import cell, plain
 from hlmem.adapters.sqlite.backup import BackupInfo, read_backup
 from hlmem.adapters.sqlite.restore import RestoreInfo
 from hlmem.application.audit import KINDS, MAX_LIMIT, AuditEntry
@@ -92,7 +93,7 @@ def restore(obj: _Ctx, path: str, force: bool, yes: bool, reason: str, as_json: 
     click.echo(f"restored {obj.db} from backup {info.backup_id} (log position {info.position}); "
                f"{result.reapplied} forgotten streams enforced again; event {result.restored_id}")
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {plain(note)}", err=True)
 
 
 @cli.command()
@@ -108,5 +109,6 @@ def audit(obj: _Ctx, since: str | None, kinds: tuple[str, ...], limit: int, as_j
     for col in ("time", "kind", "actor", "target", "reason / decision", "details"):
         table.add_column(col, overflow="fold")
     for e in entries:
-        table.add_row(ts(e.at), e.kind, e.actor, e.target, e.detail, ", ".join(f"{k}={v}" for k, v in e.extra))
+        table.add_row(*(cell(v) for v in (ts(e.at), e.kind, e.actor, e.target, e.detail,
+                                          ", ".join(f"{k}={v}" for k, v in e.extra))))
     _emit({"items": [audit_dict(e) for e in entries]}, as_json, table)

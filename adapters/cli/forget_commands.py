@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from hlmem.adapters.cli.main import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
+from hlmem.adapters.cli.render import plain
 from hlmem.application.forgetting import REPORT_COUNTS, ForgetReport
 from hlmem.domain.time import format_timestamp
 
@@ -36,7 +37,7 @@ PENDING_NOTE = ("note: erasure pending: the forget is done (nothing is recalled,
 
 
 def _echo_report(report: ForgetReport) -> None:
-    what = f"{report.target_kind} {report.target}"
+    what = plain(f"{report.target_kind} {report.target}")
     if report.already_forgotten:
         when = f" at {format_timestamp(report.forgotten_at)}" if report.forgotten_at else ""
         click.echo(f"already forgotten: {what}{when}; nothing left to remove")
@@ -46,7 +47,7 @@ def _echo_report(report: ForgetReport) -> None:
     for key in REPORT_COUNTS:
         click.echo(f"  {LABELS[key]:<34} {report.counts[key]}")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        click.echo(f"note: {plain(note)}")
     if report.dry_run:
         click.echo("dry run: nothing was removed")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from rich.console import Console
 
 from hlmem.adapters.cli import render
 from hlmem.domain.errors import HlmemError, StorageCorrupt, StorageFull
-from hlmem.domain.time import parse_timestamp
+from hlmem.domain.time import parse_timestamp, require_aware
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -69,10 +68,11 @@ class _Group(click.Group):
             obj = ctx.find_object(_Ctx)
             if isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None:
                 text = f"{text} [store: {obj.db}]"  # met where the adapter did not know the file's name
-            click.echo(f"error: {text}", err=True)
+            click.echo(f"error: {render.plain(text)}", err=True)
             ctx.exit(EXIT_CORRUPT if isinstance(exc, StorageCorrupt) else EXIT_ERROR)
         except OSError as exc:
-            click.echo(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "), err=True)
+            click.echo(render.plain(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": ")),
+                       err=True)
             ctx.exit(EXIT_ERROR)
         finally:
             obj = ctx.find_object(_Ctx)
@@ -84,14 +84,15 @@ def _ts(value: str | None, field: str):
     if value is None:
         return None
     try:
-        return parse_timestamp(value, field=field)
+        # In range too (domain/time.py): a time past the calendar's end would overflow mid-command.
+        return require_aware(parse_timestamp(value, field=field), field=field)
     except HlmemError as exc:
         raise click.BadParameter(str(exc)) from None
 
 
 def _emit(data: Any, as_json: bool, table=None) -> None:
     if as_json or table is None:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=None if as_json else 2))
+        click.echo(render.json_text(data, indent=None if as_json else 2))
     else:
         Console().print(table)
 
@@ -142,7 +143,8 @@ def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind
         return
     click.echo(f"recorded {result.id}")
     for claim in claims.values():
-        click.echo(f"  claim {claim.claim_id}: {claim.subject} · {claim.predicate} · {claim.value} ({claim.status.value})")
+        click.echo(render.plain(f"  claim {claim.claim_id}: {claim.subject} · {claim.predicate} · {claim.value} "
+                                f"({claim.status.value})"))
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -211,9 +213,9 @@ def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, 
                                  include_archived=include_archived, entity_constraint=entity_constraint,
                                  understand_query=not no_understand, budget=budget)
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {render.plain(note)}", err=True)
     if result.packet is not None and not as_json:
-        click.echo(result.packet.text)
+        click.echo(render.plain(result.packet.text, lines=True))
         return
     _emit(render.recall_dict(result), as_json, render.recall_table(result))
 
@@ -238,7 +240,7 @@ def explain(obj: _Ctx, item_id: str, as_json: bool) -> None:
     data = render.explanation_dict(obj.memory().explain(item_id))
     if data["kind"] == "forgotten" and not as_json:
         # A forgotten id is explained by its forget time only.
-        click.echo(f"{data['id']}: forgotten at {data['forgotten_at'] or 'an unknown time'}")
+        click.echo(render.plain(f"{data['id']}: forgotten at {data['forgotten_at'] or 'an unknown time'}"))
         return
     _emit(data, True) if as_json else _emit(data, False)
 
@@ -271,7 +273,7 @@ def stats(obj: _Ctx, as_json: bool) -> None:
     """Counts of events, claims by status and vectors, and the embedding model."""
     data = obj.memory().stats()
     data["db"] = obj.db
-    _emit(data, as_json) if as_json else click.echo("\n".join(f"{k}: {v}" for k, v in data.items()))
+    _emit(data, as_json) if as_json else click.echo("\n".join(render.plain(f"{k}: {v}") for k, v in data.items()))
 
 
 @cli.command()
@@ -299,7 +301,7 @@ def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
         checked = "; the file passed its integrity check" if verify else ""
         click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}{checked}")
         for line in report.differences[:20]:
-            click.echo(f"  {line}")
+            click.echo(f"  {render.plain(line)}")
     if verify and not report.equal:
         sys.exit(EXIT_ERROR)
 
@@ -328,31 +330,42 @@ def reembed(obj: _Ctx, as_json: bool) -> None:
 def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     """Import a JSONL file of observations and claims (docs/import-format.md); '-' reads stdin."""
     from hlmem.adapters.cli.progress import progress_bar
+    from hlmem.application.import_reader import decode_jsonl
 
-    stream = sys.stdin if file == "-" else open(file, encoding="utf-8")  # noqa: SIM115
-    with stream:
-        lines = stream.readlines()
+    # Bytes, decoded line by line: one bad byte costs its line, never the file (docs/import-format.md).
+    if file == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        with open(file, "rb") as stream:
+            raw = stream.read()
+    decoded = decode_jsonl(raw)
     mem = obj.memory()
-    with progress_bar("importing", len(lines), quiet=as_json) as advance:
-        report = mem.import_jsonl(lines, progress=advance, skip_invalid=skip_invalid)
+    with progress_bar("importing", len(decoded.lines), quiet=as_json) as advance:
+        report = mem.import_jsonl(decoded.lines, progress=advance, skip_invalid=skip_invalid, invalid=decoded.errors)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
     if report.blocked:  # lines whose content was forgotten (re-ingest blocking)
         data["blocked"] = list(report.blocked)
     refused = bool(report.errors) and not skip_invalid
     if refused:
-        click.echo(f"error: {len(report.errors)} invalid lines; nothing was imported "
-                   "(fix them or pass --skip-invalid)", err=True)
+        # One line that names the (first) bad line; the others follow, indented, when there are more.
+        first, more = report.errors[0], len(report.errors) - 1
+        also = f" (and {more} more invalid line{'s' * (more > 1)})" if more else ""
+        click.echo(f"error: {render.plain(first)}{also}; nothing was imported (fix {'them' if more else 'it'} "
+                   "or pass --skip-invalid)", err=True)
     if as_json:
         _emit(data, True)
     else:
         if not refused:
             click.echo(f"imported {report.written} of {report.lines} records")
+            if report.errors:
+                click.echo(f"  {len(report.errors)} invalid line{'s' * (len(report.errors) > 1)} skipped", err=True)
             if report.blocked:
                 click.echo(f"  {len(report.blocked)} skipped: forgotten content (re-ingest is blocked)", err=True)
-        for line in report.errors[:20]:
-            click.echo(f"  {line}", err=True)
-        if len(report.errors) > 20:
-            click.echo(f"  … and {len(report.errors) - 20} more", err=True)
+        shown = report.errors[1:21] if refused else report.errors[:20]
+        for line in shown:
+            click.echo(f"  {render.plain(line)}", err=True)
+        if len(report.errors) > len(shown) + refused:
+            click.echo(f"  … and {len(report.errors) - len(shown) - refused} more", err=True)
     if refused:
         sys.exit(EXIT_ERROR)
 
@@ -388,8 +401,8 @@ def main() -> None:
 
         known = damage_or_full(exc)  # a SQLite error some adapter did not translate: still say what it is
         if known is not None:
-            click.echo(f"error: {known}", err=True)
+            click.echo(f"error: {render.plain(known)}", err=True)
             sys.exit(EXIT_CORRUPT if isinstance(known, StorageCorrupt) else EXIT_ERROR)
-        click.echo(f"error: internal error ({type(exc).__name__}: {exc}); rerun with HLMEM_DEBUG=1 "
+        click.echo(f"error: internal error ({type(exc).__name__}: {render.plain(exc)}); rerun with HLMEM_DEBUG=1 "
                    "and report it", err=True)
         sys.exit(EXIT_ERROR)

@@ -1,15 +1,68 @@
-"""Turning results into JSON-safe dicts and rich tables for the CLI."""
+"""Turning results into JSON-safe dicts and rich tables for the CLI.
+
+Stored text is the user's (or a web page's), never ours to interpret: every human-readable
+output shows it inert. Table cells are :class:`rich.text.Text` (never parsed as Rich markup or
+emoji codes, so ``[bold red]`` and ``[link=…]`` print as typed), and :func:`plain` makes control
+characters visible (ESC as the four characters ``\\x1b``) so no escape sequence, carriage
+return or bidirectional override reaches the terminal. JSON stays exact: :func:`json_text`
+only writes the same characters as ``\\uXXXX`` escapes, which decode to the same value.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from hlmem.application.inspect import Explanation
 from hlmem.application.recall import RecallItem, RecallResult
 from hlmem.domain.state import ClaimState, ClaimVersion, ObservationState
 from hlmem.domain.time import format_timestamp as ts
+
+
+#: Characters a terminal may act on: C0 controls (but newline and tab), DEL, C1 controls, and the
+#: bidirectional marks, embeddings, overrides and isolates that reorder what is shown.
+_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNSAFE_LINES = re.compile(f"[{_CONTROL}]")
+_UNSAFE = re.compile(f"[{_CONTROL}\n\t]")
+
+
+def _visible(m: re.Match[str]) -> str:
+    code = ord(m[0])
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def plain(text: object, *, lines: bool = False) -> str:
+    """``text`` safe to print: each control character written out as ``\\xNN`` / ``\\uNNNN``.
+
+    :param lines: keep newlines and tabs (a multi-line text such as a context packet); by
+        default they are escaped too, so a value cannot start a line of output of its own.
+    """
+    return (_UNSAFE_LINES if lines else _UNSAFE).sub(_visible, str(text))
+
+
+def cell(text: object) -> Text:
+    """A table cell that shows ``text`` as typed: no markup, no emoji codes, controls visible."""
+    return Text(plain(text, lines=True))
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """``data`` as JSON (non-ASCII kept) with the characters a terminal may act on as ``\\u`` escapes.
+
+    ``json.dumps`` already escapes C0 controls; DEL, C1 and the bidirectional controls are
+    escaped here. The text decodes to exactly ``data``.
+    """
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(data, ensure_ascii=False, indent=indent))
+
+
+def _row(*values: object) -> list[Text]:
+    return [cell(v) for v in values]
 
 
 def version_dict(row: ClaimVersion) -> dict[str, Any]:
@@ -110,7 +163,7 @@ def recall_table(result: RecallResult) -> Table:
     for n, item in enumerate(result.items, start=1):
         valid = f"{_short(ts(item.valid_from))} → {_short(ts(item.valid_to))}" if item.kind == "claim" \
             else _short(ts(item.occurred_at))
-        table.add_row(str(n), item.id, item.kind, item.text, valid, f"{item.score:.4f}")
+        table.add_row(*_row(str(n), item.id, item.kind, item.text, valid, f"{item.score:.4f}"))
     return table
 
 
@@ -121,11 +174,11 @@ def history_table(claims: list[ClaimState]) -> Table:
         table.add_column(col, overflow="fold")
     for c in claims:
         last = c.versions[-1]
-        table.add_row(c.claim_id, ("NOT " if not c.polarity else "") + c.value,
-                      ", ".join(f"{k}={v}" for k, v in c.qualifiers),
-                      c.status.value + (" (archived)" if c.archived else ""),
-                      f"{_short(ts(last.valid_from))} → {_short(ts(last.valid_to))}",
-                      f"{_short(ts(last.recorded_from))} → {_short(ts(last.recorded_to))}")
+        table.add_row(*_row(c.claim_id, ("NOT " if not c.polarity else "") + c.value,
+                            ", ".join(f"{k}={v}" for k, v in c.qualifiers),
+                            c.status.value + (" (archived)" if c.archived else ""),
+                            f"{_short(ts(last.valid_from))} → {_short(ts(last.valid_to))}",
+                            f"{_short(ts(last.recorded_from))} → {_short(ts(last.recorded_to))}"))
     return table
 
 
@@ -141,12 +194,12 @@ def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:
     """Job counts by type and state, then the listed jobs."""
     title = "; ".join(f"{kind}: " + ", ".join(f"{n} {state}" for state, n in sorted(by.items()))
                       for kind, by in sorted(counts.items())) or "no jobs"
-    table = Table(title=title)
+    table = Table(title=cell(title))
     for col in ("id", "kind", "state", "attempts", "session", "event", "last error"):
         table.add_column(col, overflow="fold")
     for j in jobs:
-        table.add_row(j.job_id, j.kind, j.state, f"{j.attempts}/{j.max_attempts}", j.session_id,
-                      str(j.payload.get("event_id", "")), (j.last_error or "")[:80])
+        table.add_row(*_row(j.job_id, j.kind, j.state, f"{j.attempts}/{j.max_attempts}", j.session_id,
+                            str(j.payload.get("event_id", "")), (j.last_error or "")[:80]))
     return table
 
 
@@ -170,5 +223,5 @@ def conflicts_table(conflicts: list) -> Table:
     for c in conflicts:
         cand = c.candidate
         shown = f"{cand['subject']} · {cand['predicate']} · {cand['value']}" if cand else "(forgotten)"
-        table.add_row(c.conflict_id, c.status, c.reason, shown, ", ".join(c.existing))
+        table.add_row(*_row(c.conflict_id, c.status, c.reason, shown, ", ".join(c.existing)))
     return table

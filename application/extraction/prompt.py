@@ -31,7 +31,7 @@ from hlmem.domain.errors import InvalidTimestamp, MalformedResponse
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.slots import COMMON_COORDINATES, DESCRIPTIVE_QUALIFIERS, SlotRegistry
-from hlmem.domain.time import UTC, parse_timestamp
+from hlmem.domain.time import MAX_TIME, UTC, parse_timestamp
 
 #: The ``operation`` name extraction calls carry in the LLM ledger.
 EXTRACT_OPERATION = "extract"
@@ -277,6 +277,8 @@ def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str,
         valid_to = _instant(item.get("valid_to"), zone)
     except (InvalidTimestamp, TypeError) as exc:
         raise bad(str(exc)) from None
+    if valid_to is not None and valid_to >= MAX_TIME:
+        valid_to = None  # "9999-12-31" is a model's way of saying "no end"
     return CandidateClaim(
         subject=strings["subject"], predicate=strings["predicate"], value=strings["value"],
         qualifiers=_qualifiers(item.get("qualifiers", []), bad), polarity=item["polarity"],

@@ -295,7 +295,8 @@ def resolve(expression_text: str, anchor: datetime, *, prefer: str = "past") -> 
     :param prefer: ``"past"`` or ``"future"``: which year a month or date without one refers to;
         ``"nearest_past"``: like ``"past"``, and a bare 周三 is the latest one not after the anchor
         (how recall reads a question against its reference time).
-    :returns: None for vague words (最近) and for anything not understood.
+    :returns: None for vague words (最近), for anything not understood, and for periods past the
+        calendar's ends (year 0, 9999年's end).
     :raises ValueError: when ``anchor`` is naive or ``prefer`` is none of the three.
     """
     if anchor.tzinfo is None or anchor.utcoffset() is None:
@@ -307,10 +308,13 @@ def resolve(expression_text: str, anchor: datetime, *, prefer: str = "past") -> 
         m = regex.fullmatch(text)
         if m is None or not _acceptable(m):
             continue
-        days = fn(m, anchor, prefer)
-        if days is None:
-            return None
-        zone = anchor.tzinfo
-        return (datetime(days[0].year, days[0].month, days[0].day, tzinfo=zone),
-                datetime(days[1].year, days[1].month, days[1].day, tzinfo=zone))
+        try:
+            days = fn(m, anchor, prefer)
+            if days is None:
+                return None
+            zone = anchor.tzinfo
+            return (datetime(days[0].year, days[0].month, days[0].day, tzinfo=zone),
+                    datetime(days[1].year, days[1].month, days[1].day, tzinfo=zone))
+        except (ValueError, OverflowError):
+            return None  # a calendar Python cannot represent (9999年 ends in year 10000): not understood
     return None

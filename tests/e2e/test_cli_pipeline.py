@@ -136,8 +136,8 @@ def test_conflicts_are_listed_and_resolved_and_stale_decisions_refused(tmp_path:
         mem.add("I live in Hangzhou", session="chat")
         mem.add("I work at Acme", session="chat")
         mem.clock.advance(timedelta(hours=1))
-        mem.add("I live in Beijing", session="web", origin="external")
-        mem.add("I work at Globex", session="web", origin="external")
+        mem.add("I live in Beijing", session="notes", origin="agent")
+        mem.add("I work at Globex", session="notes", origin="agent")
     later = T0 + timedelta(hours=2)
     listed = hlmem(db, "conflicts", "list", "--json", at=later).json()["items"]
     assert [(c["candidate"]["value"], c["reason"], c["status"], c["version"]) for c in listed] == [

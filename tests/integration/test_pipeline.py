@@ -272,11 +272,12 @@ def test_the_worker_runs_inside_an_embedding_process_until_stopped(mem: Memory) 
 
 
 def _external_contradiction(mem: Memory) -> tuple[str, str]:
-    """The user lives in Hangzhou; a web page says "I live in Beijing". Returns (user claim, conflict)."""
+    """The user lives in Hangzhou; the agent's notes say "I live in Beijing" (restricted, not untrusted: an
+    external page could not speak for the user at all). Returns (user claim, conflict)."""
     said = mem.add("I live in Hangzhou", session="chat")
     (user_claim,) = mem.storage.claims_citing(said.id)
     mem.clock.advance(timedelta(hours=1))
-    web = mem.add("I live in Beijing", session="web", origin="external")
+    web = mem.add("I live in Beijing", session="notes", origin="agent")
     assert mem.storage.claims_citing(web.id) == []
     (conflict,) = mem.conflicts()
     assert conflict.reason == "conflict.inference_vs_user_claim"
@@ -444,7 +445,7 @@ def test_a_password_is_rejected_with_its_reason_code(mem: Memory) -> None:
 def test_projections_equal_a_replay_after_the_pipeline(mem: Memory) -> None:
     mem.add("I live in Hangzhou", session="chat")
     mem.clock.advance(timedelta(hours=1))
-    mem.add("I live in Beijing", session="web", origin="external")
+    mem.add("I live in Beijing", session="notes", origin="agent")
     mem.add(f"my API key is {SECRET}", session="chat")
     mem.add("我们部署了 v1.2", session="ops", process=False)
     mem.run_worker()

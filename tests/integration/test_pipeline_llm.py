@@ -334,9 +334,13 @@ def test_an_injected_event_never_reaches_the_model_in_a_mixed_window(mem: Memory
 
 def test_an_external_snippet_without_instructions_is_extracted_as_a_restricted_inference(
         mem: Memory, server: ScriptedLLMServer) -> None:
-    server.script(completion({"claims": [claim(1, "Beijing", "I live in Beijing")]}))
-    result = mem.add("I live in Beijing", session="web", origin="external")
+    server.script(completion({"claims": [claim(1, "Beijing", "Alice lives in Beijing", subject="Alice"),
+                                         claim(1, "Beijing", "I live in Beijing")]}))
+    result = mem.add("Alice lives in Beijing. I live in Beijing", session="web", origin="external")
     assert len(server.requests) == 1
+    # About another subject it is kept as an inference; about the user it is refused (docs/pipeline.md).
+    (record,) = [s.event for s in mem.storage.read() if isinstance(s.event, ExtractionRecorded)]
+    assert record.rejected == (("user · lives_in", ("admission.untrusted_user_subject",)),)
     (claim_id,) = mem.storage.claims_citing(result.id)
     made = mem.storage.get_claims([claim_id])[claim_id]
     assert made.source.startswith("inference:") and made.scope is Scope.TEMPORAL and made.importance <= 0.3
