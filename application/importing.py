@@ -194,14 +194,12 @@ def screen(lines: Sequence[ImportLine], blocked: Sequence[bool],
                if b and isinstance(i.command, RecordObservation) and i.command.event_id}
     kept = [i for i, b in zip(lines, blocked) if not b]
     unusable = unusable_evidence(kept, reader, dropped=dropped)
-    errors, held = [], [f"line {i.line}: blocked: forgotten content" for i, b in zip(lines, blocked) if b]
+    errors: list[str] = []
+    held = [(i.line, "forgotten content") for i, b in zip(lines, blocked) if b]
     for number, problems in unusable.items():
         if {p.event_id for p in problems} <= dropped:
-            held.append(f"line {number}: blocked: {describe(problems)}")
+            held.append((number, describe(problems)))
         else:
             errors.append(f"line {number}: {describe(problems)}")
-    return [i for i in kept if i.line not in unusable], errors, sorted(held, key=_line_number)
-
-
-def _line_number(message: str) -> int:
-    return int(message.split(":", 1)[0].removeprefix("line "))
+    return ([i for i in kept if i.line not in unusable], errors,
+            [f"line {number}: blocked: {why}" for number, why in sorted(held)])
