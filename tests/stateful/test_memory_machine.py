@@ -478,6 +478,10 @@ class MemoryMachine(RuleBasedStateMachine):
         states = {**self._all_claims(self.sql), **self._all_observations(self.sql)}
         back = [sid for sid in self.forgotten if sid in states and not _is_forgotten(states[sid])]
         assert not back, f"restore of {info.backup_id} resurrected {back}"
+        # Enforcing the ledger may forget more than the live store had: an event whose text equals
+        # a forgotten one's matches its fingerprint (docs/forgetting.md, "Restore"). Those are
+        # forgotten now, and stay so.
+        self.forgotten |= {e.stream_id for e in self._log(self.sql) if isinstance(e, ItemForgotten)}
 
     @precondition(lambda self: bool(self.backups))
     @rule(claim=claims, event=observations, data=st.data())
@@ -771,6 +775,24 @@ def test_an_event_lost_by_a_restore_is_unknown_evidence() -> None:
                                                                          [seen["late"]])),
     ])
     assert seen["claim"] == "cl_never"
+
+
+def test_a_restore_forgets_an_event_with_a_forgotten_events_text_and_it_is_then_refused_as_evidence() -> None:
+    """Found by the thorough run (seed 3640356220): the restore's ledger enforcement forgets, by
+    fingerprint, an event that repeats a forgotten event's text (the live store kept it, having
+    forgotten only the other by id); a claim citing it is then refused by both stores."""
+    seen: dict[str, str] = {}
+    _drive([
+        lambda m: seen.__setitem__("first", m.first_observation(TEXTS[0])),
+        lambda m: seen.__setitem__("claim", m.assert_claim(("user", SLOTS[0], 0, None, None, "default"))),
+        lambda m: m.take_backup(),
+        lambda m: seen.__setitem__("repeat", m.record(TEXTS[0], "default", None, "default")),
+        lambda m: m.forget_then_restore(seen["claim"], seen["repeat"], _Drawn(m.backups[0])),
+        lambda m: m.sql.get_observations([seen["first"]])[seen["first"]].forgotten or pytest.fail("not forgotten"),
+        lambda m: seen.__setitem__("cited", m.assert_claim_with_evidence(("user", SLOTS[0], 0, None, None, "default"),
+                                                                         [seen["first"]])),
+    ])
+    assert seen["cited"] == "cl_never"
 
 
 def _legacy_claim(store, claim_id: str, evidence: tuple[str, ...]) -> None:
