@@ -795,6 +795,24 @@ def test_evidence_after_a_restore_that_enforced_a_forgotten_text_follows_the_res
     assert seen["cited"].startswith("cl_")  # "cl_never" when refused: the rule checked which is right
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "open (thorough seed 2051717004): with many equal full-text scores the adapters return their "
+    "ties in different orders (in-memory ascending ids, SQLite descending), so the neighbouring-"
+    "turn stage lifts different turns and recall('mode') differs; ranking needs an adapter-"
+    "independent tie order"))
+def test_recall_agrees_when_many_turns_tie_on_full_text_score() -> None:
+    """Found by the thorough run: ten copies of one turn across sessions, a few other turns."""
+    dark, likes, lives = TEXTS[0], TEXTS[1], TEXTS[2]
+    turns = [("default", 3, "default", dark), ("default", None, "s2", dark), ("default", 3, "default", dark),
+             ("default", None, "default", likes), ("work", None, "default", dark), ("default", None, "default", lives),
+             ("default", None, "s1", dark), ("work", None, "default", dark), ("default", None, "s1", dark),
+             ("default", None, "default", likes), ("default", -2, "s2", likes), ("default", None, "default", dark),
+             ("default", None, "default", dark)]
+    _drive([lambda m: m.first_observation(dark),
+            *(lambda m, t=t: m.record(t[3], t[0], t[1], t[2]) for t in turns),
+            lambda m: m.recall("mode", "default", None, None, False)])
+
+
 def _legacy_claim(store, claim_id: str, evidence: tuple[str, ...]) -> None:
     """Append, as a version before issue 11 did, a claim citing ``evidence`` whatever its state."""
     from hlmem.domain.events import ClaimAsserted
