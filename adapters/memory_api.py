@@ -22,7 +22,7 @@ from hlmem.adapters.sqlite.backup import BackupInfo
 from hlmem.adapters.sqlite.restore import RestoreInfo
 from hlmem.application.audit import AuditEntry
 from hlmem.application.forgetting import ForgetReport
-from hlmem.application.importing import parse_jsonl
+from hlmem.application.importing import parse_jsonl, screen
 from hlmem.application.inspect import Explanation
 from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
@@ -500,12 +500,13 @@ class Memory:
                 errors.append(f"line {item.line}: {problem}")
             else:
                 good.append(item)
+        # Forgotten content is skipped and reported; a claim citing a forgotten or unknown event
+        # of the store is a bad line (docs/forgetting.md); every other line is still written.
+        blocked_flags = self._container.forget().guard.blocked([i.command for i in good])
+        good, refused, blocked = screen(good, blocked_flags, self.storage)
+        errors += refused
         if errors and not skip_invalid:
             return ImportReport(read, 0, tuple(errors))
-        # Forgotten content is skipped and reported; every other line is still written.
-        blocked_flags = self._container.forget().guard.blocked([i.command for i in good])
-        blocked = tuple(f"line {i.line}: blocked: forgotten content" for i, b in zip(good, blocked_flags) if b)
-        good = [i for i, b in zip(good, blocked_flags) if not b]
         ingest = self._container.ingest()
         written = 0
         for start in range(0, len(good), IMPORT_BATCH):
@@ -515,7 +516,7 @@ class Memory:
             if progress:
                 progress(written)
         self._note_embedder()
-        return ImportReport(read, written, tuple(errors), blocked)
+        return ImportReport(read, written, tuple(errors), tuple(blocked))
 
 
 def _line_number(error: str) -> int:

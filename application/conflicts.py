@@ -10,6 +10,7 @@ from hlmem.domain.commands import AssertClaim, validate_claim
 from hlmem.domain.decisions import decide_assert
 from hlmem.domain.errors import ConcurrencyConflict, NotFound, ValidationError
 from hlmem.domain.events import Cardinality, ConflictResolved, DomainEvent
+from hlmem.domain.evidence import check_evidence
 from hlmem.domain.queries import current
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ConflictState
@@ -54,6 +55,8 @@ class ConflictService:
         :param expected_version: the conflict version the decision was made on (1 while open).
         :raises ConcurrencyConflict: when the conflict was decided meanwhile, or the slot's current
             claims changed since it opened (the decision was made on a stale view).
+        :raises UnusableEvidence: keep-new or coexist, and the candidate's evidence was forgotten
+            or is gone (a forget normally takes such a conflict with it).
         """
         if decision not in DECISIONS:
             raise ValidationError(f"decision must be one of {', '.join(DECISIONS)}", field="decision")
@@ -76,6 +79,8 @@ class ConflictService:
             claim_id = None
             if decision != "keep-old":
                 cmd = self._command(conflict, multi=decision == "coexist")
+                check_evidence(cmd.evidence, self._storage.get_observations(list(cmd.evidence)),
+                               what=f"the candidate of conflict {conflict_id}")
                 made = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new, recorded_at=now)
                 events += made.events
                 claim_id = made.claim_id

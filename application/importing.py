@@ -10,22 +10,28 @@ Format (one JSON object per line; docs/import-format.md)::
      "recorded_at": "…", "importance": 0.5, "scope": "permanent", "polarity": true,
      "cardinality": null, "evidence": ["local-1"], "namespace": "default"}
 
-``id`` is file-local: claims may cite observations of the same file by it.
+``id`` is file-local: claims may cite observations of the same file by it. A claim's evidence
+must name events that exist (earlier in the file, or in the store) and were not forgotten
+(:func:`unusable_evidence`, docs/forgetting.md).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
+from hlmem.domain.evidence import EVIDENCE_FORGOTTEN, EvidenceProblem, describe, evidence_problems
 from hlmem.domain.time import parse_timestamp, require_aware
+
+if TYPE_CHECKING:
+    from hlmem.application.ports import ClaimReader
 
 _OBS_KEYS = {"type", "text", "occurred_at", "recorded_at", "session", "role", "origin", "session_kind",
              "namespace", "id"}
@@ -142,3 +148,58 @@ def parse_jsonl(lines: Iterable[str], new_event_id: Callable[[str], str]) -> tup
             continue
         parsed.append(ImportLine(number, cmd, recorded_at))
     return parsed, errors
+
+
+def unusable_evidence(lines: Sequence[ImportLine], reader: ClaimReader, *,
+                      dropped: Collection[str] = ()) -> dict[int, tuple[EvidenceProblem, ...]]:
+    """Claim lines whose evidence cannot support them, by line number, before anything is written.
+
+    An id is usable when an observation line before the claim records it (and is not in
+    ``dropped``) or the store holds it, not forgotten. ``dropped`` are the event ids of lines that
+    will not be written because their content was forgotten (re-ingest blocking): citing one is
+    :data:`~hlmem.domain.evidence.EVIDENCE_FORGOTTEN`.
+
+    :param lines: the lines to be written, in file order.
+    """
+    local = {i.command.event_id for i in lines if isinstance(i.command, RecordObservation) and i.command.event_id}
+    stored = sorted({e for i in lines if isinstance(i.command, AssertClaim) for e in i.command.evidence}
+                    - local - set(dropped))
+    cited = reader.get_observations(stored) if stored else {}
+    recorded: set[str] = set()
+    out: dict[int, tuple[EvidenceProblem, ...]] = {}
+    for item in lines:
+        cmd = item.command
+        if isinstance(cmd, RecordObservation):
+            if cmd.event_id and cmd.event_id not in dropped:
+                recorded.add(cmd.event_id)
+            continue
+        problems = tuple(EvidenceProblem(p.event_id, EVIDENCE_FORGOTTEN) if p.event_id in dropped else p
+                         for p in evidence_problems(cmd.evidence, cited, recorded))
+        if problems:
+            out[item.line] = problems
+    return out
+
+
+def screen(lines: Sequence[ImportLine], blocked: Sequence[bool],
+           reader: ClaimReader) -> tuple[list[ImportLine], list[str], list[str]]:
+    """Split valid lines into those to write, refusals and blocked lines, before anything is written.
+
+    :param blocked: per line, whether its content was forgotten (re-ingest blocking).
+    :returns: ``(to write, errors, blocked)``; an error (a claim citing a forgotten or unknown
+        event of the store) refuses the file unless invalid lines are skipped; a blocked line (its
+        content, or every unusable piece of its evidence, is forgotten content of this file) is
+        skipped and reported.
+    """
+    dropped = {i.command.event_id for i, b in zip(lines, blocked)
+               if b and isinstance(i.command, RecordObservation) and i.command.event_id}
+    kept = [i for i, b in zip(lines, blocked) if not b]
+    unusable = unusable_evidence(kept, reader, dropped=dropped)
+    errors: list[str] = []
+    held = [(i.line, "forgotten content") for i, b in zip(lines, blocked) if b]
+    for number, problems in unusable.items():
+        if {p.event_id for p in problems} <= dropped:
+            held.append((number, describe(problems)))
+        else:
+            errors.append(f"line {number}: {describe(problems)}")
+    return ([i for i in kept if i.line not in unusable], errors,
+            [f"line {number}: blocked: {why}" for number, why in sorted(held)])

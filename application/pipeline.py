@@ -24,6 +24,7 @@ from hlmem.domain.decisions import decide_assert
 from hlmem.domain.dedup import DedupOutcome, classify
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, ConflictOpened, ExtractionRecorded
+from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.queries import current
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
@@ -143,6 +144,7 @@ class ExtractionPipeline:
         self._audited = self._audit(commands, jobs[0].job_id)
         with self._storage.transaction():
             now = self._clock.now()
+            commands = self._with_live_evidence(commands, rejected)
             claims, conflicts = self._write(commands, vectors, now)
             extraction_id = self._ids.new("ex")
             record = ExtractionRecorded(
@@ -154,6 +156,21 @@ class ExtractionPipeline:
             self._storage.append([record])
             self._queue.complete([j.job_id for j in jobs], owner=owner, now=now)
         return WindowResult(extraction_id, tuple(claims), len(rejected), tuple(conflicts), tuple(blocked))
+
+    def _with_live_evidence(self, commands, rejected: list[tuple[str, tuple[str, ...]]]):
+        """The commands whose evidence still exists and is not forgotten, read inside the write
+        transaction (a forget may have committed since the window was read); the others are
+        rejected with the evidence reason codes (docs/reason-codes.md)."""
+        wanted = list(dict.fromkeys(e for _, cmd in commands for e in cmd.evidence))
+        cited = self._storage.get_observations(wanted) if wanted else {}
+        kept = []
+        for cand, cmd in commands:
+            problems = evidence_problems(cmd.evidence, cited)
+            if problems:
+                rejected.append((f"{cand.subject} · {cand.predicate}", tuple(dict.fromkeys(p.reason for p in problems))))
+            else:
+                kept.append((cand, cmd))
+        return kept
 
     def _write(self, commands, vectors, now) -> tuple[list[str], list[str]]:
         claims: list[str] = []

@@ -188,7 +188,12 @@ class StoreIdentity(Protocol):
 
 @runtime_checkable
 class ClaimReader(Protocol):
-    """Projection queries: states of claims and observations as the reducers define them."""
+    """Projection queries: states of claims and observations as the reducers define them.
+
+    Contract: ``get_observations`` returns a forgotten event's tombstone state
+    (``forgotten=True``), never drops it, and leaves out only ids that name no event: writes
+    tell forgotten evidence from unknown evidence by it (``domain/evidence.py``).
+    """
 
     def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]: ...
 

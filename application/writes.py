@@ -14,6 +14,7 @@ from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_feedback, decide_observation, decide_retract
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.evidence import check_evidence
 from hlmem.domain.reducers import step
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import slot_key
@@ -73,6 +74,9 @@ class WriteService:
         item (for imports of history) defaults to the clock. ``on_recorded`` runs inside the
         transaction after each observation (the pipeline enqueues its extraction job there, so
         the event and its job commit together).
+
+        :raises UnusableEvidence: a claim cites an event that was forgotten or does not exist
+            (nor is recorded earlier in the batch); nothing of the batch is written.
         """
         valid: list[tuple[Command, datetime | None]] = []
         for cmd, at in items:
@@ -91,6 +95,10 @@ class WriteService:
             uses = Counter(keys.values())
             known = {c.claim_id: c for cl in slots.values() for c in cl}
             members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
+            # Evidence is checked inside the transaction: a forget committed meanwhile counts.
+            wanted = list(dict.fromkeys(e for cmd, _ in valid if isinstance(cmd, AssertClaim) for e in cmd.evidence))
+            cited = self._storage.get_observations(wanted) if wanted else {}
+            recorded: set[str] = set()
             decisions: list[Decision] = []
             pending: list[tuple[RecordObservation, int, datetime]] = []
             for cmd, at in valid:
@@ -98,7 +106,10 @@ class WriteService:
                 if isinstance(cmd, RecordObservation):
                     decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
                     pending.append((cmd, len(decisions), now))
+                    recorded.add(decision.claim_id or "")
                 else:
+                    check_evidence(cmd.evidence, cited, recorded,
+                                   what=f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}")
                     key = keys[id(cmd)]
                     slot = [known[i] for i in members[key]]
                     decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,

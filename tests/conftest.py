@@ -5,11 +5,17 @@ Profiles:
 - ``default`` (CI and local runs): moderate example counts, no deadline (SQLite and jieba have
   cold starts that would trip Hypothesis' per-example deadline and make the suite flaky);
 - ``thorough`` (nightly or before a release): ``HYPOTHESIS_PROFILE=thorough pytest tests/stateful``.
+
+Seeds: every run draws one fresh Hypothesis seed (unless ``--hypothesis-seed=N`` is given) and
+prints it in the header and again after any failure, so a failure seen in CI output replays
+with ``pytest --hypothesis-seed=N`` (same profile, same tests). Both profiles also print the
+``@reproduce_failure`` blob of a failing example (exact for the same Hypothesis version).
 """
 
 from __future__ import annotations
 
 import os
+import random
 from datetime import datetime, timezone
 
 import pytest
@@ -22,6 +28,7 @@ settings.register_profile(
     max_examples=40,
     stateful_step_count=30,
     deadline=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
@@ -29,9 +36,37 @@ settings.register_profile(
     max_examples=500,
     stateful_step_count=60,
     deadline=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the run a seed before Hypothesis' own plugin reads ``--hypothesis-seed``."""
+    if config.getoption("hypothesis_seed", default=None) is None:
+        config.option.hypothesis_seed = str(random.SystemRandom().randrange(2**32))
+
+
+def _seed_line(config: pytest.Config) -> str:
+    seed = config.getoption("hypothesis_seed", default=None)
+    profile = os.environ.get("HYPOTHESIS_PROFILE", "default")
+    env = "" if profile == "default" else f"HYPOTHESIS_PROFILE={profile} "
+    return f"hypothesis seed {seed} (replay: {env}pytest --hypothesis-seed={seed} <the failing test>)"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """The seed, first thing in the output."""
+    return _seed_line(config)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """The seed again after a failure, next to the failures' summary."""
+    if terminalreporter.stats.get("failed") or terminalreporter.stats.get("error"):
+        terminalreporter.write_line(_seed_line(config))
+
 
 #: The instant every fixed clock in the tests starts at (a Sunday, in UTC).
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)

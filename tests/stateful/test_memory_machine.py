@@ -12,17 +12,26 @@ subjects are forgotten, the SQLite store is backed up and restored from any earl
 in-memory store then mirrors it by replay), and the log is replayed into a fresh SQLite file. A
 forgotten item is never recalled, explained beyond "forgotten at", exported (its stream's events
 stay redacted in the log) or brought back by a restore; a claim with surviving evidence survives.
+
+Evidence (issue 11): claims cite events from the bundle, forgotten ones included, and ids that
+name no event; both stores must refuse the forgotten and unknown ones alike, and no live claim
+ever rests on an event that is forgotten or missing.
+
+A failing run prints its seed (tests/conftest.py); ``pytest tests/stateful --hypothesis-seed=N``
+replays it. Sequences the machine found are pinned as plain tests at the end of this file.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from hypothesis import event as count_event
+from hypothesis import currently_in_test_context
+from hypothesis import event as _event
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -41,6 +50,7 @@ from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim, RecordObservation
 from hlmem.domain.events import Cardinality, ItemForgotten
+from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.forgetting import ForgetTarget
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.queries import holds, values_at
@@ -94,6 +104,12 @@ claim_commands = st.tuples(
     st.sampled_from(SUBJECTS), st.sampled_from(SLOTS), st.integers(0, 3), st.sampled_from(STARTS),
     st.sampled_from(LENGTHS), st.sampled_from(WRITE_NAMESPACES),
 )
+
+
+def count_event(label: str) -> None:
+    """Count a label for ``--hypothesis-show-statistics``; a no-op when a plain test drives the machine."""
+    if currently_in_test_context():
+        _event(label)
 
 
 def _outcome(call):
@@ -150,6 +166,8 @@ class MemoryMachine(RuleBasedStateMachine):
         self.backups: list[tuple[Path, object]] = []
         self.backup_ids = SequentialIds(1)
         self.replays = 0
+        #: Observations recorded inside batches with their own ids (``ev_batchN``).
+        self.batch_events = 0
         self._open_sql()
         # One salt for both stores: forget fingerprints (in the log) must be equal on both sides.
         self.mem.tombstones = InMemoryTombstoneLedger(salt=self.sql.tombstones.salt())
@@ -253,7 +271,43 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @rule(target=claims, drawn=claim_commands, evidence=st.lists(observations, min_size=1, max_size=2))
     def assert_claim_with_evidence(self, drawn, evidence: list[str]) -> str:
-        return self._claimed(drawn, self._both(lambda w: w.remember(self._command(drawn, tuple(evidence)))))
+        result = self._both(lambda w: w.remember(self._command(drawn, tuple(evidence))))
+        # Evidence that was forgotten is refused (issue 11), and so is an event the log no longer
+        # holds (recorded after the backup a restore went back to); live evidence is accepted.
+        logged = {e.stream_id for e in self._log(self.sql)}
+        forgotten = sorted(set(evidence) & self.forgotten)
+        missing = sorted(set(evidence) - logged)
+        assert (result is None) == bool(forgotten or missing), (evidence, forgotten, missing, result)
+        count_event("claim with evidence: " + ("refused (forgotten)" if forgotten else
+                                                "refused (lost by a restore)" if missing else "accepted"))
+        return self._claimed(drawn, result)
+
+    @rule(target=claims, drawn=claim_commands, evidence=st.lists(observations, max_size=1),
+          missing=st.sampled_from(("ev_00000000000000000000009999", "ev_missing")))
+    def assert_claim_citing_a_missing_event(self, drawn, evidence: list[str], missing: str) -> str:
+        """An id that names no event is refused by both stores, alone or beside a real one."""
+        result = self._both(lambda w: w.remember(self._command(drawn, (*evidence, missing))))
+        assert result is None, f"a claim citing {missing} (no such event) was accepted: {result}"
+        return self._claimed(drawn, result)
+
+    @rule(drawn=st.lists(claim_commands, min_size=2, max_size=4), evidence=st.lists(observations, max_size=1),
+          record_first=st.booleans())
+    def assert_batch_with_evidence(self, drawn, evidence: list[str], record_first: bool) -> None:
+        """A batch whose first claim cites a drawn event and, perhaps, one the batch records before
+        it (as an import does: the observation carries its id); all or nothing on both stores."""
+        cited = tuple(evidence)
+        head = []
+        if record_first:
+            self.batch_events += 1
+            event_id = f"ev_batch{self.batch_events}"
+            head = [(RecordObservation(text=TEXTS[self.batch_events % len(TEXTS)], session_id="s2", event_id=event_id),
+                     None)]
+            cited = (*cited, event_id)
+        before = self.sql.last_position()
+        result = self._both(lambda w: w.write_batch([*head, (self._command(drawn[0], cited), None),
+                                                     *((self._command(d), None) for d in drawn[1:])]))
+        if result is None:
+            assert self.sql.last_position() == before, "a refused batch wrote something"
 
     @rule(drawn=st.lists(claim_commands, min_size=2, max_size=4))
     def assert_batch(self, drawn) -> None:
@@ -424,6 +478,10 @@ class MemoryMachine(RuleBasedStateMachine):
         states = {**self._all_claims(self.sql), **self._all_observations(self.sql)}
         back = [sid for sid in self.forgotten if sid in states and not _is_forgotten(states[sid])]
         assert not back, f"restore of {info.backup_id} resurrected {back}"
+        # Enforcing the ledger may forget more than the live store had: an event whose text equals
+        # a forgotten one's matches its fingerprint (docs/forgetting.md, "Restore"). Those are
+        # forgotten now, and stay so.
+        self.forgotten |= {e.stream_id for e in self._log(self.sql) if isinstance(e, ItemForgotten)}
 
     @precondition(lambda self: bool(self.backups))
     @rule(claim=claims, event=observations, data=st.data())
@@ -489,6 +547,17 @@ class MemoryMachine(RuleBasedStateMachine):
                     == sorted(c.claim_id for c in self.mem.slot_claims(claim.slot_key)))
         for event_id in obs:
             assert self.sql.claims_citing(event_id) == self.mem.claims_citing(event_id)
+
+    @invariant()
+    def live_claims_rest_on_live_evidence(self) -> None:
+        """No claim that is not forgotten cites an event that is forgotten or missing (issue 11)."""
+        if not self._changed("live_claims_rest_on_live_evidence"):
+            return
+        for store in (self.mem, self.sql):
+            claims = [c for c in self._all_claims(store).values() if c.status is not ClaimStatus.FORGOTTEN]
+            cited = store.get_observations(sorted({e for c in claims for e in c.evidence}))
+            for claim in claims:
+                assert not evidence_problems(claim.evidence, cited), (claim.claim_id, claim.evidence)
 
     @invariant()
     def single_valued_slots_hold_one_value_at_a_time(self) -> None:
@@ -613,14 +682,170 @@ def test_a_late_fact_inside_an_expired_claims_validity_supersedes_it() -> None:
     assert outcomes == [["2.0"], ["2.0"]]
 
 
-def test_a_claim_left_citing_only_forgotten_events_is_forgotten() -> None:
-    """Found by the machine: after the cascade, no live claim rests on forgotten evidence alone."""
+#: The machine's invariants, for the plain tests that drive it step by step.
+INVARIANTS = tuple(re.findall(r"@invariant\(\)\s+def (\w+)", Path(__file__).read_text(encoding="utf-8")))
+
+
+def _drive(steps) -> None:
+    """Run ``steps`` (callables taking the machine) on a fresh machine, checking every invariant
+    after each, as Hypothesis does; the rules' own assertions check each step."""
+    machine = MemoryMachine()
+    try:
+        for step in steps:
+            step(machine)
+            for name in INVARIANTS:
+                getattr(machine, name)()
+    finally:
+        machine.teardown()
+
+
+def test_issue_11_claims_on_forgotten_evidence_are_refused_and_none_outlives_its_evidence() -> None:
+    """The falsifying sequence of issue 11, on both stores.
+
+    Record A; record B; forget B; assert user · theme with evidence [B] (accepted before the fix);
+    the same claim with evidence [A] (corroborated: evidence (B, A)); a batch of two; retract one;
+    assert again; forget session "default" (takes A). Before the fix the claim survived with every
+    piece of its evidence forgotten. Now the claim on [B] is refused, the one on [A] is created,
+    and forgetting A takes it.
+    """
+    theme = SLOTS[0]
+    seen: dict[str, str] = {}
+
+    def keep(name, call):
+        return lambda m: seen.__setitem__(name, call(m))
+
+    _drive([
+        keep("a", lambda m: m.first_observation(TEXTS[0])),
+        keep("b", lambda m: m.record(TEXTS[1], "default", None, "s1")),
+        lambda m: m.forget_event(seen["b"], "default"),
+        keep("on_b", lambda m: m.assert_claim_with_evidence(("user", theme, 0, None, None, "default"), [seen["b"]])),
+        keep("on_a", lambda m: m.assert_claim_with_evidence(("user", theme, 0, None, None, "default"), [seen["a"]])),
+        lambda m: m.assert_batch([("User", theme, 1, 2, None, "default"), ("小明", SLOTS[4], 1, None, None, "default")]),
+        lambda m: m.retract(seen["on_a"], "wrong"),
+        lambda m: m.assert_claim(("user", theme, 0, None, None, "default")),
+        lambda m: m.forget_session("default", "default"),
+    ])
+    assert seen["on_b"] == "cl_never" and seen["on_a"].startswith("cl_")
+
+
+def test_issue_11_by_hand_every_write_path_refuses_forgotten_and_unknown_evidence() -> None:
+    """remember, corroborate and batch refuse; the forget of A then takes the claim that cited it."""
     from hlmem import Memory
+    from hlmem.domain.evidence import EVIDENCE_FORGOTTEN, EVIDENCE_UNKNOWN, UnusableEvidence
 
     with Memory(":memory:", embedder="none", now=T0) as mem:
-        first = mem.add("I switched to dark mode", extract=False).id
-        mem.forget(first)
-        second = mem.add("my theme is dark", extract=False).id
-        claim = mem.remember("user", "theme", "dark", evidence=[first, second]).id
-        mem.forget(second)
+        a = mem.add("I switched to dark mode", extract=False).id
+        b = mem.add("我喜欢深色主题", session="s1", extract=False).id
+        mem.forget(b)
+        before = mem.storage.last_position()
+        for evidence, reason in (([b], EVIDENCE_FORGOTTEN), (["ev_nosuchevent"], EVIDENCE_UNKNOWN),
+                                 ([a, b], EVIDENCE_FORGOTTEN)):
+            with pytest.raises(UnusableEvidence, match=reason) as refused:
+                mem.remember("user", "theme", "dark", evidence=evidence)
+            assert refused.value.reason == reason
+        assert mem.storage.last_position() == before, "a refused write wrote something"
+        claim = mem.remember("user", "theme", "dark", evidence=[a]).id
+        with pytest.raises(UnusableEvidence):  # corroboration of the same claim
+            mem.remember("user", "theme", "dark", evidence=[b])
+        assert mem.storage.get_claims([claim])[claim].evidence == (a,)
+        mem.forget(session="default")
         assert mem.storage.get_claims([claim])[claim].status is ClaimStatus.FORGOTTEN
+
+
+class _Drawn:
+    """Stands in for ``st.data()`` when a plain test drives a rule that draws: ``draw`` gives ``value``."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def draw(self, _strategy):
+        return self.value
+
+
+def test_an_event_lost_by_a_restore_is_unknown_evidence() -> None:
+    """Found by the thorough run (seed 2427155683): an event recorded after a backup is gone once
+    that backup is restored, so a claim citing it is refused as ``evidence.unknown`` by both stores."""
+    seen: dict[str, str] = {}
+    _drive([
+        lambda m: m.first_observation(TEXTS[0]),
+        lambda m: m.take_backup(),
+        lambda m: seen.__setitem__("late", m.record(TEXTS[0], "default", None, "default")),
+        lambda m: m.restore_backup(_Drawn(m.backups[0])),
+        lambda m: seen.__setitem__("claim", m.assert_claim_with_evidence(("user", SLOTS[0], 0, None, None, "default"),
+                                                                         [seen["late"]])),
+    ])
+    assert seen["claim"] == "cl_never"
+
+
+def test_evidence_after_a_restore_that_enforced_a_forgotten_text_follows_the_restored_store() -> None:
+    """Found by the thorough run (seeds 3640356220, 924229099): the restore's ledger enforcement
+    forgets, by fingerprint, an event that repeats a forgotten event's text, although the live
+    store kept it (it forgot the other by id). The machine must take the restored log's forgets
+    as its own; a claim citing that event is then refused, by both stores alike."""
+    seen: dict[str, str] = {}
+    _drive([
+        lambda m: seen.__setitem__("first", m.first_observation(TEXTS[0])),
+        lambda m: seen.__setitem__("claim", m.assert_claim(("user", SLOTS[0], 0, None, None, "default"))),
+        lambda m: m.take_backup(),
+        lambda m: seen.__setitem__("repeat", m.record(TEXTS[0], "default", None, "default")),
+        lambda m: m.forget_then_restore(seen["claim"], seen["repeat"], _Drawn(m.backups[0])),
+        lambda m: seen.__setitem__("cited", m.assert_claim_with_evidence(("user", SLOTS[0], 0, None, None, "default"),
+                                                                         [seen["first"]])),
+    ])
+    assert seen["cited"].startswith("cl_")  # "cl_never" when refused: the rule checked which is right
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "open (thorough seed 2051717004): with many equal full-text scores the adapters return their "
+    "ties in different orders (in-memory ascending ids, SQLite descending), so the neighbouring-"
+    "turn stage lifts different turns and recall('mode') differs; ranking needs an adapter-"
+    "independent tie order"))
+def test_recall_agrees_when_many_turns_tie_on_full_text_score() -> None:
+    """Found by the thorough run: ten copies of one turn across sessions, a few other turns."""
+    dark, likes, lives = TEXTS[0], TEXTS[1], TEXTS[2]
+    turns = [("default", 3, "default", dark), ("default", None, "s2", dark), ("default", 3, "default", dark),
+             ("default", None, "default", likes), ("work", None, "default", dark), ("default", None, "default", lives),
+             ("default", None, "s1", dark), ("work", None, "default", dark), ("default", None, "s1", dark),
+             ("default", None, "default", likes), ("default", -2, "s2", likes), ("default", None, "default", dark),
+             ("default", None, "default", dark)]
+    _drive([lambda m: m.first_observation(dark),
+            *(lambda m, t=t: m.record(t[3], t[0], t[1], t[2]) for t in turns),
+            lambda m: m.recall("mode", "default", None, None, False)])
+
+
+def _legacy_claim(store, claim_id: str, evidence: tuple[str, ...]) -> None:
+    """Append, as a version before issue 11 did, a claim citing ``evidence`` whatever its state."""
+    from hlmem.domain.events import ClaimAsserted
+
+    store.append([ClaimAsserted(
+        event_id=f"lg_{claim_id}", stream_id=claim_id, version=1, recorded_at=T0, namespace="default",
+        subject="user", predicate="preferred_ui_theme", value="dark", valid_from=T0, evidence=evidence)])
+
+
+@pytest.mark.parametrize("sqlite", [False, True], ids=["memory", "sqlite"])
+def test_a_legacy_claim_left_citing_only_forgotten_events_is_forgotten_and_its_log_replays(
+        sqlite: bool, tmp_path: Path) -> None:
+    """Found by the machine: evidence forgotten before a claim cited it is dead in a later cascade.
+
+    Writes now refuse such a claim, but a log written before the rule may hold one: it must
+    replay (reducers never raise on accepted events), and forgetting its last live evidence takes it.
+    """
+    clock = FixedClock(T0)
+    store = SQLiteStorage(tmp_path / "legacy.db") if sqlite else InMemoryStorage()
+    ids = SequentialIds(1)
+    try:
+        writes = WriteService(store, clock, ids, DEFAULT_REGISTRY)
+        forget = ForgetService(store, store.tombstones, clock, ids, DEFAULT_REGISTRY)
+        first = writes.record(RecordObservation(text="I switched to dark mode")).id
+        forget.forget(ForgetTarget("event", first))
+        second = writes.record(RecordObservation(text="my theme is dark", session_id="s1")).id
+        _legacy_claim(store, "cl_legacy", (first, second, "ev_neverrecorded"))
+        rebuilt = InMemoryStorage()
+        replay = ReplayService(DEFAULT_REGISTRY)
+        assert replay.rebuild(store, rebuilt) == store.last_position()
+        assert replay.compare(store, rebuilt).equal
+        report = forget.forget(ForgetTarget("event", second))
+        assert "cl_legacy" in report.items
+        assert store.get_claims(["cl_legacy"])["cl_legacy"].status is ClaimStatus.FORGOTTEN
+    finally:
+        store.close()
