@@ -445,7 +445,7 @@ def _bm25(query: str, items: Sequence[_Item], tokens: Mapping[str, tuple[str, ..
     avg = sum(len(d) for d in docs.values()) / len(docs) or 1.0
     df = {t: sum(1 for d in docs.values() if _has_phrase(d, t)) for t in terms}
     scored = []
-    for item in items:
+    for position, item in enumerate(items):
         doc = docs[item.item_id]
         score, matched = 0.0, 0
         for term in terms:
@@ -455,9 +455,11 @@ def _bm25(query: str, items: Sequence[_Item], tokens: Mapping[str, tuple[str, ..
                 idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
                 score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
         if score > 0:
-            scored.append((score, item, exact and matched == len(terms)))
-    scored.sort(key=lambda s: (-s[0], s[1].item_id))
-    return [Candidate(i.item_id, i.kind, r, s, hit) for r, (s, i, hit) in enumerate(scored[:limit], start=1)]
+            scored.append((score, -position, item, exact and matched == len(terms)))
+    # Equal scores: the item indexed last first, as the FTS5 adapter's ``rowid DESC`` does, so both
+    # adapters hand recall the same order (ties are common: one turn repeated across sessions).
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [Candidate(i.item_id, i.kind, r, s, hit) for r, (s, _, i, hit) in enumerate(scored[:limit], start=1)]
 
 
 def _parts(token: str) -> list[str]:

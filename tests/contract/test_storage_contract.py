@@ -460,6 +460,12 @@ class StorageContract:
         got = store.context_candidates("default", query, 10)
         assert all(isinstance(c, Candidate) for c in got)
 
+    def test_text_candidates_break_score_ties_newest_first(self, store: Storage, writes: WriteService) -> None:
+        # One turn said in several sessions scores the same everywhere: every adapter must hand
+        # recall the same order (the machine found recall disagreeing when they did not).
+        ids = [writes.record(RecordObservation(text="I use dark mode", session_id=f"s{n}")).id for n in range(4)]
+        assert [c.item_id for c in store.text_candidates("default", "dark mode", 10)] == ids[::-1]
+
     def test_text_candidates_ignore_case_and_accents(self, store: Storage, writes: WriteService) -> None:
         cafe = writes.record(RecordObservation(text="Meet at the Café Noir")).id
         for query in ("café", "CAFÉ", "cafe", "Cafe noir"):
