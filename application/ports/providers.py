@@ -42,7 +42,7 @@ class EmbeddingCache(Protocol):
     """Stores vectors by (model_id, content hash) so unchanged text is never embedded twice.
 
     Contract: ``get_many`` returns only the hashes it holds (missing ones are absent from the
-    dict); ``put_many`` is idempotent (same key, same vector); vectors are float32 bytes of the
+    dict); ``put_many`` is idempotent (a key already held keeps its vector); vectors are float32 bytes of the
     model's dimension.
     """
 
