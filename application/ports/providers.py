@@ -42,8 +42,8 @@ class EmbeddingCache(Protocol):
     """Stores vectors by (model_id, content hash) so unchanged text is never embedded twice.
 
     Contract: ``get_many`` returns only the hashes it holds (missing ones are absent from the
-    dict); ``put_many`` is idempotent (a key already held keeps its vector); vectors are float32 bytes of the
-    model's dimension.
+    dict); ``put_many`` is idempotent (a key already held keeps its vector); vectors are float32
+    bytes of the model's dimension.
     """
 
     def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, bytes]: ...
@@ -55,8 +55,8 @@ class EmbeddingCache(Protocol):
 class HasEmbeddingCache(Protocol):
     """A store that keeps the embedding cache in itself (reached as ``store.embedding_cache``).
 
-    Contract: ``embedding_cache`` is the same :class:`EmbeddingCache` for the life of the store;
-    its entries are written inside the store's ``transaction()`` when one is open, and
+    Contract: ``embedding_cache`` is the same :class:`EmbeddingCache` for the life of the store,
+    kept in the store itself (a file store keeps it across reopening), and
     ``Erasure.drop_cached_vectors`` deletes the entries of forgotten texts from it. The
     composition root wraps the passage embedder with it (``CachedEmbedder``).
     """
