@@ -5,7 +5,7 @@ from __future__ import annotations
 from attrs import frozen
 
 from hlmem.application.indexing import claim_text, passage_vectors
-from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
+from hlmem.application.ports import Clock, ConflictStore, Embedder, IdGenerator, IndexEntry
 from hlmem.domain.commands import AssertClaim, validate_claim
 from hlmem.domain.decisions import decide_assert
 from hlmem.domain.errors import ConcurrencyConflict, NotFound, ValidationError
@@ -30,7 +30,7 @@ class Resolution:
 class ConflictService:
     """Resolves conflicts with optimistic concurrency: a decision made on a stale view is refused."""
 
-    def __init__(self, storage: Storage, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
+    def __init__(self, storage: ConflictStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  embedder: Embedder | None = None) -> None:
         self._storage = storage
         self._clock = clock

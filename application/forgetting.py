@@ -26,7 +26,7 @@ from types import MappingProxyType
 from attrs import evolve, frozen
 
 from hlmem.application.indexing import claim_text
-from hlmem.application.ports import Clock, IdGenerator, Storage, TombstoneLedger
+from hlmem.application.ports import Clock, ForgetStore, IdGenerator, TombstoneLedger
 from hlmem.application.reingest import ReingestGuard
 from hlmem.domain.errors import NotFound
 from hlmem.domain.forgetting import (
@@ -98,7 +98,7 @@ def _counts(values: dict[str, int] | None = None) -> MappingProxyType:
 class ForgetService:
     """Forgets claims, events, sessions and subjects with the full cascade; enforces tombstones."""
 
-    def __init__(self, storage: Storage, ledger: TombstoneLedger, clock: Clock, ids: IdGenerator,
+    def __init__(self, storage: ForgetStore, ledger: TombstoneLedger, clock: Clock, ids: IdGenerator,
                  registry: SlotRegistry, *, block_reingest: bool = True) -> None:
         self._storage = storage
         self._ledger = ledger

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from attrs import frozen
 
-from hlmem.application.ports import Storage, TombstoneLedger
+from hlmem.application.ports import ClaimReader, TombstoneLedger
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
 from hlmem.domain.slots import SlotRegistry, normalize_key
@@ -35,7 +35,7 @@ class Explanation:
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
-    def __init__(self, storage: Storage, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
+    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
         self._storage = storage
         self._registry = registry
         self._ledger = ledger

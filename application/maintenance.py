@@ -16,7 +16,7 @@ from typing import Any
 
 from attrs import field, fields, frozen
 
-from hlmem.application.ports import CallLedger, Clock, Embedder, IdGenerator, JobQueue, Storage
+from hlmem.application.ports import CallLedger, Clock, Embedder, IdGenerator, JobQueue, MaintenanceStore
 from hlmem.application.revival import revival_index
 from hlmem.application.writes import WriteResult
 from hlmem.domain.errors import ConfigurationError
@@ -131,7 +131,7 @@ class _Budget:
 class MaintenanceService:
     """Runs lifecycle maintenance passes and revives archived claims."""
 
-    def __init__(self, storage: Storage, clock: Clock, ids: IdGenerator, registry: SlotRegistry, *,
+    def __init__(self, storage: MaintenanceStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry, *,
                  jobs: JobQueue | None = None, ledger: CallLedger | None = None, embedder: Embedder | None = None,
                  policy: LifecyclePolicy | None = None, config: MaintenanceConfig | None = None,
                  timer: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:

@@ -15,7 +15,7 @@ from typing import Protocol
 from attrs import evolve, frozen
 
 from hlmem.application.indexing import claim_text, passage_vectors
-from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, Storage
+from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, WriteStore
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.admission import admit_candidate
 from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
@@ -73,7 +73,7 @@ def _current(claims: Sequence[ClaimState], now: datetime) -> list[ClaimState]:
 class ExtractionPipeline:
     """Runs windows of extraction jobs through the gates and writes their outcome atomically."""
 
-    def __init__(self, storage: Storage, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
+    def __init__(self, storage: WriteStore, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
                  provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
                  ) -> None:

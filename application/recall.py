@@ -15,7 +15,7 @@ from attrs import field, frozen
 
 from hlmem.application.extraction import temporal
 from hlmem.application.packet import Packet, PacketItem, build_packet
-from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
+from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Reranker
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             support_sessions)
 from hlmem.application.entity_constraint import ENTITY_CONSTRAINT_MODES, constrain
@@ -95,7 +95,7 @@ def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[
 class RecallService:
     """Answers "what do we remember about …" as of any (valid, known) instant."""
 
-    def __init__(self, storage: Storage, clock: Clock, embedder: Embedder | None = None,
+    def __init__(self, storage: RecallStore, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None) -> None:
         """:param executor: where a recall embeds its query and scans vectors while the calling thread

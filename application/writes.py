@@ -9,7 +9,7 @@ from datetime import datetime
 from attrs import frozen
 
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
-from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Storage
+from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, WriteStore
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
 from hlmem.domain.decisions import Decision, decide_assert, decide_feedback, decide_observation, decide_retract
@@ -41,7 +41,7 @@ class WriteService:
     the decision and the append happen inside it, so concurrent writers to one slot serialise.
     """
 
-    def __init__(self, storage: Storage, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
+    def __init__(self, storage: WriteStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  embedder: Embedder | None = None) -> None:
         self._storage = storage
         self._clock = clock

@@ -12,7 +12,8 @@ from hlmem.adapters.serialization import TAGS
 from hlmem.application import ports
 
 ROOT = Path(__file__).resolve().parents[1]
-PORTS = ["Storage", "EventLog", "ClaimReader", "SearchIndex", "Embedder", "EmbeddingCache", "Clock", "IdGenerator"]
+#: Every port (each Protocol the ports package exports: roles and what each service takes).
+PORTS = sorted(name for name in ports.__all__ if getattr(getattr(ports, name), "_is_protocol", False))
 
 
 def _text(name: str) -> str:

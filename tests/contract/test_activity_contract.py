@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import apsw
@@ -20,14 +20,13 @@ from hypothesis import strategies as st
 
 from hlmem.adapters.memory import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
-from hlmem.application.ports import IndexEntry, Storage
+from hlmem.application.ports import ActivityLog, IndexEntry, Storage
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import ClaimArchived, ClaimAsserted, ClaimRetracted, ItemForgotten, Scope
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy, activity_of, archive_at, expiry_of
 
-UTC = timezone.utc
-T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
-DAY = timedelta(days=1)
+from support.stores import DAY, T0, InMemoryStore, SQLiteStore, StoreContract
+
 POLICY = LifecyclePolicy()
 
 
@@ -58,17 +57,11 @@ def all_candidates(store: Storage, kind: str, now: datetime, page: int = 3) -> l
         after = got[-1]
 
 
-class ActivityContract:
-    """Cases every adapter's ActivityLog must pass. Subclasses supply ``make_store``."""
+class ActivityContract(StoreContract):
+    """Cases every adapter's ActivityLog must pass. Subclasses mix in the adapter."""
 
-    def make_store(self, path: Path) -> Storage:
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path: Path):
-        store = self.make_store(tmp_path)
-        yield store
-        store.close()
+    def test_satisfies_the_role(self, store: Storage) -> None:
+        assert isinstance(store, ActivityLog)
 
     def test_accesses_count_per_call_and_keep_the_latest_time(self, store: Storage) -> None:
         add(store, asserted(1), asserted(2), asserted(3))
@@ -151,14 +144,11 @@ class ActivityContract:
         assert store.meta("maintenance.cursor") == '["archive", "cl_1"]'
 
 
-class TestInMemoryActivity(ActivityContract):
-    def make_store(self, path: Path) -> Storage:
-        return InMemoryStorage()
+class TestInMemoryActivity(InMemoryStore, ActivityContract):
+    pass
 
 
-class TestSQLiteActivity(ActivityContract):
-    def make_store(self, path: Path) -> Storage:
-        return SQLiteStorage(path / "activity.db")
+class TestSQLiteActivity(SQLiteStore, ActivityContract):
 
     def test_accesses_survive_close_and_reopen(self, tmp_path: Path) -> None:
         store = SQLiteStorage(tmp_path / "a.db")

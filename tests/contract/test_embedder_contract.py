@@ -38,7 +38,7 @@ LONG = "word " * 600
 
 
 class EmbedderContract:
-    """What every Embedder promises (application/ports.py). Subclass and define make_embedder()."""
+    """What every Embedder promises (application/ports/providers.py). Subclass and define make_embedder()."""
 
     def make_embedder(self) -> Embedder:
         raise NotImplementedError

@@ -17,10 +17,6 @@ import pytest
 from hlmem import Memory
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
-from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
-from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.ingest import IngestService
@@ -34,6 +30,8 @@ from hlmem.domain.evidence import EVIDENCE_FORGOTTEN, EVIDENCE_UNKNOWN, Unusable
 from hlmem.domain.forgetting import ForgetTarget
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.state import slot_key
+
+from support.stores import InMemoryStore, SQLiteStore, StoreContract
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 
@@ -57,31 +55,13 @@ class ForgettingExtractor:
                                evidence_quote="dark mode", evidence=(events[0].event_id,))]
 
 
-class EvidenceContract:
-    """Cases every Storage adapter must pass. Subclasses supply ``make_store`` and ``make_queue``."""
-
-    def make_store(self, tmp_path: Path) -> Storage:
-        raise NotImplementedError
-
-    def make_queue(self, store: Storage, new_id):
-        raise NotImplementedError
-
-    def memory_path(self, tmp_path: Path) -> str:
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path: Path):
-        store = self.make_store(tmp_path)
-        yield store
-        store.close()
+class EvidenceContract(StoreContract):
+    """Cases every Storage adapter must pass. Subclasses mix in the adapter (``make_store``,
+    ``make_queue``, ``memory_path``)."""
 
     @pytest.fixture
     def ids(self) -> SequentialIds:
         return SequentialIds(1)
-
-    @pytest.fixture
-    def clock(self) -> FixedClock:
-        return FixedClock(T0)
 
     @pytest.fixture
     def writes(self, store: Storage, clock: FixedClock, ids: SequentialIds) -> WriteService:
@@ -239,24 +219,9 @@ class EvidenceContract:
             assert mem.storage.subject_claims("default", "user") == []
 
 
-class TestInMemoryEvidence(EvidenceContract):
-    def make_store(self, tmp_path: Path) -> Storage:
-        return InMemoryStorage()
-
-    def make_queue(self, store: Storage, new_id):
-        return InMemoryJobQueue(store, new_id)
-
-    def memory_path(self, tmp_path: Path) -> str:
-        return ":memory:"
+class TestInMemoryEvidence(InMemoryStore, EvidenceContract):
+    pass
 
 
-class TestSQLiteEvidence(EvidenceContract):
-    def make_store(self, tmp_path: Path) -> Storage:
-        tmp_path.mkdir(parents=True, exist_ok=True)
-        return SQLiteStorage(tmp_path / "s.db")
-
-    def make_queue(self, store: Storage, new_id):
-        return SQLiteJobQueue(store, new_id)
-
-    def memory_path(self, tmp_path: Path) -> str:
-        return str(tmp_path / "m.db")
+class TestSQLiteEvidence(SQLiteStore, EvidenceContract):
+    pass

@@ -1,11 +1,11 @@
-"""Contracts of the forgetting ports, run against both adapters: TombstoneLedger, Erasure, ForgetQueries.
+"""The governance roles' contracts (forgetting, ADR 0014), once per adapter: TombstoneLedger, Erasure, ForgetQueries.
 
-One abstract suite, subclassed once per adapter (style guide item 18).
+One suite per role, each subclassed once per adapter (style guide item 18, ADR 0028).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +14,12 @@ import pytest
 from hlmem.adapters.embedders.cached import CachedEmbedder
 from hlmem.adapters.embedders.hashing import HashEmbedder
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
-from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
-from hlmem.adapters.sqlite.store import SQLiteStorage
-from hlmem.application.ports import Erasure, ForgetQueries, IndexEntry, TombstoneLedger
+from hlmem.application.ports import Erasure, ForgetQueries, HasTombstoneLedger, IndexEntry, TombstoneLedger
 from hlmem.domain.events import ClaimAsserted, ExtractionRecorded, ObservationRecorded, OriginClass, SessionKind
 from hlmem.domain.forgetting import ERASED_TEXT
 from hlmem.domain.redaction import CLAIM, OBSERVATION, Tombstone, redact
 
-UTC = timezone.utc
-T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
 
 
 def obs(n: int, text: str, *, session: str = "s1", namespace: str = "default") -> ObservationRecorded:
@@ -48,20 +43,8 @@ def record(n: int, sources: tuple[str, ...]) -> ExtractionRecorded:
                               rejected=(("张伟 · likes", ("admission.x",)),))
 
 
-class ForgetPortsContract:
-    """Cases both storage adapters must pass. Subclasses supply ``make_store`` and ``make_queue``."""
-
-    def make_store(self, tmp_path: Path):
-        raise NotImplementedError
-
-    def make_queue(self, store):
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path: Path):
-        store = self.make_store(tmp_path)
-        yield store
-        store.close()
+class FilledStore(StoreContract):
+    """Adds ``filled``: the store holding events in two sessions and namespaces, claims and an extraction record."""
 
     @pytest.fixture
     def filled(self, store):
@@ -72,11 +55,12 @@ class ForgetPortsContract:
         store.append(events, {e.stream_id: IndexEntry(e.text) for e in events if isinstance(e, ObservationRecorded)})
         return store
 
-    # -- the ledger ------------------------------------------------------------------------------
+
+class TombstoneLedgerContract(FilledStore):
+    """Cases every adapter's tombstone ledger (``store.tombstones``) must pass."""
 
     def test_the_ledger_satisfies_its_protocol(self, store) -> None:
-        assert isinstance(store.tombstones, TombstoneLedger)
-        assert isinstance(store, Erasure) and isinstance(store, ForgetQueries)
+        assert isinstance(store.tombstones, TombstoneLedger) and isinstance(store, HasTombstoneLedger)
 
     def test_the_salt_is_32_random_bytes_made_once(self, store, tmp_path: Path) -> None:
         salt = store.tombstones.salt()
@@ -109,7 +93,12 @@ class ForgetPortsContract:
             raise RuntimeError("abort")
         assert store.tombstones.tombstones() == []
 
-    # -- erasure ---------------------------------------------------------------------------------
+
+class ErasureContract(FilledStore):
+    """Cases every adapter's erasure path must pass."""
+
+    def test_satisfies_the_role(self, store) -> None:
+        assert isinstance(store, Erasure)
 
     def test_erase_payloads_redacts_content_and_keeps_the_log_order(self, filled) -> None:
         before = [s.event for s in filled.read()]
@@ -145,7 +134,7 @@ class ForgetPortsContract:
         assert list(store.embedding_cache.get_many(model, keys)) == [keys[1]]
 
     def test_scrub_jobs_blanks_errors_of_forgotten_events_and_of_errors_quoting_them(self, store) -> None:
-        queue = self.make_queue(store)
+        queue = self.make_queue(store, SequentialIds().new)
         ids = {e: queue.enqueue(kind="extract", idempotency_key=f"k{e}", namespace="default", session_id="s",
                                 payload={"event_id": e}, now=T0) for e in ("ev_1", "ev_2", "ev_3")}
         jobs = queue.claim_window(kind="extract", owner="w", now=T0, lease_seconds=60, size=8, max_wait_seconds=0,
@@ -161,7 +150,20 @@ class ForgetPortsContract:
                           "ev_3": ("timeout", "ProviderTimeout")}
         assert queue.raw_response(ids["ev_2"]) is None
 
-    # -- look-ups ---------------------------------------------------------------------------------
+    def test_a_compaction_nobody_holds_back_leaves_no_erasure_pending(self, filled) -> None:
+        with filled.transaction():
+            filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
+            filled.mark_erasure_pending("fg_1")
+        done = filled.compact_erased()
+        assert done.get("pending", 0) == 0
+        assert filled.pending_erasure() is None
+
+
+class ForgetQueriesContract(FilledStore):
+    """Cases every adapter's forget look-ups must pass."""
+
+    def test_satisfies_the_role(self, store) -> None:
+        assert isinstance(store, ForgetQueries)
 
     def test_session_events_lists_a_sessions_events_oldest_first(self, filled) -> None:
         filled.append([obs(9, "later", session="s2")])
@@ -189,41 +191,18 @@ class ForgetPortsContract:
                      {"ev_1": IndexEntry("text"), "ev_2": IndexEntry("vector too", vec)})
         assert store.indexed(["ev_1", "ev_2", "ev_3"]) == {"ev_1": (True, False), "ev_2": (True, True)}
 
-    def test_a_compaction_nobody_holds_back_leaves_no_erasure_pending(self, filled) -> None:
-        with filled.transaction():
-            filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
-            filled.mark_erasure_pending("fg_1")
-        done = filled.compact_erased()
-        assert done.get("pending", 0) == 0
-        assert filled.pending_erasure() is None
+
+class FastSQLiteStore(SQLiteStore):
+    """These suites test no durability across a crash: the store may skip syncing."""
+
+    synchronous = "OFF"
 
 
-class TestInMemory(ForgetPortsContract):
-    def make_store(self, tmp_path: Path) -> InMemoryStorage:
-        return InMemoryStorage()
-
-    def make_queue(self, store):
-        return InMemoryJobQueue(store, SequentialIds().new)
-
-    def test_scrub_jobs_blanks_errors_of_forgotten_events_and_of_errors_quoting_them(self, store) -> None:
-        # The in-memory queue keeps no raw responses; errors are scrubbed the same way.
-        queue = self.make_queue(store)
-        job = queue.enqueue(kind="extract", idempotency_key="k", namespace="default", session_id="s",
-                            payload={"event_id": "ev_2"}, now=T0)
-        queue.claim_window(kind="extract", owner="w", now=T0, lease_seconds=60, size=8, max_wait_seconds=0, flush=True)
-        queue.fail([job], owner="w", now=T0, error="answer quoted 紫罗兰", error_class="M", retry_at=T0)
-        assert store.scrub_jobs([], ["紫罗兰"]) == 1
-        assert queue.jobs()[0].last_error == ERASED_TEXT
+class TestInMemoryTombstoneLedger(InMemoryStore, TombstoneLedgerContract):
+    pass
 
 
-class TestSQLite(ForgetPortsContract):
-    def make_store(self, tmp_path: Path) -> SQLiteStorage:
-        tmp_path.mkdir(parents=True, exist_ok=True)
-        return SQLiteStorage(tmp_path / "store.db", synchronous="OFF")
-
-    def make_queue(self, store):
-        return SQLiteJobQueue(store, SequentialIds().new)
-
+class TestSQLiteTombstoneLedger(FastSQLiteStore, TombstoneLedgerContract):
     def test_the_salt_survives_reopening(self, tmp_path: Path) -> None:
         store = self.make_store(tmp_path)
         salt = store.tombstones.salt()
@@ -233,6 +212,20 @@ class TestSQLite(ForgetPortsContract):
         assert again.tombstones.salt() == salt and again.tombstones.matching(["f1"]) == {"f1"}
         again.close()
 
+
+class TestInMemoryErasure(InMemoryStore, ErasureContract):
+    def test_scrub_jobs_blanks_errors_of_forgotten_events_and_of_errors_quoting_them(self, store) -> None:
+        # The in-memory queue keeps no raw responses; errors are scrubbed the same way.
+        queue = self.make_queue(store, SequentialIds().new)
+        job = queue.enqueue(kind="extract", idempotency_key="k", namespace="default", session_id="s",
+                            payload={"event_id": "ev_2"}, now=T0)
+        queue.claim_window(kind="extract", owner="w", now=T0, lease_seconds=60, size=8, max_wait_seconds=0, flush=True)
+        queue.fail([job], owner="w", now=T0, error="answer quoted 紫罗兰", error_class="M", retry_at=T0)
+        assert store.scrub_jobs([], ["紫罗兰"]) == 1
+        assert queue.jobs()[0].last_error == ERASED_TEXT
+
+
+class TestSQLiteErasure(FastSQLiteStore, ErasureContract):
     def test_every_erasure_is_audited_and_the_triggers_still_guard_the_log(self, filled) -> None:
         with filled.transaction():
             filled.erase_payloads(["ev_1"], reason="forget fg_1", at=T0)
@@ -273,3 +266,11 @@ class TestSQLite(ForgetPortsContract):
         done = filled.compact_erased()
         assert done["wal_busy"] == 0
         assert Path(filled.path + "-wal").stat().st_size == 0
+
+
+class TestInMemoryForgetQueries(InMemoryStore, ForgetQueriesContract):
+    pass
+
+
+class TestSQLiteForgetQueries(FastSQLiteStore, ForgetQueriesContract):
+    pass

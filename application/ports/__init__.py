@@ -1,0 +1,69 @@
+"""Ports: the Protocols the application depends on, one module per role (ADR 0028). Adapters
+implement them; nothing here does I/O.
+
+Every port states its contract in its docstring: ordering, idempotency and the errors it raises
+(all rooted in :class:`hlmem.application.errors.HlmemError`). Every name is re-exported here, so
+``from hlmem.application.ports import X`` works for each of them.
+
+==============  =======================================================================
+module          roles
+==============  =======================================================================
+basics          Clock, IdGenerator, Transactional (``transaction()``, ``close()``)
+event_log       EventLog, StoreIdentity; values StoredEvent, IndexEntry
+claims          ClaimReader
+search          SearchIndex; value Candidate
+governance      ForgetQueries, Erasure, TombstoneLedger, HasTombstoneLedger
+activity        ActivityLog
+jobs            JobQueue, CallLedger; value Job
+providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
+storage         Storage: the composition of the storage roles
+needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore:
+                what each service asks of storage
+==============  =======================================================================
+"""
+
+from __future__ import annotations
+
+from hlmem.application.ports.activity import ActivityLog
+from hlmem.application.ports.basics import Clock, IdGenerator, Transactional
+from hlmem.application.ports.claims import ClaimReader
+from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
+from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
+from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
+from hlmem.application.ports.needs import ConflictStore, ForgetStore, MaintenanceStore, RecallStore, WriteStore
+from hlmem.application.ports.providers import LLM, Embedder, EmbeddingCache, HasEmbeddingCache, Matrix, Reranker
+from hlmem.application.ports.search import Candidate, SearchIndex
+from hlmem.application.ports.storage import Storage
+
+__all__ = [
+    "LLM",
+    "ActivityLog",
+    "CallLedger",
+    "Candidate",
+    "ClaimReader",
+    "ConflictStore",
+    "Clock",
+    "Embedder",
+    "EmbeddingCache",
+    "Erasure",
+    "EventLog",
+    "ForgetQueries",
+    "ForgetStore",
+    "HasEmbeddingCache",
+    "HasTombstoneLedger",
+    "IdGenerator",
+    "IndexEntry",
+    "Job",
+    "JobQueue",
+    "MaintenanceStore",
+    "Matrix",
+    "RecallStore",
+    "Reranker",
+    "SearchIndex",
+    "Storage",
+    "StoreIdentity",
+    "StoredEvent",
+    "TombstoneLedger",
+    "Transactional",
+    "WriteStore",
+]

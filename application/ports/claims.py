@@ -1,0 +1,36 @@
+"""The claims role: projection queries over claims, observations and conflicts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from hlmem.domain.state import ClaimState, ConflictState, ObservationState
+
+
+@runtime_checkable
+class ClaimReader(Protocol):
+    """Projection queries: states of claims and observations as the reducers define them.
+
+    Contract: ``get_observations`` returns a forgotten event's tombstone state
+    (``forgotten=True``), never drops it, and leaves out only ids that name no event: writes
+    tell forgotten evidence from unknown evidence by it (``domain/evidence.py``).
+    """
+
+    def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]: ...
+
+    def get_observations(self, ids: Sequence[str]) -> dict[str, ObservationState]: ...
+
+    def slot_claims(self, slot_key: str) -> list[ClaimState]: ...
+
+    def slots_claims(self, slot_keys: Sequence[str]) -> dict[str, list[ClaimState]]: ...
+
+    def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]: ...
+
+    def claims_citing(self, event_id: str) -> list[str]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]: ...
+
+    def conflicts(self, namespace: str, status: str | None = "open") -> list[ConflictState]: ...

@@ -1,0 +1,25 @@
+"""Storage: the composition of every storage role, what a store adapter (in-memory, SQLite) provides whole."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from hlmem.application.ports.activity import ActivityLog
+from hlmem.application.ports.basics import Transactional
+from hlmem.application.ports.claims import ClaimReader
+from hlmem.application.ports.event_log import EventLog, StoreIdentity
+from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger
+from hlmem.application.ports.providers import HasEmbeddingCache
+from hlmem.application.ports.search import SearchIndex
+
+
+@runtime_checkable
+class Storage(EventLog, StoreIdentity, ClaimReader, SearchIndex, ForgetQueries, Erasure, ActivityLog,
+              Transactional, HasTombstoneLedger, HasEmbeddingCache, Protocol):
+    """The whole storage port: every role a store adapter implements, with one write transaction
+    that serialises decide-then-append across them (:class:`Transactional`).
+
+    Services ask for the roles they use (ADR 0028); the composition root passes one ``Storage``
+    object to each. A new adapter (PostgreSQL) is built and contract-tested role by role
+    (tests/contract/) and is a ``Storage`` once it passes every role's suite.
+    """

@@ -1,0 +1,78 @@
+"""Each service uses only the storage roles its constructor asks for (ADR 0028).
+
+An AST walk collects every attribute a service reads off its storage (``self._storage.x``, and
+``x`` of a local bound to ``self._storage``) and checks it is declared by the annotated Protocol,
+so a service cannot start calling a role it does not declare without the annotation changing too.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import typing
+from pathlib import Path
+
+import pytest
+
+from hlmem.application import ports
+from hlmem.application.conflicts import ConflictService
+from hlmem.application.forgetting import ForgetService
+from hlmem.application.inspect import InspectService
+from hlmem.application.maintenance import MaintenanceService
+from hlmem.application.pipeline import ExtractionPipeline
+from hlmem.application.recall import RecallService
+from hlmem.application.writes import WriteService
+
+SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteStore),
+            (ConflictService, ports.ConflictStore), (ForgetService, ports.ForgetStore),
+            (MaintenanceService, ports.MaintenanceStore), (RecallService, ports.RecallStore),
+            (InspectService, ports.ClaimReader)]
+#: Every storage role; the composition's members are exactly theirs.
+ROLES = (ports.EventLog, ports.StoreIdentity, ports.ClaimReader, ports.SearchIndex, ports.ForgetQueries,
+         ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache)
+
+
+def members(protocol: type) -> set[str]:
+    """Public names a Protocol declares, its bases' included."""
+    return {name for cls in protocol.__mro__ if cls not in (typing.Protocol, typing.Generic, object)
+            for name in vars(cls) if not name.startswith("_")}
+
+
+def storage_uses(service: type) -> set[str]:
+    """Attributes read off ``self._storage`` (or a local bound to it) anywhere in the service's module."""
+    tree = ast.parse(Path(inspect.getfile(service)).read_text(encoding="utf-8"))
+    cls = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == service.__name__)
+
+    def is_storage(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "_storage"
+                and isinstance(node.value, ast.Name) and node.value.id == "self")
+
+    aliases = {t.id for n in ast.walk(cls) if isinstance(n, ast.Assign) and is_storage(n.value)
+               for t in n.targets if isinstance(t, ast.Name)}
+    return {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute)
+            and (is_storage(n.value) or (isinstance(n.value, ast.Name) and n.value.id in aliases))}
+
+
+@pytest.mark.parametrize(("service", "protocol"), SERVICES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_service_uses_only_the_roles_it_declares(service: type, protocol: type) -> None:
+    assert typing.get_type_hints(service.__init__)["storage"] is protocol
+    used = storage_uses(service)
+    assert used, f"{service.__name__} reads nothing off its storage: the walk missed it"
+    assert used <= members(protocol), sorted(used - members(protocol))
+
+
+def test_storage_is_exactly_the_composition_of_the_roles() -> None:
+    assert members(ports.Storage) == set().union(*(members(r) for r in ROLES))
+    assert set(ports.Storage.__mro__) >= set(ROLES)
+
+
+def test_no_role_is_left_unexported() -> None:
+    from hlmem.application.ports import (activity, basics, claims, event_log, governance, jobs, needs, providers,
+                                         search, storage)
+
+    declared = {name for module in (activity, basics, claims, event_log, governance, jobs, needs, providers, search,
+                                    storage)
+                for name, value in vars(module).items()
+                if isinstance(value, type) and value.__module__ == module.__name__}
+    assert declared <= set(ports.__all__)
+    assert all(hasattr(ports, name) for name in ports.__all__)
