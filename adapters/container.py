@@ -91,7 +91,7 @@ def _make_queue(kind: str, storage, ids):
     if kind == "sqlite":
         from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 
-        return SQLiteJobQueue(storage, ids.new)
+        return SQLiteJobQueue(storage.db, ids.new)
     from hlmem.adapters.memory_jobs import InMemoryJobQueue
 
     return InMemoryJobQueue(storage, ids.new)

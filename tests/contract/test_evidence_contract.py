@@ -256,7 +256,7 @@ class TestSQLiteEvidence(EvidenceContract):
         return SQLiteStorage(tmp_path / "s.db")
 
     def make_queue(self, store: Storage, new_id):
-        return SQLiteJobQueue(store, new_id)
+        return SQLiteJobQueue(store.db, new_id)
 
     def memory_path(self, tmp_path: Path) -> str:
         return str(tmp_path / "m.db")

@@ -222,7 +222,7 @@ class TestSQLite(ForgetPortsContract):
         return SQLiteStorage(tmp_path / "store.db", synchronous="OFF")
 
     def make_queue(self, store):
-        return SQLiteJobQueue(store, SequentialIds().new)
+        return SQLiteJobQueue(store.db, SequentialIds().new)
 
     def test_the_salt_survives_reopening(self, tmp_path: Path) -> None:
         store = self.make_store(tmp_path)
