@@ -17,8 +17,8 @@ import pytest
 from hlmem import Memory
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.conflicts import ConflictService

@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import JobQueue

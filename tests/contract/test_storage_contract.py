@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.embedders.hashing import HashEmbedder
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import Candidate, IndexEntry, Storage
 from hlmem.application.recall import RecallService

@@ -14,8 +14,8 @@ import pytest
 from hlmem.adapters.embedders.cached import CachedEmbedder
 from hlmem.adapters.embedders.hashing import HashEmbedder
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import Erasure, ForgetQueries, IndexEntry, TombstoneLedger

@@ -19,8 +19,8 @@ import numpy as np
 from attrs import evolve, frozen
 
 from hlmem.adapters.embedders.cached import content_hash
-from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
-from hlmem.adapters.activity import InMemoryActivity
+from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
+from hlmem.adapters.inmemory.activity import InMemoryActivity
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import prepare, query_terms, segment_for_index
 from hlmem.application.indexing import context_text
