@@ -69,12 +69,13 @@ class ProviderClient:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         extra = {} if base_url is None else {"base_url": base_url}
-        self._http = httpx.Client(headers=headers, transport=transport, timeout=httpx.Timeout(config.timeout_s),
+        #: The httpx client (one connection pool per provider adapter).
+        self.client = httpx.Client(headers=headers, transport=transport, timeout=httpx.Timeout(config.timeout_s),
                                   **extra)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
-        self._http.close()
+        self.client.close()
 
     def call(self, url: str, body: dict[str, Any], *, operation: str, job_id: str | None,
              usage: Callable[[Any], Usage], parse: Callable[[Any, str], T]) -> T:
@@ -89,7 +90,7 @@ class ProviderClient:
             tokens: Usage = (None, None)
             http_status: int | None = None
             try:
-                response = post(self._http, url, body, provider=self.config.provider, timeout_s=self.config.timeout_s,
+                response = post(self.client, url, body, provider=self.config.provider, timeout_s=self.config.timeout_s,
                                 key=self._key, what=self._what)
                 http_status = response.status_code
                 payload = json_payload(response, provider=self.config.provider, key=self._key,

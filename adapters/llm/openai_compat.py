@@ -54,6 +54,7 @@ class OpenAICompatLLM:
         self._http = ProviderClient(config, ledger=ledger, key_label=config.provider, what="", raw_chars=_RAW_CHARS,
                                     env=os.environ if env is None else env, base_url=config.base_url,
                                     transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock)
+        self._client = self._http.client
 
     def __repr__(self) -> str:
         return f"OpenAICompatLLM({self.model_id!r}, base_url={self.config.base_url!r})"

@@ -57,6 +57,7 @@ class HTTPReranker:
         self._http = ProviderClient(config, ledger=ledger, key_label=f"{config.provider} rerank", what="rerank ",
                                     raw_chars=_RAW_CHARS, env=os.environ if env is None else env, base_url=None,
                                     transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock)
+        self._client = self._http.client
 
     def __repr__(self) -> str:
         return f"HTTPReranker({self.model_id!r}, url={self.config.url!r}, wire={self.config.wire.value!r})"
