@@ -1,19 +1,19 @@
-"""Access telemetry in process memory (``InMemoryActivity``) and the term match both adapters use for archived claims.
+"""What both storage adapters' access telemetry shares: merging pending accesses and the term match for archived claims.
 
 The lifecycle rules themselves are the domain's (:mod:`hlmem.domain.lifecycle`); this module only
-stores accesses and selects candidates. ADR 0015 explains why accesses are not events.
+merges accesses and scores archived claims (``InMemoryActivity`` in :mod:`hlmem.adapters.inmemory.activity`,
+``SQLiteActivity`` in :mod:`hlmem.adapters.sqlite.activity`). ADR 0015 explains why accesses are not events.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from hlmem.adapters.text.segment import query_terms
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ValidationError
-from hlmem.domain.lifecycle import Activity, LifecyclePolicy, activity_of, archive_at, expiry_of
-from hlmem.domain.state import ClaimState, ClaimStatus
+from hlmem.domain.lifecycle import Activity
 
 KINDS = ("expire", "archive")
 
@@ -60,49 +60,3 @@ def rank_archived(scored: list[tuple[float, str]], limit: int) -> list[Candidate
     """Candidates from ``(score, claim_id)`` pairs: best first, ties by id."""
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:max(limit, 0)]
     return [Candidate(cid, "claim", rank, score) for rank, (score, cid) in enumerate(scored, start=1)]
-
-
-class InMemoryActivity:
-    """Accesses in a dict; candidates by the pure lifecycle functions over the store's claims."""
-
-    def __init__(self, claims: Callable[[], Mapping[str, ClaimState]]) -> None:
-        self._claims = claims
-        self._accesses: dict[str, tuple[datetime, int]] = {}
-
-    def record_access(self, claim_ids: Sequence[str], at: datetime) -> None:
-        known = self._claims()
-        add_access(self._accesses, (c for c in claim_ids if c in known), at)
-
-    def activity(self, claim_ids: Sequence[str]) -> dict[str, Activity]:
-        out = {}
-        for cid in dict.fromkeys(claim_ids):
-            found = merge(None, self._accesses.get(cid))
-            if found is not None:
-                out[cid] = found
-        return out
-
-    def lifecycle_candidates(self, kind: str, *, now: datetime, policy: LifecyclePolicy, after: str = "",
-                             limit: int = 500) -> list[str]:
-        check_kind(kind)
-        claims = self._claims()
-        out: list[str] = []
-        for cid in sorted(c for c in claims if c > after):
-            claim = claims[cid]
-            if kind == "expire":
-                found = expiry_of(claim, policy)
-                due = found is not None and found.at <= now
-            else:
-                at = archive_at(claim, activity_of(claim, self.activity([cid]).get(cid)), policy)
-                due = at is not None and at <= now
-            if due:
-                out.append(cid)
-                if len(out) >= limit:
-                    break
-        return out
-
-    def archived_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
-        terms = archived_terms(query)
-        scored = [(match_score(terms, c.subject, c.predicate, c.value, c.qualifiers), c.claim_id)
-                  for c in self._claims().values()
-                  if c.archived and c.namespace == namespace and c.status is not ClaimStatus.FORGOTTEN]
-        return rank_archived(scored, limit)

@@ -12,7 +12,7 @@ from hlmem.adapters.clock import FixedClock, SystemClock
 from hlmem.adapters.embedders.cached import CachedEmbedder
 from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.ids import UlidGenerator
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.audit import AuditService
@@ -91,8 +91,8 @@ def _make_queue(kind: str, storage, ids):
     if kind == "sqlite":
         from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 
-        return SQLiteJobQueue(storage, ids.new)
-    from hlmem.adapters.memory_jobs import InMemoryJobQueue
+        return SQLiteJobQueue(storage.db, ids.new)
+    from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 
     return InMemoryJobQueue(storage, ids.new)
 

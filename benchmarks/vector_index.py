@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hlmem.adapters.vector_index import VectorIndex
+from hlmem.adapters.vectors.index import VectorIndex
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -15,7 +15,7 @@ from attrs import frozen
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.application.ports import Candidate
 from hlmem.application.recall import RecallService
 from hlmem.application.writes import WriteService

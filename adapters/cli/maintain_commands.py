@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from hlmem.adapters.cli.main import _Ctx, _emit, _ts, cli, json_option
+from hlmem.adapters.cli.context import _Ctx, _emit, _ts, cli, json_option
 
 #: Passes ``maintain`` (without --once) runs at most before it stops and says so.
 MAX_PASSES = 10_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from hlmem.adapters.cli import render
-from hlmem.adapters.cli.main import _Ctx, _emit, cli, json_option
+from hlmem.adapters.cli.context import _Ctx, _emit, cli, json_option
 
 
 @cli.command()

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
-from hlmem.application.inspect import Explanation
-from hlmem.application.recall import RecallItem, RecallResult
 from hlmem.domain.state import ClaimState, ClaimVersion, ObservationState
+
+if TYPE_CHECKING:  # types only: ``hlmem --help`` need not import the recall service
+    from hlmem.application.inspect import Explanation
+    from hlmem.application.recall import RecallItem, RecallResult
 from hlmem.domain.time import format_timestamp as ts
 
 

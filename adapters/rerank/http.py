@@ -14,22 +14,16 @@ from __future__ import annotations
 import os
 import random
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hlmem.adapters.http_common import json_payload, ledger_status, post, read_key, redact, retry_delay
-from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
+from hlmem.adapters.http_client import ProviderClient
+from hlmem.adapters.llm.ledger import LedgerSink
 from hlmem.adapters.rerank.config import RerankConfig
 from hlmem.adapters.rerank.wire import WireError, request_body, scores_in_input_order, total_tokens
-from hlmem.domain.errors import (
-    MalformedResponse,
-    ProviderError,
-)
-from hlmem.domain.time import UTC
+from hlmem.domain.errors import MalformedResponse
 
 if TYPE_CHECKING:
     from hlmem.application.ports import Clock
@@ -60,16 +54,10 @@ class HTTPReranker:
         clock: Clock | None = None,
     ) -> None:
         self.config = config
-        self._ledger = ledger
-        self._sleep = sleep
-        self._jitter = jitter
-        self._monotonic = monotonic
-        self._clock = clock
-        self._key = read_key(f"{config.provider} rerank", config.api_key_env, os.environ if env is None else env)
-        headers = {"Accept": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        self._client = httpx.Client(headers=headers, transport=transport, timeout=httpx.Timeout(config.timeout_s))
+        self._http = ProviderClient(config, ledger=ledger, key_label=f"{config.provider} rerank", what="rerank ",
+                                    raw_chars=_RAW_CHARS, env=os.environ if env is None else env, base_url=None,
+                                    transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock)
+        self._client = self._http.client
 
     def __repr__(self) -> str:
         return f"HTTPReranker({self.model_id!r}, url={self.config.url!r}, wire={self.config.wire.value!r})"
@@ -80,7 +68,7 @@ class HTTPReranker:
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
-        self._client.close()
+        self._http.close()
 
     def __enter__(self) -> HTTPReranker:
         return self
@@ -113,39 +101,10 @@ class HTTPReranker:
 
     def _score_batch(self, query: str, documents: list[str]) -> list[float]:
         body = request_body(self.config, query, documents)
-        call_id = uuid.uuid4().hex
-        attempts = self.config.max_retries + 1
-        for attempt in range(1, attempts + 1):
-            started = self._monotonic()
-            tokens: int | None = None
-            http_status: int | None = None
-            try:
-                response = self._post(body)
-                http_status = response.status_code
-                payload = self._payload(response)
-                tokens = total_tokens(payload)  # before the shape is judged: a malformed answer was paid for
-                scores = self._scores(payload, len(documents), response.text)
-            except ProviderError as exc:
-                self._record(call_id, attempt, exc, exc.status or http_status, tokens, started)
-                delay = self._retry_delay(exc, attempt, attempts)
-                if delay is None:
-                    if attempt > 1 and exc.retryable:
-                        exc.args = (f"{exc.args[0]} (after {attempt} attempts)",)
-                    raise
-                self._sleep(delay)
-                continue
-            self._record(call_id, attempt, None, http_status, tokens, started)
-            return scores
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _post(self, body: dict[str, Any]) -> httpx.Response:
-        return post(self._client, self.config.url, body, provider=self.config.provider, timeout_s=self.config.timeout_s,
-                    key=self._key, what="rerank ")
-
-    def _payload(self, response: httpx.Response) -> Any:
-        """The JSON body of a 200, or the error the status means."""
-        return json_payload(response, provider=self.config.provider, key=self._key, raw_chars=_RAW_CHARS,
-                            what="rerank ")
+        count = len(documents)
+        return self._http.call(self.config.url, body, operation=OPERATION, job_id=None,
+                               usage=lambda payload: (total_tokens(payload), None),
+                               parse=lambda payload, text: self._scores(payload, count, text))
 
     def _scores(self, payload: Any, count: int, body: str) -> list[float]:
         try:
@@ -153,33 +112,4 @@ class HTTPReranker:
         except WireError as exc:
             provider = self.config.provider
             raise MalformedResponse(f"{provider}: not a {self.config.wire.value} rerank answer: {exc}",
-                                    raw=self._raw(body), provider=provider, status=200) from None
-
-    # -- retries and accounting -------------------------------------------------------------------
-
-    def _retry_delay(self, exc: ProviderError, attempt: int, attempts: int) -> float | None:
-        """Seconds to wait before the next attempt, or None to give up now."""
-        c = self.config
-        return retry_delay(exc, attempt, attempts, max_retry_after_s=c.max_retry_after_s,
-                           backoff_base_s=c.backoff_base_s, backoff_max_s=c.backoff_max_s, jitter=self._jitter)
-
-    def _record(self, call_id: str, attempt: int, exc: ProviderError | None, http_status: int | None,
-                tokens: int | None, started: float) -> None:
-        latency_ms = max(0, round((self._monotonic() - started) * 1000))
-        status = ledger_status(exc)
-        self._ledger.record(LLMCall(
-            call_id=call_id, attempt=attempt, provider=self.config.provider, model=self.config.model,
-            operation=OPERATION, job_id=None, status=status, error_class=None if exc is None else type(exc).__name__,
-            http_status=http_status, prompt_tokens=tokens, completion_tokens=None, latency_ms=latency_ms,
-            created_at=self._clock.now() if self._clock else datetime.now(UTC),
-        ))
-
-    # -- keeping the key out of every message ------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._key)
-
-    def _raw(self, text: str) -> str:
-        return self._redact(text[:_RAW_CHARS])
-
-
+                                    raw=self._http.raw(body), provider=provider, status=200) from None

@@ -14,19 +14,16 @@ import threading
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 import apsw
 
 from hlmem.adapters.activity import add_access, archived_terms, check_kind, match_score, merge, rank_archived
 from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS
+from hlmem.adapters.sqlite.db import Db
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import StorageError
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.time import from_micros, to_micros
-
-if TYPE_CHECKING:
-    from hlmem.adapters.sqlite.store import SQLiteStorage
 
 #: Pending claims that trigger a write of the buffer.
 FLUSH_CLAIMS = 4_096
@@ -36,28 +33,6 @@ FLUSH_CLAIMS = 4_096
 FLUSH_SECONDS = 300.0
 #: Float slack added to ``now`` in the SQL formulas (microseconds): a superset, never a miss.
 _SLACK_US = 1_000_000
-
-
-def create_tables(con: apsw.Connection) -> None:
-    """Migration ``0009_lifecycle``: the activity table and the indexes maintenance filters on."""
-    con.execute(
-        """
-        CREATE TABLE claim_activity (
-            claim_id TEXT PRIMARY KEY,
-            last_access INTEGER NOT NULL,
-            accesses INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        -- Expiry and archive candidates, in id order: every column the formulas read, so the
-        -- selection scans this index instead of the wide claims rows. One index, not one per
-        -- kind: each costs every claim write (one measured ~7% of ingest).
-        CREATE INDEX claims_lifecycle ON claims(claim_id, status, archived, scope, predicate, importance, recorded_at)
-            WHERE status != 'forgotten';
-        -- include_archived recall: archived claims by namespace.
-        CREATE INDEX claims_archived ON claims(namespace) WHERE archived = 1;
-        -- Pruning terminal jobs by age.
-        CREATE INDEX jobs_terminal ON jobs(state, updated_at);
-        """
-    )
 
 
 _UPSERT = ("INSERT INTO claim_activity (claim_id, last_access, accesses) SELECT ?, ?, ? "
@@ -97,17 +72,17 @@ def _json(names: frozenset[str]) -> str:
 
 
 class SQLiteActivity:
-    """The ``ActivityLog`` methods of :class:`SQLiteStorage` (which delegates to this)."""
+    """The ``ActivityLog`` methods of the SQLite store (which delegates to this), on its :class:`Db`."""
 
-    def __init__(self, store: SQLiteStorage) -> None:
-        self._store = store
+    def __init__(self, db: Db) -> None:
+        self._db = db
         self._pending: dict[str, tuple[datetime, int]] = {}
         self._since: float | None = None
         self._guard = threading.Lock()
 
     @property
     def _con(self) -> apsw.Connection:
-        return self._store.connection
+        return self._db.con
 
     def record_access(self, claim_ids: Sequence[str], at: datetime) -> None:
         if not claim_ids:
@@ -131,16 +106,16 @@ class SQLiteActivity:
         if not taken:
             return 0
         rows = [(cid, to_micros(at), n, cid) for cid, (at, n) in taken.items()]
-        store = self._store
+        db = self._db
         try:
-            with store._lock:
+            with db.lock:
                 patience = busy_ms if wait else 0
-                quick = patience is not None and not store._depth
+                quick = patience is not None and not db.depth
                 if quick:
                     # Never wait (or only briefly) for another writer's lock: a recall must stay fast.
                     self._con.set_busy_timeout(patience)
                 try:
-                    with store.transaction():
+                    with db.transaction():
                         self._con.executemany(_UPSERT, rows)
                 finally:
                     if quick:
@@ -158,7 +133,7 @@ class SQLiteActivity:
     def activity(self, claim_ids: Sequence[str]) -> dict[str, Activity]:
         ids = list(dict.fromkeys(claim_ids))
         stored: dict[str, Activity] = {}
-        with self._store._lock:
+        with self._db.lock:
             for start in range(0, len(ids), 500):
                 chunk = ids[start:start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -169,7 +144,7 @@ class SQLiteActivity:
             pending = {cid: self._pending[cid] for cid in ids if cid in self._pending}
         if pending:
             # Accesses of unknown ids are never written (the upsert checks): never report them.
-            with self._store._lock:
+            with self._db.lock:
                 marks = ",".join("?" * len(pending))
                 known = {r[0] for r in self._con.execute(
                     f"SELECT claim_id FROM claims WHERE claim_id IN ({marks})", list(pending))}
@@ -197,14 +172,14 @@ class SQLiteActivity:
                 "h_permanent": _us(policy.half_life_permanent), "h_identity": _us(policy.half_life_identity),
                 "floor": policy.activation_floor, "grace": _us(policy.archive_grace)}
         params.update(after=after, now=t, slack=t + _SLACK_US, limit=max(int(limit), 0))
-        with self._store._lock:
+        with self._db.lock:
             return [r[0] for r in self._con.execute(sql, params)]
 
     def archived_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         terms = archived_terms(query)
         if not terms:
             return []
-        with self._store._lock:
+        with self._db.lock:
             rows = self._con.execute(
                 "SELECT claim_id, subject, predicate, value, qualifiers FROM claims "
                 "WHERE namespace = ? AND archived = 1 AND status != 'forgotten'", (namespace,)).fetchall()

@@ -14,25 +14,6 @@ from hlmem.domain.state import ConflictState
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 
-def create_tables(con: apsw.Connection) -> None:
-    """Migration 0005: the conflicts projection."""
-    con.execute(
-        """
-        CREATE TABLE conflicts (
-            conflict_id TEXT PRIMARY KEY,
-            namespace TEXT NOT NULL,
-            slot_key TEXT NOT NULL,
-            status TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            opened_at TEXT NOT NULL,
-            data TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX conflicts_status ON conflicts(namespace, status, opened_at);
-        CREATE INDEX conflicts_slot ON conflicts(slot_key, status);
-        """
-    )
-
-
 def _ts(value):
     return None if value is None else parse_timestamp(value, field="stored timestamp")
 

@@ -44,23 +44,6 @@ _BEFORE = _NEIGHBOUR.format(op="<", order="DESC")
 _AFTER = _NEIGHBOUR.format(op=">", order="ASC")
 
 
-def create_tables(con: apsw.Connection) -> None:
-    """The index, its pairs, its vocabulary (document counts bound the ranking cost) and the session order."""
-    con.execute(f"CREATE VIRTUAL TABLE {FTS} USING fts5(body, tokenize='unicode61 remove_diacritics 2')")
-    con.execute(f"CREATE VIRTUAL TABLE {VOCAB} USING fts5vocab({FTS}, 'row')")
-    # Forgetting rewrites doclists at once, as for items_fts (ADR 0014).
-    con.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('secure-delete', 1)")
-    con.execute("""
-        CREATE TABLE context_pairs (
-            pair_key INTEGER PRIMARY KEY,
-            first_key INTEGER NOT NULL,
-            second_key INTEGER
-        )""")
-    con.execute("CREATE INDEX context_pairs_first ON context_pairs(first_key)")
-    con.execute("CREATE INDEX context_pairs_second ON context_pairs(second_key)")
-    con.execute("CREATE INDEX observations_session_order ON observations(namespace, session_id, recorded_at, event_id)")
-
-
 def backfill(con: apsw.Connection) -> int:
     """Pairs for every session of an existing store (its migration); returns the rows written."""
     rows = con.execute(

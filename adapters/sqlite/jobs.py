@@ -5,45 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import apsw
 
+from hlmem.adapters.sqlite.db import Db
 from hlmem.application.ports import Job
 from hlmem.domain.errors import ConcurrencyConflict, NotFound, ValidationError
 from hlmem.domain.time import from_micros, to_micros
-
-if TYPE_CHECKING:
-    from hlmem.adapters.sqlite.store import SQLiteStorage
-
-
-def create_tables(con: apsw.Connection) -> None:
-    """Migration 0004: the jobs table (operational state, not a projection of the log)."""
-    con.execute(
-        """
-        CREATE TABLE jobs (
-            job_id TEXT PRIMARY KEY,
-            kind TEXT NOT NULL,
-            idempotency_key TEXT NOT NULL UNIQUE,
-            namespace TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            payload TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('pending','running','succeeded','failed','dead')),
-            attempts INTEGER NOT NULL DEFAULT 0,
-            max_attempts INTEGER NOT NULL,
-            available_at INTEGER NOT NULL,
-            lease_owner TEXT,
-            lease_until INTEGER,
-            last_error TEXT,
-            last_error_class TEXT,
-            raw_response TEXT,
-            created_at INTEGER NOT NULL,
-            updated_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX jobs_ready ON jobs(kind, state, available_at);
-        CREATE INDEX jobs_window ON jobs(kind, namespace, session_id, state);
-        """
-    )
 
 
 _COLUMNS = ("job_id, kind, idempotency_key, namespace, session_id, payload, state, attempts, max_attempts, "
@@ -73,20 +42,20 @@ def _job(row: Sequence[Any]) -> Job:
 class SQLiteJobQueue:
     """The ``JobQueue`` port on the store's connection; every method joins its transaction."""
 
-    def __init__(self, store: SQLiteStorage, new_id) -> None:
-        self._store = store
+    def __init__(self, db: Db, new_id) -> None:
+        self._db = db
         self._new_id = new_id
 
     @property
     def _con(self) -> apsw.Connection:
-        return self._store.connection
+        return self._db.con
 
     def enqueue(self, *, kind: str, idempotency_key: str, namespace: str, session_id: str,
                 payload: Mapping[str, Any], now: datetime, max_attempts: int = 5) -> str:
         if max_attempts < 1:
             raise ValidationError("max_attempts must be at least 1", field="max_attempts")
         t = to_micros(now)
-        with self._store.transaction():
+        with self._db.transaction():
             row = self._con.execute("SELECT job_id FROM jobs WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
             if row:
                 return row[0]
@@ -115,7 +84,7 @@ class SQLiteJobQueue:
         if session_id is not None:
             where.append("AND session_id = ?")
             params.append(session_id)
-        with self._store.transaction():
+        with self._db.transaction():
             self._bury_exhausted(kind, t)
             chosen = self._con.execute(
                 f"SELECT namespace, session_id FROM jobs WHERE ({_READY}) {' '.join(where)} "
@@ -156,7 +125,7 @@ class SQLiteJobQueue:
         if not job_ids:
             return
         marks = ",".join("?" * len(job_ids))
-        with self._store.transaction():
+        with self._db.transaction():
             self._con.execute(
                 f"UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ? "
                 f"WHERE job_id IN ({marks}) AND state = 'running' AND lease_owner = ?",
@@ -171,7 +140,7 @@ class SQLiteJobQueue:
             return
         marks = ",".join("?" * len(job_ids))
         t = to_micros(now)
-        with self._store.transaction():
+        with self._db.transaction():
             self._con.execute(
                 "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts OR ? IS NULL THEN 'dead' ELSE 'failed' END, "
                 "available_at = coalesce(?, available_at), lease_owner = NULL, lease_until = NULL, last_error = ?, "
@@ -182,7 +151,7 @@ class SQLiteJobQueue:
             )
 
     def retry(self, job_id: str, *, now: datetime) -> None:
-        with self._store.transaction():
+        with self._db.transaction():
             row = self._con.execute("SELECT state FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
             if row is None:
                 raise NotFound(f"no job {job_id}")
@@ -219,7 +188,7 @@ class SQLiteJobQueue:
         pick = ("SELECT job_id FROM jobs WHERE state = 'succeeded' AND updated_at < :ok "
                 "UNION ALL SELECT job_id FROM jobs WHERE state = 'dead' AND updated_at < :dead LIMIT :limit")
         args = {"ok": to_micros(succeeded_before), "dead": to_micros(dead_before), "limit": max(limit, 0)}
-        with self._store.transaction():
+        with self._db.transaction():
             if dry_run:
                 return self._con.execute(f"SELECT count(*) FROM ({pick})", args).fetchone()[0]
             self._con.execute(f"DELETE FROM jobs WHERE job_id IN ({pick})", args)

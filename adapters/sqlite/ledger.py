@@ -23,33 +23,6 @@ _COLUMNS = ("call_id", "attempt", "provider", "model", "operation", "job_id", "s
             "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at")
 
 
-def create_tables(con: apsw.Connection) -> None:
-    """Migration ``0003_llm_ledger``: one row per HTTP attempt."""
-    con.execute(
-        """
-        CREATE TABLE llm_calls (
-            seq INTEGER PRIMARY KEY,
-            call_id TEXT NOT NULL,
-            attempt INTEGER NOT NULL CHECK (attempt >= 1),
-            provider TEXT NOT NULL,
-            model TEXT NOT NULL,
-            operation TEXT NOT NULL,
-            job_id TEXT,
-            status TEXT NOT NULL,
-            error_class TEXT,
-            http_status INTEGER,
-            prompt_tokens INTEGER,
-            completion_tokens INTEGER,
-            latency_ms INTEGER NOT NULL,
-            created_at TEXT NOT NULL,
-            UNIQUE (call_id, attempt)
-        );
-        CREATE INDEX llm_calls_job ON llm_calls(job_id);
-        CREATE INDEX llm_calls_created ON llm_calls(created_at);
-        """
-    )
-
-
 class SQLiteLedger:
     """A :class:`hlmem.adapters.llm.ledger.LedgerSink` on an APSW connection."""
 

@@ -1,5 +1,10 @@
 """Ordered, named schema migrations, recorded in ``_migrations``. Applied ones are never edited.
 
+Each migration holds its own DDL, frozen as it was applied (ADR 0030): the feature modules that
+read and write the tables (jobs, ledger, tombstones, activity, context) do not create them, so
+editing one can never change what an applied migration did; a new column is a new migration.
+tests/integration/test_sqlite_schema.py compares a fresh file's schema with a checked-in copy.
+
 Event *payloads* are never migrated in place: old event versions are upcast when read
 (:mod:`hlmem.adapters.serialization`). Migrations only shape tables.
 """
@@ -7,6 +12,7 @@ Event *payloads* are never migrated in place: old event versions are upcast when
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 
 import apsw
@@ -161,21 +167,78 @@ def _fts_vocab(con: apsw.Connection) -> None:
 
 
 def _ledger(con: apsw.Connection) -> None:
-    from hlmem.adapters.sqlite.ledger import create_tables
-
-    create_tables(con)
+    # The LLM ledger (adapters/sqlite/ledger.py): one row per HTTP attempt.
+    con.execute(
+        """
+        CREATE TABLE llm_calls (
+            seq INTEGER PRIMARY KEY,
+            call_id TEXT NOT NULL,
+            attempt INTEGER NOT NULL CHECK (attempt >= 1),
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            job_id TEXT,
+            status TEXT NOT NULL,
+            error_class TEXT,
+            http_status INTEGER,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            latency_ms INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (call_id, attempt)
+        );
+        CREATE INDEX llm_calls_job ON llm_calls(job_id);
+        CREATE INDEX llm_calls_created ON llm_calls(created_at);
+        """
+    )
 
 
 def _jobs(con: apsw.Connection) -> None:
-    from hlmem.adapters.sqlite.jobs import create_tables
-
-    create_tables(con)
+    # The jobs table (adapters/sqlite/jobs.py): operational state, not a projection of the log.
+    con.execute(
+        """
+        CREATE TABLE jobs (
+            job_id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL UNIQUE,
+            namespace TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending','running','succeeded','failed','dead')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            max_attempts INTEGER NOT NULL,
+            available_at INTEGER NOT NULL,
+            lease_owner TEXT,
+            lease_until INTEGER,
+            last_error TEXT,
+            last_error_class TEXT,
+            raw_response TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX jobs_ready ON jobs(kind, state, available_at);
+        CREATE INDEX jobs_window ON jobs(kind, namespace, session_id, state);
+        """
+    )
 
 
 def _conflicts(con: apsw.Connection) -> None:
-    from hlmem.adapters.sqlite.conflict_rows import create_tables
-
-    create_tables(con)
+    # The conflicts projection (adapters/sqlite/conflict_rows.py).
+    con.execute(
+        """
+        CREATE TABLE conflicts (
+            conflict_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            slot_key TEXT NOT NULL,
+            status TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            opened_at TEXT NOT NULL,
+            data TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX conflicts_status ON conflicts(namespace, status, opened_at);
+        CREATE INDEX conflicts_slot ON conflicts(slot_key, status);
+        """
+    )
 
 
 def _embedding_cache_rowid(con: apsw.Connection) -> None:
@@ -221,10 +284,26 @@ def _store_identity(con: apsw.Connection) -> None:
 
 
 def _forget(con: apsw.Connection) -> None:
-    # Forgetting: the tombstone ledger, the store's salt, FTS5 secure delete (ADR 0014).
-    from hlmem.adapters.sqlite.tombstones import create_tables
-
-    create_tables(con)
+    # Forgetting: the tombstone ledger, the store's salt, FTS5 secure delete (ADR 0014;
+    # adapters/sqlite/tombstones.py reads them).
+    con.execute(
+        """
+        CREATE TABLE tombstones (
+            seq INTEGER PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            stream_id TEXT NOT NULL,
+            forgotten_at TEXT NOT NULL,
+            forget_id TEXT NOT NULL,
+            UNIQUE (fingerprint, kind, stream_id)
+        );
+        CREATE INDEX tombstones_fingerprint ON tombstones(fingerprint);
+        CREATE INDEX tombstones_stream ON tombstones(stream_id);
+        """
+    )
+    con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", ("tombstone_salt", os.urandom(32).hex()))
+    # Persistent in the index's config table: every later delete rewrites the doclists at once.
+    con.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('secure-delete', 1)")
 
 
 def _claims_archived(con: apsw.Connection) -> None:
@@ -234,16 +313,49 @@ def _claims_archived(con: apsw.Connection) -> None:
 
 
 def _lifecycle(con: apsw.Connection) -> None:
-    # Lifecycle: access telemetry and the indexes maintenance selects candidates with (ADR 0015).
-    from hlmem.adapters.sqlite.activity import create_tables
-
-    create_tables(con)
+    # Lifecycle: access telemetry and the indexes maintenance selects candidates with (ADR 0015;
+    # adapters/sqlite/activity.py).
+    con.execute(
+        """
+        CREATE TABLE claim_activity (
+            claim_id TEXT PRIMARY KEY,
+            last_access INTEGER NOT NULL,
+            accesses INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        -- Expiry and archive candidates, in id order: every column the formulas read, so the
+        -- selection scans this index instead of the wide claims rows. One index, not one per
+        -- kind: each costs every claim write (one measured ~7% of ingest).
+        CREATE INDEX claims_lifecycle ON claims(claim_id, status, archived, scope, predicate, importance, recorded_at)
+            WHERE status != 'forgotten';
+        -- include_archived recall: archived claims by namespace.
+        CREATE INDEX claims_archived ON claims(namespace) WHERE archived = 1;
+        -- Pruning terminal jobs by age.
+        CREATE INDEX jobs_terminal ON jobs(state, updated_at);
+        """
+    )
 
 def _context(con: apsw.Connection) -> None:
-    # Recall: consecutive turns indexed together with their dates, apart from each turn (ADR 0019).
+    # Recall: consecutive turns indexed together with their dates, apart from each turn (ADR 0019;
+    # adapters/sqlite/context.py): the index, its pairs, its vocabulary (document counts bound the
+    # ranking cost) and the session order.
+    con.execute("CREATE VIRTUAL TABLE context_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2')")
+    con.execute("CREATE VIRTUAL TABLE context_vocab USING fts5vocab(context_fts, 'row')")
+    # Forgetting rewrites doclists at once, as for items_fts (ADR 0014).
+    con.execute("INSERT INTO context_fts (context_fts, rank) VALUES ('secure-delete', 1)")
+    con.execute("""
+        CREATE TABLE context_pairs (
+            pair_key INTEGER PRIMARY KEY,
+            first_key INTEGER NOT NULL,
+            second_key INTEGER
+        )""")
+    con.execute("CREATE INDEX context_pairs_first ON context_pairs(first_key)")
+    con.execute("CREATE INDEX context_pairs_second ON context_pairs(second_key)")
+    con.execute("CREATE INDEX observations_session_order ON observations(namespace, session_id, recorded_at, event_id)")
+    # The one data step, and the one import of a feature module: the pairs of an existing store
+    # are written by the code that writes them for new turns (its segmenter and date words), so
+    # that an old store and a new one index alike. It reads and writes rows, never the schema.
     from hlmem.adapters.sqlite import context
 
-    context.create_tables(con)
     context.backfill(con)
     # Who said things (search.speakers): one probe per role instead of a scan of the events.
     con.execute("CREATE INDEX observations_speakers ON observations(namespace, forgotten, role)")

@@ -15,7 +15,7 @@ import numpy as np
 
 from hlmem.adapters.text.fts_query import build_match
 from hlmem.adapters.text.segment import query_terms, segment_for_index
-from hlmem.adapters.vector_index import VectorIndex
+from hlmem.adapters.vectors.index import VectorIndex
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ModelMismatch, StorageError
 from hlmem.domain.time import to_micros

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 
@@ -13,14 +12,15 @@ import apsw
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
 from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, integrity, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
-from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS, open_connection, optimize_on_close
-from hlmem.adapters.sqlite.errors import storage_error
+from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
+from hlmem.adapters.sqlite.db import Db
+from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
 from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
-from hlmem.domain.errors import HlmemError, StorageError
+from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.slots import normalize_predicate
@@ -31,25 +31,6 @@ from hlmem.domain.time import UTC
 #: How long closing waits for another writer to write this connection's buffered access telemetry,
 #: in milliseconds: a reader's close must not wait the whole busy timeout (ADR 0024).
 CLOSE_FLUSH_WAIT_MS = 2_000
-
-
-@contextmanager
-def _translated(what: str, con: apsw.Connection | None = None) -> Iterator[None]:
-    """Turn APSW errors into the hlmem tree at the adapter boundary (a damaged page or text read
-    back is ``StorageCorrupt``, a full disk ``StorageFull``: :mod:`hlmem.adapters.sqlite.errors`);
-    ``con`` names the file and gives the errno of an I/O error."""
-    try:
-        yield
-    except HlmemError:
-        raise
-    except apsw.BusyError as exc:
-        # Another process held the write lock for the whole busy timeout: say so, not just "locked".
-        raise StorageError(f"{what}: the store is busy: another process held its write lock for over "
-                           f"{BUSY_TIMEOUT_MS // 1000} s ({exc})") from exc
-    except (apsw.Error, UnicodeDecodeError) as exc:
-        raise storage_error(exc, what, con=con) from exc
-    except UnicodeEncodeError as exc:
-        raise StorageError(f"{what}: text is not valid Unicode ({exc.reason})") from exc
 
 
 class SQLiteStorage:
@@ -66,8 +47,9 @@ class SQLiteStorage:
         with _translated(f"opening {self.path}"):
             self._con = open_connection(self.path, synchronous=synchronous)
             migrate(self._con, datetime.now(UTC).isoformat())
-        self._lock = threading.RLock()
-        self._depth = 0
+        #: The connection, its lock and transaction depth, shared with the feature modules.
+        self.db = Db(self._con, undone=self._undone, ending=self._ending)
+        self._lock = self.db.lock
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
         self._doc_freq = search.DocFrequencies()
@@ -75,60 +57,29 @@ class SQLiteStorage:
         self._speakers: tuple[tuple, frozenset[str]] | None = None
         self._model: tuple[str, int] | None = None
         self._data_version = -1
-        self.embedding_cache = SQLiteEmbeddingCache(self)
-        self.tombstones = SQLiteTombstoneLedger(self)
-        self._activity = SQLiteActivity(self)
+        self.embedding_cache = SQLiteEmbeddingCache(self.db)
+        self.tombstones = SQLiteTombstoneLedger(self.db)
+        self._activity = SQLiteActivity(self.db)
         self._finish_pending_erasure()
 
     # -- transactions ---------------------------------------------------------------------------
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
-        with self._lock:
-            if self._depth:
-                # Nested: a savepoint, so a failing inner block (say one append) is undone as a
-                # whole even when the caller catches the error and the outer transaction goes on.
-                self._depth += 1
-                try:
-                    with _translated("writing", self._con), self._con:
-                        yield
-                except BaseException:
-                    self._projector.reset()
-                    self._vectors.invalidate()
-                    self._model = None
-                    raise
-                finally:
-                    self._depth -= 1
-                return
-            with _translated("beginning a transaction", self._con):
-                self._con.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                with _translated("writing", self._con):
-                    yield
-            except BaseException:
-                self._depth = 0
-                self._projector.reset()
-                self._vectors.invalidate()
-                self._model = None
-                with _translated("rolling back", self._con):
-                    self._con.execute("ROLLBACK")
-                raise
-            self._depth = 0
-            self._projector.reset()
-            try:
-                with _translated("committing", self._con):
-                    self._con.execute("COMMIT")
-            except StorageError:
-                # A commit that failed (a full disk) may leave the transaction open: end it, so the
-                # connection can write again once there is room.
-                self._vectors.invalidate()
-                self._model = None
-                if self._con.in_transaction:
-                    with suppress(apsw.Error):
-                        self._con.execute("ROLLBACK")
-                raise
+    def transaction(self) -> AbstractContextManager[None]:
+        """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one (:class:`Db`)."""
+        return self.db.transaction()
+
+    @property
+    def _depth(self) -> int:
+        return self.db.depth
+
+    def _undone(self) -> None:
+        # A rolled-back write (or a failed commit): what the caches took from it is not true.
+        self._projector.reset()
+        self._vectors.invalidate()
+        self._model = None
+
+    def _ending(self) -> None:
+        self._projector.reset()
 
     @property
     def connection(self) -> apsw.Connection:
@@ -550,9 +501,7 @@ class SQLiteStorage:
 
     def meta(self, key: str) -> str | None:
         """A value from the store's metadata table."""
-        with self._lock, _translated("reading metadata"):
-            row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-            return row[0] if row else None
+        return self.db.meta(key)
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
@@ -604,13 +553,13 @@ def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[st
 class SQLiteEmbeddingCache:
     """The ``EmbeddingCache`` port on the store's ``embedding_cache`` table."""
 
-    def __init__(self, store: SQLiteStorage) -> None:
-        self._store = store
+    def __init__(self, db: Db) -> None:
+        self._db = db
 
     def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, bytes]:
-        con = self._store.connection
+        con = self._db.con
         out: dict[str, bytes] = {}
-        with self._store._lock, _translated("reading the embedding cache"):
+        with self._db.lock, _translated("reading the embedding cache"):
             for start in range(0, len(hashes), 500):
                 chunk = list(hashes[start:start + 500])
                 marks = ",".join("?" * len(chunk))
@@ -623,8 +572,8 @@ class SQLiteEmbeddingCache:
     def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
         if not items:
             return
-        with self._store.transaction(), _translated("writing the embedding cache"):
-            self._store.connection.executemany(
+        with self._db.transaction(), _translated("writing the embedding cache"):
+            self._db.con.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model, content_hash, vec) VALUES (?,?,?)",
                 [(model_id, h, v) for h, v in items],
             )

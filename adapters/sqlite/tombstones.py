@@ -9,40 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
-import apsw
-
+from hlmem.adapters.sqlite.db import Db
 from hlmem.domain.redaction import Tombstone
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
-if TYPE_CHECKING:
-    from hlmem.adapters.sqlite.store import SQLiteStorage
-
 #: The ``meta`` key of the store's salt (hex).
 SALT_KEY = "tombstone_salt"
-
-
-def create_tables(con: apsw.Connection) -> None:
-    """Migration ``0008_forget``: the ledger, the salt, FTS5 secure delete."""
-    con.execute(
-        """
-        CREATE TABLE tombstones (
-            seq INTEGER PRIMARY KEY,
-            fingerprint TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            stream_id TEXT NOT NULL,
-            forgotten_at TEXT NOT NULL,
-            forget_id TEXT NOT NULL,
-            UNIQUE (fingerprint, kind, stream_id)
-        );
-        CREATE INDEX tombstones_fingerprint ON tombstones(fingerprint);
-        CREATE INDEX tombstones_stream ON tombstones(stream_id);
-        """
-    )
-    con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (SALT_KEY, os.urandom(32).hex()))
-    # Persistent in the index's config table: every later delete rewrites the doclists at once.
-    con.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('secure-delete', 1)")
 
 
 def _row(row: Sequence) -> Tombstone:
@@ -55,32 +28,32 @@ _COLUMNS = "fingerprint, kind, stream_id, forgotten_at, forget_id"
 class SQLiteTombstoneLedger:
     """The ledger on the store's connection; writes join the store's transaction."""
 
-    def __init__(self, store: SQLiteStorage) -> None:
-        self._store = store
+    def __init__(self, db: Db) -> None:
+        self._db = db
         self._salt: bytes | None = None
 
     def salt(self) -> bytes:
         if self._salt is None:
-            value = self._store.meta(SALT_KEY)
+            value = self._db.meta(SALT_KEY)
             if value is None:
                 # A store migrated before its salt was readable (never in practice): make it now, once.
-                with self._store.transaction():
-                    self._store.connection.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                with self._db.transaction():
+                    self._db.con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                                                    (SALT_KEY, os.urandom(32).hex()))
-                value = self._store.meta(SALT_KEY)
+                value = self._db.meta(SALT_KEY)
             self._salt = bytes.fromhex(value)
         return self._salt
 
     def tombstones(self) -> list[Tombstone]:
-        with self._store._lock:
-            rows = self._store.connection.execute(f"SELECT {_COLUMNS} FROM tombstones ORDER BY seq").fetchall()
+        with self._db.lock:
+            rows = self._db.con.execute(f"SELECT {_COLUMNS} FROM tombstones ORDER BY seq").fetchall()
         return [_row(r) for r in rows]
 
     def add(self, tombstones: Sequence[Tombstone]) -> None:
         if not tombstones:
             return
-        with self._store.transaction():
-            self._store.connection.executemany(
+        with self._db.transaction():
+            self._db.con.executemany(
                 f"INSERT OR IGNORE INTO tombstones ({_COLUMNS}) VALUES (?,?,?,?,?)",
                 [(t.fingerprint, t.kind, t.stream_id, format_timestamp(t.forgotten_at), t.forget_id)
                  for t in tombstones])
@@ -88,22 +61,22 @@ class SQLiteTombstoneLedger:
     def matching(self, fingerprints: Collection[str]) -> set[str]:
         wanted = sorted({f for f in fingerprints if f})
         found: set[str] = set()
-        with self._store._lock:
+        with self._db.lock:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start:start + 500]
                 marks = ",".join("?" * len(chunk))
-                found.update(r[0] for r in self._store.connection.execute(
+                found.update(r[0] for r in self._db.con.execute(
                     f"SELECT DISTINCT fingerprint FROM tombstones WHERE fingerprint IN ({marks})", chunk))
         return found
 
     def of_streams(self, stream_ids: Sequence[str]) -> dict[str, Tombstone]:
         ids = list(dict.fromkeys(stream_ids))
         out: dict[str, Tombstone] = {}
-        with self._store._lock:
+        with self._db.lock:
             for start in range(0, len(ids), 500):
                 chunk = ids[start:start + 500]
                 marks = ",".join("?" * len(chunk))
-                for row in self._store.connection.execute(
+                for row in self._db.con.execute(
                         f"SELECT {_COLUMNS} FROM tombstones WHERE stream_id IN ({marks}) ORDER BY seq", chunk):
                     out.setdefault(row[2], _row(row))
         return out

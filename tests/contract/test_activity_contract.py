@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import ActivityLog, IndexEntry, Storage
 from hlmem.domain.errors import ValidationError

@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import JobQueue
@@ -152,7 +152,7 @@ class TestSQLiteJobQueue(JobQueueContract):
     def make_queue(self, tmp_path: Path) -> Iterator[JobQueue]:
         store = SQLiteStorage(tmp_path / "jobs.db", synchronous="OFF")
         try:
-            yield SQLiteJobQueue(store, SequentialIds().new)
+            yield SQLiteJobQueue(store.db, SequentialIds().new)
         finally:
             store.close()
 
@@ -178,7 +178,7 @@ def test_the_sqlite_and_in_memory_queues_claim_the_same_windows(jobs: list[Arriv
         store = SQLiteStorage(Path(tmp) / "jobs.db", synchronous="OFF")
         try:
             queues = [InMemoryJobQueue(InMemoryStorage(), SequentialIds().new),
-                      SQLiteJobQueue(store, SequentialIds().new)]
+                      SQLiteJobQueue(store.db, SequentialIds().new)]
             for queue in queues:
                 enqueue_all(queue, jobs)
             for now, kwargs in sorted(claims, key=lambda c: c[0]):

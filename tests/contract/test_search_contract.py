@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hlmem.adapters.clock import FixedClock
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import Candidate, IndexEntry, SearchIndex, Storage
 from hlmem.application.writes import WriteService

@@ -18,7 +18,7 @@ import pytest
 from hlmem import Memory
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.memory_api import restore_store
 from hlmem.adapters.sqlite import restore as restore_mod
 from hlmem.adapters.sqlite.backup import backup, read_backup

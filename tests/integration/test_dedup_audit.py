@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.application.ingest import IngestService
 from hlmem.application.pipeline import ExtractionPipeline
 from hlmem.application.worker import Worker

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hlmem import Memory
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.replay import ReplayService
 from hlmem.domain.errors import NotFound, ValidationError

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.events import ObservationRecorded, OriginClass, SessionKind

@@ -18,7 +18,7 @@ import pytest
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.serialization import UPCASTERS, encode_payload
 from hlmem.adapters.sqlite import migrations, search
 from hlmem.adapters.sqlite.store import SQLiteStorage

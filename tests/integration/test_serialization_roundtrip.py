@@ -10,7 +10,7 @@ from hypothesis import given
 from strategies import EVENT_STRATEGIES
 
 from hlmem.adapters import serialization
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.serialization import TAGS, converter, decode, encode_payload, split, tag_of
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.domain.errors import SchemaError

@@ -37,8 +37,8 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.sqlite.backup import backup
 from hlmem.adapters.sqlite.restore import restore
 from hlmem.adapters.sqlite.store import SQLiteStorage

@@ -20,8 +20,8 @@ import pytest
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.embedders.hashing import HashEmbedder
 from hlmem.adapters.ids import SequentialIds
-from hlmem.adapters.memory import InMemoryStorage
-from hlmem.adapters.memory_jobs import InMemoryJobQueue
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import JobQueue, Storage
@@ -66,7 +66,7 @@ class StoreContract:
 
 
 class InMemoryStore:
-    """The in-memory adapter (``adapters/memory.py``, ``adapters/memory_jobs.py``)."""
+    """The in-memory adapter (``adapters/inmemory/``)."""
 
     def make_store(self, tmp_path: Path) -> InMemoryStorage:
         return InMemoryStorage()
@@ -89,7 +89,7 @@ class SQLiteStore:
         return SQLiteStorage(tmp_path / "store.db", synchronous=self.synchronous)
 
     def make_queue(self, store: Any, new_id: Callable[[str], str]) -> JobQueue:
-        return SQLiteJobQueue(store, new_id)
+        return SQLiteJobQueue(store.db, new_id)
 
     def memory_path(self, tmp_path: Path) -> str:
         return str(tmp_path / "m.db")

@@ -1,4 +1,4 @@
-"""The Hamming first stage (adapters/hamming.py): the numba-compiled pass chooses the rows the
+"""The Hamming first stage (adapters/vectors/hamming.py): the numba-compiled pass chooses the rows the
 numpy pass chooses, over random codes, masks, pools and heavy ties."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hlmem.adapters import hamming
-from hlmem.adapters.vector_index import VectorIndex
+from hlmem.adapters.vectors import hamming
+from hlmem.adapters.vectors.index import VectorIndex
 
 needs_numba = pytest.mark.skipif(not hamming.compiled_available(), reason="numba is not installed (extra: fast)")
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from hlmem.adapters.vector_index import VectorIndex
+from hlmem.adapters.vectors.index import VectorIndex
 from hlmem.application.errors import ValidationError
 
 DIM = 10  # not a multiple of 64, so code padding is exercised

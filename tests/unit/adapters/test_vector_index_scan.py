@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlmem.adapters.vector_index import VectorIndex, hamming_into
+from hlmem.adapters.vectors.index import VectorIndex, hamming_into
 
 
 def _reference(codes: np.ndarray, q_code: np.ndarray) -> list[int]:

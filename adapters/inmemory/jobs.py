@@ -9,7 +9,7 @@ from typing import Any
 
 from attrs import evolve
 
-from hlmem.adapters.memory import InMemoryStorage
+from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.application.ports import Job
 from hlmem.domain.errors import ConcurrencyConflict, NotFound, ValidationError
 

@@ -11,6 +11,7 @@ import math
 import secrets
 import threading
 from collections import Counter
+from types import MappingProxyType
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -19,8 +20,9 @@ import numpy as np
 from attrs import evolve, frozen
 
 from hlmem.adapters.embedders.cached import content_hash
-from hlmem.adapters.memory_tombstones import InMemoryTombstoneLedger
-from hlmem.adapters.activity import InMemoryActivity
+from hlmem.adapters.inmemory.activity import InMemoryActivity
+from hlmem.adapters.inmemory.journal import Journal
+from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import prepare, query_terms, segment_for_index
 from hlmem.application.indexing import context_text
@@ -30,7 +32,7 @@ from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.forgetting import ERASED_TEXT, fragment_forms, holds_any, mentions
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.queries import holds
-from hlmem.domain.reducers import index_change, project
+from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.redaction import redact
 from hlmem.domain.slots import normalize_predicate
 from hlmem.domain.state import ClaimState, ClaimStatus, ConflictState, MemoryView, ObservationState, subject_key
@@ -51,7 +53,14 @@ class InMemoryStorage:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._log: list[StoredEvent] = []
-        self._view = MemoryView()
+        # The projection, kept in place (the reducers' working copies) and undone by the journal.
+        self._claims: dict[str, ClaimState] = {}
+        self._observations: dict[str, ObservationState] = {}
+        self._conflicts: dict[str, ConflictState] = {}
+        self._edges: list = []
+        self._versions: dict[str, int] = {}
+        self._snapshot: MemoryView | None = None  # the last view handed out, until the next change
+        self._journal = Journal()
         self._items: dict[str, _Item] = {}
         self._meta: dict[str, str] = {"store_id": f"st_{secrets.token_hex(16)}"}
         self._depth = 0
@@ -59,13 +68,15 @@ class InMemoryStorage:
         self.jobs: dict = {}
         self.embedding_cache = InMemoryCache()
         self.tombstones = InMemoryTombstoneLedger()
-        self._activity = InMemoryActivity(lambda: self._view.claims)
+        self._activity = InMemoryActivity(lambda: self._claims)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self._lock:
-            snapshot = (len(self._log), self._view, dict(self._items), dict(self._meta), set(self._event_ids),
-                        dict(self.jobs))
+            # The projection, the index and the event ids are undone by the journal (O(1) per
+            # change); the small rest (metadata, jobs) is copied.
+            mark = self._journal.mark()
+            snapshot = (len(self._log), dict(self._meta), dict(self.jobs))
             # Forgetting replaces these (copy on write) rather than mutating them: a reference
             # is a snapshot.
             erasable = (self._log, self.tombstones.state(), self.embedding_cache.state())
@@ -74,8 +85,10 @@ class InMemoryStorage:
             try:
                 yield
             except BaseException:
-                # Every level restores its own snapshot, like a savepoint.
-                n, self._view, self._items, self._meta, self._event_ids, jobs = snapshot
+                # Every level restores its own state, like a savepoint.
+                self._journal.rollback(mark)
+                self._snapshot = None
+                n, self._meta, jobs = snapshot
                 self.jobs.clear()
                 self.jobs.update(jobs)
                 self._log, tombstones, cache = erasable
@@ -87,6 +100,7 @@ class InMemoryStorage:
                 self._depth -= 1
                 if outer:
                     self._depth = 0
+                    self._journal.clear()
 
     def close(self) -> None:
         """Nothing to release."""
@@ -95,28 +109,38 @@ class InMemoryStorage:
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int:
         index = index or {}
+        journal = self._journal
         with self.transaction():
-            versions = dict(self._view.stream_versions)
             for event in events:
-                previous = versions.get(event.stream_id, 0)
+                previous = self._versions.get(event.stream_id, 0)
                 if event.version != previous + 1:
                     raise ConcurrencyConflict(
                         f"stream {event.stream_id} is at version {previous}; event {event.event_id} "
                         f"claims version {event.version}")
                 if event.event_id in self._event_ids:
                     raise ConcurrencyConflict(f"event {event.event_id} is already in the log")
-                self._event_ids.add(event.event_id)
-                versions[event.stream_id] = event.version
+                journal.add(self._event_ids, event.event_id)
                 self._log.append(StoredEvent(len(self._log) + 1, event))
-                self._view = project((event,), self._view)
+                self._project(event)
                 change = index_change(event)
                 if change and change[0] == "drop":
-                    self._items.pop(event.stream_id, None)
+                    journal.pop(self._items, event.stream_id)
                 elif change:
                     entry = index.get(event.stream_id)
                     if entry is not None:
                         self._index(event, entry)
             return len(self._log)
+
+    def _project(self, event: DomainEvent) -> None:
+        """One step of the fold in place (the reducers' own step), journaled entry by entry."""
+        journal = self._journal
+        for stream_id in touched_streams(event):
+            for states in (self._claims, self._observations, self._conflicts):
+                journal.remember(states, stream_id)
+        journal.remember_length(self._edges)
+        step(event, self._claims, self._observations, self._conflicts, self._edges)
+        journal.set(self._versions, event.stream_id, event.version)
+        self._snapshot = None
 
     def _index(self, event: DomainEvent, entry: IndexEntry) -> None:
         vector = None
@@ -129,7 +153,7 @@ class InMemoryStorage:
             vector = np.frombuffer(entry.vector, dtype=np.float32)
         kind = "event" if event.stream_id.startswith("ev_") else "claim"
         tokens = tuple(segment_for_index(entry.text).split())
-        self._items[event.stream_id] = _Item(event.stream_id, kind, event.namespace, tokens, vector)
+        self._journal.set(self._items, event.stream_id, _Item(event.stream_id, kind, event.namespace, tokens, vector))
 
     def read(self, after: int = 0, limit: int | None = None) -> Iterator[StoredEvent]:
         stop = None if limit is None else after + limit
@@ -160,43 +184,46 @@ class InMemoryStorage:
         return len(self._log)
 
     def stream_version(self, stream_id: str) -> int:
-        return self._view.stream_versions.get(stream_id, 0)
+        return self._versions.get(stream_id, 0)
 
     def stream_versions(self) -> dict[str, int]:
-        return dict(self._view.stream_versions)
+        return dict(self._versions)
 
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
         # The states themselves: nothing cheaper to compare here.
-        view = self._view
         out: dict[str, object] = {}
         for sid in stream_ids:
-            state = view.claims.get(sid) or view.observations.get(sid) or view.conflicts.get(sid)
+            state = self._claims.get(sid) or self._observations.get(sid) or self._conflicts.get(sid)
             if state is not None:
                 out[sid] = state
         return out
 
     @property
     def view(self) -> MemoryView:
-        """The current projection (for audits and tests)."""
-        return self._view
+        """The current projection (for audits and tests): a frozen copy, kept until the next change."""
+        if self._snapshot is None:
+            self._snapshot = MemoryView(
+                MappingProxyType(dict(self._claims)), MappingProxyType(dict(self._observations)), tuple(self._edges),
+                MappingProxyType(dict(self._versions)), MappingProxyType(dict(self._conflicts)))
+        return self._snapshot
 
     # -- projection queries ---------------------------------------------------------------------
 
     def get_claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
-        claims = self._view.claims
+        claims = self._claims
         return {i: claims[i] for i in dict.fromkeys(ids) if i in claims}
 
     def get_observations(self, ids: Sequence[str]) -> dict[str, ObservationState]:
-        obs = self._view.observations
+        obs = self._observations
         return {i: obs[i] for i in dict.fromkeys(ids) if i in obs}
 
     def slot_claims(self, slot_key: str) -> list[ClaimState]:
-        return [c for c in self._view.claims.values() if c.slot_key == slot_key]
+        return [c for c in self._claims.values() if c.slot_key == slot_key]
 
     def slots_claims(self, slot_keys: Sequence[str]) -> dict[str, list[ClaimState]]:
         wanted = set(slot_keys)
         out: dict[str, list[ClaimState]] = {k: [] for k in slot_keys}
-        for claim in self._view.claims.values():
+        for claim in self._claims.values():
             if claim.slot_key in wanted:
                 out[claim.slot_key].append(claim)
         return out
@@ -204,29 +231,29 @@ class InMemoryStorage:
     def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[ClaimState]:
         key = subject_key(subject)
         pred = normalize_predicate(predicate) if predicate is not None else None
-        return [c for c in self._view.claims.values()
+        return [c for c in self._claims.values()
                 if c.namespace == namespace and subject_key(c.subject) == key
                 and (pred is None or c.predicate == pred)]
 
     def claims_citing(self, event_id: str) -> list[str]:
-        return sorted(c.claim_id for c in self._view.claims.values() if event_id in c.evidence)
+        return sorted(c.claim_id for c in self._claims.values() if event_id in c.evidence)
 
     def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
-        conflicts = self._view.conflicts
+        conflicts = self._conflicts
         return {i: conflicts[i] for i in dict.fromkeys(ids) if i in conflicts}
 
     def conflicts(self, namespace: str, status: str | None = "open") -> list[ConflictState]:
-        found = [c for c in self._view.conflicts.values()
+        found = [c for c in self._conflicts.values()
                  if c.namespace == namespace and (status is None or c.status == status)]
         return sorted(found, key=lambda c: (c.opened_at, c.conflict_id))
 
     def counts(self) -> dict[str, int]:
-        out = {"events": len(self._log), "observations": len(self._view.observations)}
-        by_status = Counter(c.status.value for c in self._view.claims.values())
+        out = {"events": len(self._log), "observations": len(self._observations)}
+        by_status = Counter(c.status.value for c in self._claims.values())
         out.update({f"claims_{k}": v for k, v in by_status.items()})
-        out["claims"] = len(self._view.claims)
+        out["claims"] = len(self._claims)
         out["vectors"] = sum(1 for i in self._items.values() if i.vector is not None)
-        out.update({f"conflicts_{k}": v for k, v in Counter(c.status for c in self._view.conflicts.values()).items()})
+        out.update({f"conflicts_{k}": v for k, v in Counter(c.status for c in self._conflicts.values()).items()})
         return out
 
     # -- search ---------------------------------------------------------------------------------
@@ -236,9 +263,9 @@ class InMemoryStorage:
         for item in self._items.values():
             if item.namespace != namespace:
                 continue
-            if item.kind == "claim" and self._view.claims[item.item_id].status is ClaimStatus.FORGOTTEN:
+            if item.kind == "claim" and self._claims[item.item_id].status is ClaimStatus.FORGOTTEN:
                 continue
-            if item.kind == "event" and self._view.observations[item.item_id].forgotten:
+            if item.kind == "event" and self._observations[item.item_id].forgotten:
                 continue
             out.append(item)
         return out
@@ -252,7 +279,7 @@ class InMemoryStorage:
         # an event scores as its best pair.
         searchable = {i.item_id: i for i in self._searchable(namespace) if i.kind == "event"}
         sessions: dict[str, list[ObservationState]] = {}
-        for obs in self._view.observations.values():
+        for obs in self._observations.values():
             if obs.event_id in searchable:
                 sessions.setdefault(obs.session_id, []).append(obs)
         pairs: list[tuple[ObservationState, ...]] = []
@@ -269,10 +296,10 @@ class InMemoryStorage:
         return [Candidate(event_id, "event", r, hit.score, False) for r, (event_id, hit) in enumerate(ranked, start=1)]
 
     def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]:
-        return {i: self._view.observations[i].session_id for i in event_ids if i in self._view.observations}
+        return {i: self._observations[i].session_id for i in event_ids if i in self._observations}
 
     def speakers(self, namespace: str) -> frozenset[str]:
-        return frozenset(o.role for o in self._view.observations.values() if o.namespace == namespace and not o.forgotten)
+        return frozenset(o.role for o in self._observations.values() if o.namespace == namespace and not o.forgotten)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         search = self.vector_search(namespace, limit)
@@ -301,10 +328,10 @@ class InMemoryStorage:
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         out = set()
         for item_id in ids:
-            claim = self._view.claims.get(item_id)
+            claim = self._claims.get(item_id)
             if claim is not None and holds(claim, valid_at, known_at):
                 out.add(item_id)
-            obs = self._view.observations.get(item_id)
+            obs = self._observations.get(item_id)
             if obs is not None and not obs.forgotten and obs.recorded_at <= known_at and obs.occurred_at <= valid_at:
                 out.add(item_id)
         return out
@@ -327,9 +354,9 @@ class InMemoryStorage:
 
     def items(self) -> Iterator[tuple[str, str]]:
         for item in list(self._items.values()):
-            if item.kind == "claim" and self._view.claims[item.item_id].status is ClaimStatus.FORGOTTEN:
+            if item.kind == "claim" and self._claims[item.item_id].status is ClaimStatus.FORGOTTEN:
                 continue
-            if item.kind == "event" and self._view.observations[item.item_id].forgotten:
+            if item.kind == "event" and self._observations[item.item_id].forgotten:
                 continue
             yield item.item_id, item.kind
 
@@ -341,23 +368,24 @@ class InMemoryStorage:
         with self.transaction():
             for item_id, item in list(self._items.items()):
                 vec = new.get(item_id)
-                self._items[item_id] = _Item(item.item_id, item.kind, item.namespace, item.tokens,
-                                             None if vec is None else np.frombuffer(vec, dtype=np.float32))
+                self._journal.set(self._items, item_id, _Item(
+                    item.item_id, item.kind, item.namespace, item.tokens,
+                    None if vec is None else np.frombuffer(vec, dtype=np.float32)))
             self._meta.update(vector_model=model_id, vector_dim=str(dim))
         return sum(1 for i in self._items.values() if i.vector is not None)
 
     # -- forgetting (ForgetQueries and Erasure; ADR 0014) ---------------------------------------
 
     def session_events(self, namespace: str, session_id: str) -> list[str]:
-        found = [o for o in self._view.observations.values() if o.namespace == namespace and o.session_id == session_id]
+        found = [o for o in self._observations.values() if o.namespace == namespace and o.session_id == session_id]
         return [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
 
     def events_mentioning(self, namespace: str, name: str) -> list[str]:
-        return sorted(o.event_id for o in self._view.observations.values()
+        return sorted(o.event_id for o in self._observations.values()
                       if o.namespace == namespace and not o.forgotten and mentions(o.text, name))
 
     def claims_mentioning(self, namespace: str, name: str) -> list[str]:
-        return sorted(c.claim_id for c in self._view.claims.values()
+        return sorted(c.claim_id for c in self._claims.values()
                       if c.namespace == namespace and c.status is not ClaimStatus.FORGOTTEN
                       and (mentions(c.subject, name) or mentions(c.value, name)
                            or any(mentions(v, name) for _k, v in c.qualifiers)))

@@ -1,5 +1,5 @@
 """The Hamming first stage compiled with numba (imported only when numba is installed; see
-:mod:`hlmem.adapters.hamming`, which holds the numpy twin and the contract both keep).
+:mod:`hlmem.adapters.vectors.hamming`, which holds the numpy twin and the contract both keep).
 
 Module-level functions, so numba's on-disk cache finds them again in the next process.
 """
@@ -27,7 +27,7 @@ def _popcount(typingctx: Any, x: Any) -> Any:
 
 @njit(nogil=True, cache=True)
 def nearest(codes, q_code, n, mask, use_mask, pool, excluded, dist, hist, out):  # pragma: no cover - compiled
-    """Fill ``out`` with the rows :func:`hlmem.adapters.hamming.nearest` chooses; return how many.
+    """Fill ``out`` with the rows :func:`hlmem.adapters.vectors.hamming.nearest` chooses; return how many.
 
     ``dist`` (``n``) and ``hist`` (``excluded + 2``) are scratch; ``mask`` (uint8) is read only when
     ``use_mask``. Runs without the GIL.

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hlmem.adapters import hamming
-from hlmem.adapters.hamming import hamming_into
+from hlmem.adapters.vectors import hamming
+from hlmem.adapters.vectors.hamming import hamming_into
 from hlmem.application.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class VectorIndex:
     :param candidates: default number of rows rescored exactly per search.
     :param exact_below: searches over at most this many rows scan them all exactly.
     :param compiled: the Hamming pass compiled with numba (True), in numpy (False), or compiled
-        when numba is installed (None, the default); both choose the same rows (:mod:`hlmem.adapters.hamming`).
+        when numba is installed (None, the default); both choose the same rows (:mod:`hlmem.adapters.vectors.hamming`).
     """
 
     def __init__(self, dim: int, *, bits: int = 2, candidates: int = 1_000, exact_below: int = 4_096,

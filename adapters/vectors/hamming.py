@@ -1,9 +1,9 @@
-"""The first stage of :class:`~hlmem.adapters.vector_index.VectorIndex`: the rows whose codes are
+"""The first stage of :class:`~hlmem.adapters.vectors.index.VectorIndex`: the rows whose codes are
 nearest the query's in Hamming distance (ADR 0005, ADR 0022).
 
 Two implementations choose the same rows:
 
-- compiled with numba (the optional ``fast`` extra, :mod:`hlmem.adapters._hamming_numba`): one
+- compiled with numba (the optional ``fast`` extra, :mod:`hlmem.adapters.vectors._hamming_numba`): one
   pass over the codes that adds up the distances, counts them in a histogram and then collects
   the rows (and, in :func:`nearest_scored`, rescores them), all without the GIL, so a full-text
   search in another thread runs meanwhile;
@@ -141,7 +141,7 @@ def _build() -> Any:
     if os.environ.get("HLMEM_NUMBA", "").strip().lower() in ("0", "false", "off", "no"):
         return None
     try:
-        from hlmem.adapters import _hamming_numba
+        from hlmem.adapters.vectors import _hamming_numba
     except ImportError:  # numba is not installed (it comes with the ``fast`` extra)
         return None
     return _hamming_numba
