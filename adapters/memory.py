@@ -208,6 +208,10 @@ class InMemoryStorage:
                 if c.namespace == namespace and subject_key(c.subject) == key
                 and (pred is None or c.predicate == pred)]
 
+    def stored_subjects(self, namespace: str, subjects: Sequence[str]) -> set[str]:
+        present = {subject_key(c.subject) for c in self._view.claims.values() if c.namespace == namespace}
+        return {s for s in subjects if subject_key(s) in present}
+
     def claims_citing(self, event_id: str) -> list[str]:
         return sorted(c.claim_id for c in self._view.claims.values() if event_id in c.evidence)
 

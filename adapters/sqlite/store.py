@@ -330,6 +330,17 @@ class SQLiteStorage:
                 )
             return list(rows.load_claims(self._con, [r[0] for r in cur]).values())
 
+    def stored_subjects(self, namespace: str, subjects: Sequence[str]) -> set[str]:
+        keys = {s: subject_key(s) for s in dict.fromkeys(subjects)}
+        if not keys:
+            return set()
+        wanted = list(set(keys.values()))
+        with self._lock, _translated("reading claims"):
+            present = {r[0] for r in self._con.execute(
+                f"SELECT DISTINCT subject_key FROM claims WHERE namespace = ? AND subject_key IN "
+                f"({','.join('?' * len(wanted))})", (namespace, *wanted))}
+        return {s for s, key in keys.items() if key in present}
+
     def claims_citing(self, event_id: str) -> list[str]:
         with self._lock, _translated("reading evidence"):
             return [r[0] for r in self._con.execute(

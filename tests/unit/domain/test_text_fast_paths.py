@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction import temporal
+from hlmem.domain import temporal
 from hlmem.domain import atoms
 from hlmem.domain.query_understanding import _fold, index_subjects, understand
 
