@@ -5,25 +5,27 @@ generate candidates, fuse and floor them (:mod:`hlmem.application.ranking`), pas
 within conversations (:mod:`hlmem.application.conversation`), keep what was visible at the
 (valid, known) instant asked about, add the final signals, fold duplicates, constrain on named
 entities, build the items and rerank them. Each stage reads the store through one per-recall
-:class:`_Reads`, which reads each claim and observation once.
+:class:`~hlmem.application.recall_reads.RecallReads`, which reads each claim and observation once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from datetime import datetime
 
-from attrs import Factory, define, field, frozen
+from attrs import Factory, define
 
-from hlmem.application.packet import Packet, PacketItem, build_packet
+from hlmem.application.packet import PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, Reranker, Storage
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             support_sessions)
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
                                        fold_key_of_text, fuse)
+from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
+from hlmem.application.recall_reads import Pending, RecallReads
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.queries import row_at
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
@@ -33,96 +35,12 @@ __all__ = ["MAX_K", "MAX_QUERY_CHARS", "STAGES", "RecallItem", "RecallQuery", "R
            "render_claim"]
 
 
-@frozen(kw_only=True)
-class RecallItem:
-    """One recalled claim or event, with why it ranked (its per-source ranks) and its clocks."""
-
-    id: str
-    kind: str
-    text: str
-    score: float
-    ranks: dict[str, int] = field(factory=dict)
-    evidence: tuple[str, ...] = ()
-    subject: str | None = None
-    predicate: str | None = None
-    value: str | None = None
-    qualifiers: tuple[tuple[str, str], ...] = ()
-    polarity: bool | None = None
-    status: str | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    recorded_from: datetime | None = None
-    recorded_to: datetime | None = None
-    occurred_at: datetime | None = None
-    session_id: str | None = None
-    role: str | None = None
-    #: Out of normal recall (lifecycle); returned only with ``include_archived``.
-    archived: bool = False
-    #: Near-duplicates folded into this item (ranking); their evidence is in ``evidence``.
-    folded: tuple[str, ...] = ()
-
-
-@frozen
-class RecallResult:
-    """Items best first, with the instants they were filtered at, and notes on degraded paths."""
-
-    items: tuple[RecallItem, ...]
-    valid_at: datetime
-    known_at: datetime
-    notes: tuple[str, ...] = ()
-    #: What the query was read as (time mode, inferred instants, entities); None when not read.
-    intent: QueryIntent | None = None
-    #: The context packet for the agent's prompt when a token budget was given (docs/packet.md).
-    packet: Packet | None = None
-
-
-class _Reads:
-    """The claims and observations one recall has read, by id: each is read from the store once.
-
-    A stage asks for the ids it needs and gets those found; ids read before (by an earlier stage,
-    or ahead of need, batched with another stage's ids) cost no round trip.
-    """
-
-    def __init__(self, storage: Storage) -> None:
-        self._storage = storage
-        self._claims: dict[str, ClaimState] = {}
-        self._observations: dict[str, ObservationState] = {}
-        self._asked_claims: set[str] = set()
-        self._asked_observations: set[str] = set()
-
-    def claims(self, ids: Sequence[str]) -> dict[str, ClaimState]:
-        """The claims of ``ids`` that exist (``Storage.get_claims``)."""
-        wanted = list(dict.fromkeys(ids))
-        missing = [i for i in wanted if i not in self._asked_claims]
-        if missing:
-            self._claims.update(self._storage.get_claims(missing))
-            self._asked_claims.update(missing)
-        return {i: self._claims[i] for i in wanted if i in self._claims}
-
-    def observations(self, ids: Sequence[str]) -> dict[str, ObservationState]:
-        """The observations of ``ids`` that exist, forgotten ones included (``Storage.get_observations``)."""
-        wanted = list(dict.fromkeys(ids))
-        missing = [i for i in wanted if i not in self._asked_observations]
-        if missing:
-            self._observations.update(self._storage.get_observations(missing))
-            self._asked_observations.update(missing)
-        return {i: self._observations[i] for i in wanted if i in self._observations}
-
-    def sessions(self, event_ids: Sequence[str]) -> dict[str, str]:
-        """Each known event's session: from the observations read, else ``Storage.sessions_of``."""
-        out = {i: o.session_id for i in event_ids if (o := self._observations.get(i)) is not None}
-        missing = [i for i in event_ids if i not in out and i not in self._asked_observations]
-        if missing:
-            out.update(self._storage.sessions_of(missing))
-        return out
-
-
 @define
 class _Run:
     """One recall in flight: its query, its reads, and what each stage has made so far."""
 
     query: RecallQuery
-    reads: _Reads
+    reads: RecallReads
     notes: list[str]
     model: tuple[str, int] | None = None
     rankings: dict[str, list[Candidate]] = Factory(dict)
@@ -180,7 +98,7 @@ class RecallService:
                        include_archived=include_archived, understand_query=understand_query,
                        entity_constraint=entity_constraint, budget=budget, now=now, clock=self._clock,
                        config=self._ranking)
-        run = _Run(q, _Reads(self._storage), list(q.notes))
+        run = _Run(q, RecallReads(self._storage), list(q.notes))
         for stage in STAGES:
             stage(self, run)
         items = tuple(run.items[:q.k])
@@ -209,7 +127,7 @@ class RecallService:
         # searches full text: the scan (numba or numpy) and SQLite both work without the GIL, so
         # the two overlap (ADR 0022). The scan starts once this thread first waits on SQLite.
         rankings = run.rankings
-        with _Pending(vector_side, self._executor if search is not None else None) as pending:
+        with Pending(vector_side, self._executor if search is not None else None) as pending:
             rankings["text"] = self._storage.text_candidates(q.namespace, q.search_text, q.pool)
             if config.context_weight > 0 and q.events:
                 rankings["context"] = self._storage.context_candidates(q.namespace, q.search_text, q.pool)
@@ -325,7 +243,7 @@ class RecallService:
         """The items shown (and, with a reranker, the ones it may reorder)."""
         q = run.query
         chosen = run.scored[:max(q.k, self._rerank_top_n) if self._reranker else q.k]
-        run.items = _items(chosen, run.claims, run.events, q.valid_at, q.known_at)
+        run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at)
 
     def _rerank(self, run: _Run) -> None:
         """The reranker's order of the best items; on its failure, ours, with a note."""
@@ -366,7 +284,7 @@ class RecallService:
 
     def _first_visible(self, fused: list[Scored], k: int, valid_at: datetime, known_at: datetime,
                        also: tuple[datetime | None, datetime | None] | None = None,
-                       reads: _Reads | None = None) -> list[Scored]:
+                       reads: RecallReads | None = None) -> list[Scored]:
         """The first ``k`` fused items visible at (valid_at, known_at), in fused order.
 
         Visibility is asked of the best items first, in growing slices, since most of the
@@ -374,7 +292,7 @@ class RecallService:
         ``also``, a claim not visible then is kept when it held in that period; the slice's claims
         are read once for that and for the stages after.
         """
-        reads = reads or _Reads(self._storage)
+        reads = reads or RecallReads(self._storage)
         chosen: list[Scored] = []
         start, step = 0, 2 * k
         while len(chosen) < k and start < len(fused):
@@ -413,35 +331,6 @@ def _held_in(claims: Mapping[str, ClaimState], period: tuple[datetime | None, da
     return out
 
 
-def _items(chosen: Sequence[Scored], claims: Mapping[str, ClaimState], events: Mapping[str, ObservationState],
-           valid_at: datetime, known_at: datetime) -> list[RecallItem]:
-    """The recall items of ``chosen``; a claim carries the evidence of the claims folded into it
-    (folding joins only loaded items, so their claims are in ``claims``)."""
-    items = []
-    for s in chosen:
-        item_id, score, ranks = s.item_id, s.score, dict(s.ranks)
-        if item_id in claims:
-            c = claims[item_id]
-            row = row_at(c, valid_at, known_at) or c.versions[-1]
-            items.append(RecallItem(
-                id=item_id, kind="claim", text=render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity),
-                score=score, ranks=ranks, subject=c.subject, predicate=c.predicate, folded=s.folded,
-                evidence=tuple(dict.fromkeys(c.evidence + tuple(
-                    e for f in s.folded if f in claims for e in claims[f].evidence))),
-                value=c.value, qualifiers=c.qualifiers, polarity=c.polarity, status=c.status.value, archived=c.archived,
-                valid_from=row.valid_from, valid_to=row.valid_to, recorded_from=row.recorded_from,
-                recorded_to=row.recorded_to,
-            ))
-        elif item_id in events:
-            e = events[item_id]
-            items.append(RecallItem(
-                id=item_id, kind="event", text=e.text, score=score, ranks=ranks, evidence=(item_id, *s.folded),
-                folded=s.folded,
-                occurred_at=e.occurred_at, recorded_from=e.recorded_at, session_id=e.session_id, role=e.role,
-            ))
-    return items
-
-
 def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime) -> dict[str, Features]:
     """What the final score reads of each loaded item: its time, importance, feedback and fold key."""
     out: dict[str, Features] = {}
@@ -459,35 +348,3 @@ def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime
         out[eid] = Features(when=e.occurred_at, helpful=e.helpful, unhelpful=e.unhelpful,
                             fold_key="event\x00" + fold_key_of_text(e.text) if e.text else None)
     return out
-
-
-def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tuple[str, str], ...],
-                 polarity: bool = True) -> str:
-    """One-line human rendering of a claim: ``subject · predicate · value (qualifiers)``."""
-    text = f"{subject} · {predicate} · {'NOT ' if not polarity else ''}{value}"
-    if qualifiers:
-        text += " (" + ", ".join(f"{k}={v}" for k, v in qualifiers) + ")"
-    return text
-
-
-class _Pending:
-    """Work submitted to an executor, or done in the calling thread at :meth:`result` when there is none.
-
-    As a context manager it never lets the work outlive the block: leaving early (an error in the
-    block) waits for it and drops its outcome.
-    """
-
-    def __init__(self, work: Callable[[], list[Candidate] | None], executor: Executor | None) -> None:
-        self._work = work
-        self._future: Future | None = executor.submit(work) if executor is not None else None
-
-    def result(self) -> list[Candidate] | None:
-        """The work's value; its error is raised here."""
-        return self._work() if self._future is None else self._future.result()
-
-    def __enter__(self) -> _Pending:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._future is not None and not self._future.cancel():
-            self._future.exception()
