@@ -356,6 +356,14 @@ class InMemoryStorage:
         found = [o for o in self._view.observations.values() if o.namespace == namespace and o.session_id == session_id]
         return [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
 
+    def sessions_events(self, namespace: str, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[ObservationState]] = {s: [] for s in session_ids}
+        for o in self._view.observations.values():
+            if o.namespace == namespace and o.session_id in out:
+                out[o.session_id].append(o)
+        return {s: [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
+                for s, found in out.items()}
+
     def events_mentioning(self, namespace: str, name: str) -> list[str]:
         return sorted(o.event_id for o in self._view.observations.values()
                       if o.namespace == namespace and not o.forgotten and mentions(o.text, name))

@@ -151,7 +151,7 @@ class RecallService:
 
         The next event of each event in the sessions of the ``successor_top`` best events and of
         the ``reply_top`` best full-text event hits, and, of those hits, the next events another
-        role said (replies); forgotten ones are skipped later. One read per distinct session; the
+        role said (replies); forgotten ones are skipped later. One read for their sessions; the
         observations the later stages need (the speaker's and the shown ones) are read with these.
         """
         q, config = run.query, run.query.config
@@ -169,8 +169,8 @@ class RecallService:
         ahead = [s.item_id for s in scored[:max(config.speaker_top, q.shown)] if s.kind == "event"]
         observations = run.reads.observations(wanted + ahead)
         after: dict[str, str] = {}
-        for session in {observations[i].session_id for i in wanted if i in observations}:
-            ids = self._storage.session_events(q.namespace, session)
+        sessions = list(dict.fromkeys(observations[i].session_id for i in wanted if i in observations))
+        for ids in self._storage.sessions_events(q.namespace, sessions).values() if sessions else ():
             after.update(zip(ids, ids[1:]))
         nexts = {i: after[i] for i in hits if i in after}
         before = {n: i for i, n in after.items()}

@@ -469,6 +469,17 @@ class SQLiteStorage:
         with self._lock, _translated("reading a session"):
             return erasure.session_events(self._con, namespace, session_id)
 
+    def sessions_events(self, namespace: str, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {s: [] for s in session_ids}
+        if not out:
+            return out
+        with self._lock, _translated("reading sessions"):
+            for session, event_id in self._con.execute(
+                    "SELECT session_id, event_id FROM observations WHERE namespace = ? AND session_id IN "
+                    f"({','.join('?' * len(out))}) ORDER BY recorded_at, event_id", (namespace, *out)):
+                out[session].append(event_id)
+        return out
+
     def events_mentioning(self, namespace: str, name: str) -> list[str]:
         with self._lock, _translated("searching events"):
             return erasure.events_mentioning(self._con, namespace, name)
