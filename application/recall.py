@@ -1,95 +1,54 @@
-"""Recall: query understanding, full-text and vector candidates, the ranking stage, and the two clocks.
+"""Recall: a declared sequence of stages over one frozen :class:`RecallQuery` (ADR 0031, docs/recall.md).
 
-The pipeline (docs/recall.md, ADR 0018): read the query's time intent (explicit instants win),
-generate candidates, fuse and floor them (:mod:`hlmem.application.ranking`), keep what was
-visible at the (valid, known) instant asked about, add the final signals and fold duplicates.
+:data:`STAGES` is the pipeline (ADR 0018): read the query (:mod:`hlmem.application.recall_query`),
+generate candidates, fuse and floor them (:mod:`hlmem.application.ranking`), pass relevance on
+within conversations (:mod:`hlmem.application.conversation`), keep what was visible at the
+(valid, known) instant asked about, add the final signals, fold duplicates, constrain on named
+entities, build the items and rerank them. Each stage reads the store through one per-recall
+:class:`~hlmem.application.recall_reads.RecallReads`, which reads each claim and observation once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from datetime import datetime
 
-from attrs import field, frozen
+from attrs import Factory, define
 
-from hlmem.application.extraction import temporal
-from hlmem.application.packet import Packet, PacketItem, build_packet
+from hlmem.application.packet import PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Reranker
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             support_sessions)
-from hlmem.application.entity_constraint import ENTITY_CONSTRAINT_MODES, constrain
+from hlmem.application.entity_constraint import constrain
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
                                        fold_key_of_text, fuse)
+from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
+from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
+from hlmem.application.recall_reads import Pending, RecallReads
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
-from hlmem.domain.commands import check_namespace
-from hlmem.domain.errors import ValidationError
 from hlmem.domain.queries import row_at
-from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent, TimeMode, merge, understand
-from hlmem.domain.state import SELF_SUBJECTS
-from hlmem.domain.time import require_aware
+from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
+from hlmem.domain.state import SELF_SUBJECTS, ClaimState, ObservationState
 
-#: The RRF constant: 60, as in Cormack et al. (2009); large k flattens rank differences.
-RRF_K = 60
-#: Longest query, in characters.
-MAX_QUERY_CHARS = 2_000
-#: Most items one recall returns.
-MAX_K = 200
+__all__ = ["MAX_K", "MAX_QUERY_CHARS", "STAGES", "RecallItem", "RecallQuery", "RecallResult", "RecallService",
+           "render_claim"]
 
 
-@frozen(kw_only=True)
-class RecallItem:
-    """One recalled claim or event, with why it ranked (its per-source ranks) and its clocks."""
+@define
+class _Run:
+    """One recall in flight: its query, its reads, and what each stage has made so far."""
 
-    id: str
-    kind: str
-    text: str
-    score: float
-    ranks: dict[str, int] = field(factory=dict)
-    evidence: tuple[str, ...] = ()
-    subject: str | None = None
-    predicate: str | None = None
-    value: str | None = None
-    qualifiers: tuple[tuple[str, str], ...] = ()
-    polarity: bool | None = None
-    status: str | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    recorded_from: datetime | None = None
-    recorded_to: datetime | None = None
-    occurred_at: datetime | None = None
-    session_id: str | None = None
-    role: str | None = None
-    #: Out of normal recall (lifecycle); returned only with ``include_archived``.
-    archived: bool = False
-    #: Near-duplicates folded into this item (ranking); their evidence is in ``evidence``.
-    folded: tuple[str, ...] = ()
-
-
-@frozen
-class RecallResult:
-    """Items best first, with the instants they were filtered at, and notes on degraded paths."""
-
-    items: tuple[RecallItem, ...]
-    valid_at: datetime
-    known_at: datetime
-    notes: tuple[str, ...] = ()
-    #: What the query was read as (time mode, inferred instants, entities); None when not read.
-    intent: QueryIntent | None = None
-    #: The context packet for the agent's prompt when a token budget was given (docs/packet.md).
-    packet: Packet | None = None
-
-
-def rrf(rankings: dict[str, Sequence[Candidate]], k: int = RRF_K) -> list[tuple[str, float, dict[str, int]]]:
-    """Reciprocal-rank fusion: ``sum(1 / (k + rank))`` over the rankings an item appears in."""
-    scores: dict[str, float] = {}
-    ranks: dict[str, dict[str, int]] = {}
-    for source, candidates in rankings.items():
-        for cand in candidates:
-            scores[cand.item_id] = scores.get(cand.item_id, 0.0) + 1.0 / (k + cand.rank)
-            ranks.setdefault(cand.item_id, {})[source] = cand.rank
-    fused = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(item_id, score, ranks[item_id]) for item_id, score in fused]
+    query: RecallQuery
+    reads: RecallReads
+    notes: list[str]
+    model: tuple[str, int] | None = None
+    rankings: dict[str, list[Candidate]] = Factory(dict)
+    scored: list[Scored] = Factory(list)
+    claims: dict[str, ClaimState] = Factory(dict)
+    events: dict[str, ObservationState] = Factory(dict)
+    features: dict[str, Features] = Factory(dict)
+    items: list[RecallItem] = Factory(list)
 
 
 class RecallService:
@@ -135,116 +94,167 @@ class RecallService:
             ``observe``: only count such intrusions in ``result.notes``; ``off``.
         :raises ValidationError: for an empty or over-long query, a bad ``k`` or namespace, naive times.
         """
-        problems = []
-        if not isinstance(query, str) or not query.strip():
-            problems.append(ValidationError("query is empty", field="query"))
-        elif len(query) > MAX_QUERY_CHARS:
-            problems.append(ValidationError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}",
-                                            field="query"))
-        if not isinstance(k, int) or not 1 <= k <= MAX_K:
-            problems.append(ValidationError(f"k must be between 1 and {MAX_K}", field="k"))
-        if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
-            problems.append(ValidationError("budget must be a whole number of tokens, 0 or more", field="budget"))
-        problems += check_namespace(namespace)
-        bad_kinds = set(kinds) - {"claim", "event"}
-        if bad_kinds or not kinds:
-            problems.append(ValidationError(f"kinds must be claim and/or event, not {sorted(bad_kinds)}", field="kinds"))
-        if entity_constraint not in ENTITY_CONSTRAINT_MODES:
-            problems.append(ValidationError(f"entity_constraint must be one of {ENTITY_CONSTRAINT_MODES}",
-                                            field="entity_constraint"))
-        if problems:
-            raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
-        clock_now = self._clock.now()
-        now = require_aware(now, field="now") if now is not None else clock_now
-        explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
-        explicit_known = require_aware(known_at, field="known_at") if known_at else None
-        notes: list[str] = []
-        intent = None
-        if understand_query:
-            intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
-        valid_at, known_at, search_text = self._instants(intent, query, now, clock_now, explicit_valid, explicit_known,
-                                                         notes)
-        pool = max(50, k * 5)
-        config = self._ranking
-        model = self._storage.vector_model()
-        search = self._vector_search(namespace, pool, model, notes)  # loads new vectors first
+        q = read_query(query, k=k, namespace=namespace, valid_at=valid_at, known_at=known_at, kinds=kinds,
+                       include_archived=include_archived, understand_query=understand_query,
+                       entity_constraint=entity_constraint, budget=budget, now=now, clock=self._clock,
+                       config=self._ranking)
+        run = _Run(q, RecallReads(self._storage), list(q.notes))
+        for stage in STAGES:
+            stage(self, run)
+        items = tuple(run.items[:q.k])
+        # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
+        self._storage.record_access([i.id for i in items if i.kind == "claim"], q.clock_now)
+        packet = None
+        if q.budget is not None:
+            packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now)
+        return RecallResult(items, q.valid_at, q.known_at, tuple(run.notes), q.intent, packet)
+
+    # --- the stages, in the order of STAGES -------------------------------------------------------
+
+    def _candidates(self, run: _Run) -> None:
+        """Full text, conversational context, vectors and (asked for) archived claims, ``pool`` each."""
+        q, config = run.query, run.query.config
+        run.model = self._storage.vector_model()
+        search = self._vector_search(q.namespace, q.pool, run.model, run.notes)  # loads new vectors first
         embedder = self._embedder
 
         def vector_side() -> list[Candidate] | None:
             if search is None or embedder is None:
                 return None
-            return search(embedder.embed_queries([query])[0].astype("<f4").tobytes())
+            return search(embedder.embed_queries([q.text])[0].astype("<f4").tobytes())
 
         # With an executor the query's embedding and vector scan run there while this thread
         # searches full text: the scan (numba or numpy) and SQLite both work without the GIL, so
         # the two overlap (ADR 0022). The scan starts once this thread first waits on SQLite.
-        with _Pending(vector_side, self._executor if search is not None else None) as pending:
-            rankings: dict[str, list[Candidate]] = {"text": self._storage.text_candidates(namespace, search_text, pool)}
-            if config.context_weight > 0 and "event" in kinds:
-                rankings["context"] = self._storage.context_candidates(namespace, search_text, pool)
+        rankings = run.rankings
+        with Pending(vector_side, self._executor if search is not None else None) as pending:
+            rankings["text"] = self._storage.text_candidates(q.namespace, q.search_text, q.pool)
+            if config.context_weight > 0 and q.events:
+                rankings["context"] = self._storage.context_candidates(q.namespace, q.search_text, q.pool)
             vector = pending.result()
         if vector is not None:
             rankings["vector"] = vector
-        # "now" and "at T" both ask for the latest state up to an instant: the newest visible memory
-        # is the best witness of it (everything visible happened by then). A named period ("in
-        # June") instead favours what happened or held within it.
-        current = intent is not None and intent.time_mode in (TimeMode.CURRENT, TimeMode.AT)
-        vrange = intent.valid_range if intent is not None and explicit_valid is None else None
-        window = (vrange.start, vrange.end) if vrange is not None else None
-        history = intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None
+        if q.include_archived and "claim" in q.kinds:
+            rankings["archived"] = self._storage.archived_candidates(q.namespace, q.text, q.pool)
 
-        if include_archived and "claim" in kinds:
-            rankings["archived"] = self._storage.archived_candidates(namespace, query, pool)
-        floor = config.floor_for(model[0] if model is not None and "vector" in rankings else None)
-        fused = [s for s in fuse(rankings, config, floor=floor, pool=pool) if s.kind in kinds]
-        floored = apply_floor(fused, rankings, floor)
-        if fused and not floored:
-            notes.append(f"relevance floor: nothing reached similarity {floor}")
-        if "event" in kinds and max(config.successor_weight, config.predecessor_weight, config.reply_weight) > 0:
-            text = rankings.get("text", [])
-            after, replies = self._neighbours(floored, text, namespace, config)
-            floored = propagate_replies(floored, text, replies, config)
-            floored = propagate_successors(floored, after, config, predecessors={n: i for i, n in after.items()})
-        if "event" in kinds and config.speaker_weight > 0 and floored:
-            floored = self._speaker(query, floored, namespace, config, notes)
-        if "event" in kinds and config.session_weight > 0 and len(floored) > 1:
-            ids = [s.item_id for s in floored[:config.session_top] if s.kind == "event"]
-            if len(ids) > 1:
-                floored = support_sessions(floored, self._storage.sessions_of(ids), config)
-        # A few more than k, so that the final signals and folding can reorder among them.
-        also = (None, valid_at) if history else window  # claims that held then are visible too
-        visible = self._first_visible(floored, min(len(floored), k + max(5, k // 2)), valid_at, known_at, also)
-        claims = self._storage.get_claims([s.item_id for s in visible if s.kind == "claim"])
-        events = self._storage.get_observations([s.item_id for s in visible if s.kind == "event"])
-        features = _features(claims, events, valid_at, known_at)
-        ranked = final_scores(visible, features, config, current=current, history=history, window=window)
-        if config.fold_duplicates:
-            ranked = fold(ranked, features)
-        names = self._named(intent, namespace, claims) if intent is not None and entity_constraint != "off" else ()
-        if names:
-            texts = {**{i: render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity)
-                        for i, c in claims.items()}, **{i: e.text for i, e in events.items()}}
-            folded_names = {n.casefold() for n in names}
-            others = sorted({c.subject for c in claims.values() if c.subject.casefold() not in SELF_SUBJECTS
-                             and c.subject.casefold() not in folded_names})
-            ranked, intrusions = constrain(ranked, texts, names, others, entity_constraint)
-            verb = "left out" if entity_constraint == "enforce" else "seen"
-            notes.append(f"entity constraint ({entity_constraint}) on {', '.join(names)}: "
+    def _fuse(self, run: _Run) -> None:
+        """Fuse the rankings into one relevance and drop what is below the model's similarity floor."""
+        q, config, rankings = run.query, run.query.config, run.rankings
+        floor = config.floor_for(run.model[0] if run.model is not None and "vector" in rankings else None)
+        fused = [s for s in fuse(rankings, config, floor=floor, pool=q.pool) if s.kind in q.kinds]
+        run.scored = apply_floor(fused, rankings, floor)
+        if fused and not run.scored:
+            run.notes.append(f"relevance floor: nothing reached similarity {floor}")
+
+    def _neighbours(self, run: _Run) -> None:
+        """Replies and the turns next to the best events take part of their relevance (conversation.py).
+
+        The next event of each event in the sessions of the ``successor_top`` best events and of
+        the ``reply_top`` best full-text event hits, and, of those hits, the next events another
+        role said (replies); forgotten ones are skipped later. One read for their sessions; the
+        observations the later stages need (the speaker's and the shown ones) are read with these.
+        """
+        q, config = run.query, run.query.config
+        if not q.events or max(config.successor_weight, config.predecessor_weight, config.reply_weight) <= 0:
+            return
+        text = run.rankings.get("text", [])
+        scored = run.scored
+        events = [s.item_id for s in scored if s.kind == "event"]
+        best = events[:config.successor_top]
+        hits = ([c.item_id for c in sorted(text, key=lambda c: c.rank) if c.kind == "event"][:config.reply_top]
+                if config.reply_weight > 0 else [])
+        wanted = list(dict.fromkeys(best + hits))
+        if not wanted:
+            return
+        ahead = [s.item_id for s in scored[:max(config.speaker_top, q.shown)] if s.kind == "event"]
+        observations = run.reads.observations(wanted + ahead)
+        after: dict[str, str] = {}
+        sessions = list(dict.fromkeys(observations[i].session_id for i in wanted if i in observations))
+        for ids in self._storage.sessions_events(q.namespace, sessions).values() if sessions else ():
+            after.update(zip(ids, ids[1:]))
+        nexts = {i: after[i] for i in hits if i in after}
+        before = {n: i for i, n in after.items()}
+        # The replies' observations, with the neighbours that may join the best (later stages read them).
+        joining = [m for i in best for m in (after.get(i), before.get(i)) if m is not None]
+        observations = run.reads.observations([*wanted, *nexts.values(), *joining])
+        replies = {i: n for i, n in nexts.items() if i in observations and n in observations
+                   and observations[n].role != observations[i].role}
+        scored = propagate_replies(scored, text, replies, config)
+        run.scored = propagate_successors(scored, after, config, predecessors=before)
+
+    def _speaker(self, run: _Run) -> None:
+        """When the query names one speaker of the namespace, what they said ranks first among the
+        ``speaker_top`` best (conversation.boost_speaker)."""
+        q, config = run.query, run.query.config
+        if not q.events or config.speaker_weight <= 0 or not run.scored:
+            return
+        speaker = named_speaker(q.text, sorted(self._storage.speakers(q.namespace)))
+        if speaker is None:
+            return
+        top = [s.item_id for s in run.scored[:config.speaker_top] if s.kind == "event"]
+        roles = {i: e.role for i, e in run.reads.observations(top).items()}
+        run.notes.append(f"speaker: the query names {speaker}; what {speaker} said ranks first")
+        run.scored = boost_speaker(run.scored, roles, speaker, config)
+
+    def _sessions(self, run: _Run) -> None:
+        """Events of one session among the ``session_top`` best support each other (support_sessions)."""
+        q, config = run.query, run.query.config
+        if not q.events or config.session_weight <= 0 or len(run.scored) <= 1:
+            return
+        ids = [s.item_id for s in run.scored[:config.session_top] if s.kind == "event"]
+        if len(ids) > 1:
+            run.scored = support_sessions(run.scored, run.reads.sessions(ids), config)
+
+    def _visible(self, run: _Run) -> None:
+        """The first ``shown`` items visible at (valid_at, known_at), in order, with their claims and events."""
+        q = run.query
+        run.scored = self._first_visible(run.scored, min(len(run.scored), q.shown), q.valid_at, q.known_at,
+                                         q.also_visible, run.reads)
+        run.claims = run.reads.claims([s.item_id for s in run.scored if s.kind == "claim"])
+        run.events = run.reads.observations([s.item_id for s in run.scored if s.kind == "event"])
+
+    def _score(self, run: _Run) -> None:
+        """Final signals (recency, importance, usefulness, history, the period asked about), then folding."""
+        q = run.query
+        run.features = _features(run.claims, run.events, q.valid_at, q.known_at)
+        ranked = final_scores(run.scored, run.features, q.config, current=q.current, history=q.history,
+                              window=q.window)
+        run.scored = fold(ranked, run.features) if q.config.fold_duplicates else ranked
+
+    def _constrain(self, run: _Run) -> None:
+        """Items about an entity the query names with confidence rank first (entity_constraint.py)."""
+        q, claims = run.query, run.claims
+        if q.intent is None or q.entity_constraint == "off":
+            return
+        names = self._named(q.intent, q.namespace, claims)
+        if not names:
+            return
+        texts = {**{i: render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity)
+                    for i, c in claims.items()}, **{i: e.text for i, e in run.events.items()}}
+        folded_names = {n.casefold() for n in names}
+        others = sorted({c.subject for c in claims.values() if c.subject.casefold() not in SELF_SUBJECTS
+                         and c.subject.casefold() not in folded_names})
+        run.scored, intrusions = constrain(run.scored, texts, names, others, q.entity_constraint)
+        verb = "left out" if q.entity_constraint == "enforce" else "seen"
+        run.notes.append(f"entity constraint ({q.entity_constraint}) on {', '.join(names)}: "
                          f"{intrusions} item(s) about other entities {verb}")
-        built = self._items(ranked[:max(k, self._rerank_top_n) if self._reranker else k], claims, events, valid_at,
-                            known_at)
-        if self._reranker is not None and built:
-            outcome = rerank_items(query, built, self._reranker, top_n=self._rerank_top_n)
-            built = list(outcome.items)
-            if outcome.note:
-                notes.append(outcome.note)
-        items = tuple(built[:k])
-        # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
-        self._storage.record_access([i.id for i in items if i.kind == "claim"], clock_now)
-        packet = None
-        if budget is not None:
-            packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=budget, now=now)
-        return RecallResult(items, valid_at, known_at, tuple(notes), intent, packet)
+
+    def _build(self, run: _Run) -> None:
+        """The items shown (and, with a reranker, the ones it may reorder)."""
+        q = run.query
+        chosen = run.scored[:max(q.k, self._rerank_top_n) if self._reranker else q.k]
+        run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at)
+
+    def _rerank(self, run: _Run) -> None:
+        """The reranker's order of the best items; on its failure, ours, with a note."""
+        if self._reranker is None or not run.items:
+            return
+        outcome = rerank_items(run.query.text, run.items, self._reranker, top_n=self._rerank_top_n)
+        run.items = list(outcome.items)
+        if outcome.note:
+            run.notes.append(outcome.note)
+
+    # --- the reads the stages share ---------------------------------------------------------------
 
     def _vector_search(self, namespace: str, pool: int, model: tuple[str, int] | None,
                        notes: list[str]) -> Callable[[bytes], list[Candidate]] | None:
@@ -258,150 +268,67 @@ class RecallService:
             return None
         return self._storage.vector_search(namespace, pool)
 
-    def _neighbours(self, scored: Sequence[Scored], text: Sequence[Candidate], namespace: str,
-                    config: RankingConfig) -> tuple[dict[str, str], dict[str, str]]:
-        """The next event of each event in the sessions of the ``successor_top`` best events and of
-        the ``reply_top`` best full-text event hits, and, of those hits, the next events another role
-        said (replies); forgotten ones are skipped later. One read per distinct session."""
-        best = [s.item_id for s in scored if s.kind == "event"][:config.successor_top]
-        hits = ([c.item_id for c in sorted(text, key=lambda c: c.rank) if c.kind == "event"][:config.reply_top]
-                if config.reply_weight > 0 else [])
-        wanted = list(dict.fromkeys(best + hits))
-        if not wanted:
-            return {}, {}
-        observations = self._storage.get_observations(wanted)
-        after: dict[str, str] = {}
-        for session in {e.session_id for e in observations.values()}:
-            ids = self._storage.session_events(namespace, session)
-            after.update(zip(ids, ids[1:]))
-        nexts = {i: after[i] for i in hits if i in after}
-        missing = [n for n in nexts.values() if n not in observations]
-        if missing:
-            observations = {**observations, **self._storage.get_observations(missing)}
-        replies = {i: n for i, n in nexts.items() if i in observations and n in observations
-                   and observations[n].role != observations[i].role}
-        return after, replies
-
-    def _speaker(self, query: str, scored: list[Scored], namespace: str, config: RankingConfig,
-                 notes: list[str]) -> list[Scored]:
-        """When the query names one speaker of the namespace, what they said ranks first among the
-        ``speaker_top`` best (conversation.boost_speaker)."""
-        speaker = named_speaker(query, sorted(self._storage.speakers(namespace)))
-        if speaker is None:
-            return scored
-        top = [s.item_id for s in scored[:config.speaker_top] if s.kind == "event"]
-        roles = {i: e.role for i, e in self._storage.get_observations(top).items()}
-        notes.append(f"speaker: the query names {speaker}; what {speaker} said ranks first")
-        return boost_speaker(scored, roles, speaker, config)
-
-    def _named(self, intent: QueryIntent, namespace: str, claims: dict) -> tuple[str, ...]:
+    def _named(self, intent: QueryIntent, namespace: str, claims: Mapping[str, ClaimState]) -> tuple[str, ...]:
         """Entities the query names with high confidence: versions and identifiers the parser is sure
-        of, and names that are stored subjects (among the loaded claims, else asked of the store)."""
+        of, and names that are stored subjects (among the loaded claims, else asked of the store, in
+        one read)."""
         loaded = {c.subject.casefold() for c in claims.values()}
-        names = []
-        for e in intent.entities:
-            if e.kind == "role" or e.key.casefold() in SELF_SUBJECTS:
-                continue
-            # The store is asked last: a confident entity, or one among the loaded claims, needs no read.
-            if e.confidence >= HIGH_CONFIDENCE or e.key.casefold() in loaded or (
-                    e.kind in ("person", "subject") and bool(self._storage.subject_claims(namespace, e.key))):
-                names.append(e.key)
+        kept = [e for e in intent.entities if e.kind != "role" and e.key.casefold() not in SELF_SUBJECTS]
+        # The store is asked last: a confident entity, or one among the loaded claims, needs no read.
+        unsure = [e.key for e in kept if e.confidence < HIGH_CONFIDENCE and e.key.casefold() not in loaded
+                  and e.kind in ("person", "subject")]
+        stored = self._storage.stored_subjects(namespace, list(dict.fromkeys(unsure))) if unsure else set()
+        names = [e.key for e in kept if e.confidence >= HIGH_CONFIDENCE or e.key.casefold() in loaded
+                 or (e.kind in ("person", "subject") and e.key in stored)]
         return tuple(dict.fromkeys(names))
 
-    @staticmethod
-    def _instants(intent: QueryIntent | None, query: str, now: datetime, clock_now: datetime,
-                  explicit_valid: datetime | None, explicit_known: datetime | None,
-                  notes: list[str]) -> tuple[datetime, datetime, str]:
-        """The (valid_at, known_at) to filter at and the text to search: explicit ones win, then inferred,
-        then the reference time ``now`` (valid) and the clock (known: what memory has learnt so far)."""
-        if intent is None:
-            return explicit_valid or now, explicit_known or clock_now, query
-        valid_at, known_at = explicit_valid or now, explicit_known or clock_now
-        if explicit_valid is None and intent.as_of and intent.valid_at is not None:
-            # "as of <date>" asks for the state then, in valid time: what held or happened after it is hidden.
-            valid_at = intent.valid_at
-            notes.append(f"inferred valid_at={valid_at.isoformat()} from the query (as of)")
-        if explicit_valid is None and intent.time_mode is TimeMode.AT and intent.valid_range is not None:
-            # A soft filter: "5月15日" may be a value asked about, not a time; what held in the
-            # period is visible too and ranks first, nothing is hidden.
-            vr = intent.valid_range
-            notes.append(f"inferred period [{vr.start and vr.start.isoformat()}, {vr.end and vr.end.isoformat()}) "
-                         "from the query: what held in it ranks first")
-        if explicit_known is None and intent.known_at is not None:
-            known_at = min(intent.known_at, clock_now)
-            notes.append(f"inferred known_at={known_at.isoformat()} from the query")
-        if intent.time_mode is TimeMode.HISTORY and explicit_valid is None:
-            notes.append("inferred history: values that held before now rank first")
-        elif intent.time_mode is TimeMode.CURRENT:
-            notes.append("inferred current: the newest of equally relevant memories ranks first")
-        # 现在/之前/used to say which value, never what about: the full text searches the rest. A
-        # date may be what is asked about ("谁生日5月15日？"): then the query is searched as written.
-        if intent.time_mode in (TimeMode.CURRENT, TimeMode.HISTORY) and intent.cleaned_query.strip():
-            return valid_at, known_at, intent.cleaned_query
-        return valid_at, known_at, query
-
     def _first_visible(self, fused: list[Scored], k: int, valid_at: datetime, known_at: datetime,
-                       also: tuple[datetime | None, datetime | None] | None = None) -> list[Scored]:
+                       also: tuple[datetime | None, datetime | None] | None = None,
+                       reads: RecallReads | None = None) -> list[Scored]:
         """The first ``k`` fused items visible at (valid_at, known_at), in fused order.
 
         Visibility is asked of the best items first, in growing slices, since most of the
-        fused pool is never shown; the result is the same as filtering the whole pool.
+        fused pool is never shown; the result is the same as filtering the whole pool. With
+        ``also``, a claim not visible then is kept when it held in that period; the slice's claims
+        are read once for that and for the stages after.
         """
+        reads = reads or RecallReads(self._storage)
         chosen: list[Scored] = []
         start, step = 0, 2 * k
         while len(chosen) < k and start < len(fused):
             part = fused[start:start + step]
             keep = self._storage.visible([f.item_id for f in part], valid_at, known_at)
             if also is not None:
-                keep |= self._held_in([f.item_id for f in part if f.kind == "claim" and f.item_id not in keep],
-                                      also, known_at)
+                claims = reads.claims([f.item_id for f in part if f.kind == "claim"])
+                keep |= _held_in({i: c for i, c in claims.items() if i not in keep}, also, known_at)
             chosen += [f for f in part if f.item_id in keep]
             start += step
             step *= 2
         return chosen[:k]
 
-    def _held_in(self, claim_ids: Sequence[str], period: tuple[datetime | None, datetime | None],
-                 known_at: datetime) -> set[str]:
-        """Claims that, as known at ``known_at``, held at some time in ``[start, end)`` (None: open)."""
-        start, end = period
-        out = set()
-        for cid, c in self._storage.get_claims(claim_ids).items():
-            if c.status.value in ("forgotten", "retracted"):
-                continue
-            rows = [v for v in c.versions
-                    if v.recorded_from <= known_at and (v.recorded_to is None or v.recorded_to > known_at)]
-            if any((end is None or v.valid_from < end) and (start is None or v.valid_to is None or v.valid_to > start)
-                   for v in rows):
-                out.add(cid)
-        return out
 
-    def _items(self, chosen: Sequence[Scored], claims: dict, events: dict, valid_at: datetime,
-               known_at: datetime) -> list[RecallItem]:
-        folded_ids = [f for s in chosen if s.kind == "claim" for f in s.folded]
-        folded_claims = self._storage.get_claims(folded_ids) if folded_ids else {}
-        items = []
-        for s in chosen:
-            item_id, score, ranks = s.item_id, s.score, dict(s.ranks)
-            if item_id in claims:
-                c = claims[item_id]
-                row = row_at(c, valid_at, known_at) or c.versions[-1]
-                items.append(RecallItem(
-                    id=item_id, kind="claim", text=render_claim(c.subject, c.predicate, c.value, c.qualifiers, c.polarity),
-                    score=score, ranks=ranks, subject=c.subject, predicate=c.predicate, folded=s.folded,
-                    evidence=tuple(dict.fromkeys(c.evidence + tuple(
-                        e for f in s.folded if f in folded_claims for e in folded_claims[f].evidence))),
-                    value=c.value, qualifiers=c.qualifiers, polarity=c.polarity, status=c.status.value, archived=c.archived,
-                    valid_from=row.valid_from, valid_to=row.valid_to, recorded_from=row.recorded_from,
-                    recorded_to=row.recorded_to,
-                ))
-            elif item_id in events:
-                e = events[item_id]
-                items.append(RecallItem(
-                    id=item_id, kind="event", text=e.text, score=score, ranks=ranks, evidence=(item_id, *s.folded),
-                    folded=s.folded,
-                    occurred_at=e.occurred_at, recorded_from=e.recorded_at, session_id=e.session_id, role=e.role,
-                ))
-        return items
+#: The stages of a recall, in order: each takes the run and leaves its part in it (ADR 0031).
+STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
+    RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
+    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._constrain,
+    RecallService._build, RecallService._rerank,
+)
+
+
+def _held_in(claims: Mapping[str, ClaimState], period: tuple[datetime | None, datetime | None],
+             known_at: datetime) -> set[str]:
+    """Claims that, as known at ``known_at``, held at some time in ``[start, end)`` (None: open)."""
+    start, end = period
+    out = set()
+    for cid, c in claims.items():
+        if c.status.value in ("forgotten", "retracted"):
+            continue
+        rows = [v for v in c.versions
+                if v.recorded_from <= known_at and (v.recorded_to is None or v.recorded_to > known_at)]
+        if any((end is None or v.valid_from < end) and (start is None or v.valid_to is None or v.valid_to > start)
+               for v in rows):
+            out.add(cid)
+    return out
 
 
 def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime) -> dict[str, Features]:
@@ -421,35 +348,3 @@ def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime
         out[eid] = Features(when=e.occurred_at, helpful=e.helpful, unhelpful=e.unhelpful,
                             fold_key="event\x00" + fold_key_of_text(e.text) if e.text else None)
     return out
-
-
-def render_claim(subject: str, predicate: str, value: str, qualifiers: tuple[tuple[str, str], ...],
-                 polarity: bool = True) -> str:
-    """One-line human rendering of a claim: ``subject · predicate · value (qualifiers)``."""
-    text = f"{subject} · {predicate} · {'NOT ' if not polarity else ''}{value}"
-    if qualifiers:
-        text += " (" + ", ".join(f"{k}={v}" for k, v in qualifiers) + ")"
-    return text
-
-
-class _Pending:
-    """Work submitted to an executor, or done in the calling thread at :meth:`result` when there is none.
-
-    As a context manager it never lets the work outlive the block: leaving early (an error in the
-    block) waits for it and drops its outcome.
-    """
-
-    def __init__(self, work: Callable[[], list[Candidate] | None], executor: Executor | None) -> None:
-        self._work = work
-        self._future: Future | None = executor.submit(work) if executor is not None else None
-
-    def result(self) -> list[Candidate] | None:
-        """The work's value; its error is raised here."""
-        return self._work() if self._future is None else self._future.result()
-
-    def __enter__(self) -> _Pending:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._future is not None and not self._future.cancel():
-            self._future.exception()

@@ -131,9 +131,12 @@ def _stages(mem, emb, queries: list[str]) -> dict:
     """Per-stage latency of the storage calls RecallService makes (pool 50, top 10).
 
     As in RecallService, visibility is asked of the 20 best fused items first (all that a
-    top 10 needs unless more than half of them are superseded or out of time).
+    top 10 needs unless more than half of them are superseded or out of time), fused as it fuses
+    them (``ranking.fuse`` with the default weights).
     """
-    from hlmem.application.recall import rrf
+    from hlmem.application.ranking import RankingConfig, fuse
+
+    config = RankingConfig()
 
     storage = mem.storage
     now = datetime.now(timezone.utc)
@@ -145,7 +148,7 @@ def _stages(mem, emb, queries: list[str]) -> dict:
         t1 = time.perf_counter()
         vector = storage.vector_candidates(NAMESPACE, vec, 50)
         t2 = time.perf_counter()
-        ids = [item_id for item_id, _score, _ranks in rrf({"text": text, "vector": vector})]
+        ids = [s.item_id for s in fuse({"text": text, "vector": vector}, config)]
         keep = storage.visible(ids[:20], now, now)
         t3 = time.perf_counter()
         storage.get_claims([i for i in ids if i in keep][:10])

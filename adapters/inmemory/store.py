@@ -235,6 +235,10 @@ class InMemoryStorage:
                 if c.namespace == namespace and subject_key(c.subject) == key
                 and (pred is None or c.predicate == pred)]
 
+    def stored_subjects(self, namespace: str, subjects: Sequence[str]) -> set[str]:
+        present = {subject_key(c.subject) for c in self._view.claims.values() if c.namespace == namespace}
+        return {s for s in subjects if subject_key(s) in present}
+
     def claims_citing(self, event_id: str) -> list[str]:
         return sorted(c.claim_id for c in self._claims.values() if event_id in c.evidence)
 
@@ -379,6 +383,14 @@ class InMemoryStorage:
     def session_events(self, namespace: str, session_id: str) -> list[str]:
         found = [o for o in self._observations.values() if o.namespace == namespace and o.session_id == session_id]
         return [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
+
+    def sessions_events(self, namespace: str, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[ObservationState]] = {s: [] for s in session_ids}
+        for o in self._view.observations.values():
+            if o.namespace == namespace and o.session_id in out:
+                out[o.session_id].append(o)
+        return {s: [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
+                for s, found in out.items()}
 
     def events_mentioning(self, namespace: str, name: str) -> list[str]:
         return sorted(o.event_id for o in self._observations.values()

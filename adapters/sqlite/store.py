@@ -281,6 +281,17 @@ class SQLiteStorage:
                 )
             return list(rows.load_claims(self._con, [r[0] for r in cur]).values())
 
+    def stored_subjects(self, namespace: str, subjects: Sequence[str]) -> set[str]:
+        keys = {s: subject_key(s) for s in dict.fromkeys(subjects)}
+        if not keys:
+            return set()
+        wanted = list(set(keys.values()))
+        with self._lock, _translated("reading claims"):
+            present = {r[0] for r in self._con.execute(
+                f"SELECT DISTINCT subject_key FROM claims WHERE namespace = ? AND subject_key IN "
+                f"({','.join('?' * len(wanted))})", (namespace, *wanted))}
+        return {s for s, key in keys.items() if key in present}
+
     def claims_citing(self, event_id: str) -> list[str]:
         with self._lock, _translated("reading evidence"):
             return [r[0] for r in self._con.execute(
@@ -408,6 +419,17 @@ class SQLiteStorage:
     def session_events(self, namespace: str, session_id: str) -> list[str]:
         with self._lock, _translated("reading a session"):
             return erasure.session_events(self._con, namespace, session_id)
+
+    def sessions_events(self, namespace: str, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {s: [] for s in session_ids}
+        if not out:
+            return out
+        with self._lock, _translated("reading sessions"):
+            for session, event_id in self._con.execute(
+                    "SELECT session_id, event_id FROM observations WHERE namespace = ? AND session_id IN "
+                    f"({','.join('?' * len(out))}) ORDER BY recorded_at, event_id", (namespace, *out)):
+                out[session].append(event_id)
+        return out
 
     def events_mentioning(self, namespace: str, name: str) -> list[str]:
         with self._lock, _translated("searching events"):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from attrs import frozen
 
-from hlmem.application.extraction.temporal import TimeMention, find
+from hlmem.domain.temporal import TimeMention, find
 from hlmem.domain.events import Cardinality, Scope
 
 #: Longest clause the patterns look at, in characters.

@@ -28,7 +28,7 @@ from hlmem.application.extraction.patterns_common import (
     predicate_for,
     theme_value,
 )
-from hlmem.application.extraction.temporal import cn_int
+from hlmem.domain.temporal import cn_int
 from hlmem.domain.events import Cardinality
 from hlmem.domain.slots import SlotRegistry, normalize_key
 

@@ -11,7 +11,7 @@ Shape of what it emits (the same as the LLM extractor's):
   only when the event's role is the user's (an assistant's "我" is not the user);
 - the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
   ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
-- valid time: a resolved time expression (:mod:`.temporal`) or the event's occurred time. A
+- valid time: a resolved time expression (:mod:`hlmem.domain.temporal`) or the event's occurred time. A
   change (搬去, switched to, 升级到) holds from the expression on, and so does a state seen on a
   past day (补录：6月1日时…: a late record, which the domain closes at the next known claim); a
   plain state pinned to a past week, month or year (2024 年时…) holds during that period only;
@@ -31,7 +31,7 @@ from attrs import evolve
 from hlmem.application.extraction import patterns_en, patterns_zh
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.patterns_common import label_index, scope_for
-from hlmem.application.extraction.temporal import resolve
+from hlmem.domain.temporal import resolve
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
 from hlmem.domain.events import Cardinality
 from hlmem.domain.slots import SlotRegistry

@@ -67,6 +67,17 @@ class ClaimsContract(StoreContract):
         assert store.subject_claims("default", "nobody") == []
         assert len(store.subject_claims("work", "alice smith")) == 1
 
+    def test_stored_subjects_answers_as_subject_claims_does_in_one_read(self, store: Storage,
+                                                                        writes: WriteService) -> None:
+        writes.remember(AssertClaim(subject="Alice  Smith", predicate="theme", value="dark"))
+        writes.remember(AssertClaim(subject="bob", predicate="likes", value="tea", namespace="work"))
+        writes.retract(writes.remember(AssertClaim(subject="Carol", predicate="likes", value="tea")).id)
+        asked = ["ALICE SMITH", "alice smith", "bob", "carol", "nobody", ""]
+        assert store.stored_subjects("default", asked) == {"ALICE SMITH", "alice smith", "carol"}
+        assert store.stored_subjects("default", asked) == {s for s in asked if store.subject_claims("default", s)}
+        assert store.stored_subjects("work", asked) == {"bob"}
+        assert store.stored_subjects("default", []) == set()
+
     def test_claims_citing(self, store: Storage, writes: WriteService) -> None:
         e1 = writes.record(RecordObservation(text="one")).id
         e2 = writes.record(RecordObservation(text="two")).id

@@ -170,6 +170,14 @@ class ForgetQueriesContract(FilledStore):
         assert filled.session_events("default", "s2") == ["ev_2", "ev_9"]
         assert filled.session_events("other", "s2") == []
 
+    def test_sessions_events_reads_several_sessions_as_session_events_does(self, filled) -> None:
+        filled.append([obs(9, "later", session="s2")])
+        sessions = [o.session_id for o in filled.get_observations(["ev_1", "ev_2"]).values()] + ["nowhere"]
+        both = filled.sessions_events("default", sessions)
+        assert both == {s: filled.session_events("default", s) for s in sessions}
+        assert both["s2"] == ["ev_2", "ev_9"] and both["nowhere"] == [] and len(both[sessions[0]]) == 2
+        assert filled.sessions_events("other", ["s2"]) == {"s2": []} and filled.sessions_events("default", []) == {}
+
     def test_mentions_follow_the_domain_rule_within_one_namespace(self, filled) -> None:
         assert filled.events_mentioning("default", "张伟") == ["ev_1"]
         assert filled.events_mentioning("other", "张伟") == ["ev_4"]

@@ -81,7 +81,7 @@ def test_understanding_can_be_turned_off(mem: Memory) -> None:
 
 
 def test_use_to_as_instrument_is_not_history() -> None:
-    from hlmem.application.extraction import temporal
+    from hlmem.domain import temporal
     from hlmem.domain.query_understanding import understand
 
     intent = understand("What does Joanna use to remember her dog?", now=NOW, times=temporal)

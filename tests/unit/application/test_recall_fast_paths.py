@@ -95,9 +95,10 @@ class _CountingStorage:
         self.stored = stored
         self.asked: list[str] = []
 
-    def subject_claims(self, namespace: str, subject: str, predicate: str | None = None) -> list[object]:
-        self.asked.append(subject)
-        return [object()] if subject in self.stored else []
+    def stored_subjects(self, namespace: str, subjects: list[str]) -> set[str]:
+        self.asked += subjects
+        self.reads = getattr(self, "reads", 0) + 1
+        return {s for s in subjects if s in self.stored}
 
 
 def _intent(*entities: Entity) -> QueryIntent:
@@ -118,7 +119,7 @@ def test_named_asks_the_store_only_about_unsure_names_not_loaded() -> None:
     )
     names = service._named(intent, "default", {"cl": CLAIMS["now"]})
     assert names == ("1.2", "李娜", "张伟", "Tom Davis")
-    assert storage.asked == ["Tom Davis", "Uma Hill"]
+    assert storage.asked == ["Tom Davis", "Uma Hill"] and storage.reads == 1
 
 
 @pytest.mark.parametrize("text", ["张伟", "Ｌｉｖｅｓ_In", "ǅ", "x" * 128 + "!", "Tom, Davis. " * 40])

@@ -1,4 +1,5 @@
-"""RecallService over the in-memory store with fakes: RRF fusion, filters, bounds and the two clocks."""
+"""RecallService over the in-memory store with fakes: RRF fusion, filters, bounds and the two clocks (the
+fusion arithmetic itself is tested in test_ranking.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from hlmem.application.ports import Candidate, Embedder
 from hlmem.application.ranking import RankingConfig
-from hlmem.application.recall import MAX_K, MAX_QUERY_CHARS, RRF_K, RecallService, rrf
+from hlmem.application.recall import MAX_K, MAX_QUERY_CHARS, RecallService
 from hlmem.domain.commands import AssertClaim, RecordObservation
 from hlmem.domain.errors import InvalidTimestamp, ValidationError
 
@@ -28,42 +29,6 @@ T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 def c(item_id: str, rank: int, kind: str = "claim") -> Candidate:
     return Candidate(item_id, kind, rank, 0.0)
-
-
-# --- the fusion arithmetic ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("rankings", "k", "expected"),
-    [
-        ({}, RRF_K, []),
-        ({"text": []}, RRF_K, []),
-        ({"text": [c("a", 1), c("b", 2)]}, RRF_K, [("a", 1 / 61, {"text": 1}), ("b", 1 / 62, {"text": 2})]),
-        # in both lists beats first in one; ties break by id
-        ({"text": [c("a", 1), c("b", 2)], "vector": [c("b", 1), c("c", 2)]}, RRF_K,
-         [("b", 1 / 62 + 1 / 61, {"text": 2, "vector": 1}), ("a", 1 / 61, {"text": 1}), ("c", 1 / 62, {"vector": 2})]),
-        ({"text": [c("z", 1)], "vector": [c("y", 1)]}, RRF_K, [("y", 1 / 61, {"vector": 1}), ("z", 1 / 61, {"text": 1})]),
-        ({"text": [c("a", 1), c("b", 3)]}, 0, [("a", 1.0, {"text": 1}), ("b", 1 / 3, {"text": 3})]),
-        # a rank deep in one list plus a rank in another can beat a single top rank
-        ({"text": [c("a", 1)] + [c(f"x{i}", i) for i in range(2, 10)] + [c("b", 10)], "vector": [c("b", 5)]}, RRF_K,
-         None),
-    ],
-    ids=["no-sources", "empty-source", "one-source", "two-sources", "tie-by-id", "k-zero", "deep-ranks"],
-)
-def test_rrf(rankings: dict[str, list[Candidate]], k: int, expected: list | None) -> None:
-    fused = rrf(rankings, k)
-    if expected is None:
-        assert fused[0][0] == "b" and fused[0][1] == pytest.approx(1 / 70 + 1 / 65)
-        return
-    assert [item for item, _, _ in fused] == [item for item, _, _ in expected]
-    for (_, score, ranks), (_, want, want_ranks) in zip(fused, expected):
-        assert score == pytest.approx(want) and ranks == want_ranks
-
-
-def test_rrf_scores_are_non_increasing() -> None:
-    fused = rrf({"text": [c(f"t{i}", i) for i in range(1, 30)], "vector": [c(f"t{i}", 31 - i) for i in range(1, 30)]})
-    scores = [s for _, s, _ in fused]
-    assert scores == sorted(scores, reverse=True)
 
 
 # --- the service --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.application.extraction.prompt import parse_extraction
-from hlmem.application.extraction.temporal import resolve
+from hlmem.domain.temporal import resolve
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.worker import WorkerConfig
 from hlmem.domain.candidates import CandidateClaim, SourceEvent

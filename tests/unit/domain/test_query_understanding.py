@@ -9,7 +9,7 @@ from attrs import frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction import temporal
+from hlmem.domain import temporal
 from hlmem.domain.query_understanding import (
     HIGH_CONFIDENCE,
     REASON_CODES,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction import temporal
+from hlmem.domain import temporal
 from hlmem.domain.query_understanding import QueryIntent, TimeMode, merge, understand
 
 #: Saturday 20 May 2023, noon UTC: the last session of an imported 2023 conversation.

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction import temporal
+from hlmem.domain import temporal
 from hlmem.domain import atoms
-from hlmem.domain.query_understanding import _fold, index_subjects, understand
+from hlmem.domain.query_entities import _fold
+from hlmem.domain.query_understanding import index_subjects, understand
 
 TEXTS = [
     "", "no atoms here", "张伟下周三搬到杭州市", "meet May on May 5th, not in may", "see https://x.io/a. and /etc/hosts",

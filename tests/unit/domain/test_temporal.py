@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction.temporal import cn_int, find, resolve
+from hlmem.domain.temporal import cn_int, find, resolve
 
 CST = timezone(timedelta(hours=8))
 #: Wednesday 3 June 2026, 10:00 in UTC+8.
