@@ -236,7 +236,7 @@ class InMemoryStorage:
                 and (pred is None or c.predicate == pred)]
 
     def stored_subjects(self, namespace: str, subjects: Sequence[str]) -> set[str]:
-        present = {subject_key(c.subject) for c in self._view.claims.values() if c.namespace == namespace}
+        present = {subject_key(c.subject) for c in self._claims.values() if c.namespace == namespace}
         return {s for s in subjects if subject_key(s) in present}
 
     def claims_citing(self, event_id: str) -> list[str]:
@@ -386,7 +386,7 @@ class InMemoryStorage:
 
     def sessions_events(self, namespace: str, session_ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[ObservationState]] = {s: [] for s in session_ids}
-        for o in self._view.observations.values():
+        for o in self._observations.values():
             if o.namespace == namespace and o.session_id in out:
                 out[o.session_id].append(o)
         return {s: [o.event_id for o in sorted(found, key=lambda o: (o.recorded_at, o.event_id))]
