@@ -1,7 +1,9 @@
-"""The installed ``hlmem`` console script, run as a user runs it (subprocess, HLMEM_DB in a temp dir).
+"""The ``hlmem`` command, run as a user runs it (HLMEM_DB in a temp dir), through the console script's
+entry function in this process (tests/support/cli.py; ``HLMEM_TEST_CLI=subprocess`` runs the
+installed script); ``--help`` always runs the installed script.
 
-Writes run in order once per module; the reads that check them then run in parallel (each
-process pays the interpreter and jieba start-up, so the module runs them together).
+Writes run in order once per module; the reads that check them then run together (in parallel
+when each is a process paying the interpreter and jieba start-up).
 """
 
 from __future__ import annotations
@@ -29,15 +31,15 @@ T_MOVE = "2026-07-01T00:00:00Z"  # when we learnt of the move
 T_READ = "2026-08-01T00:00:00Z"
 
 
-def hlmem(db: Path, *args: str, embedder: str = "hash", stdin: str | None = None) -> Run:
-    """Run the console script; ``embedder`` goes first as a global option."""
+def hlmem(db: Path, *args: str, embedder: str = "hash", stdin: str | None = None, process: bool = False) -> Run:
+    """Run the command; ``embedder`` goes first as a global option; ``process``: the installed script."""
     argv = [*(["--embedder", embedder] if embedder else []), *args]
-    return run_cli(db, argv, stdin=stdin, shown=args)
+    return run_cli(db, argv, stdin=stdin, shown=args, process=process)
 
 
-def parallel(db: Path, commands: Sequence[Sequence[str]]) -> list[Run]:
+def parallel(db: Path, commands: Sequence[Sequence[str]], *, process: bool = False) -> list[Run]:
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda args: hlmem(db, *args), commands))
+        return list(pool.map(lambda args: hlmem(db, *args, process=process), commands))
 
 
 def assert_clean(run: Run) -> None:
@@ -207,7 +209,7 @@ def test_now_fixes_the_recorded_time(reads: dict[str, Run], store: dict[str, Any
 
 
 def test_help_and_demo_help(tmp_path: Path) -> None:
-    runs = parallel(tmp_path / "unused.db", [("--help",), ("demo", "--help")])
+    runs = parallel(tmp_path / "unused.db", [("--help",), ("demo", "--help")], process=True)  # the real script
     for run in runs:
         assert run.code == 0 and run.out.startswith("Usage: hlmem"), run
     assert "remember" in runs[0].out and "--keep" in runs[1].out
