@@ -221,3 +221,30 @@ def test_demo_passes_with_the_hash_embedder(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     assert "checks passed" in run.out and "✗" not in run.out
     assert not (tmp_path / "unused.db").exists()  # the demo uses its own temporary store
+
+
+
+# --- the runner itself --------------------------------------------------------------------------
+
+#: Commands whose exit code, output and errors must be the same in this process and in the script:
+#: successes, an error line (exit 1), usage errors (exit 2, Click's wrapping), a refusal without a terminal.
+SAME_BOTH_WAYS = [
+    ("stats", "--json"),
+    ("explain", "cl_NOPE"),
+    ("recall", "茶", "--k", "0"),
+    ("remember", "--subject", "u", "--predicate", "works_in", "--value", "x", "--qualifier", "temporary"),
+    ("forget", "--subject", "用户"),
+    ("--now", T_READ, "recall", "茶"),
+]
+
+
+def test_the_in_process_runner_matches_the_installed_script(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ours = [hlmem(tmp_path / "a" / "memory.db", *args) for args in SAME_BOTH_WAYS]
+    first = hlmem(tmp_path / "b" / "memory.db", *SAME_BOTH_WAYS[0], process=True)  # creates the store
+    script = [first, *parallel(tmp_path / "b" / "memory.db", SAME_BOTH_WAYS[1:], process=True)]
+    for mine, theirs in zip(ours, script, strict=True):
+        assert (mine.code, mine.err) == (theirs.code, theirs.err), (mine, theirs)
+        assert mine.out.replace(str(tmp_path / "a"), "") == theirs.out.replace(str(tmp_path / "b"), ""), (mine, theirs)
+    assert [r.code for r in ours] == [0, 1, 2, 2, 2, 0]
