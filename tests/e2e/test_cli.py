@@ -1,7 +1,9 @@
-"""The installed ``hlmem`` console script, run as a user runs it (subprocess, HLMEM_DB in a temp dir).
+"""The ``hlmem`` command, run as a user runs it (HLMEM_DB in a temp dir), through the console script's
+entry function in this process (tests/support/cli.py; ``HLMEM_TEST_CLI=subprocess`` runs the
+installed script); ``--help`` always runs the installed script.
 
-Writes run in order once per module; the reads that check them then run in parallel (each
-process pays the interpreter and jieba start-up, so the module runs them together).
+Writes run in order once per module; the reads that check them then run together (in parallel
+when each is a process paying the interpreter and jieba start-up).
 """
 
 from __future__ import annotations
@@ -29,15 +31,15 @@ T_MOVE = "2026-07-01T00:00:00Z"  # when we learnt of the move
 T_READ = "2026-08-01T00:00:00Z"
 
 
-def hlmem(db: Path, *args: str, embedder: str = "hash", stdin: str | None = None) -> Run:
-    """Run the console script; ``embedder`` goes first as a global option."""
+def hlmem(db: Path, *args: str, embedder: str = "hash", stdin: str | None = None, process: bool = False) -> Run:
+    """Run the command; ``embedder`` goes first as a global option; ``process``: the installed script."""
     argv = [*(["--embedder", embedder] if embedder else []), *args]
-    return run_cli(db, argv, stdin=stdin, shown=args)
+    return run_cli(db, argv, stdin=stdin, shown=args, process=process)
 
 
-def parallel(db: Path, commands: Sequence[Sequence[str]]) -> list[Run]:
+def parallel(db: Path, commands: Sequence[Sequence[str]], *, process: bool = False) -> list[Run]:
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda args: hlmem(db, *args), commands))
+        return list(pool.map(lambda args: hlmem(db, *args, process=process), commands))
 
 
 def assert_clean(run: Run) -> None:
@@ -207,7 +209,7 @@ def test_now_fixes_the_recorded_time(reads: dict[str, Run], store: dict[str, Any
 
 
 def test_help_and_demo_help(tmp_path: Path) -> None:
-    runs = parallel(tmp_path / "unused.db", [("--help",), ("demo", "--help")])
+    runs = parallel(tmp_path / "unused.db", [("--help",), ("demo", "--help")], process=True)  # the real script
     for run in runs:
         assert run.code == 0 and run.out.startswith("Usage: hlmem"), run
     assert "remember" in runs[0].out and "--keep" in runs[1].out
@@ -219,3 +221,30 @@ def test_demo_passes_with_the_hash_embedder(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     assert "checks passed" in run.out and "✗" not in run.out
     assert not (tmp_path / "unused.db").exists()  # the demo uses its own temporary store
+
+
+
+# --- the runner itself --------------------------------------------------------------------------
+
+#: Commands whose exit code, output and errors must be the same in this process and in the script:
+#: successes, an error line (exit 1), usage errors (exit 2, Click's wrapping), a refusal without a terminal.
+SAME_BOTH_WAYS = [
+    ("stats", "--json"),
+    ("explain", "cl_NOPE"),
+    ("recall", "茶", "--k", "0"),
+    ("remember", "--subject", "u", "--predicate", "works_in", "--value", "x", "--qualifier", "temporary"),
+    ("forget", "--subject", "用户"),
+    ("--now", T_READ, "recall", "茶"),
+]
+
+
+def test_the_in_process_runner_matches_the_installed_script(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ours = [hlmem(tmp_path / "a" / "memory.db", *args) for args in SAME_BOTH_WAYS]
+    first = hlmem(tmp_path / "b" / "memory.db", *SAME_BOTH_WAYS[0], process=True)  # creates the store
+    script = [first, *parallel(tmp_path / "b" / "memory.db", SAME_BOTH_WAYS[1:], process=True)]
+    for mine, theirs in zip(ours, script, strict=True):
+        assert (mine.code, mine.err) == (theirs.code, theirs.err), (mine, theirs)
+        assert mine.out.replace(str(tmp_path / "a"), "") == theirs.out.replace(str(tmp_path / "b"), ""), (mine, theirs)
+    assert [r.code for r in ours] == [0, 1, 2, 2, 2, 0]

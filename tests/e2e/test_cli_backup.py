@@ -1,4 +1,5 @@
-"""``hlmem backup``, ``hlmem restore`` and ``hlmem audit`` through the installed console script."""
+"""``hlmem backup``, ``hlmem restore`` and ``hlmem audit`` through the console script's entry function
+(tests/support/cli.py: in this process unless ``HLMEM_TEST_CLI=subprocess``)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ T3 = "2026-03-03T09:00:00Z"
 
 
 def hlmem(db: Path, *args: str, now: str = T1, stdin: str | None = "") -> Run:
-    """Run the console script with the hash embedder, a fixed clock and no terminal on stdin."""
+    """Run the command with the hash embedder, a fixed clock and no terminal on stdin."""
     return run_cli(db, ["--embedder", "hash", "--now", now, *args], stdin=stdin, shown=args)
 
 
@@ -57,7 +58,7 @@ def test_backup_restore_and_audit_from_the_command_line(tmp_path: Path) -> None:
     assert values(db, "lives_in") == ["上海"]
 
     (tmp_path / "junk.db").write_bytes(b"not a backup" * 500)
-    # Reads (and a refused restore) in parallel: each process pays the interpreter's start-up.
+    # Reads (and a refused restore) together: in parallel when each is a process paying the start-up.
     with ThreadPoolExecutor(max_workers=4) as pool:
         audit_json, forgets, table, bad_kind, junk = pool.map(lambda args: hlmem(db, *args, now=T3), [
             ("audit", "--json"), ("audit", "--kind", "forget", "--json"), ("audit",), ("audit", "--kind", "delete"),

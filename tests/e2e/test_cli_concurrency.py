@@ -38,7 +38,7 @@ def turn(name: str, i: int) -> str:
 
 
 def hlmem(db: Path, *args: str) -> Run:
-    run = run_cli(db, args, env=cli_env(db, HLMEM_EMBEDDER="none"), timeout=240)
+    run = run_cli(db, args, env=cli_env(db, HLMEM_EMBEDDER="none"), timeout=240, process=True)  # real processes
     assert "Traceback" not in run.out + run.err, run
     return run
 

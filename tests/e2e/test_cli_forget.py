@@ -1,8 +1,9 @@
-"""``hlmem forget`` through the installed console script: by id (as recall shows it), --session,
---subject (confirmation on a terminal, --yes without one), --dry-run, --json, repeats, errors.
+"""``hlmem forget`` through the console script's entry function (tests/support/cli.py): by id (as
+recall shows it), --session, --subject (confirmation on a terminal, --yes without one), --dry-run,
+--json, repeats, errors.
 
-Set-up that is not under test is written in-process, to keep the number of interpreter
-start-ups down. The terminal case runs the script on a pseudo-terminal.
+Set-up that is not under test is written through ``Memory``. The terminal case runs the installed
+script on a pseudo-terminal.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def recalled(db: Path, query: str) -> list[dict]:
 
 
 def texts(db: Path, query: str) -> list[str]:
-    """What recall finds, asked in-process (cheaper than another interpreter start-up)."""
+    """What recall finds, asked through ``Memory`` (not the command under test)."""
     with Memory(db, embedder="hash", now=T0) as mem:
         return [i.text for i in mem.recall(query, k=50).items]
 

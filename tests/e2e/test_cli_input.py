@@ -1,6 +1,6 @@
-"""Input the CLI must survive, through the installed ``hlmem`` script: untrusted first-person text,
-times at the calendar's ends (a failed command leaves nothing behind), and import files that are
-not clean UTF-8."""
+"""Input the CLI must survive, through the console script's entry function (tests/support/cli.py):
+untrusted first-person text, times at the calendar's ends (a failed command leaves nothing behind),
+and import files that are not clean UTF-8 (bytes on standard input go to the installed script)."""
 
 from __future__ import annotations
 
@@ -137,19 +137,17 @@ OTHER = '{"type": "observation", "text": "I like tea", "session": "imp"}'
 
 
 def raw_import(db: Path, data: bytes, *args: str, stdin: bool = False) -> Run:
-    """Import ``data`` from a file (or standard input, as bytes): the CLI must read bytes, not text."""
-    import subprocess
-
+    """Import ``data`` from a file (or a real process's standard input, as bytes): the CLI must read
+    bytes, not text."""
     env = cli_env(db, HLMEM_EMBEDDER="none")
     if stdin:
-        argv = [HLMEM, "--now", NOW, "import", "-", *args]
-        done = subprocess.run(argv, env=env, input=data, capture_output=True, timeout=120, cwd=db.parent)
+        argv = ["--now", NOW, "import", "-", *args]
+        run = run_cli(db, argv, env=env, stdin=data, timeout=120, process=True)
     else:
         path = db.parent / "in.jsonl"
         path.write_bytes(data)
-        argv = [HLMEM, "--now", NOW, "import", str(path), *args]
-        done = subprocess.run(argv, env=env, capture_output=True, timeout=120, cwd=db.parent)
-    run = Run(tuple(argv[1:]), done.returncode, done.stdout.decode(), done.stderr.decode())
+        argv = ["--now", NOW, "import", str(path), *args]
+        run = run_cli(db, argv, env=env, stdin=b"", timeout=120)  # bytes: output decoded as it was written
     assert "Traceback" not in run.out + run.err and "internal error" not in run.err, run
     return run
 

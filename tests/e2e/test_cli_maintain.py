@@ -1,7 +1,8 @@
-"""``hlmem maintain`` and ``hlmem revive`` through the installed console script, at fixed instants.
+"""``hlmem maintain`` and ``hlmem revive`` through the console script's entry function
+(tests/support/cli.py), at fixed instants.
 
-Set-up that is not under test is written in-process (a store with a plan, a temporary fact, a
-name and a low-importance claim), to keep interpreter start-ups down.
+Set-up that is not under test is written through ``Memory`` (a store with a plan, a temporary
+fact, a name and a low-importance claim).
 """
 
 from __future__ import annotations

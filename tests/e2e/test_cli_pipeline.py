@@ -1,10 +1,10 @@
-"""The write pipeline through the installed ``hlmem`` console script: ``add --defer``, ``worker
---once``, ``jobs``, ``jobs retry``, ``conflicts list|resolve``, and provenance before any LLM call.
+"""The write pipeline through the console script's entry function (tests/support/cli.py): ``add
+--defer``, ``worker --once``, ``jobs``, ``jobs retry``, ``conflicts list|resolve``, and provenance
+before any LLM call.
 
 The LLM is a scripted OpenAI-compatible server on 127.0.0.1, named through ``HLMEM_LLM=local``,
 ``HLMEM_LLM_BASE_URL`` and ``HLMEM_LLM_MODEL``. Every command runs at a fixed ``--now``. Set-up
-that is not under test (a dead job, an open conflict) is written in-process, to keep the number
-of interpreter start-ups down.
+that is not under test (a dead job, an open conflict) is written through ``Memory``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def iso(at: datetime) -> str:
 
 def hlmem(db: Path, *args: str, at: datetime = T0, server: ScriptedLLMServer | None = None,
           extra_env: dict[str, str] | None = None) -> Run:
-    """Run the console script at ``--now at``; with ``server``, extraction goes to it."""
+    """Run the command at ``--now at``; with ``server``, extraction goes to it."""
     env = cli_env(db, HLMEM_EMBEDDER="none")
     if server is not None:
         env.update(HLMEM_LLM="local", HLMEM_LLM_BASE_URL=server.base_url, HLMEM_LLM_MODEL=MODEL)
