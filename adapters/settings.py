@@ -25,7 +25,7 @@ from hlmem.domain.errors import ConfigurationError
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.provenance import ProvenanceMode
 
-__all__ = ["ENV", "Settings", "debug_requested", "lifecycle_policy", "maintenance_config", "ranking_config"]
+__all__ = ["ENV", "Settings", "lifecycle_policy", "maintenance_config", "process_setting", "ranking_config"]
 
 #: Words that turn an on-by-default switch off (``HLMEM_BLOCK_REINGEST=0``).
 OFF_WORDS = ("0", "false", "off", "no")
@@ -260,8 +260,19 @@ def maintenance_config(value: MaintenanceConfig | Mapping[str, Any] | None,
     return MaintenanceConfig.from_mapping(value)
 
 
-def debug_requested(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``HLMEM_DEBUG`` is set, read alone: the CLI's last line of defence asks it while
-    handling an error, where another bad setting must not raise a second one."""
+def process_setting(name: str, environ: Mapping[str, str] | None = None) -> Any:
+    """One field read alone from the environment, with the same parsing and checks.
+
+    For process-wide switches read where they act: ``numba`` when the compiled kernel is first
+    built, ``debug`` by the CLI's last line of defence while it handles an error (where another
+    bad setting must not raise a second one).
+    """
     environ = os.environ if environ is None else environ
-    return _flag(environ.get(ENV["debug"], "").strip(), ENV["debug"])
+    raw = environ.get(ENV[name], "").strip()
+    if not raw:
+        return getattr(_DEFAULTS, name)
+    value = _FROM_TEXT.get(name, _text)(raw, ENV[name])
+    return _CHECKS.get(name, _string)(value, ENV[name])
+
+
+_DEFAULTS = Settings()

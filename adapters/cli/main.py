@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,12 @@ EXIT_CORRUPT = 4
 
 
 def default_db() -> str:
-    """``$HLMEM_DB``, else ``memory.db`` in the user's data directory."""
-    env = os.environ.get("HLMEM_DB", "").strip()
-    if env:
-        return env
+    """``$HLMEM_DB`` (the settings' ``db``, docs/config.md), else ``memory.db`` in the user's data directory."""
+    from hlmem.adapters.settings import Settings
+
+    configured = Settings.from_env().db
+    if configured:
+        return configured
     import platformdirs
 
     return str(Path(platformdirs.user_data_dir("hlmem", appauthor=False)) / "memory.db")
@@ -391,7 +392,9 @@ def main() -> None:
     try:
         cli(prog_name="hlmem")
     except Exception as exc:  # the last line of defence: never a traceback for a user
-        if os.environ.get("HLMEM_DEBUG"):
+        from hlmem.adapters.settings import process_setting
+
+        if process_setting("debug"):
             raise
         from hlmem.adapters.sqlite.errors import damage_or_full
 
