@@ -70,7 +70,7 @@ class Operations:
         out["embedder"] = self.embedder_name
         return out
 
-    # -- replay and import ----------------------------------------------------------------------
+    # -- progress of long operations -----------------------------------------------------------
 
     def progress_total(self, action: str) -> int:
         """How far ``replay`` (events in the log) or ``reembed`` (items to embed) will count, for
