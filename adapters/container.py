@@ -14,11 +14,13 @@ from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.parallel import recall_executor
+from hlmem.adapters.sqlite.replay_target import replay_target as open_replay_target
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
 from hlmem.application.forgetting import ForgetService
+from hlmem.application.import_service import ImportService
 from hlmem.application.ingest import IngestService
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import MaintenanceConfig, MaintenanceService
@@ -161,11 +163,12 @@ class Container(containers.DeclarativeContainer):
     # Passages are cached in the store by content hash; queries are not (a recall must not write).
     passage_embedder = providers.Singleton(_cached, raw_embedder, storage.provided.embedding_cache, False)
 
-    writes = providers.Singleton(WriteService, storage, clock, ids, registry, passage_embedder)
     forget = providers.Singleton(ForgetService, storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
+    # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
+    writes = providers.Singleton(WriteService, storage, clock, ids, registry, passage_embedder,
+                                 guard=forget.provided.guard)
     job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
-    ingest = providers.Singleton(IngestService, writes, job_queue)
 
     #: What the container made that must be closed (HTTP clients, the ledger's connection).
     owned = providers.Singleton(list)
@@ -189,6 +192,9 @@ class Container(containers.DeclarativeContainer):
                                       config=maintenance_config)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance)
+    ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
+                                 worker=worker.provider, reader=storage)
+    imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)
     conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
     reranker = providers.Selector(
         config.rerank.kind,
@@ -199,5 +205,7 @@ class Container(containers.DeclarativeContainer):
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
-    replay = providers.Factory(ReplayService, registry, passage_embedder)
+    replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
+    #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
+    replay_target = providers.Callable(open_replay_target)
     audit = providers.Singleton(AuditService, storage)

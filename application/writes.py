@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
@@ -20,6 +21,8 @@ from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import slot_key
 from hlmem.domain.time import require_aware
 
+if TYPE_CHECKING:
+    from hlmem.application.reingest import ReingestGuard
 
 Command = RecordObservation | AssertClaim
 
@@ -39,15 +42,19 @@ class WriteService:
 
     Embedding happens before the write transaction (a model call must not hold the write lock);
     the decision and the append happen inside it, so concurrent writers to one slot serialise.
+
+    :param guard: refuses forgotten content in :meth:`remember` (re-ingest blocking, ADR 0014);
+        batches (import, benchmarks) are screened by their callers.
     """
 
     def __init__(self, storage: WriteStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, *, guard: ReingestGuard | None = None) -> None:
         self._storage = storage
         self._clock = clock
         self._ids = ids
         self._registry = registry
         self._embedder = embedder
+        self._guard = guard
 
     def _index_for(self, events: Sequence[DomainEvent], vectors: dict[str, bytes | None]) -> dict[str, IndexEntry]:
         out = {}
@@ -62,7 +69,12 @@ class WriteService:
         return self.write_batch([(cmd, recorded_at)])[0]
 
     def remember(self, cmd: AssertClaim, *, recorded_at: datetime | None = None) -> WriteResult:
-        """Assert one explicit claim (no LLM); supersede, corroborate or create as the rules say."""
+        """Assert one explicit claim (no LLM); supersede, corroborate or create as the rules say.
+
+        :raises ForgottenContent: the claim's content was forgotten and re-ingest blocking is on.
+        """
+        if self._guard is not None:
+            self._guard.refuse([cmd])
         return self.write_batch([(cmd, recorded_at)])[0]
 
     def write_batch(self, items: Sequence[tuple[Command, datetime | None]],

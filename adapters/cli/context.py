@@ -28,10 +28,12 @@ EXIT_CORRUPT = 4
 
 
 def default_db() -> str:
-    """``$HLMEM_DB``, else ``memory.db`` in the user's data directory."""
-    env = os.environ.get("HLMEM_DB", "").strip()
-    if env:
-        return env
+    """``$HLMEM_DB`` (the settings' ``db``, docs/config.md), else ``memory.db`` in the user's data directory."""
+    from hlmem.adapters.settings import Settings
+
+    configured = Settings.from_env().db
+    if configured:
+        return configured
     import platformdirs
 
     return str(Path(platformdirs.user_data_dir("hlmem", appauthor=False)) / "memory.db")

@@ -6,7 +6,6 @@ This module assembles the command line: the group and its shared parts live in
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -46,16 +45,15 @@ from hlmem.domain.errors import StorageCorrupt
 def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind: str,
         occurred_at: str | None, defer: bool, no_extract: bool, as_json: bool) -> None:
     """Record a raw event verbatim (recallable at once) and extract claims from it."""
-    mem = obj.memory()
-    result = mem.add(text, session=session, role=role, origin=origin, session_kind=session_kind,
-                     occurred_at=_ts(occurred_at, "--occurred-at"), extract=not no_extract, process=not defer)
-    claims = mem.storage.get_claims(mem.storage.claims_citing(result.id))
+    result = obj.memory().add(text, session=session, role=role, origin=origin, session_kind=session_kind,
+                              occurred_at=_ts(occurred_at, "--occurred-at"), extract=not no_extract,
+                              process=not defer)
     if as_json:
         _emit({"id": result.id, "outcome": result.outcome, "position": result.position,
-               "claims": [render.claim_dict(c) for c in claims.values()]}, True)
+               "claims": [render.claim_dict(c) for c in result.claims]}, True)
         return
     click.echo(f"recorded {result.id}")
-    for claim in claims.values():
+    for claim in result.claims:
         click.echo(render.plain(f"  claim {claim.claim_id}: {claim.subject} · {claim.predicate} · {claim.value} "
                                 f"({claim.status.value})"))
 
@@ -200,8 +198,7 @@ def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
     from hlmem.adapters.cli.progress import progress_bar
 
     mem = obj.memory()
-    total = mem.storage.last_position()
-    with progress_bar("replaying", total, quiet=as_json) as advance:
+    with progress_bar("replaying", mem.progress_total("replay"), quiet=as_json) as advance:
         report = mem.replay(into=into, progress=advance, verify=verify)
     data = {"events": report.events, "streams": report.streams, "equal": report.equal,
             "differences": list(report.differences), "counts": report.rebuilt_counts}
@@ -227,11 +224,9 @@ def reembed(obj: _Ctx, as_json: bool) -> None:
     from hlmem.adapters.cli.progress import progress_bar
 
     mem = obj.memory()
-    total = sum(1 for _ in mem.storage.items())
-    with progress_bar("embedding", total, quiet=as_json) as advance:
+    with progress_bar("embedding", mem.progress_total("reembed"), quiet=as_json) as advance:
         count = mem.reembed(progress=advance)
-    model = mem.storage.vector_model()
-    data = {"vectors": count, "model": model[0] if model else None}
+    data = {"vectors": count, "model": mem.stats()["vector_model"]}
     _emit(data, True) if as_json else click.echo(f"re-embedded {count} items with {data['model']}")
 
 
@@ -298,7 +293,9 @@ def main() -> None:
     try:
         cli(prog_name="hlmem")
     except Exception as exc:  # the last line of defence: never a traceback for a user
-        if os.environ.get("HLMEM_DEBUG"):
+        from hlmem.adapters.settings import process_setting
+
+        if process_setting("debug"):
             raise
         from hlmem.adapters.sqlite.errors import damage_or_full
 

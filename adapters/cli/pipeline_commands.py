@@ -31,7 +31,7 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
 
     mem = obj.memory()
     # The worker's tunables (WorkerConfig) are per process, not stored: set them on this one.
-    config = mem._container.worker().config
+    config = mem.worker_config
     for name, value in (("window_size", window_size), ("window_idle_seconds", idle_seconds),
                         ("window_max_seconds", max_seconds),
                         ("maintenance_interval_seconds", maintenance_seconds)):

@@ -16,7 +16,6 @@ small stores and short commands never pay for it.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
@@ -138,7 +137,9 @@ def _kernel() -> Any:
 
 
 def _build() -> Any:
-    if os.environ.get("HLMEM_NUMBA", "").strip().lower() in ("0", "false", "off", "no"):
+    from hlmem.adapters.settings import process_setting
+
+    if not process_setting("numba"):  # HLMEM_NUMBA (docs/config.md)
         return None
     try:
         from hlmem.adapters.vectors import _hamming_numba

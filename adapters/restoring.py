@@ -1,0 +1,60 @@
+"""Restore a store from a backup with this configuration's tombstones enforced on the copy (docs/backup.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from dependency_injector import providers
+
+from hlmem.adapters.arguments import Timestamp, when
+from hlmem.adapters.container import Container
+from hlmem.adapters.sqlite.restore import RestoreInfo
+
+__all__ = ["reopen", "restore_store", "restore_with"]
+
+
+def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], *, force: bool = False,
+                  actor: str = "user", reason: str = "", now: Timestamp = None,
+                  namespace: str = "default") -> RestoreInfo:
+    """Restore the store at ``path`` from ``backup`` without opening it first: the store may be
+    missing (disaster recovery) or unreadable (with ``force``). See :meth:`Memory.restore`."""
+    fixed = when(now, "now")
+    container = Container()
+    container.config.from_dict({
+        "storage": {"kind": "sqlite", "path": str(path), "synchronous": "FULL"},
+        "clock": {"kind": "fixed" if fixed else "system", "at": fixed},
+        "embedder": {"name": "none"}, "llm": {"kind": "none", "settings": {}}, "dedup": {"audit": False},
+        "provenance": {"mode": "enforce"}, "worker": {"owner": "restore"},
+    })
+    return restore_with(container, str(path), backup, force=force, actor=actor, reason=reason, namespace=namespace)
+
+
+def restore_with(container: Container, path: str, backup: str | os.PathLike[str], *, force: bool, actor: str,
+                 reason: str, namespace: str) -> RestoreInfo:
+    """Restore ``path`` from ``backup``; the copy's forget service is wired like ``container``."""
+    from hlmem.adapters.sqlite.restore import restore
+
+    clock, ids = container.clock(), container.ids()
+
+    def enforcer(storage: Any) -> Any:
+        # The forget service of the restored copy: this configuration, wired to the copy.
+        copy = Container()
+        copy.config.from_dict(container.config())
+        copy.storage.override(providers.Object(storage))
+        copy.clock.override(providers.Object(clock))
+        copy.ids.override(providers.Object(ids))
+        copy.raw_embedder.override(providers.Object(None))  # forgetting embeds nothing
+        return copy.forget()
+
+    return restore(path, backup, clock=clock, ids=ids, enforcer=enforcer, force=force, actor=actor, reason=reason,
+                   namespace=namespace)
+
+
+def reopen(container: Container, clock: Any, ids: Any) -> Any:
+    """The container's store opened again on whatever file is there now; the clock and ids carry
+    on (a FixedClock keeps the time a test moved it to)."""
+    container.clock.override(providers.Object(clock))
+    container.ids.override(providers.Object(ids))
+    container.reset_singletons()
+    return container.storage()
