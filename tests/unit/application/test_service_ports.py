@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import typing
 from pathlib import Path
 
@@ -55,7 +56,9 @@ def storage_uses(service: type) -> set[str]:
 
 @pytest.mark.parametrize(("service", "protocol"), SERVICES, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_a_service_uses_only_the_roles_it_declares(service: type, protocol: type) -> None:
-    assert typing.get_type_hints(service.__init__)["storage"] is protocol
+    # Only ``storage``'s hint is evaluated: other parameters may name types imported for type checking only.
+    hint = service.__init__.__annotations__["storage"]
+    assert (eval(hint, vars(sys.modules[service.__module__])) if isinstance(hint, str) else hint) is protocol
     used = storage_uses(service)
     assert used, f"{service.__name__} reads nothing off its storage: the walk missed it"
     assert used <= members(protocol), sorted(used - members(protocol))
