@@ -1,1 +1,4 @@
-"""Provider plugins: entry-point discovery behind an allowlist (groups hlmem.embedders, hlmem.llms, hlmem.rerankers)."""
+"""Provider plugins (planned, not built yet): entry-point discovery behind an allowlist.
+
+Nothing here reads entry points today; built-in providers are chosen by name in the adapters.
+"""
