@@ -44,9 +44,11 @@ class EmbedderContract:
         raise NotImplementedError
 
     @pytest.fixture(scope="class")
-    def embedder(self) -> Iterator[Embedder]:
-        # One instance per adapter class: real models load once, not once per test.
-        yield self.make_embedder()
+    @classmethod
+    def embedder(cls) -> Iterator[Embedder]:
+        # One instance per adapter class: real models load once, not once per test. A class-scoped
+        # fixture is a classmethod (pytest 9.1+); ``make_embedder`` needs no test instance state.
+        yield cls().make_embedder()
 
     def test_satisfies_the_protocol(self, embedder: Embedder) -> None:
         assert isinstance(embedder, Embedder)
