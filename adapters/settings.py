@@ -19,6 +19,7 @@ from typing import Any
 
 from attrs import fields, frozen
 
+from hlmem.adapters.settings_sections import BudgetSettings, PluginSettings, budget_settings, plugin_settings
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ranking import RankingConfig
 from hlmem.domain.errors import ConfigurationError
@@ -66,6 +67,10 @@ class Settings:
     lifecycle: LifecyclePolicy = LifecyclePolicy()
     #: Maintenance passes and retention of job and LLM-ledger rows; no variable.
     maintenance: MaintenanceConfig = MaintenanceConfig()
+    #: The plugin allowlist, enabled plugins and their options (docs/plugins.md); config file only.
+    plugins: PluginSettings = PluginSettings()
+    #: Daily limits on provider calls and the price book (docs/budget.md); config file only.
+    budget: BudgetSettings = BudgetSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -202,7 +207,8 @@ def _maintenance(value: Any, where: str) -> MaintenanceConfig:
 
 _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
     "embedder": _embedder, "provenance": _provenance, "ranking": _ranking, "lifecycle": _lifecycle,
-    "maintenance": _maintenance, "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,
+    "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
+    "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,
     "debug": _boolean,
 }
 

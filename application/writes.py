@@ -120,8 +120,9 @@ class WriteService:
                     pending.append((cmd, len(decisions), now))
                     recorded.add(decision.claim_id or "")
                 else:
-                    check_evidence(cmd.evidence, cited, recorded,
-                                   what=f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}")
+                    if cmd.evidence:  # nothing cited, nothing to check (and no message to build)
+                        check_evidence(cmd.evidence, cited, recorded,
+                                       what=f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}")
                     key = keys[id(cmd)]
                     slot = [known[i] for i in members[key]]
                     decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,

@@ -122,8 +122,7 @@ def prepare(texts: Iterable[str] = ()) -> None:
     _scanner()
     _cutter()
     for text in texts:
-        for _ in _tokens(text):
-            pass
+        segment_for_index(text)
 
 
 def _mark_ranges() -> Iterator[tuple[int, int]]:
@@ -192,6 +191,17 @@ def segment_for_index(text: str) -> str:
     :param text: any text; NFKC-normalised first (full-width forms become ASCII).
     :returns: tokens joined by single spaces; ``""`` when the text has no words.
     """
+    if len(text) <= _WHOLE_TEXT_CHARS:
+        return _segment_cached(text)  # prepared before the write transaction: one lookup inside it
+    return " ".join(_tokens(text))
+
+
+#: Texts up to this long are cached whole (what :func:`prepare` segmented is then one lookup away).
+_WHOLE_TEXT_CHARS = 4_096
+
+
+@functools.lru_cache(maxsize=8_192)
+def _segment_cached(text: str) -> str:
     return " ".join(_tokens(text))
 
 

@@ -1,0 +1,67 @@
+"""The ``plugins`` and ``budget`` tables of the settings: validated when made, every mistake named."""
+
+from __future__ import annotations
+
+import pytest
+
+from hlmem.adapters.settings import Settings
+from hlmem.adapters.settings_sections import AllowedPlugin, BudgetSettings, PluginSettings
+from hlmem.domain.errors import ConfigurationError
+
+ECHO = {"group": "reranker", "name": "echo", "distribution": "hlmem-echo-reranker"}
+
+
+def test_a_plugins_table_loads_with_groups_by_short_or_full_name() -> None:
+    s = Settings.from_mapping({"plugins": {"allow": [ECHO, {**ECHO, "group": "hlmem.llm", "name": "tiny"}],
+                                           "enabled": ["echo", "llm:tiny"], "options": {"echo": {"prefix": ">"}}}})
+    assert s.plugins.allow == (AllowedPlugin("hlmem.rerankers", "echo", "hlmem-echo-reranker"),
+                               AllowedPlugin("hlmem.llm", "tiny", "hlmem-echo-reranker"))
+    assert s.plugins.enabled == ("echo", "llm:tiny") and dict(s.plugins.options["echo"]) == {"prefix": ">"}
+    assert Settings().plugins == PluginSettings() and not Settings().budget.limited
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"enabled": "echo"}, "plugins.enabled must be a list"),
+    ({"allow": [{**ECHO, "group": "hlmem.tools"}]}, "is not a plugin group"),
+    ({"allow": [{"group": "reranker", "name": "echo"}]}, "allow[0].distribution must be a non-empty name"),
+    ({"allow": [{**ECHO, "version": 1}]}, "unknown key(s) version"),
+    ({"allow": [ECHO, ECHO]}, "names ('hlmem.rerankers', 'echo') more than once"),
+    ({"enabled": ["echo", "echo"]}, "names echo more than once"),
+    ({"enabled": ["bad name"]}, "is not a plugin name"),
+    ({"enabled": ["tools:echo"]}, "is not a plugin name"),
+    ({"options": {"echo": {"prefix": ">"}}}, "'echo' is not enabled"),
+    ({"enabled": ["echo"], "options": {"echo": 3}}, "plugins.options.echo must be a table"),
+    ({"enable": ["echo"]}, "unknown key(s) enable"),
+])
+def test_a_bad_plugins_table_is_refused_with_what_is_wrong(table: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_mapping({"plugins": table}, source="hlmem.toml")
+    assert message in str(caught.value) and "hlmem.toml" in str(caught.value)
+
+
+def test_a_budget_table_loads_and_says_whether_it_limits() -> None:
+    s = Settings.from_mapping({"budget": {"requests_per_day": 100, "cost_per_day": 2, "price_book": " p.json "}})
+    assert s.budget == BudgetSettings(requests_per_day=100, cost_per_day=2.0, price_book="p.json")
+    assert s.budget.limited and isinstance(s.budget.cost_per_day, float)
+    assert Settings.from_mapping({"budget": {"cost_per_day": 0}}).budget.limited  # zero: nothing may be spent
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"requests_per_day": -1}, "requests_per_day must be a whole number >= 0"),
+    ({"tokens_per_day": 1.5}, "tokens_per_day must be a whole number >= 0"),
+    ({"cost_per_day": float("inf")}, "cost_per_day must be a number >= 0"),
+    ({"cost_per_day": True}, "cost_per_day must be a number >= 0"),
+    ({"price_book": ""}, "price_book must be a file path"),
+    ({"reservation_ttl_s": 0}, "reservation_ttl_s must be a positive number"),
+    ({"cost_limit": 1}, "unknown key(s) cost_limit"),
+])
+def test_a_bad_budget_table_is_refused_with_what_is_wrong(table: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_mapping({"budget": table})
+    assert message in str(caught.value)
+
+
+def test_bad_plugins_and_budget_tables_are_reported_together() -> None:
+    with pytest.raises(ExceptionGroup) as caught:
+        Settings.from_mapping({"plugins": {"enabled": 1}, "budget": {"cost_per_day": -2}})
+    assert len(caught.value.exceptions) == 2
