@@ -73,11 +73,16 @@ class ConfigLocation:
 
 @frozen
 class ConfigFile:
-    """A read config file: ``values`` by settings field name, ``keys`` naming each one's key in the file."""
+    """A read config file: ``values`` by settings field name, ``keys`` naming each one's key in the file.
+
+    :param problems: unknown keys and keys that look like secrets (left out of ``values``), to be
+        reported together with the problems of the values themselves.
+    """
 
     path: Path
     values: Mapping[str, Any]
     keys: Mapping[str, str]
+    problems: tuple[ConfigurationError, ...] = ()
 
 
 def default_config_path() -> Path:
@@ -112,9 +117,10 @@ def find_config_file(config: str | os.PathLike[str] | None = None,
 def read_config_file(path: Path) -> ConfigFile:
     """Parse ``path`` and map its layout to settings field names (values still unvalidated).
 
-    :raises ConfigurationError: unreadable, not UTF-8 or not TOML (with line and column); an
-        unknown key or table, a key that looks like a secret (every such problem at once, as an
-        ``ExceptionGroup`` for several).
+    Unknown keys and tables and keys that look like secrets are left out and listed in
+    :attr:`ConfigFile.problems` (the loader reports them with every other problem at once).
+
+    :raises ConfigurationError: the file is unreadable, not UTF-8 or not TOML (with line and column).
     """
     try:
         with open(path, "rb") as stream:
@@ -144,10 +150,8 @@ def read_config_file(path: Path) -> ConfigFile:
             values[_FIELD_OF[key]] = value
         else:
             problems.append(ConfigurationError(f"unknown key {key!r} in {path}; known: {', '.join(sorted(_TOP))}"))
-    if problems:
-        raise problems[0] if len(problems) == 1 else ExceptionGroup(f"{len(problems)} problems in {path}", problems)
     _resolve_paths(values, path.parent)
-    return ConfigFile(path, values, {field: FILE_KEYS[field] for field in values})
+    return ConfigFile(path, values, {field: FILE_KEYS[field] for field in values}, tuple(problems))
 
 
 def _where(message: str) -> str:

@@ -81,6 +81,7 @@ def load_settings(config: str | os.PathLike[str] | None = None, *, environ: Mapp
     if location.path is not None:
         file = _collect(problems, read_config_file, location.path)
         if file is not None:
+            problems.extend(file.problems)
             from_file = _collect(problems, Settings.from_mapping, file.values, source=str(file.path), keys=file.keys)
             if from_file is not None:
                 layers.append((from_file, {f: Source("file", str(file.path), file.keys[f])
