@@ -224,3 +224,25 @@ def test_counts_and_variable_names_are_not_secrets(tmp_path: Path) -> None:
                                           '[plugins.options.echo]\napi_key_env = "ECHO_API_KEY"\nmax_tokens = 5\n')
     s = load_settings(path, environ={}).settings
     assert s.budget.tokens_per_day == 1000 and s.plugins.options["echo"]["api_key_env"] == "ECHO_API_KEY"
+
+
+# -- the docs stay in step -------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_config_table_gives_every_field_its_key_in_the_file() -> None:
+    text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| [^|]+ \| `([^`]+)` \|", text, re.MULTILINE)
+    documented = {field: key.replace("[", "").replace("] ", ".").rstrip("]") for field, key in rows}
+    assert documented == dict(FILE_KEYS)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/config.md"])
+def test_every_toml_example_in_the_docs_loads(tmp_path: Path, doc: str) -> None:
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+    assert blocks
+    for i, block in enumerate(blocks):
+        path = write(tmp_path / f"{i}.toml", block)
+        settings = load_settings(path, environ={}).settings
+        assert settings != Settings(), block
