@@ -286,7 +286,7 @@ def demo(obj: _Ctx, keep: str | None) -> None:
     """Walk a temporary store through supersede and two-clock scenarios (Chinese and English)."""
     from hlmem.adapters.cli.demo import run_demo
 
-    run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
+    run_demo(keep=keep, embedder=obj.embedder, echo=click.echo, settings=obj.loaded.settings)
 
 
 def main() -> None:

@@ -107,10 +107,12 @@ def test_commands_use_the_config_file(tmp_path: Path, config: Path) -> None:
 ])
 def test_a_bad_config_file_is_one_error_line(tmp_path: Path, config: Path, text: str, expected: str) -> None:
     config.write_text(text, encoding="utf-8")
-    run = run_cli(tmp_path / "x.db", ["--config", str(config), "stats"], env=env_without_db(tmp_path))
-    assert run.code == 1 and run.out == "", run
-    assert run.err.startswith("error: ") and expected in run.err and len(run.err.splitlines()) == 1, run.err
-    assert SECRET not in run.err and "Traceback" not in run.err
+    for command in ("stats", "demo", "config"):  # every command that needs the settings: demo's store too
+        argv = ["--config", str(config), command] + (["show"] if command == "config" else [])
+        run = run_cli(tmp_path / "x.db", argv, env=env_without_db(tmp_path))
+        assert run.code == 1 and run.out == "", run
+        assert run.err.startswith("error: ") and expected in run.err and len(run.err.splitlines()) == 1, run.err
+        assert SECRET not in run.err and "Traceback" not in run.err
 
 
 def test_a_missing_named_config_file_is_an_error(tmp_path: Path) -> None:
