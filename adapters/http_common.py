@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
+from hlmem.adapters.secrets import is_placeholder
 from hlmem.domain.errors import (
     ConfigurationError,
     MalformedResponse,
@@ -33,13 +34,18 @@ _TOKENISH = re.compile(r"[A-Za-z0-9._\-]{8,}")
 def read_key(what: str, api_key_env: str | None, env: Mapping[str, str]) -> str | None:
     """The API key from ``env[api_key_env]`` (None when the provider needs none).
 
-    :raises ConfigurationError: when the variable is named but unset or blank.
+    :raises ConfigurationError: when the variable is named but unset or blank, or holds a
+        placeholder (``sk-xxx``, ``changeme``, ``<...>``; :func:`~hlmem.adapters.secrets.is_placeholder`).
+        The message names the variable, never the value.
     """
     if api_key_env is None:
         return None
     key = env.get(api_key_env, "").strip()
     if not key:
         raise ConfigurationError(f"the {what} API key is missing: set the environment variable {api_key_env}")
+    if is_placeholder(key):
+        raise ConfigurationError(f"the {what} API key in the environment variable {api_key_env} is a placeholder, "
+                                 f"not a key: set {api_key_env} to the provider's real key")
     return key
 
 

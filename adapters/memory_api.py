@@ -15,6 +15,7 @@ from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedde
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
+from hlmem.adapters.settings_load import load_settings
 from hlmem.application.forgetting import ForgetReport
 from hlmem.application.import_service import IMPORT_BATCH, ImportReport
 from hlmem.application.ingest import AddResult
@@ -52,7 +53,8 @@ class Memory(Operations):
         passes run and rows are kept, ``ranking``: recall's weights (docs/recall.md): each the
         object or a mapping of its fields; ``block_reingest``: refuse forgotten content.
     :param settings: what an argument left as None falls back to (docs/config.md); default
-        :meth:`Settings.from_env() <hlmem.adapters.settings.Settings.from_env>`.
+        :func:`load_settings() <hlmem.adapters.settings_load.load_settings>`: the config file
+        (``$HLMEM_CONFIG`` or the user config directory's ``hlmem.toml``), then ``HLMEM_*``.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
@@ -65,7 +67,7 @@ class Memory(Operations):
                  ranking: RankingConfig | Mapping[str, Any] | None = None, settings: Settings | None = None) -> None:
         self.namespace = namespace
         self.path = str(path)
-        settings = Settings.from_env() if settings is None else settings
+        settings = load_settings().settings if settings is None else settings
         self._container = build_container(
             self.path, settings, now=_when(now, "now"), synchronous=synchronous, llm=llm, provenance=provenance,
             dedup_audit=dedup_audit, block_reingest=block_reingest, lifecycle=lifecycle, maintenance=maintenance,

@@ -92,10 +92,12 @@ class Settings:
         return _build(cls, values, {name: ENV[name] for name in values}, problems)
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any], *, source: str = "settings") -> Settings:
+    def from_mapping(cls, values: Mapping[str, Any], *, source: str = "settings",
+                     keys: Mapping[str, str] | None = None) -> Settings:
         """Settings from field names and Python values (a config file's table, a test).
 
         :param source: how messages name where the values came from (a file's path).
+        :param keys: how messages name each field in that source (``llm.model`` for ``llm_model``).
         :raises ConfigurationError: an unknown key or a bad value; an ``ExceptionGroup`` for several.
         """
         known = {a.name for a in fields(cls)}
@@ -104,7 +106,7 @@ class Settings:
             problems.append(ConfigurationError(f"unknown setting(s) {', '.join(unknown)} in {source}; "
                                                f"known: {', '.join(sorted(known))}"))
         given = {k: v for k, v in values.items() if k in known}
-        return _build(cls, given, {k: f"{source}: {k}" for k in given}, problems)
+        return _build(cls, given, {k: f"{source}: {(keys or {}).get(k, k)}" for k in given}, problems)
 
 
 #: Each field read from the environment, and its variable.

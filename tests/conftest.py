@@ -68,6 +68,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.write_line(_seed_line(config))
 
 
+@pytest.fixture(autouse=True)
+def _no_real_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test reads the developer's config: the user config dir is an empty temporary one and
+    ``HLMEM_CONFIG`` is unset (a test that wants a config file writes one and names it)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+    monkeypatch.delenv("HLMEM_CONFIG", raising=False)
+
+
 #: The instant every fixed clock in the tests starts at (a Sunday, in UTC).
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 

@@ -27,28 +27,54 @@ EXIT_ERASURE_PENDING = 3
 EXIT_CORRUPT = 4
 
 
-def default_db() -> str:
-    """``$HLMEM_DB`` (the settings' ``db``, docs/config.md), else ``memory.db`` in the user's data directory."""
-    from hlmem.adapters.settings import Settings
+def default_db(settings: Any = None) -> str:
+    """The settings' ``db`` (``--db``, ``$HLMEM_DB``, the config file; docs/config.md), else
+    ``memory.db`` in the user's data directory. Without ``settings``: the environment's."""
+    if settings is None:
+        from hlmem.adapters.settings import Settings
 
-    configured = Settings.from_env().db
-    if configured:
-        return configured
+        settings = Settings.from_env()
+    if settings.db:
+        return settings.db
     import platformdirs
 
     return str(Path(platformdirs.user_data_dir("hlmem", appauthor=False)) / "memory.db")
 
 
 class _Ctx:
-    def __init__(self, db: str, now: str | None, embedder: str | None, llm: str | None = None) -> None:
-        self.db, self.now, self.embedder, self.llm = db, now, embedder, llm
+    """The options of one invocation; the settings are loaded on first use (``--config``, then
+    ``HLMEM_*``, then the flags: :func:`~hlmem.adapters.settings_load.load_settings`), the
+    ``Memory`` opened on first use with them."""
+
+    def __init__(self, db: str | None, now: str | None, embedder: str | None, llm: str | None = None,
+                 config: str | None = None) -> None:
+        self.now, self.embedder, self.llm, self.config = now, embedder, llm, config
+        self._db_flag = db
+        self._loaded = None
         self._mem = None
+
+    @property
+    def loaded(self):
+        """The effective settings with their sources (a ``LoadedSettings``), read once."""
+        if self._loaded is None:
+            from hlmem.adapters.settings_load import load_settings
+
+            self._loaded = load_settings(
+                self.config, arguments={"db": self._db_flag, "embedder": self.embedder, "llm": self.llm},
+                labels={"db": "--db", "embedder": "--embedder", "llm": "--llm"})
+        return self._loaded
+
+    @property
+    def db(self) -> str:
+        """The store file: ``--db``, ``$HLMEM_DB``, the config file's ``db``, else the user data directory's."""
+        return default_db(self.loaded.settings)
 
     def memory(self):
         if self._mem is None:
             from hlmem.adapters.memory_api import Memory
 
-            self._mem = Memory(self.db, embedder=self.embedder, now=self.now, llm=self.llm)
+            self._mem = Memory(self.db, embedder=self.embedder, now=self.now, llm=self.llm,
+                               settings=self.loaded.settings)
         return self._mem
 
     def close(self) -> None:
@@ -73,7 +99,8 @@ class _Group(click.Group):
                 raise
             text = _error_text(exc)
             obj = ctx.find_object(_Ctx)
-            if isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None:
+            if (isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None
+                    and obj._loaded is not None):
                 text = f"{text} [store: {obj.db}]"  # met where the adapter did not know the file's name
             click.echo(f"error: {render.plain(text)}", err=True)
             ctx.exit(EXIT_CORRUPT if isinstance(exc, StorageCorrupt) else EXIT_ERROR)
@@ -115,10 +142,13 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
               help="Embedding model (default: $HLMEM_EMBEDDER, the store's model, else the best installed).")
 @click.option("--llm", default=None, metavar="PROVIDER",
               help="Extract with an LLM: openai, dashscope, zhipu or local (default: $HLMEM_LLM, else rules).")
+@click.option("--config", default=None, metavar="PATH",
+              help="Config file (default: $HLMEM_CONFIG, else hlmem.toml in the user config dir; docs/config.md).")
 @click.version_option(package_name="hlmem")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None, llm: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None, llm: str | None,
+        config: str | None) -> None:
     """hlmem: local-first long-term memory for LLM agents."""
     if now is not None:
         _ts(now, "--now")
-    ctx.obj = _Ctx(db or default_db(), now, embedder, llm)
+    ctx.obj = _Ctx(db, now, embedder, llm, config)

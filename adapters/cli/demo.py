@@ -5,11 +5,15 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.memory_api import Memory
 from hlmem.domain.errors import HlmemError
 from hlmem.domain.time import parse_timestamp
+
+if TYPE_CHECKING:
+    from hlmem.adapters.settings import Settings
 
 NOW = "2026-11-30T12:00:00Z"
 
@@ -29,13 +33,16 @@ def _value_at(mem: Memory, subject: str, predicate: str, valid_at: str, known_at
     return [i.value for i in result.items if i.predicate == predicate and i.subject.casefold() == subject.casefold()]
 
 
-def run_demo(*, keep: str | None, embedder: str | None, echo: Callable[[str], None]) -> None:
-    """Run every scenario; raise :class:`DemoFailed` on the first expectation that does not hold."""
+def run_demo(*, keep: str | None, embedder: str | None, echo: Callable[[str], None], settings: Settings | None = None) -> None:
+    """Run every scenario; raise :class:`DemoFailed` on the first expectation that does not hold.
+
+    :param settings: the command's loaded settings (None: ``Memory``'s own loading).
+    """
     with tempfile.TemporaryDirectory(prefix="hlmem-demo-") as tmp:
         path = Path(keep) if keep else Path(tmp) / "demo.db"
         if path.exists():
             raise DemoFailed(f"{path} exists; the demo needs a fresh store")
-        with Memory(path, embedder=embedder, now=NOW) as mem:
+        with Memory(path, embedder=embedder, now=NOW, settings=settings) as mem:
             clock = mem.clock
             assert isinstance(clock, FixedClock)
             echo(f"hlmem demo — store {path}, embedder {mem.embedder_name}")

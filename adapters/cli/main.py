@@ -13,6 +13,7 @@ import click
 # The other command modules register themselves on ``cli`` when imported: the write pipeline
 # (worker, jobs, conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``.
 from hlmem.adapters.cli import backup_commands, forget_commands, maintain_commands, pipeline_commands  # noqa: F401
+from hlmem.adapters.cli import config_commands  # noqa: F401  (config show, config path)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,
@@ -285,7 +286,7 @@ def demo(obj: _Ctx, keep: str | None) -> None:
     """Walk a temporary store through supersede and two-clock scenarios (Chinese and English)."""
     from hlmem.adapters.cli.demo import run_demo
 
-    run_demo(keep=keep, embedder=obj.embedder, echo=click.echo)
+    run_demo(keep=keep, embedder=obj.embedder, echo=click.echo, settings=obj.loaded.settings)
 
 
 def main() -> None:
