@@ -230,3 +230,20 @@ def test_rerank_batches_reserve_with_their_documents_as_items(server: ScriptedLL
     (call,) = ledger.calls()
     assert (call.capability, call.items, call.prompt_tokens) == ("rerank", 3, 40)
     assert call.cost == pytest.approx(0.002 + 3 * 0.0001)
+
+
+def test_the_llm_and_the_reranker_share_one_guard_and_close_closes_its_ledger(tmp_path: Path) -> None:
+    import apsw
+
+    rerank = {"provider": "local", "base_url": "http://127.0.0.1:9/v1", "model": "r"}
+    llm = {"provider": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m", "max_retries": 0}
+    mem = Memory(tmp_path / "m.db", embedder="none", llm=llm, rerank=rerank,
+                 settings=Settings.from_mapping({"budget": {"tokens_per_day": 1000}}))
+    guard = mem._container.budget()
+    assert mem._container.llm()._http._budget is guard is mem._container.reranker()._http._budget
+    assert guard.limits == BudgetLimits(tokens_per_day=1000)
+    mem.close()
+    with pytest.raises(apsw.ConnectionClosedError):
+        guard.ledger._con.execute("SELECT 1")
+    with Memory(tmp_path / "n.db", embedder="none", llm=llm) as unlimited:  # no limit: no budget at all
+        assert unlimited._container.budget() is None and unlimited._container.llm()._http._budget is None
