@@ -6,8 +6,6 @@ import threading
 import uuid
 from datetime import date, datetime
 
-from attrs import evolve
-
 from hlmem.application.ports.budget import Reservation
 from hlmem.domain.budget import BudgetLimits, BudgetTotals, Charge, Spend, day_of, next_reset, refusal, total
 from hlmem.domain.errors import NotFound
@@ -44,7 +42,7 @@ class InMemoryBudgetLedger:
             if reservation_id not in self._rows:
                 raise NotFound(f"no budget reservation {reservation_id}")
             made, _ = self._rows[reservation_id]
-            self._rows[reservation_id] = (made, evolve(actual))
+            self._rows[reservation_id] = (made, actual)
 
     def release(self, reservation_id: str) -> None:
         with self._lock:
