@@ -37,3 +37,18 @@ def test_jobs_shows_a_job_deferred_by_the_budget(tmp_path: Path) -> None:
     assert "requests_per_day" in job["waiting"]
     table = run_cli(db, ["jobs"], env=env)
     assert table.code == 0 and "waiting for the budget until 2026-12-04" in table.out, table
+
+
+def test_a_job_the_worker_deferred_counts_as_pending_in_hlmem_jobs(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with ScriptedLLMServer() as server:
+        env = cli_env(db, HLMEM_EMBEDDER="none")
+        with Memory(db, embedder="none", now=T0) as mem:
+            mem.add("I live in Paris", session="s1", process=False)
+        llm = {"provider": "local", "base_url": server.base_url, "model": "m", "max_retries": 0}
+        with Memory(db, embedder="none", now=T0, llm=llm,
+                    settings=Settings.from_mapping({"budget": {"requests_per_day": 0}})) as mem:
+            stats = mem.run_worker()
+        assert (stats.jobs_deferred, stats.jobs_failed, server.requests) == (1, 0, [])
+    listed = json.loads(run_cli(db, ["jobs", "--json"], env=env).out)
+    assert listed["counts"] == {"extract": {"pending": 1}}
