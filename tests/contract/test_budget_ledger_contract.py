@@ -218,3 +218,65 @@ class TestSQLiteBudgetLedger(BudgetLedgerContract):
             assert ledger.spent(T0.date()) == Spend(requests=1, tokens=3, unknown_cost=1)
         finally:
             ledger.close()
+
+
+# --- agreement between the adapters --------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_charges = st.builds(Charge, tokens=st.integers(0, 50), cost=st.none() | st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+_limits = st.builds(BudgetLimits, requests_per_day=st.none() | st.integers(0, 4),
+                    tokens_per_day=st.none() | st.integers(0, 120), cost_per_day=st.none() | st.sampled_from([1.0, 2.0]))
+_ops = st.lists(st.one_of(
+    st.tuples(st.just("reserve"), _charges, _limits, st.integers(0, 3 * 24 * 60)),  # minutes after T0
+    st.tuples(st.just("settle"), st.integers(0, 20), _charges, st.integers(0, 3 * 24 * 60)),
+    st.tuples(st.just("release"), st.integers(0, 20)),
+), max_size=25)
+
+
+def test_sqlite_and_in_memory_ledgers_agree(tmp_path: Path) -> None:
+    sql = SQLiteBudgetLedger.open(tmp_path / "agree.db")  # one file; emptied for each example (opening costs)
+
+    @settings(max_examples=60, deadline=None)
+    @given(_ops)
+    def agree(ops) -> None:
+        with sql._lock:
+            sql._con.execute("DELETE FROM budget_reservations")
+        ledgers = [InMemoryBudgetLedger(), sql]
+        made: list[list[str]] = [[], []]
+        for op in ops:
+            outcomes = []
+            for i, ledger in enumerate(ledgers):
+                if op[0] == "reserve":
+                    _, charge, limits, minutes = op
+                    at = T0 + timedelta(minutes=minutes)
+                    try:
+                        made[i].append(ledger.reserve(charge, limits=limits, now=at, expires_at=at + TTL)
+                                       .reservation_id)
+                        outcomes.append("ok")
+                    except BudgetExceeded as exc:
+                        outcomes.append((exc.limit, exc.reason, exc.retry_at))
+                elif made[i]:
+                    target = made[i][op[1] % len(made[i])]
+                    if op[0] == "settle":
+                        try:
+                            ledger.settle(target, op[2], now=T0 + timedelta(minutes=op[3]))
+                            outcomes.append("ok")
+                        except NotFound:  # released before
+                            outcomes.append("not found")
+                    else:
+                        ledger.release(target)
+            assert len(set(map(str, outcomes))) <= 1, outcomes
+        for day in range(4):
+            at = T0 + timedelta(days=day)
+            mem, disk = (ledger.totals(now=at, limits=BudgetLimits()) for ledger in ledgers)
+            assert (mem.spent.requests, mem.spent.tokens, mem.spent.unknown_cost) == (
+                disk.spent.requests, disk.spent.tokens, disk.spent.unknown_cost)
+            assert abs(mem.spent.cost - disk.spent.cost) < 1e-9 and mem.reserved == disk.reserved
+            assert mem.next_expiry == disk.next_expiry
+
+    try:
+        agree()
+    finally:
+        sql.close()

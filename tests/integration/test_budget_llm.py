@@ -37,7 +37,7 @@ from hlmem.adapters.settings import Settings  # noqa: E402
 from hlmem.adapters.settings_sections import budget_settings  # noqa: E402
 from hlmem.adapters.sqlite.budget import SQLiteBudgetLedger  # noqa: E402
 from hlmem.domain.budget import BudgetLimits, Charge  # noqa: E402
-from hlmem.domain.errors import BudgetExceeded, ConfigurationError  # noqa: E402
+from hlmem.domain.errors import BudgetExceeded, ConfigurationError, ProviderUnavailable  # noqa: E402
 from hlmem.domain.events import ExtractionRecorded  # noqa: E402
 
 T0 = datetime(2026, 12, 3, 9, 30, tzinfo=timezone.utc)
@@ -247,3 +247,29 @@ def test_the_llm_and_the_reranker_share_one_guard_and_close_closes_its_ledger(tm
         guard.ledger._con.execute("SELECT 1")
     with Memory(tmp_path / "n.db", embedder="none", llm=llm) as unlimited:  # no limit: no budget at all
         assert unlimited._container.budget() is None and unlimited._container.llm()._http._budget is None
+
+
+def test_a_connection_failure_settles_at_the_estimate_and_records_the_estimated_cost(tmp_path: Path) -> None:
+    import httpx
+
+    from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
+    from hlmem.adapters.llm.presets import LLMConfig
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    clock = FixedClock(T0)
+    guard = budget_guard(budget_settings({"tokens_per_day": 100_000, "price_book": price_book(tmp_path, RATE)}),
+                         InMemoryBudgetLedger(), clock)
+    ledger = InMemoryLedger()
+    config = LLMConfig.from_mapping({"provider": "local", "base_url": "http://llm.test/v1", "model": MODEL,
+                                     "max_retries": 0, "max_tokens": 100})
+    with OpenAICompatLLM(config, ledger=ledger, transport=httpx.MockTransport(refuse), clock=clock,
+                         budget=guard) as llm:
+        with pytest.raises(ProviderUnavailable):
+            llm.complete_json("sys", "hello", {"type": "object"}, operation="extract")
+    spent = guard.totals().spent
+    (call,) = ledger.calls()
+    assert spent.requests == 1 and spent.tokens > 100  # the prompt's estimate plus max_tokens
+    assert call.prompt_tokens is None and call.cost == pytest.approx(spent.cost) and spent.cost > 0.001
+    assert guard.totals().reserved.requests == 0
