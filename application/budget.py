@@ -69,7 +69,10 @@ class BudgetGuard:
         return Hold(reservation, demand, rate)
 
     def settle(self, hold: Hold, *, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
-        """Turn the hold into spending with the reply's usage (both None: at the estimate); return the cost (None: unknown)."""
+        """Turn the hold into spending with the reply's usage (both None: at the estimate).
+
+        :returns: the attempt's cost, None when unknown (no rate).
+        """
         demand = hold.demand
         if prompt_tokens is None and completion_tokens is None:
             prompt, completion = demand.prompt_tokens, demand.completion_tokens

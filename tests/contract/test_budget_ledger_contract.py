@@ -227,7 +227,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 _charges = st.builds(Charge, tokens=st.integers(0, 50), cost=st.none() | st.sampled_from([0.0, 0.25, 0.5, 1.0]))
 _limits = st.builds(BudgetLimits, requests_per_day=st.none() | st.integers(0, 4),
-                    tokens_per_day=st.none() | st.integers(0, 120), cost_per_day=st.none() | st.sampled_from([1.0, 2.0]))
+                    tokens_per_day=st.none() | st.integers(0, 120),
+                    cost_per_day=st.none() | st.sampled_from([1.0, 2.0]))
 _ops = st.lists(st.one_of(
     st.tuples(st.just("reserve"), _charges, _limits, st.integers(0, 3 * 24 * 60)),  # minutes after T0
     st.tuples(st.just("settle"), st.integers(0, 20), _charges, st.integers(0, 3 * 24 * 60)),

@@ -1,4 +1,4 @@
-"""``hlmem jobs`` says why a job waits for the budget (ADR 0034): the reason and until when, in the table and as JSON."""
+"""``hlmem jobs`` says why a job waits for the budget (ADR 0034): the reason and until when, as a table and JSON."""
 
 from __future__ import annotations
 
