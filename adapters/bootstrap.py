@@ -47,6 +47,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
         "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
         "ranking": {"config": settings.ranking if ranking is None else ranking_config(ranking)},
         "recall": {"parallel": settings.recall_parallel},
+        "budget": {"settings": settings.budget},
     })
     _provider(container, "llm", llm, settings.llm, settings.llm_model, settings.llm_base_url)
     _provider(container, "rerank", rerank, settings.rerank, settings.rerank_model, settings.rerank_base_url)

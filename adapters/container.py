@@ -44,20 +44,41 @@ def _owned(owned: list, made):
     return made
 
 
-def _make_llm(settings: dict, ledger, owned: list):
+def _make_llm(settings: dict, ledger, owned: list, budget=None):
     from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
     from hlmem.adapters.llm.presets import LLMConfig
 
     return _owned(owned, OpenAICompatLLM(LLMConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                                         ledger=ledger))
+                                         ledger=ledger, budget=budget))
 
 
-def _make_reranker(settings: dict, ledger, clock, owned: list):
+def _make_reranker(settings: dict, ledger, clock, owned: list, budget=None):
     from hlmem.adapters.rerank.config import RerankConfig
     from hlmem.adapters.rerank.http import HTTPReranker
 
     return _owned(owned, HTTPReranker(RerankConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                                      ledger=ledger, clock=clock))
+                                      ledger=ledger, clock=clock, budget=budget))
+
+
+def _make_budget(settings, kind: str, path: str, clock, owned: list):
+    """The daily budget's guard when a limit is set (ADR 0034); None otherwise (calls are only recorded).
+
+    The ledger is the store's ``budget_reservations`` on its own connection, shared by every
+    process of the store; an in-memory store keeps it in the process.
+    """
+    if settings is None or not settings.limited:
+        return None
+    from hlmem.adapters.budget import budget_guard
+
+    if kind == "sqlite":
+        from hlmem.adapters.sqlite.budget import SQLiteBudgetLedger
+
+        ledger = _owned(owned, SQLiteBudgetLedger.open(path))
+    else:
+        from hlmem.adapters.inmemory.budget import InMemoryBudgetLedger
+
+        ledger = InMemoryBudgetLedger()
+    return budget_guard(settings, ledger, clock)
 
 
 def _make_ledger(kind: str, path: str, owned: list):
@@ -135,7 +156,8 @@ class Container(containers.DeclarativeContainer):
     (none|http), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
     ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
     (bool: a recall's full-text search runs in a shared thread while it embeds the query and
-    searches vectors; on unless False, and only with two cores or more: ADR 0022)."""
+    searches vectors; on unless False, and only with two cores or more: ADR 0022); ``budget.settings``
+    (a BudgetSettings: daily limits and the price book; docs/budget.md)."""
 
     config = providers.Configuration()
 
@@ -173,10 +195,13 @@ class Container(containers.DeclarativeContainer):
     #: What the container made that must be closed (HTTP clients, the ledger's connection).
     owned = providers.Singleton(list)
     ledger = providers.Singleton(_make_ledger, config.storage.kind, config.storage.path, owned)
+    #: ``budget.settings`` (a BudgetSettings): the guard every provider call reserves from, or None.
+    budget = providers.Singleton(_make_budget, config.budget.settings, config.storage.kind, config.storage.path,
+                                 clock, owned)
     llm = providers.Selector(
         config.llm.kind,
         none=providers.Object(None),
-        http=providers.Singleton(_make_llm, config.llm.settings, ledger, owned),
+        http=providers.Singleton(_make_llm, config.llm.settings, ledger, owned, budget),
     )
     extractor = providers.Singleton(_make_extractor, llm, registry, forget)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
@@ -199,7 +224,7 @@ class Container(containers.DeclarativeContainer):
     reranker = providers.Selector(
         config.rerank.kind,
         none=providers.Object(None),
-        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock, owned),
+        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock, owned, budget),
     )
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,

@@ -19,10 +19,12 @@ import httpx
 
 from hlmem.adapters.http_common import json_payload, ledger_status, post, read_key, redact, retry_delay
 from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
+from hlmem.domain.budget import Demand
 from hlmem.domain.errors import ProviderError
 from hlmem.domain.time import UTC
 
 if TYPE_CHECKING:
+    from hlmem.application.budget import BudgetGuard, Hold
     from hlmem.application.ports import Clock
 
 T = TypeVar("T")
@@ -49,14 +51,18 @@ class ProviderClient:
     :param what: names the answer in messages (``"rerank "``: "no rerank answer within 5 s").
     :param key_label: names the key variable's owner in a configuration error.
     :param raw_chars: most characters of a malformed answer kept in ``MalformedResponse.raw``.
+    :param budget: the daily budget (None: none, calls are only recorded). Each *attempt* reserves
+        before it is sent (a retry is another request) and settles after: with the reply's usage,
+        or at its estimate when the attempt ends without usage (docs/budget.md).
     :raises ConfigurationError: when the key variable is named but unset or empty.
     """
 
     def __init__(self, config: ProviderSettings, *, ledger: LedgerSink, key_label: str, what: str, raw_chars: int,
                  env: Mapping[str, str], base_url: str | None, transport: httpx.BaseTransport | None,
                  sleep: Callable[[float], None], jitter: Callable[[], float], monotonic: Callable[[], float],
-                 clock: Clock | None) -> None:
+                 clock: Clock | None, budget: BudgetGuard | None = None) -> None:
         self.config = config
+        self._budget = budget
         self._ledger = ledger
         self._what = what
         self._raw_chars = raw_chars
@@ -78,14 +84,20 @@ class ProviderClient:
         self.client.close()
 
     def call(self, url: str, body: dict[str, Any], *, operation: str, job_id: str | None,
-             usage: Callable[[Any], Usage], parse: Callable[[Any, str], T]) -> T:
+             usage: Callable[[Any], Usage], parse: Callable[[Any, str], T], demand: Demand | None = None) -> T:
         """One logical call: ``parse(payload, response text)`` of the first attempt that succeeds.
 
+        :param demand: what one attempt asks for (capability, estimated tokens, items): priced and
+            reserved before each attempt when there is a budget, and recorded in the ledger.
+        :raises BudgetExceeded: the budget refused an attempt before it was sent (nothing sent).
         :raises ProviderError: a subclass naming what failed, after the retries it allows.
         """
+        demand = demand or Demand(capability="chat")
         call_id = uuid.uuid4().hex
         attempts = self.config.max_retries + 1
         for attempt in range(1, attempts + 1):
+            hold = None if self._budget is None else self._budget.reserve(
+                self.config.provider, self.config.model, demand, operation=operation)
             started = self._monotonic()
             tokens: Usage = (None, None)
             http_status: int | None = None
@@ -98,7 +110,9 @@ class ProviderClient:
                 tokens = usage(payload)  # before the answer is judged: a malformed one cost tokens too
                 result = parse(payload, response.text)
             except ProviderError as exc:
-                self._record(call_id, attempt, operation, job_id, exc, exc.status or http_status, tokens, started)
+                cost = self._settle(hold, tokens)
+                self._record(call_id, attempt, operation, job_id, exc, exc.status or http_status, tokens, started,
+                             demand, cost)
                 delay = self._retry_delay(exc, attempt, attempts)
                 if delay is None:
                     if attempt > 1 and exc.retryable:
@@ -106,7 +120,11 @@ class ProviderClient:
                     raise
                 self._sleep(delay)
                 continue
-            self._record(call_id, attempt, operation, job_id, None, http_status, tokens, started)
+            except BaseException:
+                self._settle(hold, (None, None))  # an unexpected failure: count the attempt at its estimate
+                raise
+            cost = self._settle(hold, tokens)
+            self._record(call_id, attempt, operation, job_id, None, http_status, tokens, started, demand, cost)
             return result
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -127,8 +145,14 @@ class ProviderClient:
         return retry_delay(exc, attempt, attempts, max_retry_after_s=c.max_retry_after_s,
                            backoff_base_s=c.backoff_base_s, backoff_max_s=c.backoff_max_s, jitter=self._jitter)
 
+    def _settle(self, hold: Hold | None, tokens: Usage) -> float | None:
+        """Settle one attempt's reservation (no budget: nothing); its cost, None when unknown."""
+        if hold is None:
+            return None
+        return self._budget.settle(hold, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+
     def _record(self, call_id: str, attempt: int, operation: str, job_id: str | None, exc: ProviderError | None,
-                http_status: int | None, tokens: Usage, started: float) -> None:
+                http_status: int | None, tokens: Usage, started: float, demand: Demand, cost: float | None) -> None:
         latency_ms = max(0, round((self._monotonic() - started) * 1000))
         self._ledger.record(LLMCall(
             call_id=call_id, attempt=attempt, provider=self.config.provider, model=self.config.model,
@@ -136,4 +160,5 @@ class ProviderClient:
             error_class=None if exc is None else type(exc).__name__, http_status=http_status,
             prompt_tokens=tokens[0], completion_tokens=tokens[1], latency_ms=latency_ms,
             created_at=self._clock.now() if self._clock else datetime.now(UTC),
+            capability=demand.capability, items=demand.items if demand.capability != "chat" else None, cost=cost,
         ))

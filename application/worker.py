@@ -13,7 +13,7 @@ from attrs import define, field
 from hlmem.application.maintenance import MaintenanceReport, MaintenanceService
 from hlmem.application.pipeline import EXTRACT, ExtractionPipeline
 from hlmem.application.ports import Clock, Job, JobQueue
-from hlmem.domain.errors import ConfigurationError, HlmemError
+from hlmem.domain.errors import BudgetExceeded, ConfigurationError, HlmemError
 from hlmem.domain.time import MAX_OFFSET
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ class WorkerStats:
     windows: int = 0
     jobs_succeeded: int = 0
     jobs_failed: int = 0
+    #: Jobs put back to wait for the budget (attempts intact; ADR 0034).
+    jobs_deferred: int = 0
     claims: int = 0
     rejected: int = 0
     conflicts: int = 0
@@ -115,6 +117,9 @@ class Worker:
         self.stats.windows += 1
         try:
             result = self._pipeline.process(jobs, owner=self.owner)
+        except BudgetExceeded as exc:  # nothing was sent: wait for the budget, lose nothing, spend no attempt
+            self._deferred(jobs, exc)
+            return True
         except Exception as exc:  # every failure is recorded on the jobs; the worker goes on
             self._failed(jobs, exc)
             return True
@@ -123,6 +128,15 @@ class Worker:
         self.stats.rejected += result.rejected
         self.stats.conflicts += len(result.conflicts)
         return True
+
+    def _deferred(self, jobs: list[Job], exc: BudgetExceeded) -> None:
+        now = self._clock.now()
+        until = max(exc.retry_at, now)
+        self._queue.defer([j.job_id for j in jobs], owner=self.owner, now=now, until=until,
+                          reason=f"waiting for the budget until {until.isoformat()}: {exc}",
+                          reason_class=type(exc).__name__)
+        self.stats.jobs_deferred += len(jobs)
+        self.stats.errors.append(str(exc))
 
     def _failed(self, jobs: list[Job], exc: Exception) -> None:
         now = self._clock.now()

@@ -16,6 +16,7 @@ The whole tree (``application/errors.py`` adds the infrastructure branch)::
     │   └── StorageFull                               no space left for the store (``storage.no_space``)
     ├── UnsupportedOperation(HlmemError)              this store's adapter cannot do that (backup in memory)
     ├── EmbedderError(HlmemError)                     an embedder could not load or embed
+    ├── BudgetExceeded(HlmemError)                    the daily budget refused a provider call before it went out
     ├── ProviderError(HlmemError)                     an LLM provider call failed (adapter-translated)
     │   ├── ProviderTimeout(…, TimeoutError)          no answer within the timeout         retryable
     │   ├── ProviderRateLimited                       HTTP 429; ``retry_after`` seconds     retryable
@@ -168,3 +169,34 @@ class MalformedResponse(ProviderError, ValueError):
                  status: int | None = None) -> None:
         super().__init__(message, provider=provider, status=status)
         self.raw = raw
+
+
+class BudgetExceeded(HlmemError):
+    """The daily budget refused a provider call *before* it went out (docs/budget.md, ADR 0034).
+
+    Nothing was sent and nothing is lost: a job that meets this is deferred to ``retry_at``
+    with its attempts intact. Attributes say why:
+
+    - ``limit``: ``requests_per_day``, ``tokens_per_day`` or ``cost_per_day``;
+    - ``reason``: ``limit`` (the call would pass it), ``unknown_cost`` (a finite cost limit and
+      no rate for this call: the budget fails closed) or ``unknown_cost_today`` (a call earlier
+      today had no known cost, so today's spending cannot be bounded);
+    - ``spent``, ``reserved``, ``asked``, ``allowed``: today's settled amount, open reservations,
+      what this call would add (None when unknown) and the limit itself;
+    - ``resets_at``: the next UTC midnight; ``retry_at``: when the call may fit again (an open
+      reservation's expiry when only reservations stand in the way, else ``resets_at``).
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, limit: str, reason: str, spent: float, reserved: float,
+                 asked: float | None, allowed: float, resets_at, retry_at=None) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.reason = reason
+        self.spent = spent
+        self.reserved = reserved
+        self.asked = asked
+        self.allowed = allowed
+        self.resets_at = resets_at
+        self.retry_at = resets_at if retry_at is None else retry_at

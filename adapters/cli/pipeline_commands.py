@@ -46,9 +46,11 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
         click.echo("worker running; Ctrl-C or SIGTERM stops it", err=True)
     stats = mem.run_worker(once=once)
     data = {"windows": stats.windows, "jobs_succeeded": stats.jobs_succeeded, "jobs_failed": stats.jobs_failed,
-            "claims": stats.claims, "rejected": stats.rejected, "conflicts": stats.conflicts}
+            "jobs_deferred": stats.jobs_deferred, "claims": stats.claims, "rejected": stats.rejected,
+            "conflicts": stats.conflicts}
+    deferred = f"{stats.jobs_deferred} waiting for the budget, " if stats.jobs_deferred else ""
     _emit(data, True) if as_json else click.echo(
-        f"{stats.windows} windows: {stats.jobs_succeeded} jobs done, {stats.jobs_failed} failed, "
+        f"{stats.windows} windows: {stats.jobs_succeeded} jobs done, {stats.jobs_failed} failed, {deferred}"
         f"{stats.claims} claims, {stats.rejected} rejected, {stats.conflicts} conflicts")
 
 

@@ -189,7 +189,9 @@ def job_dict(job) -> dict[str, Any]:
     return {"id": job.job_id, "kind": job.kind, "state": job.state, "attempts": job.attempts,
             "max_attempts": job.max_attempts, "session": job.session_id, "payload": dict(job.payload),
             "available_at": ts(job.available_at), "created_at": ts(job.created_at), "updated_at": ts(job.updated_at),
-            "last_error": job.last_error, "last_error_class": job.last_error_class}
+            "last_error": job.last_error, "last_error_class": job.last_error_class,
+            # Why a pending job waits (the budget defers, ADR 0034): its reason; null when it does not.
+            "waiting": job.last_error if job.state == "pending" and job.last_error_class == "BudgetExceeded" else None}
 
 
 def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:

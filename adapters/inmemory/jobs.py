@@ -113,6 +113,17 @@ class InMemoryJobQueue:
                     lease_owner=None, lease_until=None, last_error=error[:4000], last_error_class=error_class,
                     updated_at=now)
 
+    def defer(self, job_ids: Sequence[str], *, owner: str, now: datetime, until: datetime, reason: str,
+              reason_class: str) -> None:
+        with self._store.transaction():
+            for job_id in job_ids:
+                job = self._jobs.get(job_id)
+                if job is None or job.state != "running" or job.lease_owner != owner:
+                    continue
+                self._jobs[job_id] = evolve(job, state="pending", attempts=max(job.attempts - 1, 0),
+                                            available_at=until, lease_owner=None, lease_until=None,
+                                            last_error=reason[:4000], last_error_class=reason_class, updated_at=now)
+
     def retry(self, job_id: str, *, now: datetime) -> None:
         with self._store.transaction():
             job = self._jobs.get(job_id)

@@ -26,6 +26,10 @@ class LLMCall:
     :param error_class: the :class:`hlmem.domain.errors.ProviderError` subclass raised for this
         attempt (``None`` when ``ok``), whether or not the adapter retried it.
     :param prompt_tokens: from the provider's ``usage`` (``None`` when it sent none).
+    :param capability: ``chat``, ``rerank`` or ``embed`` (what a price-book rate prices).
+    :param items: rerank documents or embedding inputs the attempt sent (``None``: not counted, chat).
+    :param cost: the attempt's price from the price book in its currency (``None``: unknown, or no
+        budget configured); an attempt without ``usage`` is priced at its estimate (docs/budget.md).
     """
 
     call_id: str
@@ -41,6 +45,9 @@ class LLMCall:
     completion_tokens: int | None
     latency_ms: int
     created_at: datetime
+    capability: str = "chat"
+    items: int | None = None
+    cost: float | None = None
 
 
 @runtime_checkable

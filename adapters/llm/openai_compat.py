@@ -22,9 +22,11 @@ from hlmem.adapters.http_client import ProviderClient
 from hlmem.adapters.llm.ledger import LedgerSink
 from hlmem.adapters.llm.presets import LLMConfig, ResponseFormat
 from hlmem.application.extraction.prompt import decode_json_object
+from hlmem.domain.budget import DEFAULT_COMPLETION_TOKENS, MESSAGE_OVERHEAD_TOKENS, Demand, estimate_tokens
 from hlmem.domain.errors import MalformedResponse
 
 if TYPE_CHECKING:
+    from hlmem.application.budget import BudgetGuard
     from hlmem.application.ports import Clock
 
 #: Most characters of a malformed answer kept in ``MalformedResponse.raw``.
@@ -41,6 +43,7 @@ class OpenAICompatLLM:
     :param sleep: waits between attempts (tests pass a recorder, so nothing waits).
     :param jitter: returns a float in ``[0, 1)``; spreads waits so clients do not retry in step.
     :param clock: stamps ledger records (default: the system's UTC time).
+    :param budget: the daily budget every attempt reserves from (None: no budget; docs/budget.md).
     :raises ConfigurationError: when the key variable is named but unset or empty.
     """
 
@@ -48,12 +51,13 @@ class OpenAICompatLLM:
         self, config: LLMConfig, *, ledger: LedgerSink, env: Mapping[str, str] | None = None,
         transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random, monotonic: Callable[[], float] = time.monotonic,
-        clock: Clock | None = None,
+        clock: Clock | None = None, budget: BudgetGuard | None = None,
     ) -> None:
         self.config = config
         self._http = ProviderClient(config, ledger=ledger, key_label=config.provider, what="", raw_chars=_RAW_CHARS,
                                     env=os.environ if env is None else env, base_url=config.base_url,
-                                    transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock)
+                                    transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock,
+                                    budget=budget)
         self._client = self._http.client
 
     def __repr__(self) -> str:
@@ -84,7 +88,7 @@ class OpenAICompatLLM:
         """
         body = self._request_body(system, user, schema, operation)
         return self._http.call("/chat/completions", body, operation=operation, job_id=job_id, usage=_usage,
-                               parse=self._content)
+                               parse=self._content, demand=_demand(body))
 
     # -- one attempt ----------------------------------------------------------------------------
 
@@ -131,6 +135,15 @@ class OpenAICompatLLM:
             cut = " (cut off at the token limit)" if choice.get("finish_reason") == "length" else ""
             raise MalformedResponse(f"{provider}: {exc.args[0]}{cut}", raw=self._http.raw(content), provider=provider,
                                     status=200) from None
+
+
+def _demand(body: Mapping[str, Any]) -> Demand:
+    """What a chat request asks for: its messages' (and schema's) estimated tokens, completion up to ``max_tokens``."""
+    prompt = sum(estimate_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in body["messages"])
+    if "response_format" in body:
+        prompt += estimate_tokens(json.dumps(body["response_format"], ensure_ascii=False))
+    completion = body.get("max_tokens") or DEFAULT_COMPLETION_TOKENS
+    return Demand(capability="chat", prompt_tokens=prompt, completion_tokens=completion)
 
 
 def _usage(payload: Any) -> tuple[int | None, int | None]:

@@ -23,9 +23,11 @@ from hlmem.adapters.http_client import ProviderClient
 from hlmem.adapters.llm.ledger import LedgerSink
 from hlmem.adapters.rerank.config import RerankConfig
 from hlmem.adapters.rerank.wire import WireError, request_body, scores_in_input_order, total_tokens
+from hlmem.domain.budget import Demand, estimate_tokens
 from hlmem.domain.errors import MalformedResponse
 
 if TYPE_CHECKING:
+    from hlmem.application.budget import BudgetGuard
     from hlmem.application.ports import Clock
 
 #: The ``operation`` rerank calls carry in the ledger.
@@ -44,6 +46,8 @@ class HTTPReranker:
     :param sleep: waits between attempts (tests pass a recorder, so nothing waits).
     :param jitter: returns a float in ``[0, 1)``; spreads waits so clients do not retry in step.
     :param clock: stamps ledger records (default: the system's UTC time).
+    :param budget: the daily budget every attempt reserves from (None: no budget; docs/budget.md).
+        Each batch is one call; its documents are the price book's items.
     :raises ConfigurationError: when the key variable is named but unset or empty.
     """
 
@@ -51,12 +55,13 @@ class HTTPReranker:
         self, config: RerankConfig, *, ledger: LedgerSink, env: Mapping[str, str] | None = None,
         transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random, monotonic: Callable[[], float] = time.monotonic,
-        clock: Clock | None = None,
+        clock: Clock | None = None, budget: BudgetGuard | None = None,
     ) -> None:
         self.config = config
         self._http = ProviderClient(config, ledger=ledger, key_label=f"{config.provider} rerank", what="rerank ",
                                     raw_chars=_RAW_CHARS, env=os.environ if env is None else env, base_url=None,
-                                    transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock)
+                                    transport=transport, sleep=sleep, jitter=jitter, monotonic=monotonic, clock=clock,
+                                    budget=budget)
         self._client = self._http.client
 
     def __repr__(self) -> str:
@@ -102,9 +107,12 @@ class HTTPReranker:
     def _score_batch(self, query: str, documents: list[str]) -> list[float]:
         body = request_body(self.config, query, documents)
         count = len(documents)
+        # A reranker reads the query with every document: that is what it bills as tokens.
+        demand = Demand(capability="rerank", items=count,
+                        prompt_tokens=count * estimate_tokens(query) + sum(map(estimate_tokens, documents)))
         return self._http.call(self.config.url, body, operation=OPERATION, job_id=None,
                                usage=lambda payload: (total_tokens(payload), None),
-                               parse=lambda payload, text: self._scores(payload, count, text))
+                               parse=lambda payload, text: self._scores(payload, count, text), demand=demand)
 
     def _scores(self, payload: Any, count: int, body: str) -> list[float]:
         try:

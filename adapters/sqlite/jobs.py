@@ -150,6 +150,19 @@ class SQLiteJobQueue:
                  error_class, raw_response, t, *job_ids, owner),
             )
 
+    def defer(self, job_ids: Sequence[str], *, owner: str, now: datetime, until: datetime, reason: str,
+              reason_class: str) -> None:
+        if not job_ids:
+            return
+        marks = ",".join("?" * len(job_ids))
+        with self._db.transaction():
+            self._con.execute(
+                "UPDATE jobs SET state = 'pending', attempts = max(attempts - 1, 0), available_at = ?, "
+                "lease_owner = NULL, lease_until = NULL, last_error = ?, last_error_class = ?, updated_at = ? "
+                f"WHERE job_id IN ({marks}) AND state = 'running' AND lease_owner = ?",
+                (to_micros(until), reason[:4000], reason_class, to_micros(now), *job_ids, owner),
+            )
+
     def retry(self, job_id: str, *, now: datetime) -> None:
         with self._db.transaction():
             row = self._con.execute("SELECT state FROM jobs WHERE job_id = ?", (job_id,)).fetchone()

@@ -20,7 +20,8 @@ from hlmem.domain.errors import StorageError
 from hlmem.domain.time import UTC, format_timestamp, parse_timestamp
 
 _COLUMNS = ("call_id", "attempt", "provider", "model", "operation", "job_id", "status", "error_class",
-            "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at")
+            "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at", "capability", "items",
+            "cost")
 
 
 class SQLiteLedger:
@@ -51,7 +52,7 @@ class SQLiteLedger:
         """
         row = (call.call_id, call.attempt, call.provider, call.model, call.operation, call.job_id, call.status,
                call.error_class, call.http_status, call.prompt_tokens, call.completion_tokens, call.latency_ms,
-               format_timestamp(call.created_at))
+               format_timestamp(call.created_at), call.capability, call.items, call.cost)
         try:
             with self._lock:
                 self._con.execute(

@@ -361,6 +361,34 @@ def _context(con: apsw.Connection) -> None:
     con.execute("CREATE INDEX observations_speakers ON observations(namespace, forgotten, role)")
 
 
+def _budget(con: apsw.Connection) -> None:
+    # The daily budget (adapters/sqlite/budget.py, ADR 0034): one row per attempt's reservation;
+    # an open row counts until expires_at, a settled one is spending of its day. Times in UTC microseconds.
+    con.execute(
+        """
+        CREATE TABLE budget_reservations (
+            reservation_id TEXT PRIMARY KEY,
+            day TEXT NOT NULL,
+            what TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('open', 'settled')),
+            requests INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            cost REAL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            settled_at INTEGER
+        ) WITHOUT ROWID;
+        CREATE INDEX budget_reservations_day ON budget_reservations(day, state, expires_at);
+        CREATE INDEX budget_reservations_created ON budget_reservations(created_at);
+        -- The LLM call ledger learns what each attempt priced: capability, items, cost (NULL: unknown).
+        ALTER TABLE llm_calls ADD COLUMN capability TEXT NOT NULL DEFAULT 'chat';
+        ALTER TABLE llm_calls ADD COLUMN items INTEGER;
+        ALTER TABLE llm_calls ADD COLUMN cost REAL;
+        UPDATE llm_calls SET capability = 'rerank' WHERE operation = 'rerank';
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -374,6 +402,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0010_store_identity", _store_identity),
     Migration("0009_lifecycle", _lifecycle),
     Migration("0012_context_fts", _context),
+    Migration("0013_budget", _budget),
 )
 
 

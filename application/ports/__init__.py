@@ -15,6 +15,7 @@ search          SearchIndex; value Candidate
 governance      ForgetQueries, Erasure, TombstoneLedger, HasTombstoneLedger
 activity        ActivityLog
 jobs            JobQueue, CallLedger; value Job
+budget          BudgetLedger; value Reservation
 providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
 storage         Storage: the composition of the storage roles
 needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore:
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from hlmem.application.ports.activity import ActivityLog
 from hlmem.application.ports.basics import Clock, IdGenerator, Transactional
+from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
@@ -38,6 +40,7 @@ from hlmem.application.ports.storage import Storage
 __all__ = [
     "LLM",
     "ActivityLog",
+    "BudgetLedger",
     "CallLedger",
     "Candidate",
     "ClaimReader",
@@ -58,6 +61,7 @@ __all__ = [
     "MaintenanceStore",
     "Matrix",
     "RecallStore",
+    "Reservation",
     "Reranker",
     "SearchIndex",
     "Storage",

@@ -50,6 +50,11 @@ class JobQueue(Protocol):
       so a retried job never writes twice.
     - ``fail`` records the error; the job goes back to ``failed`` with ``retry_at``, or to
       ``dead`` when its attempts are used up.
+    - ``defer(job_ids, owner=, now=, until=, reason=, reason_class=)`` puts running jobs that
+      ``owner`` holds back to ``pending``, not ready before ``until``, with their claim's attempt
+      given back (a job deferred by the budget never ran: deferral never makes it dead);
+      ``reason`` and ``reason_class`` show in ``last_error``/``last_error_class`` (``hlmem jobs``
+      shows why it waits). Jobs whose lease ``owner`` lost are left alone.
     - ``prune(succeeded_before=, dead_before=, limit=, dry_run=False)`` deletes at most ``limit``
       terminal jobs last updated before the cutoffs (succeeded, dead; never pending, running or
       failed) and returns how many; ``dry_run`` only counts them (maintenance, ADR 0015).
@@ -66,6 +71,9 @@ class JobQueue(Protocol):
 
     def fail(self, job_ids: Sequence[str], *, owner: str, now: datetime, error: str, error_class: str,
              retry_at: datetime | None, raw_response: str | None = None) -> None: ...
+
+    def defer(self, job_ids: Sequence[str], *, owner: str, now: datetime, until: datetime, reason: str,
+              reason_class: str) -> None: ...
 
     def retry(self, job_id: str, *, now: datetime) -> None: ...
 

@@ -141,6 +141,40 @@ class JobQueueContract:
         assert claim(queue, 307.000001) == list(range(8))
 
 
+    def test_a_deferred_job_waits_until_then_keeps_its_attempts(self, queue: JobQueue) -> None:
+        enqueue_all(queue, arrivals("s1", 0))
+        (job,) = queue.claim_window(kind=KIND, owner="w", now=T0, lease_seconds=300, flush=True, **DEFAULTS)
+        assert job.attempts == 1
+        until = T0 + timedelta(hours=3)
+        queue.defer([job.job_id], owner="w", now=T0, until=until, reason="waiting for the budget",
+                    reason_class="BudgetExceeded")
+        (waiting,) = queue.jobs()
+        assert (waiting.state, waiting.attempts, waiting.available_at, waiting.lease_owner) == (
+            "pending", 0, until, None)
+        assert (waiting.last_error, waiting.last_error_class) == ("waiting for the budget", "BudgetExceeded")
+        assert claim(queue, 3 * 3600 - 1, flush=True) == []
+        assert claim(queue, 3 * 3600, flush=True) == [0]
+
+    def test_deferring_never_makes_a_job_dead(self, queue: JobQueue) -> None:
+        queue.enqueue(kind=KIND, idempotency_key="k0", namespace="default", session_id="s1", payload={"i": 0},
+                      now=T0, max_attempts=1)
+        for n in range(3):
+            at = T0 + timedelta(hours=n)
+            (job,) = queue.claim_window(kind=KIND, owner="w", now=at, lease_seconds=300, flush=True, **DEFAULTS)
+            queue.defer([job.job_id], owner="w", now=at, until=at + timedelta(hours=1), reason="budget",
+                        reason_class="BudgetExceeded")
+        (job,) = queue.jobs()
+        assert (job.state, job.attempts) == ("pending", 0)
+
+    def test_defer_leaves_a_job_whose_lease_was_lost_alone(self, queue: JobQueue) -> None:
+        enqueue_all(queue, arrivals("s1", 0))
+        (job,) = queue.claim_window(kind=KIND, owner="w", now=T0, lease_seconds=300, flush=True, **DEFAULTS)
+        queue.defer([job.job_id], owner="someone-else", now=T0, until=T0 + timedelta(hours=1), reason="x",
+                    reason_class="BudgetExceeded")
+        (still,) = queue.jobs()
+        assert (still.state, still.lease_owner, still.attempts) == ("running", "w", 1)
+
+
 class TestInMemoryJobQueue(JobQueueContract):
     @contextmanager
     def make_queue(self, tmp_path: Path) -> Iterator[JobQueue]:

@@ -390,7 +390,8 @@ def test_the_ledger_table_comes_with_the_store_migrations(tmp_path: Path) -> Non
     store.close()
     assert "0003_llm_ledger" in names
     assert columns[1:] == ["call_id", "attempt", "provider", "model", "operation", "job_id", "status", "error_class",
-                           "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at"]
+                           "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at",
+                           "capability", "items", "cost"]  # the last three: 0013_budget (ADR 0034)
 
 
 def test_a_borrowed_connection_stays_open(tmp_path: Path) -> None:

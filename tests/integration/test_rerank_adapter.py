@@ -148,7 +148,7 @@ def test_jina_request_and_answer_with_documents_and_usage() -> None:
     assert call == LLMCall(call_id=call.call_id, attempt=1, provider="jina",
                            model="jina-reranker-v2-base-multilingual", operation="rerank", job_id=None, status="ok",
                            error_class=None, http_status=200, prompt_tokens=57, completion_tokens=None,
-                           latency_ms=call.latency_ms, created_at=T0)
+                           latency_ms=call.latency_ms, created_at=T0, capability="rerank", items=len(TEXTS))
 
 
 def test_dashscope_native_request_and_answer() -> None:

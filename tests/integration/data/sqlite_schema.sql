@@ -1,3 +1,7 @@
+-- index budget_reservations_created on budget_reservations
+CREATE INDEX budget_reservations_created ON budget_reservations(created_at);
+-- index budget_reservations_day on budget_reservations
+CREATE INDEX budget_reservations_day ON budget_reservations(day, state, expires_at);
 -- index claim_evidence_event on claim_evidence
 CREATE INDEX claim_evidence_event ON claim_evidence(event_id);
 -- index claims_archived on claims
@@ -51,6 +55,19 @@ CREATE INDEX tombstones_fingerprint ON tombstones(fingerprint);
 CREATE INDEX tombstones_stream ON tombstones(stream_id);
 -- table _migrations on _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+-- table budget_reservations on budget_reservations
+CREATE TABLE budget_reservations (
+            reservation_id TEXT PRIMARY KEY,
+            day TEXT NOT NULL,
+            what TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('open', 'settled')),
+            requests INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            cost REAL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            settled_at INTEGER
+        ) WITHOUT ROWID;
 -- table claim_activity on claim_activity
 CREATE TABLE claim_activity (
             claim_id TEXT PRIMARY KEY,
@@ -209,7 +226,7 @@ CREATE TABLE llm_calls (
             prompt_tokens INTEGER,
             completion_tokens INTEGER,
             latency_ms INTEGER NOT NULL,
-            created_at TEXT NOT NULL,
+            created_at TEXT NOT NULL, capability TEXT NOT NULL DEFAULT 'chat', items INTEGER, cost REAL,
             UNIQUE (call_id, attempt)
         );
 -- table meta on meta
@@ -271,4 +288,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget
