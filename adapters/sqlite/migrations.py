@@ -361,6 +361,24 @@ def _context(con: apsw.Connection) -> None:
     con.execute("CREATE INDEX observations_speakers ON observations(namespace, forgotten, role)")
 
 
+def _worker_heartbeats(con: apsw.Connection) -> None:
+    # One row per worker (adapters/sqlite/heartbeat.py, ADR 0035): doctor and ops report read it.
+    con.execute(
+        """
+        CREATE TABLE worker_heartbeats (
+            owner TEXT PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_beat TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('running','idle','stopped')),
+            jobs_done INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        ) WITHOUT ROWID
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -374,6 +392,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0010_store_identity", _store_identity),
     Migration("0009_lifecycle", _lifecycle),
     Migration("0012_context_fts", _context),
+    Migration("0013_worker_heartbeats", _worker_heartbeats),
 )
 
 
