@@ -14,6 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from hlmem.adapters.ops import environment, live, store_checks
 from hlmem.adapters.ops.checks import FAIL, OK, Check, PluginRow, check_plugins
 from hlmem.adapters.ops.snapshot import copy_to, existing_dir, open_readonly
@@ -67,19 +69,35 @@ def _store(store: Path, settings: Any, name: str | None, *, now: datetime,
     except HlmemError as exc:
         return name or _default_embedder(), [Check("store", FAIL, str(exc), store_checks._RESTORE)]
     try:
-        opened = store_checks.store_opens(store, con)
+        opened = _guarded("store", store_checks.store_opens, store, con)
         if opened.status == FAIL:
             return name or _default_embedder(), [opened]
-        checks = [opened, store_checks.migrations_current(con)]
-        name = name or _meta(con, "embedder_name") or _default_embedder()
-        checks.append(store_checks.embedder_matches(con, name, _model))
-        checks.append(store_checks.worker_heartbeat(con, now))
+        checks = [opened, _guarded("migrations", store_checks.migrations_current, con)]
+        try:
+            name = name or _meta(con, "embedder_name") or _default_embedder()
+        except apsw.Error:
+            name = _default_embedder()
+        checks.append(_guarded("embedder", store_checks.embedder_matches, con, name, _model))
+        checks.append(_guarded("worker", store_checks.worker_heartbeat, con, now))
         with tempfile.TemporaryDirectory(prefix="hlmem-doctor-") as tmp:
-            copy = copy_to(con, Path(tmp) / "copy.db")
-            checks += _on_copy(copy, store, settings, name, replay_seconds)
+            try:
+                copy = copy_to(con, Path(tmp) / "copy.db")
+            except apsw.Error as exc:
+                checks.append(Check("integrity", FAIL, f"{store} cannot be copied: {exc}", store_checks._RESTORE))
+            else:
+                checks += _on_copy(copy, store, settings, name, replay_seconds)
         return name, checks
     finally:
         con.close()
+
+
+def _guarded(name: str, check: Callable[..., Check], *args: Any) -> Check:
+    """Run one check; a store that cannot be read where it looks is that check's failure (the
+    other checks still run), never an error of the whole command."""
+    try:
+        return check(*args)
+    except (apsw.Error, HlmemError) as exc:
+        return Check(name, FAIL, f"cannot be checked: {exc}", store_checks._RESTORE)
 
 
 def _on_copy(copy: Path, store: Path, settings: Any, name: str, replay_seconds: float) -> list[Check]:
@@ -87,14 +105,17 @@ def _on_copy(copy: Path, store: Path, settings: Any, name: str, replay_seconds: 
     from hlmem.adapters.memory_api import Memory
     from hlmem.adapters.sqlite.connection import open_connection
 
-    con = open_connection(copy)  # writable: FTS5's integrity-check is an INSERT
+    try:
+        con = open_connection(copy)  # writable: FTS5's integrity-check is an INSERT
+    except HlmemError as exc:
+        return [Check("integrity", FAIL, f"the copy does not open: {exc}", store_checks._RESTORE)]
     try:
         checked = store_checks.integrity(con, copy, store)
+        if checked.status == FAIL:
+            return [checked]
         total = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
     finally:
         con.close()
-    if checked.status == FAIL:
-        return [checked]
     try:
         mem = Memory(copy, embedder=name, settings=settings, llm="none", rerank="none", synchronous="OFF")
     except HlmemError as exc:
