@@ -135,5 +135,6 @@ def _unknown(value: object) -> object:
 def _worker(w: dict[str, Any] | None) -> str:
     if w is None:
         return "never seen"
-    return (f"{w['freshness']} ({w['state']}), last beat {w['last_beat']}, pid {w['pid']} on {w['host']}, "
+    state = w["state"] if w["freshness"] == w["state"] else f"{w['freshness']} ({w['state']})"
+    return (f"{state}, last beat {w['last_beat']}, pid {w['pid']} on {w['host']}, "
             f"{w['jobs_done']} jobs done" + (f", last error: {w['last_error']}" if w["last_error"] else ""))

@@ -164,4 +164,8 @@ def _has_table(con: apsw.Connection, name: str) -> bool:
 
 def _age(delta: timedelta) -> str:
     s = int(delta.total_seconds())
-    return f"{s} s" if s < 120 else f"{s // 60} min" if s < 7200 else f"{s // 3600} h"
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min"
+    return f"{s // 3600} h" if s < 172_800 else f"{s // 86_400} days"
