@@ -7,12 +7,16 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import uuid
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hlmem.adapters.inmemory.heartbeat import InMemoryHeartbeats
 from hlmem.adapters.sqlite.heartbeat import SQLiteHeartbeats
 from hlmem.adapters.sqlite.store import SQLiteStorage
-from hlmem.application.ports import WorkerBeat, WorkerHeartbeats
+from hlmem.application.ports import WORKER_STATES, WorkerBeat, WorkerHeartbeats
 from hlmem.domain.errors import ValidationError
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -100,3 +104,19 @@ class TestSQLiteHeartbeats(HeartbeatContract):
             assert port.beats() == []
         finally:
             store.close()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 600), st.sampled_from(WORKER_STATES),
+                          st.integers(0, 50), st.none() | st.text(max_size=20)), max_size=12))
+def test_the_two_adapters_agree_on_any_sequence_of_beats(tmp_path: Path, seq: list[tuple]) -> None:
+    store = SQLiteStorage(tmp_path / f"agree-{uuid.uuid4().hex}.db")
+    try:
+        sqlite, memory = SQLiteHeartbeats(store.db), InMemoryHeartbeats()
+        for owner, seconds, state, jobs, error in seq:
+            b = beat(owner, at=T0 + timedelta(seconds=seconds), state=state, jobs=jobs, error=error)
+            sqlite.beat(b)
+            memory.beat(b)
+        assert sqlite.beats() == memory.beats()
+    finally:
+        store.close()
