@@ -8,6 +8,7 @@ store are then left out, the others (versions, disk, secrets, plugins, ``--live`
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -17,9 +18,12 @@ from typing import Any
 import apsw
 
 from hlmem.adapters.ops import environment, live, store_checks
-from hlmem.adapters.ops.checks import FAIL, OK, Check, PluginRow, check_plugins
-from hlmem.adapters.ops.snapshot import copy_to, existing_dir, open_readonly
+from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check, PluginRow, check_plugins
+from hlmem.adapters.ops.snapshot import copy_to, existing_dir, file_bytes, open_readonly
 from hlmem.domain.errors import HlmemError
+
+#: The private copy and the store its replay builds need about this many times the store's bytes.
+COPY_ROOM = 2.2
 
 
 def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mapping[str, str],
@@ -36,13 +40,16 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     :param is_live: also send one minimal request to each configured provider.
     :param plugin_rows: the plugin registry's report (``Registry.report()``); None: no ``plugins``
         check (no registry to ask).
+    :param disk_usage: ``shutil.disk_usage`` unless a test gives another (for the store's folder
+        and the temporary directory the copy goes to).
     :param transport: an httpx transport for the live probes (tests); None: the network.
     """
     store = Path(path).expanduser()
+    usage = disk_usage or shutil.disk_usage
     checks: list[Check] = []
     name = (embedder or settings.embedder or "").strip().lower() or None
     if store.exists():
-        store_checks_run = _store(store, settings, name, now=now, replay_seconds=replay_seconds)
+        store_checks_run = _store(store, settings, name, now=now, replay_seconds=replay_seconds, usage=usage)
         name = store_checks_run[0]
         checks += store_checks_run[1]
     else:
@@ -50,7 +57,7 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
                             "point --db (or HLMEM_DB) at your store; a new one is created by the first write "
                             "(`hlmem add …`)"))
     checks.insert(0, environment.versions(name or _default_embedder()))
-    checks.append(environment.disk_space(existing_dir(store), **({"usage": disk_usage} if disk_usage else {})))
+    checks.append(environment.disk_space(existing_dir(store), usage=usage))
     providers, bad = environment.configured_providers(settings)
     checks += bad
     checks.append(environment.secrets_present(providers, environ))
@@ -61,8 +68,8 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     return checks
 
 
-def _store(store: Path, settings: Any, name: str | None, *, now: datetime,
-           replay_seconds: float) -> tuple[str, list[Check]]:
+def _store(store: Path, settings: Any, name: str | None, *, now: datetime, replay_seconds: float,
+           usage: Callable[[Path], Any]) -> tuple[str, list[Check]]:
     """The checks that read the store; returns the embedder name they settled on too."""
     try:
         con = open_readonly(store)
@@ -79,6 +86,13 @@ def _store(store: Path, settings: Any, name: str | None, *, now: datetime,
             name = _default_embedder()
         checks.append(_guarded("embedder", store_checks.embedder_matches, con, name, _model))
         checks.append(_guarded("worker", store_checks.worker_heartbeat, con, now))
+        scratch = Path(tempfile.gettempdir())
+        needed = int(COPY_ROOM * sum(file_bytes(store).values()))
+        free = usage(scratch).free
+        if free < needed:
+            action = f"free space in {scratch}, or point TMPDIR at a file system with room, and run the doctor again"
+            detail = f"not run: a private copy and its replay need about {needed >> 20} MiB, {free >> 20} MiB free in {scratch}"
+            return name, checks + [Check("integrity", WARN, detail, action), Check("replay", WARN, detail, action)]
         with tempfile.TemporaryDirectory(prefix="hlmem-doctor-") as tmp:
             try:
                 copy = copy_to(con, Path(tmp) / "copy.db")
