@@ -143,10 +143,13 @@ def worker_heartbeat(con: apsw.Connection, now: datetime, *, stale_after: timede
 
 
 def beat_state(beats: Sequence[WorkerBeat], now: datetime, stale_after: timedelta) -> tuple[str, timedelta, WorkerBeat]:
-    """(``fresh``/``stale``/``stopped``, age of the beat, the beat) of the newest heartbeat."""
-    b = beats[0]
+    """(``fresh``/``stale``/``stopped``, age, beat) of the worker that matters: the newest of those
+    that have not said ``stopped`` (fresh when its beat is within ``stale_after``, else stale), or,
+    when every worker stopped, the newest beat."""
+    alive = [b for b in beats if b.state != "stopped"]
+    b = max(alive or beats, key=lambda x: x.last_beat)
     age = max(now - b.last_beat, timedelta(0))
-    if b.state == "stopped":
+    if not alive:
         return "stopped", age, b
     return ("stale" if age > stale_after else "fresh"), age, b
 

@@ -33,9 +33,9 @@ class RecordingHeartbeats(InMemoryHeartbeats):
         super().beat(beat)
 
 
-def make_worker(mem: Memory, clock: FixedClock, beats, **config) -> Worker:
+def make_worker(mem: Memory, clock: FixedClock, beats, *, sleep=None, **config) -> Worker:
     return Worker(mem.jobs, mem._container.pipeline(), clock, owner="host:42:ab", config=WorkerConfig(**config),
-                  heartbeats=beats, pid=42, host="host")
+                  heartbeats=beats, pid=42, host="host", sleep=sleep)
 
 
 @pytest.fixture
@@ -71,13 +71,11 @@ def test_beats_are_throttled_to_the_interval(mem: Memory) -> None:
 
 def test_run_goes_idle_then_stopped_on_a_clean_exit(mem: Memory) -> None:
     clock, beats = FixedClock(T0), RecordingHeartbeats()
-    worker = make_worker(mem, clock, beats, heartbeat_interval_seconds=0)
-
     def sleep(_seconds: float) -> None:
         clock.advance(timedelta(seconds=1))
         worker.stop_event.set()
 
-    worker._sleep = sleep
+    worker = make_worker(mem, clock, beats, sleep=sleep, heartbeat_interval_seconds=0)
     worker.run()
     assert [b.state for b in beats.given] == ["running", "idle", "stopped"]
     assert beats.beats()[0].last_error is None
@@ -85,12 +83,10 @@ def test_run_goes_idle_then_stopped_on_a_clean_exit(mem: Memory) -> None:
 
 def test_an_error_that_ends_the_loop_is_recorded_with_state_stopped(mem: Memory) -> None:
     clock, beats = FixedClock(T0), RecordingHeartbeats()
-    worker = make_worker(mem, clock, beats)
-
     def sleep(_seconds: float) -> None:
         raise KeyboardInterrupt("operator")
 
-    worker._sleep = sleep
+    worker = make_worker(mem, clock, beats, sleep=sleep)
     with pytest.raises(KeyboardInterrupt):
         worker.run()
     last = beats.beats()[0]

@@ -273,3 +273,13 @@ def test_worker_stopped_is_ok_without_jobs_and_warns_with_pending_jobs(tmp_path:
     _pending(con, 1)
     check = store_checks.worker_heartbeat(con, NOW)
     assert check.status == WARN and "stopped 3 h ago" in check.detail and "KeyboardInterrupt" in check.detail
+
+
+def test_a_worker_that_stopped_later_does_not_hide_one_that_died(tmp_path: Path) -> None:
+    con = _migrated(tmp_path / "a.db")
+    db = Db(con)
+    for owner, state, age in (("dead:1:aa", "running", timedelta(minutes=30)), ("done:2:bb", "stopped", timedelta(0))):
+        SQLiteHeartbeats(db).beat(WorkerBeat(owner=owner, pid=1, host="h", started_at=NOW - age, last_beat=NOW - age,
+                                             state=state))
+    check = store_checks.worker_heartbeat(con, NOW)
+    assert check.status == WARN and "dead:1:aa" in check.detail and "may have died" in check.detail
