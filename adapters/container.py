@@ -6,6 +6,9 @@ Only this module (and entry points through it) sees every layer. Tests override 
 
 from __future__ import annotations
 
+import os
+import socket
+
 from dependency_injector import containers, providers
 
 from hlmem.adapters.clock import FixedClock, SystemClock
@@ -120,6 +123,17 @@ def _make_queue(kind: str, storage, ids):
     return InMemoryJobQueue(storage, ids.new)
 
 
+def _make_heartbeats(kind: str, storage):
+    """Where the worker beats (ADR 0035): the store's ``worker_heartbeats`` table, or process memory."""
+    if kind == "sqlite":
+        from hlmem.adapters.sqlite.heartbeat import SQLiteHeartbeats
+
+        return SQLiteHeartbeats(storage.db)
+    from hlmem.adapters.inmemory.heartbeat import InMemoryHeartbeats
+
+    return InMemoryHeartbeats()
+
+
 def _lifecycle_policy(value):
     from hlmem.domain.lifecycle import LifecyclePolicy
 
@@ -215,8 +229,10 @@ class Container(containers.DeclarativeContainer):
     maintenance = providers.Singleton(MaintenanceService, storage, clock, ids, registry, jobs=job_queue,
                                       ledger=call_ledger, embedder=passage_embedder, policy=lifecycle_policy,
                                       config=maintenance_config)
+    heartbeats = providers.Singleton(_make_heartbeats, config.storage.kind, storage)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
-                                 maintenance=maintenance)
+                                 maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
+                                 host=providers.Callable(socket.gethostname))
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
     imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)

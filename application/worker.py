@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ from attrs import define, field
 
 from hlmem.application.maintenance import MaintenanceReport, MaintenanceService
 from hlmem.application.pipeline import EXTRACT, ExtractionPipeline
-from hlmem.application.ports import Clock, Job, JobQueue
+from hlmem.application.ports import Clock, Job, JobQueue, WorkerBeat, WorkerHeartbeats
 from hlmem.domain.errors import BudgetExceeded, ConfigurationError, HlmemError
 from hlmem.domain.time import MAX_OFFSET
 
@@ -58,6 +59,9 @@ class WorkerConfig:
     idle_sleep_seconds: float = 1.0
     #: A bounded lifecycle maintenance pass runs this often while ``run`` loops (0: never; ADR 0015).
     maintenance_interval_seconds: float = field(default=3600.0, validator=_offset)
+    #: At most one heartbeat per this many seconds while ``run`` loops, plus one at start and at
+    #: stop (ADR 0035): a beat is a write, so not one per job.
+    heartbeat_interval_seconds: float = field(default=5.0, validator=_offset)
 
 
 @define
@@ -92,7 +96,10 @@ class Worker:
 
     def __init__(self, queue: JobQueue, pipeline: ExtractionPipeline, clock: Clock, *, owner: str,
                  config: WorkerConfig | None = None, sleep: Callable[[float], None] | None = None,
-                 maintenance: MaintenanceService | None = None) -> None:
+                 maintenance: MaintenanceService | None = None, heartbeats: WorkerHeartbeats | None = None,
+                 pid: int = 0, host: str = "") -> None:
+        """:param heartbeats: where :meth:`run` and :meth:`run_once` say they are alive (None: nowhere).
+        :param pid: this process's id, and ``host`` its host name, recorded in the heartbeat."""
         self._queue = queue
         self._pipeline = pipeline
         self._clock = clock
@@ -103,6 +110,10 @@ class Worker:
         self.stats = WorkerStats()
         self._maintenance = maintenance
         self._next_maintenance: datetime | None = None
+        self._heartbeats = heartbeats
+        self._pid, self._host = pid, host
+        self._started_at: datetime | None = None
+        self._last_beat: datetime | None = None
 
     def step(self, *, flush: bool = False, namespace: str | None = None, session_id: str | None = None) -> bool:
         """Process one window if one is ready (optionally of one session); return whether there was one."""
@@ -163,10 +174,51 @@ class Worker:
         return self.stats
 
     def run_once(self) -> WorkerStats:
-        """Drain every ready job, partial windows included (cron); failed jobs wait for their backoff."""
-        while not self.stop_event.is_set() and self.step(flush=True):
-            pass
+        """Drain every ready job, partial windows included (cron); failed jobs wait for their backoff.
+
+        It beats at start, at most every ``heartbeat_interval_seconds`` while draining, and
+        ``stopped`` when it returns (:meth:`beat`).
+        """
+        self.beat("running", force=True)
+        with self._stopping():
+            while not self.stop_event.is_set() and self.step(flush=True):
+                self.beat("running")
         return self.stats
+
+    def beat(self, state: str, *, force: bool = False) -> bool:
+        """Record this worker's heartbeat (``running``, ``idle`` or ``stopped``) unless one was
+        recorded less than ``heartbeat_interval_seconds`` ago (``force``: always). Returns whether
+        it wrote. A failing heartbeat store never stops the worker: the error goes to its stats.
+        """
+        if self._heartbeats is None:
+            return False
+        now = self._clock.now()
+        if self._started_at is None:
+            self._started_at = now
+        interval = timedelta(seconds=self.config.heartbeat_interval_seconds)
+        if not force and self._last_beat is not None and now - self._last_beat < interval:
+            return False
+        beat = WorkerBeat(owner=self.owner, pid=self._pid, host=self._host, started_at=self._started_at,
+                          last_beat=now, state=state, jobs_done=self.stats.jobs_succeeded,
+                          last_error=self.stats.errors[-1] if self.stats.errors else None)
+        try:
+            self._heartbeats.beat(beat)
+        except Exception as exc:  # the heartbeat is a report about the work, never a reason to stop it
+            self.stats.errors.append(f"heartbeat: {exc}")
+            return False
+        self._last_beat = now
+        return True
+
+    @contextmanager
+    def _stopping(self) -> Iterator[None]:
+        """Beat ``stopped`` when the loop ends: cleanly, or with the error that ended it recorded."""
+        try:
+            yield
+        except BaseException as exc:
+            self.stats.errors.append(f"worker stopped: {type(exc).__name__}: {exc}")
+            self.beat("stopped", force=True)
+            raise
+        self.beat("stopped", force=True)
 
     def maintain_if_due(self) -> MaintenanceReport | None:
         """Run one bounded maintenance pass if one is due (``maintenance_interval_seconds`` after the
@@ -192,11 +244,16 @@ class Worker:
 
         Between windows it runs lifecycle maintenance when due (:meth:`maintain_if_due`).
         """
-        while not self.stop_event.is_set():
-            self.maintain_if_due()
-            if not self.step():
-                self._finish_erasure()
-                self._sleep(self.config.idle_sleep_seconds)
+        self.beat("running", force=True)
+        with self._stopping():
+            while not self.stop_event.is_set():
+                self.maintain_if_due()
+                if self.step():
+                    self.beat("running")
+                else:
+                    self._finish_erasure()
+                    self.beat("idle")
+                    self._sleep(self.config.idle_sleep_seconds)
         return self.stats
 
     def _finish_erasure(self) -> None:

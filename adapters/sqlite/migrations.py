@@ -389,6 +389,24 @@ def _budget(con: apsw.Connection) -> None:
     )
 
 
+def _worker_heartbeats(con: apsw.Connection) -> None:
+    # One row per worker (adapters/sqlite/heartbeat.py, ADR 0035): doctor and ops report read it.
+    con.execute(
+        """
+        CREATE TABLE worker_heartbeats (
+            owner TEXT PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_beat TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('running','idle','stopped')),
+            jobs_done INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        ) WITHOUT ROWID
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -403,6 +421,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_lifecycle", _lifecycle),
     Migration("0012_context_fts", _context),
     Migration("0013_budget", _budget),
+    Migration("0014_worker_heartbeats", _worker_heartbeats),
 )
 
 

@@ -16,6 +16,7 @@ governance      ForgetQueries, Erasure, TombstoneLedger, HasTombstoneLedger
 activity        ActivityLog
 jobs            JobQueue, CallLedger; value Job
 budget          BudgetLedger; value Reservation
+heartbeat       WorkerHeartbeats; value WorkerBeat (ADR 0035)
 providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
 storage         Storage: the composition of the storage roles
 needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore:
@@ -31,6 +32,7 @@ from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
+from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
 from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
 from hlmem.application.ports.needs import ConflictStore, ForgetStore, MaintenanceStore, RecallStore, WriteStore
 from hlmem.application.ports.providers import LLM, Embedder, EmbeddingCache, HasEmbeddingCache, Matrix, Reranker
@@ -69,5 +71,9 @@ __all__ = [
     "StoredEvent",
     "TombstoneLedger",
     "Transactional",
+    "WORKER_STATES",
+    "WorkerBeat",
+    "WorkerHeartbeats",
     "WriteStore",
+    "check_worker_state",
 ]

@@ -274,6 +274,18 @@ CREATE TABLE vectors (
             item_key INTEGER PRIMARY KEY REFERENCES items(item_key),
             vec BLOB NOT NULL
         );
+-- table worker_heartbeats on worker_heartbeats
+CREATE TABLE worker_heartbeats (
+            owner TEXT PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_beat TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('running','idle','stopped')),
+            jobs_done INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        ) WITHOUT ROWID
+        ;
 -- trigger events_refuse_delete on events
 CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events
         BEGIN SELECT RAISE(ABORT, 'hlmem: the event log is append-only'); END;
@@ -288,4 +300,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats

@@ -1,0 +1,246 @@
+"""``hlmem ops report``: what the store's operational tables say about a period (ADR 0035).
+
+Read on a read-only connection (nothing is written, and a store that does not exist reports
+zeros without being created). The JSON shape is stable and documented in docs/operations.md;
+``report_dict`` builds it, ``cli/ops_commands.py`` renders it as tables.
+
+Places the budget work fills (ADR 0034): ``providers[].items`` (embedding items, rerank
+documents) and ``providers[].cost`` are ``null`` until ``llm_calls`` has the ``capability``,
+``items`` and ``cost`` columns (:func:`_budget_columns` picks them up when they exist), and
+``budget`` is ``null`` until the budget ledger's "today" summary is passed in
+(:func:`budget_warnings` turns it into warnings).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from hlmem.adapters.ops.environment import DISK_WARN_BYTES
+from hlmem.adapters.ops.snapshot import dir_bytes, existing_dir, file_bytes, open_readonly
+from hlmem.adapters.ops.store_checks import STALE_AFTER, beat_state
+from hlmem.adapters.sqlite.heartbeat import read_beats
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.time import format_timestamp, from_micros, parse_timestamp, to_micros
+
+#: The JSON shape's version: bumped only when a field changes meaning or goes away.
+REPORT_VERSION = 1
+#: Error share of a provider/model's attempts above which the report warns (at 5 attempts or more).
+ERROR_SHARE = 0.2
+#: Share of a daily budget limit at which the report warns that the budget is near its limit.
+BUDGET_NEAR = 0.8
+DEFAULT_SINCE = timedelta(hours=24)
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+DEAD_SHOWN = 20
+#: Every job state, each always present in ``jobs.counts`` (0 when none).
+JOB_STATES = ("pending", "running", "failed", "succeeded", "dead")
+
+
+def parse_since(text: str | None, now: datetime) -> datetime:
+    """``--since``: a duration back from ``now`` (``90m``, ``24h``, ``7d``, ``2w``) or a timestamp.
+
+    :raises ValidationError: neither, or a time after ``now``.
+    """
+    if text is None:
+        return now - DEFAULT_SINCE
+    if m := _DURATION.match(text):
+        return now - timedelta(seconds=float(m[1]) * _UNITS[m[2]])
+    try:
+        since = parse_timestamp(text, field="since")
+    except ValidationError:
+        raise ValidationError(f"--since must be a duration such as 90m, 24h, 7d, 2w or an ISO 8601 timestamp, "
+                              f"not {text!r}", field="since") from None
+    if since > now:
+        raise ValidationError(f"--since {text} is after now ({format_timestamp(now)})", field="since")
+    return since
+
+
+def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: str | Path | None = None,
+                budget: Mapping[str, Any] | None = None, disk_usage: Callable[[Path], Any] = shutil.disk_usage,
+                stale_after: timedelta = STALE_AFTER) -> dict[str, Any]:
+    """The report of the store at ``path`` for [``since``, ``now``] (docs/operations.md, "ops report").
+
+    :param backups: a directory of backups whose files are counted in ``storage``.
+    :param budget: the budget ledger's summary of today (ADR 0034): ``{"requests": {"used", "limit"},
+        "tokens": {...}, "cost": {...}, "unknown_cost": int}``; None: no budget section.
+    """
+    store = Path(path).expanduser()
+    out: dict[str, Any] = {"version": REPORT_VERSION, "store": str(store), "exists": store.exists(),
+                           "since": format_timestamp(since), "now": format_timestamp(now)}
+    out["storage"] = storage(store, backups)  # before opening: what was there, not what a reader adds
+    con = open_readonly(store) if store.exists() else None
+    try:
+        out["providers"] = providers(con, since, now) if con else []
+        out["jobs"] = jobs(con, now) if con else _no_jobs()
+        out["worker"] = worker(con, now, stale_after) if con else None
+        out["conflicts"] = {"open": _scalar(con, "SELECT count(*) FROM conflicts WHERE status = 'open'", "conflicts")}
+    finally:
+        if con is not None:
+            con.close()
+    out["disk_free_bytes"] = disk_usage(existing_dir(store)).free
+    out["budget"] = dict(budget) if budget is not None else None
+    out["warnings"] = warnings(out) + budget_warnings(budget)
+    return out
+
+
+def providers(con: apsw.Connection, since: datetime, now: datetime) -> list[dict[str, Any]]:
+    """Per provider, model and operation: attempts, logical calls, successes, errors by status,
+    tokens in and out, latency p50/p95 (ms) of the attempts recorded in the period."""
+    if not _has(con, "llm_calls"):
+        return []
+    extra = _budget_columns(con)
+    rows = con.execute(
+        f"SELECT provider, model, operation, call_id, status, prompt_tokens, completion_tokens, latency_ms"
+        f"{''.join(', ' + c for c in extra)} FROM llm_calls WHERE created_at >= ? AND created_at <= ? ORDER BY seq",
+        (format_timestamp(since), format_timestamp(now))).fetchall()
+    groups: dict[tuple[str, str, str], list[tuple]] = {}
+    for row in rows:
+        groups.setdefault((row[0], row[1], row[2]), []).append(row)
+    out = []
+    for (provider, model, operation), rs in sorted(groups.items()):
+        errors: dict[str, int] = {}
+        for r in rs:
+            if r[4] != "ok":
+                errors[r[4]] = errors.get(r[4], 0) + 1
+        latencies = sorted(r[7] for r in rs)
+        entry = {"provider": provider, "model": model, "operation": operation, "requests": len(rs),
+                 "calls": len({r[3] for r in rs}), "successes": sum(r[4] == "ok" for r in rs),
+                 "errors": dict(sorted(errors.items())),
+                 "tokens_in": sum(r[5] or 0 for r in rs), "tokens_out": sum(r[6] or 0 for r in rs),
+                 "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+                 # Filled from the budget columns when they exist (ADR 0034); null: not recorded.
+                 "capability": None, "items": None, "cost": None, "unknown_cost": None}
+        if extra:
+            _fill_budget(entry, rs, extra)
+        out.append(entry)
+    return out
+
+
+def _budget_columns(con: apsw.Connection) -> list[str]:
+    """Which of the budget work's ``llm_calls`` columns this store has (capability, items, cost)."""
+    have = {r[1] for r in con.execute("PRAGMA table_info(llm_calls)")}
+    return [c for c in ("capability", "items", "cost") if c in have]
+
+
+def _fill_budget(entry: dict[str, Any], rows: list[tuple], extra: list[str]) -> None:
+    at = {name: 8 + i for i, name in enumerate(extra)}
+    if "capability" in at:
+        entry["capability"] = ", ".join(sorted({str(r[at["capability"]]) for r in rows if r[at["capability"]]})) or None
+    if "items" in at:
+        entry["items"] = sum(r[at["items"]] or 0 for r in rows)
+    if "cost" in at:
+        entry["cost"] = sum(r[at["cost"]] or 0 for r in rows)
+        entry["unknown_cost"] = sum(r[4] == "ok" and r[at["cost"]] is None for r in rows)
+
+
+def percentile(values: list[int], pct: int) -> int | None:
+    """The nearest-rank percentile of sorted ``values`` (None for none)."""
+    if not values:
+        return None
+    rank = max(1, -(-pct * len(values) // 100))  # ceil(pct/100 * n)
+    return values[rank - 1]
+
+
+def jobs(con: apsw.Connection, now: datetime) -> dict[str, Any]:
+    """Jobs now (not only the period's): counts by state, the oldest pending one's age, the dead ones."""
+    if not _has(con, "jobs"):
+        return _no_jobs()
+    counts = dict.fromkeys(JOB_STATES, 0)
+    counts.update(con.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall())
+    oldest = con.execute("SELECT min(created_at) FROM jobs WHERE state = 'pending'").fetchone()[0]
+    dead = [{"id": r[0], "kind": r[1], "attempts": r[2], "error_class": r[3], "error": r[4],
+             "updated_at": format_timestamp(from_micros(r[5]))}
+            for r in con.execute("SELECT job_id, kind, attempts, last_error_class, last_error, updated_at FROM jobs "
+                                 "WHERE state = 'dead' ORDER BY updated_at DESC LIMIT ?", (DEAD_SHOWN,))]
+    age = None if oldest is None else max(0.0, (to_micros(now) - oldest) / 1e6)
+    return {"counts": counts, "total": sum(counts.values()), "oldest_pending_age_s": age, "dead": dead}
+
+
+def worker(con: apsw.Connection, now: datetime, stale_after: timedelta) -> dict[str, Any] | None:
+    """The newest heartbeat, with ``freshness`` fresh/stale/stopped (None: no worker ever beat)."""
+    beats = read_beats(con)
+    if not beats:
+        return None
+    freshness, age, b = beat_state(beats, now, stale_after)
+    return {"owner": b.owner, "pid": b.pid, "host": b.host, "state": b.state, "freshness": freshness,
+            "started_at": format_timestamp(b.started_at), "last_beat": format_timestamp(b.last_beat),
+            "age_s": age.total_seconds(), "jobs_done": b.jobs_done, "last_error": b.last_error,
+            "workers_seen": len(beats)}
+
+
+def storage(store: Path, backups: str | Path | None) -> dict[str, Any]:
+    """Bytes of the store's files, and of the backups directory when one is given."""
+    out: dict[str, Any] = dict(file_bytes(store))
+    out["backups"] = None
+    if backups is not None:
+        folder = Path(backups).expanduser()
+        if not folder.is_dir():
+            raise ValidationError(f"--backups {folder} is not a directory", field="backups")
+        files, total = dir_bytes(folder)
+        out["backups"] = {"path": str(folder), "files": files, "bytes": total}
+    out["total"] = out["db"] + out["wal"] + out["shm"] + (out["backups"]["bytes"] if out["backups"] else 0)
+    return out
+
+
+def warnings(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What needs attention: worker inactive with jobs pending, dead jobs, errors over
+    :data:`ERROR_SHARE`, low disk. Each is ``{"code", "message"}`` (codes in docs/operations.md)."""
+    out = []
+    counts = report["jobs"]["counts"]
+    waiting = counts.get("pending", 0) + counts.get("failed", 0)
+    w = report["worker"]
+    if waiting and (w is None or w["freshness"] != "fresh"):
+        seen = "no worker has run" if w is None else f"the worker is {w['freshness']} (last beat {w['last_beat']})"
+        out.append({"code": "worker_inactive", "message": f"{waiting} jobs wait and {seen}: start `hlmem worker`"})
+    if counts.get("dead"):
+        out.append({"code": "dead_jobs", "message": f"{counts['dead']} dead jobs: read their errors, then "
+                                                    "`hlmem jobs retry ID`"})
+    for p in report["providers"]:
+        failed = p["requests"] - p["successes"]
+        if p["requests"] >= 5 and failed / p["requests"] > ERROR_SHARE:
+            out.append({"code": "provider_errors",
+                        "message": f"{p['provider']}:{p['model']} {p['operation']}: {failed} of {p['requests']} "
+                                   f"requests failed ({', '.join(f'{k} {v}' for k, v in p['errors'].items())})"})
+        if p["unknown_cost"]:
+            out.append({"code": "unknown_cost", "message": f"{p['provider']}:{p['model']}: {p['unknown_cost']} "
+                                                           "calls of unknown cost (no price in the price book)"})
+    if report["disk_free_bytes"] < DISK_WARN_BYTES:
+        out.append({"code": "disk_low", "message": f"{report['disk_free_bytes'] >> 20} MiB free next to the store"})
+    return out
+
+
+def budget_warnings(budget: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """Warnings from the budget ledger's summary of today (the budget work, ADR 0034, feeds it):
+    ``budget_near_limit`` for each of requests, tokens and cost at :data:`BUDGET_NEAR` of its
+    limit or more, ``unknown_cost`` when calls of unknown cost were made today."""
+    if not budget:
+        return []
+    out = []
+    for kind in ("requests", "tokens", "cost"):
+        item = budget.get(kind) or {}
+        used, limit = item.get("used"), item.get("limit")
+        if used is not None and limit and used >= BUDGET_NEAR * limit:
+            out.append({"code": "budget_near_limit", "message": f"{kind} today: {used} of {limit} "
+                                                                f"({used / limit:.0%}); calls are refused at the limit"})
+    if budget.get("unknown_cost"):
+        out.append({"code": "unknown_cost", "message": f"{budget['unknown_cost']} calls of unknown cost today"})
+    return out
+
+
+def _no_jobs() -> dict[str, Any]:
+    return {"counts": dict.fromkeys(JOB_STATES, 0), "total": 0, "oldest_pending_age_s": None, "dead": []}
+
+
+def _has(con: apsw.Connection, name: str) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_schema WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _scalar(con: apsw.Connection | None, sql: str, table: str) -> int:
+    return con.execute(sql).fetchone()[0] if con is not None and _has(con, table) else 0
