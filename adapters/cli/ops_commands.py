@@ -22,12 +22,8 @@ def _now(obj: _Ctx) -> datetime:
 
 
 def _settings(obj: _Ctx) -> Any:
-    import attrs
-
-    from hlmem.adapters.settings import Settings
-
-    settings = Settings.from_env()
-    return attrs.evolve(settings, llm=obj.llm) if obj.llm else settings
+    """The effective settings (``--config``/``HLMEM_CONFIG``/``hlmem.toml``, ``HLMEM_*``, the flags)."""
+    return obj.loaded.settings
 
 
 def plugin_rows() -> list | None:
@@ -77,10 +73,13 @@ def ops() -> None:
 @click.pass_obj
 def ops_report(obj: _Ctx, since: str | None, backups: str | None, as_json: bool) -> None:
     """Provider calls, jobs, the worker, storage and conflicts, with warnings (never writes)."""
+    from hlmem.adapters.budget import budget_limits
     from hlmem.adapters.ops.report import parse_since, report_dict
 
     now = _now(obj)
-    data = report_dict(obj.db, now=now, since=parse_since(since, now), backups=backups)
+    budget = _settings(obj).budget
+    data = report_dict(obj.db, now=now, since=parse_since(since, now), backups=backups, limits=budget_limits(budget),
+                       priced=budget.price_book is not None)
     if as_json:
         _emit(data, True)
         return
@@ -112,6 +111,8 @@ def report_tables(data: dict[str, Any]) -> list[Table]:
     age = jobs["oldest_pending_age_s"]
     rows = [("jobs", counts), ("oldest pending", "none" if age is None else f"{age:.0f} s"),
             ("worker", _worker(data["worker"])), ("open conflicts", data["conflicts"]["open"])]
+    if data["budget"]:
+        rows.append(("budget today", _budget(data["budget"])))
     s = data["storage"]
     rows.append(("storage bytes", f"db {s['db']}, wal {s['wal']}, shm {s['shm']}"
                  + (f", backups {s['backups']['bytes']} in {s['backups']['files']} files" if s["backups"] else "")))
@@ -126,6 +127,16 @@ def report_tables(data: dict[str, Any]) -> list[Table]:
     if not data["warnings"]:
         alerts.add_row(cell("none"), cell(""))
     return [providers, overview, alerts]
+
+
+def _budget(b: dict[str, Any]) -> str:
+    parts = []
+    for kind in ("requests", "tokens", "cost"):
+        used, limit = b[kind]["used"], b[kind]["limit"]
+        used = f"{used:.4f}".rstrip("0").rstrip(".") if kind == "cost" else used
+        parts.append(f"{kind} {used}" + ("" if limit is None else f" of {limit}"))
+    unknown = f", {b['unknown_cost']} of unknown cost" if b["unknown_cost"] else ""
+    return ", ".join(parts) + unknown + f" (resets {b['resets_at']})"
 
 
 def _unknown(value: object) -> object:

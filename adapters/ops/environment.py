@@ -80,17 +80,23 @@ def secrets_present(providers: Mapping[str, tuple[str | None, str | None]], envi
     is set. Only the variable's *name* is ever shown, never its value or any part of it."""
     if not providers:
         return Check("secrets", OK, "no LLM or reranker configured: no API key needed")
+    from hlmem.adapters.secrets import key_status
+
     missing, present = [], []
     for kind, (provider, variable) in providers.items():
-        if variable is None:
+        status = None if variable is None else key_status(variable, environ)
+        if status is None:
             present.append(f"{kind} {provider}: no key needed")
-        elif environ.get(variable, "").strip():
+        elif status == "present":
             present.append(f"{kind} {provider}: {variable} is set")
+        elif status == "placeholder":
+            missing.append(f"{kind} {provider}: {variable} holds a placeholder, not a key")
         else:
             missing.append(f"{kind} {provider}: {variable} is not set")
     if missing:
         return Check("secrets", FAIL, "; ".join(missing + present),
-                     "export the variable named (the key is read from the environment only, docs/config.md)")
+                     "export the variable named with the real key (the key is read from the environment only, "
+                     "docs/config.md)")
     return Check("secrets", OK, "; ".join(present))
 
 

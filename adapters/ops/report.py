@@ -4,11 +4,11 @@ Read on a read-only connection (nothing is written, and a store that does not ex
 zeros without being created). The JSON shape is stable and documented in docs/operations.md;
 ``report_dict`` builds it, ``cli/ops_commands.py`` renders it as tables.
 
-Places the budget work fills (ADR 0034): ``providers[].items`` (embedding items, rerank
-documents) and ``providers[].cost`` are ``null`` until ``llm_calls`` has the ``capability``,
-``items`` and ``cost`` columns (:func:`_budget_columns` picks them up when they exist), and
-``budget`` is ``null`` until the budget ledger's "today" summary is passed in
-(:func:`budget_warnings` turns it into warnings).
+The budget (ADR 0034): ``providers[].items`` (embedding items, rerank documents) and
+``providers[].cost`` come from the ``llm_calls`` columns of migration 0013 (``null`` on a store
+from before it: :func:`_budget_columns`); ``budget`` is today's spending and open reservations
+against the configured limits (:func:`budget_today`), and :func:`budget_warnings` turns it into
+``budget_near_limit`` and ``unknown_cost`` warnings.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from hlmem.adapters.ops.environment import DISK_WARN_BYTES
 from hlmem.adapters.ops.snapshot import dir_bytes, existing_dir, file_bytes, open_readonly
 from hlmem.adapters.ops.store_checks import STALE_AFTER, beat_state
 from hlmem.adapters.sqlite.heartbeat import read_beats
+from hlmem.domain.budget import BudgetLimits
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.time import format_timestamp, from_micros, parse_timestamp, to_micros
 
@@ -63,24 +64,30 @@ def parse_since(text: str | None, now: datetime) -> datetime:
 
 
 def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: str | Path | None = None,
-                budget: Mapping[str, Any] | None = None, disk_usage: Callable[[Path], Any] = shutil.disk_usage,
+                limits: BudgetLimits | None = None, priced: bool = False, disk_usage: Callable[[Path], Any] = shutil.disk_usage,
                 stale_after: timedelta = STALE_AFTER) -> dict[str, Any]:
     """The report of the store at ``path`` for [``since``, ``now``] (docs/operations.md, "ops report").
 
     :param backups: a directory of backups whose files are counted in ``storage``.
-    :param budget: the budget ledger's summary of today (ADR 0034): ``{"requests": {"used", "limit"},
-        "tokens": {...}, "cost": {...}, "unknown_cost": int}``; None: no budget section.
+    :param limits: the configured daily limits (ADR 0034); the ``budget`` section shows today's
+        spending against them (``limit`` null where none is set), or is null when the store has no
+        budget table.
+    :param priced: a price book is configured: successful calls without a cost are a warning
+        (their model has no rate), not the expected state of a store without prices.
     """
     store = Path(path).expanduser()
     out: dict[str, Any] = {"version": REPORT_VERSION, "store": str(store), "exists": store.exists(),
-                           "since": format_timestamp(since), "now": format_timestamp(now)}
+                           "since": format_timestamp(since), "now": format_timestamp(now), "priced": priced}
     out["storage"] = storage(store, backups)  # before opening: what was there, not what a reader adds
     con = open_readonly(store) if store.exists() else None
+    budget = None
     try:
         out["providers"] = providers(con, since, now) if con else []
         out["jobs"] = jobs(con, now) if con else _no_jobs()
         out["worker"] = worker(con, now, stale_after) if con else None
         out["conflicts"] = {"open": _scalar(con, "SELECT count(*) FROM conflicts WHERE status = 'open'", "conflicts")}
+        if con is not None:
+            budget = budget_today(con, now, limits or BudgetLimits())
     finally:
         if con is not None:
             con.close()
@@ -133,10 +140,12 @@ def _fill_budget(entry: dict[str, Any], rows: list[tuple], extra: list[str]) -> 
     at = {name: 8 + i for i, name in enumerate(extra)}
     if "capability" in at:
         entry["capability"] = ", ".join(sorted({str(r[at["capability"]]) for r in rows if r[at["capability"]]})) or None
-    if "items" in at:
-        entry["items"] = sum(r[at["items"]] or 0 for r in rows)
-    if "cost" in at:
-        entry["cost"] = sum(r[at["cost"]] or 0 for r in rows)
+    if "items" in at:  # null when no attempt counted items (chat)
+        counted = [r[at["items"]] for r in rows if r[at["items"]] is not None]
+        entry["items"] = sum(counted) if counted else None
+    if "cost" in at:  # the known costs' sum (null: none known) and the successful attempts without one
+        known = [r[at["cost"]] for r in rows if r[at["cost"]] is not None]
+        entry["cost"] = sum(known) if known else None
         entry["unknown_cost"] = sum(r[4] == "ok" and r[at["cost"]] is None for r in rows)
 
 
@@ -191,7 +200,7 @@ def storage(store: Path, backups: str | Path | None) -> dict[str, Any]:
 
 def warnings(report: Mapping[str, Any]) -> list[dict[str, str]]:
     """What needs attention: worker inactive with jobs pending, dead jobs, errors over
-    :data:`ERROR_SHARE`, low disk. Each is ``{"code", "message"}`` (codes in docs/operations.md)."""
+    :data:`ERROR_SHARE`, calls of unknown cost while a price book is configured (``priced``), low disk. Each is ``{"code", "message"}`` (codes in docs/operations.md)."""
     out = []
     counts = report["jobs"]["counts"]
     waiting = counts.get("pending", 0) + counts.get("failed", 0)
@@ -208,11 +217,32 @@ def warnings(report: Mapping[str, Any]) -> list[dict[str, str]]:
             out.append({"code": "provider_errors",
                         "message": f"{p['provider']}:{p['model']} {p['operation']}: {failed} of {p['requests']} "
                                    f"requests failed ({', '.join(f'{k} {v}' for k, v in p['errors'].items())})"})
-        if p["unknown_cost"]:
+        if p["unknown_cost"] and report.get("priced"):  # without a price book every cost is unknown by choice
             out.append({"code": "unknown_cost", "message": f"{p['provider']}:{p['model']}: {p['unknown_cost']} "
                                                            "calls of unknown cost (no price in the price book)"})
     if report["disk_free_bytes"] < DISK_WARN_BYTES:
         out.append({"code": "disk_low", "message": f"{report['disk_free_bytes'] >> 20} MiB free next to the store"})
+    return out
+
+
+def budget_today(con: apsw.Connection, now: datetime, limits: BudgetLimits) -> dict[str, Any] | None:
+    """Today's budget (UTC day) from ``budget_reservations``: for requests, tokens and cost the
+    ``used`` amount (settled spending plus open reservations, what the next reservation is checked
+    against), its ``spent`` and ``reserved`` parts and the ``limit``; ``unknown_cost`` (charges of
+    unknown cost today), ``resets_at`` and ``next_expiry``. None when the store has no budget table."""
+    if not _has(con, "budget_reservations"):
+        return None
+    from hlmem.adapters.sqlite.budget import SQLiteBudgetLedger
+
+    t = SQLiteBudgetLedger(con).totals(now=now, limits=limits)
+    caps = {"requests": limits.requests_per_day, "tokens": limits.tokens_per_day, "cost": limits.cost_per_day}
+    out: dict[str, Any] = {"day": t.day.isoformat()}
+    for kind, limit in caps.items():
+        spent, reserved = getattr(t.spent, kind), getattr(t.reserved, kind)
+        out[kind] = {"used": spent + reserved, "spent": spent, "reserved": reserved, "limit": limit}
+    out["unknown_cost"] = t.spent.unknown_cost + t.reserved.unknown_cost
+    out["resets_at"] = format_timestamp(t.resets_at)
+    out["next_expiry"] = None if t.next_expiry is None else format_timestamp(t.next_expiry)
     return out
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from attrs import evolve
 
 from hlmem.adapters.llm.ledger import LLMCall
 from hlmem.adapters.ops.report import budget_warnings, parse_since, percentile, report_dict
@@ -65,23 +66,34 @@ def test_providers_per_model_and_operation_within_the_period(store: Path) -> Non
     assert extract == {
         "provider": "zhipu", "model": "glm-4-flash", "operation": "extract", "requests": 7, "calls": 7,
         "successes": 5, "errors": {"rate_limited": 1, "timeout": 1}, "tokens_in": 700, "tokens_out": 140,
-        "latency_ms": {"p50": 300, "p95": 5000}, "capability": None, "items": None, "cost": None,
-        "unknown_cost": None}
+        "latency_ms": {"p50": 300, "p95": 5000}, "capability": "chat", "items": None, "cost": None,
+        "unknown_cost": 5}  # recorded without a budget: no price, so the cost of each success is unknown
     assert [w["code"] for w in data["warnings"]] == ["provider_errors"]  # 2 of 7 failed: over 20 %
+    priced = report_dict(store, now=NOW, since=parse_since("24h", NOW), disk_usage=_free, priced=True)
+    assert [w["code"] for w in priced["warnings"]] == ["unknown_cost", "provider_errors", "unknown_cost"]
 
 
-def test_the_budget_columns_are_read_when_the_store_has_them(store: Path) -> None:
+def test_capability_items_and_cost_are_summed_from_the_ledger(store: Path) -> None:
+    ledger = SQLiteLedger.open(store)
+    ledger.record(evolve(_call(1, operation="rerank"), capability="rerank", items=12, cost=0.5))
+    ledger.record(evolve(_call(2, operation="rerank"), capability="rerank", items=8, cost=None))
+    ledger.close()
+    [p] = report_dict(store, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)["providers"]
+    assert (p["capability"], p["items"], p["cost"], p["unknown_cost"]) == ("rerank", 20, 0.5, 1)
+
+
+def test_a_store_from_before_the_budget_reports_null_items_and_cost(store: Path) -> None:
     ledger = SQLiteLedger.open(store)
     ledger.record(_call(1))
-    ledger.record(_call(2))
     ledger.close()
     con = __import__("apsw").Connection(str(store))
-    for column in ("capability TEXT", "items INTEGER", "cost REAL"):
-        con.execute(f"ALTER TABLE llm_calls ADD COLUMN {column}")
-    con.execute("UPDATE llm_calls SET capability = 'llm', items = 1, cost = CASE call_id WHEN 'c1' THEN 0.5 END")
+    con.execute("ALTER TABLE llm_calls DROP COLUMN cost; ALTER TABLE llm_calls DROP COLUMN items; "
+                "ALTER TABLE llm_calls DROP COLUMN capability; DROP TABLE budget_reservations")
     con.close()
-    [p] = report_dict(store, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)["providers"]
-    assert (p["capability"], p["items"], p["cost"], p["unknown_cost"]) == ("llm", 2, 0.5, 1)
+    data = report_dict(store, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)
+    [p] = data["providers"]
+    assert (p["capability"], p["items"], p["cost"], p["unknown_cost"]) == (None, None, None, None)
+    assert data["budget"] is None
 
 
 def test_jobs_worker_conflicts_storage_and_warnings(store: Path, tmp_path: Path) -> None:

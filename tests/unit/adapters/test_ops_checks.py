@@ -123,6 +123,12 @@ def test_secrets_fail_when_the_key_variable_is_unset_or_blank() -> None:
     assert check.status == FAIL and "DASHSCOPE_API_KEY is not set" in check.detail
 
 
+def test_secrets_fail_on_a_placeholder_without_echoing_it() -> None:
+    check = environment.secrets_present({"llm": ("openai", "OPENAI_API_KEY")}, {"OPENAI_API_KEY": "sk-xxx"})
+    assert check.status == FAIL and "OPENAI_API_KEY holds a placeholder" in check.detail
+    assert "sk-xxx" not in repr(check)
+
+
 def test_configured_providers_reads_the_presets_key_variable_and_reports_a_bad_config() -> None:
     providers, bad = environment.configured_providers(Settings(llm="zhipu", rerank="cohere"))
     assert providers == {"llm": ("zhipu", "ZHIPUAI_API_KEY"), "rerank": ("cohere", "COHERE_API_KEY")} and bad == []
