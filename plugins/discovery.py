@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as md
+import os
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -44,7 +47,27 @@ def installed(groups: Mapping[str, str], path: Sequence[str] | None = None) -> l
     Reads metadata only. A distribution found twice on the path counts once, the first (as
     import would pick it). When no ``hlmem`` distribution is installed (a source tree), the
     built-ins come from :data:`~hlmem.plugins.builtin.BUILTIN_ENTRY_POINTS`.
+
+    Scanning every distribution costs tens of milliseconds, so the answer is kept per
+    (groups, path, modification time of each path entry): installing or removing a
+    distribution changes its folder's time, and the next call scans again.
     """
+    entries = tuple(sys.path if path is None else path)
+    return list(_scan(tuple(groups.items()), entries, tuple(_mtime(e) for e in entries), path is None))
+
+
+def _mtime(entry: str) -> int:
+    try:
+        return os.stat(entry or ".").st_mtime_ns
+    except OSError:
+        return -1
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(group_items: tuple[tuple[str, str], ...], entries: tuple[str, ...], _mtimes: tuple[int, ...],
+          default_path: bool) -> tuple[Found, ...]:
+    groups = dict(group_items)
+    path = None if default_path else list(entries)
     kinds = {group: kind for kind, group in groups.items()}
     seen: set[str] = set()
     out: list[Found] = []
@@ -63,4 +86,5 @@ def installed(groups: Mapping[str, str], path: Sequence[str] | None = None) -> l
                 out.extend(Found(group, kinds[group], name, BUILTIN_DISTRIBUTION, "source",
                                  md.EntryPoint(name=name, value=value, group=group))
                            for name, value in table.items())
-    return sorted(out, key=lambda f: (list(groups.values()).index(f.group), f.name, canonical(f.distribution)))
+    order = list(groups.values())
+    return tuple(sorted(out, key=lambda f: (order.index(f.group), f.name, canonical(f.distribution))))
