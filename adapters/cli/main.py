@@ -13,6 +13,7 @@ import click
 # The other command modules register themselves on ``cli`` when imported: the write pipeline
 # (worker, jobs, conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``.
 from hlmem.adapters.cli import backup_commands, forget_commands, maintain_commands, pipeline_commands  # noqa: F401
+from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins list``, ADR 0032)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,
