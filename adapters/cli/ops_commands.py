@@ -26,10 +26,11 @@ def _settings(obj: _Ctx) -> Any:
     return obj.loaded.settings
 
 
-def plugin_rows() -> list | None:
-    """The plugin registry's rows for the doctor's ``plugins`` check (``Registry.report()``, issue 13
-    item 1); None while no registry is wired, and then the check is left out."""
-    return None
+def plugin_registry(obj: _Ctx) -> Any:
+    """The plugin registry of the effective ``[plugins]`` settings (ADR 0032), for the ``plugins`` check."""
+    from hlmem.adapters.plugin_wiring import make_plugin_registry
+
+    return make_plugin_registry(_settings(obj).plugins)
 
 
 @cli.command()
@@ -44,7 +45,7 @@ def doctor(obj: _Ctx, is_live: bool, as_json: bool) -> None:
     from hlmem.adapters.ops.doctor import run_doctor
 
     checks = run_doctor(obj.db, _settings(obj), now=_now(obj), environ=os.environ, embedder=obj.embedder,
-                        is_live=is_live, plugin_rows=plugin_rows())
+                        is_live=is_live, plugins=plugin_registry(obj))
     code = exit_code(checks)
     if as_json:
         _emit({"store": obj.db, "status": ("ok", "warn", "fail")[code], "exit_code": code,

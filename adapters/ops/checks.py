@@ -1,4 +1,4 @@
-"""What a doctor check is, how the checks become an exit code, and the plugin check's hook (ADR 0035).
+"""What a doctor check is, how the checks become an exit code, and the plugin check (ADR 0032, ADR 0035).
 
 A check is a name, a status (``ok``, ``warn`` or ``fail``), one line of detail and, unless it is
 ``ok``, what to do about it. Statuses map to ``hlmem doctor``'s exit code: 0 every check ok,
@@ -11,6 +11,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from attrs import frozen
+
+from hlmem.plugins.api import PLUGIN_API_VERSION, PluginError
+from hlmem.plugins.registry import PluginRow, Registry
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 STATUSES = (OK, WARN, FAIL)
@@ -48,34 +51,26 @@ def worst(statuses: Iterable[str]) -> str:
     return max(statuses, key=EXIT_CODES.__getitem__, default=OK)
 
 
-# -- plugins: the hook the plugin registry feeds ------------------------------------------------
+# -- plugins: the registry's rows and its start-up check ------------------------------------------------
 
 
-@frozen(kw_only=True)
-class PluginRow:
-    """One entry point as the plugin registry sees it (``Registry.report()`` yields these rows).
-
-    :param allowed: on the allowlist (built-ins of distribution ``hlmem`` are allowed by default).
-    :param enabled: named in ``[plugins] enabled``.
-    :param loaded: imported and checked against its port.
-    :param api_version: the plugin API version it declares (None: unknown, not loaded).
-    :param error: why it could not be loaded or checked (None: no error).
-    """
-
-    group: str
-    name: str
-    distribution: str
-    version: str | None
-    allowed: bool
-    enabled: bool
-    loaded: bool
-    api_version: int | None = None
-    error: str | None = None
+def plugin_check(registry: Registry) -> Check:
+    """The ``plugins`` check of a registry: its rows (``Registry.report()``, which imports only
+    allowlisted entry points) and its start-up check (``Registry.check()``: enabled plugins that
+    are missing, duplicated or invalid)."""
+    try:
+        registry.check()
+        problem = None
+    except PluginError as exc:
+        problem = str(exc)
+    return check_plugins(registry.report(), api_version=PLUGIN_API_VERSION, problem=problem)
 
 
-def check_plugins(rows: Sequence[PluginRow | Sequence[Any]], *, api_version: int | None = None) -> Check:
+def check_plugins(rows: Sequence[PluginRow | Sequence[Any]], *, api_version: int | None = None,
+                  problem: str | None = None) -> Check:
     """The ``plugins`` check over the registry's rows (``PluginRow`` or tuples in its field order:
-    group, name, distribution, version, allowed, enabled, loaded, api_version, error).
+    group, name, distribution, version, allowed, enabled, loaded, api_version, error) and the
+    registry's start-up ``problem`` (an enabled plugin that was not found is in no row).
 
     fail: an enabled plugin that is not allowlisted, not found, not loaded, has an error, or
     declares another API version than ``api_version``; warn: a plugin that is allowed but
@@ -97,6 +92,8 @@ def check_plugins(rows: Sequence[PluginRow | Sequence[Any]], *, api_version: int
             problems.append(f"{label} is enabled but was not loaded")
         elif p.allowed and p.error:
             warnings.append(f"{label}: {p.error}")
+    if problem is not None:  # the registry's own words cover every enabled plugin's problem, found or not
+        problems = [problem]
     loaded = sum(p.loaded for p in plugins)
     ignored = sum(not p.allowed for p in plugins)
     summary = f"{len(plugins)} found, {loaded} loaded, {ignored} not allowlisted (never imported)"

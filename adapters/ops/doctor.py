@@ -18,9 +18,10 @@ from typing import Any
 import apsw
 
 from hlmem.adapters.ops import environment, live, store_checks
-from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check, PluginRow, check_plugins
+from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check, plugin_check
 from hlmem.adapters.ops.snapshot import copy_to, existing_dir, file_bytes, open_readonly
 from hlmem.domain.errors import HlmemError
+from hlmem.plugins.registry import Registry
 
 #: The private copy and the store its replay builds need about this many times the store's bytes.
 COPY_ROOM = 2.2
@@ -28,7 +29,7 @@ COPY_ROOM = 2.2
 
 def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mapping[str, str],
                embedder: str | None = None, is_live: bool = False,
-               plugin_rows: Sequence[PluginRow | Sequence[Any]] | None = None, plugin_api_version: int | None = None,
+               plugins: Registry | None = None,
                replay_seconds: float = store_checks.REPLAY_SECONDS, disk_usage: Callable[[Path], Any] | None = None,
                transport: Any = None) -> list[Check]:
     """Run every check and return them in order (docs/operations.md lists each one).
@@ -38,8 +39,8 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     :param embedder: the embedder chosen on the command line (else the settings', else the
         store's, else the best installed one, as ``Memory`` chooses).
     :param is_live: also send one minimal request to each configured provider.
-    :param plugin_rows: the plugin registry's report (``Registry.report()``); None: no ``plugins``
-        check (no registry to ask).
+    :param plugins: the plugin registry (its rows and start-up check make the ``plugins`` check);
+        None: no ``plugins`` check.
     :param disk_usage: ``shutil.disk_usage`` unless a test gives another (for the store's folder
         and the temporary directory the copy goes to).
     :param transport: an httpx transport for the live probes (tests); None: the network.
@@ -61,8 +62,8 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     providers, bad = environment.configured_providers(settings)
     checks += bad
     checks.append(environment.secrets_present(providers, environ))
-    if plugin_rows is not None:
-        checks.append(check_plugins(plugin_rows, api_version=plugin_api_version))
+    if plugins is not None:
+        checks.append(plugin_check(plugins))
     if is_live:
         checks += _live(settings, environ, transport)
     return checks

@@ -42,6 +42,10 @@ class SQLiteStorage:
     (:meth:`prepare_index`), so the lock is held for SQL only (ADR 0024).
     """
 
+    # Declared on the class so the plugin registry sees the whole Storage port before an instance exists.
+    embedding_cache: SQLiteEmbeddingCache
+    tombstones: SQLiteTombstoneLedger
+
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
         self.path = str(path)
         with _translated(f"opening {self.path}"):

@@ -8,8 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from hlmem.adapters.plugin_wiring import make_plugin_registry
+from hlmem.adapters.settings_sections import PluginSettings, plugin_settings
+from hlmem.plugins.registry import PluginRow
+
 from hlmem.adapters.ops import environment, store_checks
-from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check, PluginRow, check_plugins, exit_code
+from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check, check_plugins, exit_code, plugin_check
 from hlmem.adapters.settings import Settings
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.heartbeat import SQLiteHeartbeats
@@ -62,9 +66,18 @@ def test_plugins_fail_for_an_enabled_plugin_that_cannot_be_used(row: tuple, says
 
 def test_plugins_warn_for_an_allowed_plugin_with_an_error_that_is_not_enabled() -> None:
     row = PluginRow(group="hlmem.llm", name="x", distribution="x-dist", version="1", allowed=True, enabled=False,
-                    loaded=False, error="wrong contract: no complete_json")
+                    loaded=False, api_version=None, error="wrong contract: no complete_json")
     check = check_plugins([row])
     assert check.status == WARN and "no complete_json" in check.detail
+
+
+def test_plugins_fail_for_an_enabled_plugin_that_is_not_installed() -> None:
+    """The registry's start-up check names what no row can show: an enabled plugin not found."""
+    registry = make_plugin_registry(plugin_settings({"enabled": ["reranker:nowhere"]}))
+    check = plugin_check(registry)
+    assert check.status == FAIL and "nowhere" in check.detail and "docs/plugins.md" in check.action
+    ok = plugin_check(make_plugin_registry(PluginSettings()))
+    assert ok.status == OK and "not allowlisted" in ok.detail
 
 
 # -- versions ---------------------------------------------------------------------------------------
