@@ -149,10 +149,14 @@ def _live(settings: Any, environ: Mapping[str, str], transport: Any) -> list[Che
 
     out = []
     llm = environment.provider_config(settings, "llm", LLMConfig)
-    if llm is not None and not isinstance(llm, HlmemError):
+    if isinstance(llm, environment.PluginProvider):
+        out.append(live.plugin_reachable("llm", llm.provider, settings, environ))
+    elif llm is not None and not isinstance(llm, HlmemError):
         out.append(live.llm_reachable(llm, environ, transport=transport))
     rerank = environment.provider_config(settings, "rerank", RerankConfig)
-    if rerank is not None and not isinstance(rerank, HlmemError):
+    if isinstance(rerank, environment.PluginProvider):
+        out.append(live.plugin_reachable("reranker", rerank.provider, settings, environ))
+    elif rerank is not None and not isinstance(rerank, HlmemError):
         out.append(live.reranker_reachable(rerank, environ, transport=transport))
     if not out:
         out.append(Check("live", OK, "--live: no LLM or reranker configured, nothing to reach"))

@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from attrs import frozen
+
 from hlmem.adapters.ops.checks import FAIL, OK, WARN, Check
 from hlmem.domain.errors import HlmemError
 
@@ -86,7 +88,7 @@ def secrets_present(providers: Mapping[str, tuple[str | None, str | None]], envi
     for kind, (provider, variable) in providers.items():
         status = None if variable is None else key_status(variable, environ)
         if status is None:
-            present.append(f"{kind} {provider}: no key needed")
+            present.append(f"{kind} {provider}: no key variable to check")
         elif status == "present":
             present.append(f"{kind} {provider}: {variable} is set")
         elif status == "placeholder":
@@ -117,17 +119,37 @@ def configured_providers(settings: Any) -> tuple[dict[str, tuple[str | None, str
     return out, bad
 
 
+@frozen
+class PluginProvider:
+    """A configured LLM or reranker that is a third-party plugin, not a built-in preset: its
+    configuration and its key are the plugin's own (docs/plugins.md)."""
+
+    provider: str
+    api_key_env: None = None
+
+
 def provider_config(settings: Any, kind: str, make: Any) -> Any:
-    """The provider's resolved config (None: not configured; the error when it is invalid)."""
+    """The provider's resolved config (None: not configured; the error when it is invalid; a
+    :class:`PluginProvider` for a name that is no built-in preset)."""
     name = getattr(settings, kind)
     if not name or name == "none":
         return None
+    if name not in _presets(kind):
+        return PluginProvider(name)
     mapping = {"provider": name, "model": getattr(settings, f"{kind}_model"),
                "base_url": getattr(settings, f"{kind}_base_url")}
     try:
         return make.from_mapping({k: v for k, v in mapping.items() if v is not None})
     except HlmemError as exc:
         return exc
+
+
+def _presets(kind: str) -> Any:
+    if kind == "llm":
+        from hlmem.adapters.llm.presets import PRESETS
+    else:
+        from hlmem.adapters.rerank.config import PRESETS
+    return PRESETS
 
 
 def _size(n: int) -> str:

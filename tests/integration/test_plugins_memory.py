@@ -151,3 +151,30 @@ def test_a_third_party_embedder_is_a_valid_setting_once_installed_and_used_once_
         mem.remember("user", "theme", "dark")
         assert mem.recall("theme", k=1).items
         assert sys.modules[module].Acme.made == 1
+
+
+def test_doctor_reaches_a_reranker_plugin_only_once_it_is_allowed(ordered: str, tmp_path: Path) -> None:
+    """``hlmem doctor --live`` builds a third-party provider through the registry, as ``Memory``
+    does: refused (and not imported) while not allowlisted, called once it is; its key is its own."""
+    from datetime import datetime, timezone
+
+    from hlmem.adapters.ops.doctor import run_doctor
+    from hlmem.adapters.plugin_wiring import make_plugin_registry
+
+    db = tmp_path / "m.db"
+    Memory(db, embedder="none").close()
+    now = datetime(2026, 12, 3, 12, tzinfo=timezone.utc)
+
+    def doctor(settings: Settings) -> dict:
+        checks = run_doctor(db, settings, now=now, environ={}, is_live=True,
+                            plugins=make_plugin_registry(settings.plugins))
+        return {c.name: c for c in checks}
+
+    refused = doctor(Settings.from_mapping({"rerank": "ordered"}))
+    assert refused["rerank live"].status == "fail" and "not allowed" in refused["rerank live"].detail
+    assert ordered not in sys.modules
+    assert "rerank ordered: no key variable to check" in refused["secrets"].detail
+    allowed = doctor(Settings.from_mapping({"rerank": "ordered", "plugins": {"allow": [
+        {"group": "hlmem.rerankers", "name": "ordered", "distribution": "acme-ordered"}]}}))
+    assert allowed["rerank live"].status == "ok" and "plugin ordered answered" in allowed["rerank live"].detail
+    assert allowed["plugins"].status == "ok"
