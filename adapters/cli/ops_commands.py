@@ -45,7 +45,8 @@ def doctor(obj: _Ctx, is_live: bool, as_json: bool) -> None:
     from hlmem.adapters.ops.doctor import run_doctor
 
     checks = run_doctor(obj.db, _settings(obj), now=_now(obj), environ=os.environ, embedder=obj.embedder,
-                        is_live=is_live, plugins=plugin_registry(obj))
+                        is_live=is_live, plugins=plugin_registry(obj),
+                        store_named=obj.loaded.sources["db"].kind != "default")
     code = exit_code(checks)
     if as_json:
         _emit({"store": obj.db, "status": ("ok", "warn", "fail")[code], "exit_code": code,

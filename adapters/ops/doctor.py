@@ -29,7 +29,7 @@ COPY_ROOM = 2.2
 
 def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mapping[str, str],
                embedder: str | None = None, is_live: bool = False,
-               plugins: Registry | None = None,
+               plugins: Registry | None = None, store_named: bool = True,
                replay_seconds: float = store_checks.REPLAY_SECONDS, disk_usage: Callable[[Path], Any] | None = None,
                transport: Any = None) -> list[Check]:
     """Run every check and return them in order (docs/operations.md lists each one).
@@ -39,6 +39,8 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     :param embedder: the embedder chosen on the command line (else the settings', else the
         store's, else the best installed one, as ``Memory`` chooses).
     :param is_live: also send one minimal request to each configured provider.
+    :param store_named: ``path`` was named (``--db``, ``HLMEM_DB``, ``db`` in the config file), so
+        no store there fails; the default path without a store (a fresh installation) warns.
     :param plugins: the plugin registry (its rows and start-up check make the ``plugins`` check);
         None: no ``plugins`` check.
     :param disk_usage: ``shutil.disk_usage`` unless a test gives another (for the store's folder
@@ -54,9 +56,12 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
         name = store_checks_run[0]
         checks += store_checks_run[1]
     else:
-        checks.append(Check("store", FAIL, f"no store at {store} (nothing was created); the store checks were not run",
-                            "point --db (or HLMEM_DB) at your store; a new one is created by the first write "
-                            "(`hlmem add …`)"))
+        # A path someone named (--db, HLMEM_DB, the file's db) that holds nothing is likely a typo;
+        # the default path without a store is a fresh installation.
+        checks.append(Check("store", FAIL if store_named else WARN,
+                            f"no store at {store} (nothing was created); the store checks were not run",
+                            "point --db (or HLMEM_DB, or db in hlmem.toml) at your store; a new one is created by "
+                            "the first write (`hlmem add …`)"))
     checks.insert(0, environment.versions(name or _default_embedder()))
     checks.append(environment.disk_space(existing_dir(store), usage=usage))
     providers, bad = environment.configured_providers(settings)

@@ -166,3 +166,17 @@ def test_ops_report_on_a_missing_store_shows_zeros_and_creates_nothing(tmp_path:
     data = run_cli(db, ["ops", "report", "--json"]).json()
     assert data["exists"] is False and data["jobs"]["total"] == 0 and data["providers"] == []
     assert not db.exists()
+
+
+def test_doctor_at_the_default_path_before_the_first_write_warns_exit_1(tmp_path: Path) -> None:
+    """A fresh installation: nothing configured, no store yet at the user data directory's
+    ``memory.db``. That is a warning, not a failure, and nothing is created."""
+    env = {k: v for k, v in cli_env(tmp_path / "unused.db").items() if k != "HLMEM_DB"}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    run = run_cli(tmp_path / "unused.db", ["doctor", "--json"], env=env)
+    data = json.loads(run.out)
+    assert run.code == 1, run
+    store = _by_name(data)["store"]
+    assert store["status"] == "warn" and "nothing was created" in store["detail"]
+    assert data["store"] == str(tmp_path / "data" / "hlmem" / "memory.db")
+    assert not (tmp_path / "data").exists()
