@@ -65,6 +65,11 @@ class PluginContext:
     synchronous: str = "FULL"
     settings: Mapping[str, Any] = field(default_factory=dict)
 
+    def role_settings(self, **fixed: Any) -> dict[str, Any]:
+        """The role's settings without unset (None) values, ``fixed`` on top: what a preset
+        plugin hands its config (``context.role_settings(provider="openai")``)."""
+        return {**{k: v for k, v in self.settings.items() if v is not None}, **fixed}
+
 
 @dataclass(frozen=True)
 class PluginSpec:

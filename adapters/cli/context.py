@@ -8,7 +8,6 @@ the ``Memory`` facade on first use.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 

@@ -16,11 +16,9 @@ def _factory(preset: str) -> Callable[[PluginContext], OpenAICompatLLM]:
     def make(context: PluginContext) -> OpenAICompatLLM:
         from hlmem.adapters.llm.presets import LLMConfig
 
-        settings = {k: v for k, v in context.settings.items() if v is not None and k != "provider"}
-        config = LLMConfig.from_mapping({**settings, "provider": preset})
-        extra = {} if context.budget is None else {"budget": context.budget}
+        config = LLMConfig.from_mapping(context.role_settings(provider=preset))
         # Its ledger records are stamped with real time, as before plugins (the fixed clock is for claims).
-        return OpenAICompatLLM(config, ledger=context.ledger, env=context.environ, **extra)
+        return OpenAICompatLLM(config, ledger=context.ledger, env=context.environ, budget=context.budget)
 
     return make
 

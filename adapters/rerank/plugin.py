@@ -15,10 +15,9 @@ def _factory(preset: str) -> Callable[[PluginContext], HTTPReranker]:
     def make(context: PluginContext) -> HTTPReranker:
         from hlmem.adapters.rerank.config import RerankConfig
 
-        settings = {k: v for k, v in context.settings.items() if v is not None and k != "provider"}
-        config = RerankConfig.from_mapping({**settings, "provider": preset})
-        extra = {} if context.budget is None else {"budget": context.budget}
-        return HTTPReranker(config, ledger=context.ledger, env=context.environ, clock=context.clock, **extra)
+        config = RerankConfig.from_mapping(context.role_settings(provider=preset))
+        return HTTPReranker(config, ledger=context.ledger, env=context.environ, clock=context.clock,
+                            budget=context.budget)
 
     return make
 

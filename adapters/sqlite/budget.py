@@ -17,13 +17,12 @@ from pathlib import Path
 
 import apsw
 
-from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.db import translated
-from hlmem.adapters.sqlite.migrations import migrate
+from hlmem.adapters.sqlite.migrations import open_migrated
 from hlmem.application.ports.budget import Reservation
 from hlmem.domain.budget import BudgetLimits, BudgetTotals, Charge, Spend, day_of, next_reset, refusal
-from hlmem.domain.errors import NotFound, StorageError
-from hlmem.domain.time import UTC, from_micros, to_micros
+from hlmem.domain.errors import NotFound
+from hlmem.domain.time import from_micros, to_micros
 
 _SUM = "SELECT count(*), coalesce(sum(requests), 0), coalesce(sum(tokens), 0), coalesce(sum(cost), 0), " \
        "coalesce(sum(cost IS NULL), 0) FROM budget_reservations WHERE day = ? AND "
@@ -48,12 +47,7 @@ class SQLiteBudgetLedger:
 
         :raises StorageError: when the file cannot be opened or migrated.
         """
-        try:
-            con = open_connection(path)
-            migrate(con, datetime.now(UTC).isoformat())
-        except apsw.Error as exc:
-            raise StorageError(f"cannot open the budget ledger in {path}: {exc}") from exc
-        return cls(con, owns_connection=True)
+        return cls(open_migrated(path, "the budget ledger"), owns_connection=True)
 
     def _totals(self, now: datetime, limits: BudgetLimits) -> BudgetTotals:
         day, t = day_of(now).isoformat(), to_micros(now)

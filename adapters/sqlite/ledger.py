@@ -14,10 +14,9 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.llm.ledger import LLMCall
-from hlmem.adapters.sqlite.connection import open_connection
-from hlmem.adapters.sqlite.migrations import migrate
+from hlmem.adapters.sqlite.migrations import open_migrated
 from hlmem.domain.errors import StorageError
-from hlmem.domain.time import UTC, format_timestamp, parse_timestamp
+from hlmem.domain.time import format_timestamp, parse_timestamp
 
 _COLUMNS = ("call_id", "attempt", "provider", "model", "operation", "job_id", "status", "error_class",
             "http_status", "prompt_tokens", "completion_tokens", "latency_ms", "created_at", "capability", "items",
@@ -38,12 +37,7 @@ class SQLiteLedger:
 
         :raises StorageError: when the file cannot be opened or migrated.
         """
-        try:
-            con = open_connection(path)
-            migrate(con, datetime.now(UTC).isoformat())
-        except apsw.Error as exc:
-            raise StorageError(f"cannot open the LLM ledger in {path}: {exc}") from exc
-        return cls(con, owns_connection=True)
+        return cls(open_migrated(path, "the LLM ledger"), owns_connection=True)
 
     def record(self, call: LLMCall) -> None:
         """Insert one attempt (autocommit: one statement, one transaction).

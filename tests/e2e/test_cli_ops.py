@@ -8,8 +8,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/support importable in any import mode
     sys.path.insert(0, _TESTS)

@@ -74,7 +74,7 @@ def test_a_worker_process_beats_and_says_stopped_on_sigterm_or_goes_stale_when_k
 
     killed = _worker(db)
     try:
-        _wait_for(lambda: (s := dict((p, st) for st, p in _beats(db))).get(killed.pid) in ("running", "idle"),
+        _wait_for(lambda: dict((p, st) for st, p in _beats(db)).get(killed.pid) in ("running", "idle"),
                   "the second worker's heartbeat")
         killed.send_signal(signal.SIGKILL)
         killed.wait(timeout=30)
