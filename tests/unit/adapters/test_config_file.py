@@ -238,7 +238,7 @@ def test_the_config_table_gives_every_field_its_key_in_the_file() -> None:
     assert documented == dict(FILE_KEYS)
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/config.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/config.md", "docs/budget.md"])
 def test_every_toml_example_in_the_docs_loads(tmp_path: Path, doc: str) -> None:
     blocks = re.findall(r"```toml\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
     assert blocks
