@@ -209,6 +209,12 @@ class Registry:
 
         :raises PluginError: listing every problem found.
         """
+        problem = self.problem()
+        if problem is not None:
+            raise PluginError(problem)
+
+    def problem(self) -> str | None:
+        """What :meth:`check` would raise, as text (None: start-up would pass); for reports."""
         problems: list[str] = []
         by_key: dict[tuple[str, str], list[Found]] = {}
         for f in self.found:
@@ -232,9 +238,9 @@ class Registry:
             except PluginError as exc:
                 if str(exc) not in problems:
                     problems.append(str(exc))
-        if problems:
-            raise PluginError(problems[0] if len(problems) == 1 else
-                              f"{len(problems)} plugin problems: " + "; ".join(problems))
+        if not problems:
+            return None
+        return problems[0] if len(problems) == 1 else f"{len(problems)} plugin problems: " + "; ".join(problems)
 
     def build(self, kind: str, name: str, **context: Any) -> object:
         """Build plugin ``name``'s adapter: ``spec.factory(PluginContext(...))``.

@@ -29,18 +29,13 @@ def list_(obj: _Ctx, as_json: bool) -> None:
     Allowed ones are imported and checked (api version, port); ones that are not allowed are
     listed and never imported. Exits 1 when an enabled plugin would stop start-up.
     """
-    from hlmem.adapters.plugin_wiring import make_plugin_registry
     from rich.table import Table
 
-    from hlmem.plugins.api import PluginError
+    from hlmem.adapters.plugin_wiring import make_plugin_registry
 
     registry = make_plugin_registry(_plugin_settings(obj))
     rows = [dataclasses.asdict(row) for row in registry.report()]
-    try:
-        registry.check()
-        problem = None
-    except PluginError as exc:
-        problem = str(exc)
+    problem = registry.problem()
     table = Table("group", "name", "distribution", "version", "allowed", "enabled", "state")
     for row in rows:
         state = "loaded" if row["loaded"] else (row["error"] or "not loaded")

@@ -12,7 +12,7 @@ from typing import Any
 
 from attrs import frozen
 
-from hlmem.plugins.api import PLUGIN_API_VERSION, PluginError
+from hlmem.plugins.api import PLUGIN_API_VERSION
 from hlmem.plugins.registry import PluginRow, Registry
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -58,12 +58,7 @@ def plugin_check(registry: Registry) -> Check:
     """The ``plugins`` check of a registry: its rows (``Registry.report()``, which imports only
     allowlisted entry points) and its start-up check (``Registry.check()``: enabled plugins that
     are missing, duplicated or invalid)."""
-    try:
-        registry.check()
-        problem = None
-    except PluginError as exc:
-        problem = str(exc)
-    return check_plugins(registry.report(), api_version=PLUGIN_API_VERSION, problem=problem)
+    return check_plugins(registry.report(), api_version=PLUGIN_API_VERSION, problem=registry.problem())
 
 
 def check_plugins(rows: Sequence[PluginRow | Sequence[Any]], *, api_version: int | None = None,
