@@ -113,6 +113,7 @@ def report_tables(data: dict[str, Any]) -> list[Table]:
     age = jobs["oldest_pending_age_s"]
     rows = [("jobs", counts), ("oldest pending", "none" if age is None else f"{age:.0f} s"),
             ("worker", _worker(data["worker"])), ("open conflicts", data["conflicts"]["open"])]
+    rows += [(f"embeddings {e['model']}", f"{e['passages']} passages stored") for e in data["embeddings"]]
     if data["budget"]:
         rows.append(("budget today", _budget(data["budget"])))
     s = data["storage"]

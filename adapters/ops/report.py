@@ -86,6 +86,7 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
         out["jobs"] = jobs(con, now) if con else _no_jobs()
         out["worker"] = worker(con, now, stale_after) if con else None
         out["conflicts"] = {"open": _scalar(con, "SELECT count(*) FROM conflicts WHERE status = 'open'", "conflicts")}
+        out["embeddings"] = embeddings(con) if con else []
         if con is not None:
             budget = budget_today(con, now, limits or BudgetLimits())
     finally:
@@ -147,6 +148,15 @@ def _fill_budget(entry: dict[str, Any], rows: list[tuple], extra: list[str]) -> 
         known = [r[at["cost"]] for r in rows if r[at["cost"]] is not None]
         entry["cost"] = sum(known) if known else None
         entry["unknown_cost"] = sum(r[4] == "ok" and r[at["cost"]] is None for r in rows)
+
+
+def embeddings(con: apsw.Connection) -> list[dict[str, Any]]:
+    """Passage embeddings kept in the store, per model (all time: the cache has no dates). A local
+    embedder makes no provider calls, so this is where its work shows."""
+    if not _has(con, "embedding_cache"):
+        return []
+    rows = con.execute("SELECT model, count(*) FROM embedding_cache GROUP BY model ORDER BY model")
+    return [{"model": model, "passages": n} for model, n in rows]
 
 
 def percentile(values: list[int], pct: int) -> int | None:

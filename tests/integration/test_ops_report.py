@@ -46,7 +46,7 @@ def test_an_empty_store_and_a_missing_one_report_zeros(store: Path, tmp_path: Pa
         data = report_dict(path, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)
         assert data["providers"] == [] and data["jobs"]["total"] == 0 and data["worker"] is None
         assert data["jobs"]["counts"] == {"pending": 0, "running": 0, "failed": 0, "succeeded": 0, "dead": 0}
-        assert data["conflicts"] == {"open": 0} and data["warnings"] == []
+        assert data["conflicts"] == {"open": 0} and data["warnings"] == [] and data["embeddings"] == []
     assert not (tmp_path / "missing.db").exists() and report_dict(
         tmp_path / "missing.db", now=NOW, since=NOW, disk_usage=_free)["storage"]["total"] == 0
 
@@ -80,6 +80,18 @@ def test_capability_items_and_cost_are_summed_from_the_ledger(store: Path) -> No
     ledger.close()
     [p] = report_dict(store, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)["providers"]
     assert (p["capability"], p["items"], p["cost"], p["unknown_cost"]) == ("rerank", 20, 0.5, 1)
+
+
+def test_embeddings_kept_per_model(tmp_path: Path) -> None:
+    from hlmem import Memory
+
+    db = tmp_path / "e.db"
+    with Memory(db, embedder="hash") as mem:
+        for text in ("我住在杭州", "I like tea", "我住在杭州"):  # the same text is embedded once
+            mem.add(text, session="s", extract=False)
+        model = mem._container.raw_embedder().model_id
+    data = report_dict(db, now=NOW, since=NOW - timedelta(days=1), disk_usage=_free)
+    assert data["embeddings"] == [{"model": model, "passages": 2}]
 
 
 def test_a_store_from_before_the_budget_reports_null_items_and_cost(store: Path) -> None:
