@@ -18,7 +18,7 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.sqlite.db import translated
-from hlmem.adapters.sqlite.migrations import open_migrated
+from hlmem.adapters.sqlite.connection import open_migrated
 from hlmem.application.ports.budget import Reservation
 from hlmem.domain.budget import BudgetLimits, BudgetTotals, Charge, Spend, day_of, next_reset, refusal
 from hlmem.domain.errors import NotFound

@@ -90,3 +90,23 @@ def optimize_on_close(con: apsw.Connection) -> bool:
 
 def _mentions(text: str | None, name: str | None) -> bool:
     return bool(text) and bool(name) and mentions(str(text), str(name))
+
+
+def open_migrated(path: str | Path, what: str) -> apsw.Connection:
+    """A new connection of its own to the store file at ``path``, created and migrated if needed
+    (the operational ledgers: LLM calls, budget).
+
+    :param what: names the opener in the error (``"the budget ledger"``).
+    :raises StorageError: when the file cannot be opened or migrated.
+    """
+    from datetime import datetime
+
+    from hlmem.adapters.sqlite.migrations import migrate
+    from hlmem.domain.time import UTC
+
+    try:
+        con = open_connection(path)
+        migrate(con, datetime.now(UTC).isoformat())
+    except apsw.Error as exc:
+        raise StorageError(f"cannot open {what} in {path}: {exc}") from exc
+    return con

@@ -14,7 +14,7 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.llm.ledger import LLMCall
-from hlmem.adapters.sqlite.migrations import open_migrated
+from hlmem.adapters.sqlite.connection import open_migrated
 from hlmem.domain.errors import StorageError
 from hlmem.domain.time import format_timestamp, parse_timestamp
 

@@ -488,23 +488,3 @@ def migrate(con: apsw.Connection, now_iso: str) -> list[str]:
             ran.append(step.name)
     return ran
 
-
-def open_migrated(path: str | os.PathLike[str], what: str) -> apsw.Connection:
-    """A new connection of its own to the store file at ``path``, created and migrated if needed
-    (the operational ledgers: LLM calls, budget).
-
-    :param what: names the opener in the error (``"the budget ledger"``).
-    :raises StorageError: when the file cannot be opened or migrated.
-    """
-    from datetime import datetime
-
-    from hlmem.adapters.sqlite.connection import open_connection
-    from hlmem.domain.errors import StorageError
-    from hlmem.domain.time import UTC
-
-    try:
-        con = open_connection(path)
-        migrate(con, datetime.now(UTC).isoformat())
-    except apsw.Error as exc:
-        raise StorageError(f"cannot open {what} in {path}: {exc}") from exc
-    return con
