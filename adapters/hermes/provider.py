@@ -43,6 +43,19 @@ def session_kind(agent_context: str | None, platform: str | None = None) -> str:
     return SESSION_KINDS.get(agent_context, "unknown")
 
 
+def text_of(content: Any) -> str:
+    """A message's text: a string as is, an OpenAI list of content parts as its text parts joined
+    by newlines (images and other parts have no text to keep), None as ``""``.
+
+    :raises TypeError: anything else (nothing is queued).
+    """
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(isinstance(p, Mapping) for p in content):
+        return "\n".join(p["text"] for p in content if p.get("type") == "text" and isinstance(p.get("text"), str))
+    raise TypeError(f"a turn's content must be a string or a list of content parts, got {type(content).__name__}")
+
+
 class HlmemMemoryProvider:
     """hlmem behind Hermes' ``MemoryProvider`` hooks (see :func:`~hlmem.adapters.hermes.plugin.provider_class`
     for the subclass of Hermes' own ABC that Hermes loads).
@@ -128,6 +141,7 @@ class HlmemMemoryProvider:
                   messages: list[dict[str, Any]] | None = None) -> None:
         """Record the turn (user, then assistant) as events of the session, in the background."""
         session, kind = session_id or self.session_id, self.session_kind
+        user_content, assistant_content = text_of(user_content), text_of(assistant_content)
         self._write(lambda mem: self._record_turn(mem, session, kind, user_content, assistant_content))
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
@@ -148,12 +162,12 @@ class HlmemMemoryProvider:
     def shutdown(self) -> None:
         """Finish queued writes, stop the background thread, close the store (idempotent)."""
         background, mem = self._background, self._memory
-        self._background = self._prefetch = None
-        self._memory = None
+        self._background = self._prefetch = None  # new work is refused from here on
         try:
-            if background is not None and not background.stop():
+            if background is not None and not background.stop():  # queued writes still run first
                 log.warning("hlmem provider: the background thread did not stop in time")
         finally:
+            self._memory = None
             if mem is not None:
                 with self._lock:
                     mem.close()
@@ -180,7 +194,8 @@ class HlmemMemoryProvider:
         """Flush, then return what hlmem keeps about the user's words in ``messages`` (a recall packet)
         for the compression summary; ``""`` when nothing is relevant."""
         self.flush()
-        asked = [m.get("content") for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        asked = [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
+        asked = [a for a in asked if a.strip()]
         if self._memory is None or not asked:
             return ""
         return self._recall_text(" ".join(asked[-3:])[-2000:], self.session_id)
@@ -255,11 +270,11 @@ class HlmemMemoryProvider:
     def _write(self, task) -> None:
         if self._background is None:
             raise RuntimeError("the hlmem provider is not initialized: Hermes must call initialize() first")
-        prefetch = self._prefetch
+        mem, prefetch = self._memory, self._prefetch
 
         def run() -> None:
             with self._lock:
-                task(self._memory)
+                task(mem)
             if prefetch is not None:
                 prefetch.invalidate()
         self._background.submit(run)

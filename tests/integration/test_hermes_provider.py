@@ -195,3 +195,34 @@ def test_install_writes_the_plugin_folder(tmp_path):
     (folder / "__init__.py").write_text("mine")
     with pytest.raises(FileExistsError, match="overwrite=True"):
         install(tmp_path)
+
+
+def test_shutdown_right_after_a_turn_keeps_the_turn(make):
+    p = make()
+    p.sync_turn(THEME, "好的。")
+    p.shutdown()  # no flush first: the queued write must still land
+    again = make()
+    assert THEME in {i.text for i in again._memory.recall("深色模式", kinds=("event",)).items}
+
+
+def test_content_parts_and_bad_content(make):
+    p = make()
+    p.sync_turn([{"type": "text", "text": "I moved to Seattle in May."}, {"type": "image_url", "image_url": {}}],
+                None)
+    p.flush()
+    assert "I moved to Seattle in May." in {i.text for i in p._memory.recall("Seattle", kinds=("event",)).items}
+    with pytest.raises(TypeError, match="must be a string or a list of content parts, got int"):
+        p.sync_turn(3, "x")
+
+
+def test_a_failed_background_write_is_reported_and_the_next_ones_still_run(make):
+    p = make()
+    p.sync_turn("My locker code is 4711.", "")
+    p.flush()
+    event = next(i for i in p._memory.recall("locker code", kinds=("event",)).items)
+    assert "error" not in json.loads(p.handle_tool_call("hlmem_forget", {"id": event.id}))
+    p.sync_turn("My locker code is 4711.", "")  # forgotten content: re-ingest is refused (ADR 0014)
+    p.sync_turn("I moved to Seattle in May.", "")
+    p.flush()
+    assert len(p.background_errors) == 1 and "forgotten" in str(p.background_errors[0]).lower()
+    assert "I moved to Seattle in May." in {i.text for i in p._memory.recall("Seattle", kinds=("event",)).items}
