@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from hlmem.adapters.hermes import HlmemMemoryProvider, install, session_kind
 from hlmem.adapters.settings import Settings
 from hlmem.domain.errors import ConfigurationError
+
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/support importable in any import mode
+    sys.path.insert(0, _TESTS)
 
 THEME = "我现在主要用深色模式。"
 
@@ -226,3 +232,18 @@ def test_a_failed_background_write_is_reported_and_the_next_ones_still_run(make)
     p.flush()
     assert len(p.background_errors) == 1 and "forgotten" in str(p.background_errors[0]).lower()
     assert "I moved to Seattle in May." in {i.text for i in p._memory.recall("Seattle", kinds=("event",)).items}
+
+
+def test_the_cli_installs_the_plugin_folder(tmp_path):
+    from support.cli import cli_env, run_cli
+
+    home = tmp_path / "hermes-home"
+    done = run_cli(tmp_path / "m.db", ["hermes", "install", "--json"], env=cli_env(tmp_path / "m.db",
+                                                                                    HERMES_HOME=str(home)))
+    assert done.code == 0, done.err
+    assert done.json()["plugin"] == str(home / "plugins" / "hlmem")
+    assert (home / "plugins" / "hlmem" / "__init__.py").read_text().startswith('"""hlmem as a Hermes')
+    (home / "plugins" / "hlmem" / "__init__.py").write_text("someone else's")
+    refused = run_cli(tmp_path / "m.db", ["hermes", "install", "--hermes-home", str(home)])
+    assert refused.code == 1 and "overwrite" in refused.err
+    assert (home / "plugins" / "hlmem" / "__init__.py").read_text() == "someone else's"
