@@ -12,6 +12,7 @@ from typing import Any
 
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
+from hlmem.adapters.corrections_api import Corrections
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
@@ -35,7 +36,7 @@ ENV_DB = ENV["db"]
 _when, _enum = when, enum_value
 
 
-class Memory(Operations):
+class Memory(Operations, Corrections):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
