@@ -73,3 +73,14 @@ def test_correct_refuses_events_and_blank_values(mem: Memory) -> None:
     with pytest.raises(ValidationError, match="new value"):
         mem.correct(claim.id, "  ")
     assert mem.get(claim.id).status is ClaimStatus.ACTIVE
+
+
+def test_recall_with_a_session_keeps_that_sessions_events_and_every_claim(mem: Memory) -> None:
+    a = mem.add("the deploy key rotates on Fridays", session="s1", extract=False)
+    b = mem.add("the deploy key rotates on Mondays", session="s2", extract=False)
+    claim = mem.remember("deploy_key", "rotation_day", "Friday")
+    everything = {i.id for i in mem.recall("deploy key rotates", k=10).items}
+    assert {a.id, b.id} <= everything
+    only = {i.id for i in mem.recall("deploy key rotates", k=10, session="s1").items}
+    assert a.id in only and b.id not in only
+    assert claim.id in only or claim.id not in everything
