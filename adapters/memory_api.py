@@ -12,6 +12,7 @@ from typing import Any
 
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
+from hlmem.adapters.corrections_api import Corrections
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
@@ -35,7 +36,7 @@ ENV_DB = ENV["db"]
 _when, _enum = when, enum_value
 
 
-class Memory(Operations):
+class Memory(Operations, Corrections):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
@@ -200,7 +201,8 @@ class Memory(Operations):
     def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
-               entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None) -> RecallResult:
+               entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None,
+               session: str | None = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
         ``now`` is the reference time the question is asked at (default the clock's now): what
@@ -208,14 +210,15 @@ class Memory(Operations):
         unless ``include_archived``; recalled claims count as accessed. ``understand_query`` lets
         the query's time words steer recall (``result.intent``, ``result.notes``);
         ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
-        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md). A
+        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md); ``session``
+        keeps only that session's events (claims stay). A
         configured reranker reorders the best fused items. Details: docs/recall.md.
         """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
-            now=_when(now, "now"),
+            now=_when(now, "now"), session=session,
         )
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,

@@ -78,6 +78,27 @@ class InspectService:
             cursor = nxt
         return order
 
+    def get(self, item_id: str) -> ClaimState | ObservationState:
+        """The claim (``cl_…``) or event (``ev_…``) with this id, as stored now.
+
+        :raises NotFound: no such id, or it was forgotten (the message says so, and nothing of what it said).
+        """
+        item_id = (item_id or "").strip()
+        found: ClaimState | ObservationState | None
+        if item_id.startswith("cl_"):
+            found = self._storage.get_claims([item_id]).get(item_id)
+            gone = found is not None and found.status is ClaimStatus.FORGOTTEN
+        elif item_id.startswith("ev_"):
+            found = self._storage.get_observations([item_id]).get(item_id)
+            gone = found is not None and found.forgotten
+        else:
+            raise NotFound(f"{item_id!r} is neither a claim id (cl_…) nor an event id (ev_…)")
+        if gone or (found is None and self._forgotten(item_id).forgotten_at is not None):
+            raise NotFound(f"{item_id} was forgotten: its content is gone")
+        if found is None:
+            raise NotFound(f"no {'claim' if item_id.startswith('cl_') else 'event'} {item_id}")
+        return found
+
     def explain(self, item_id: str) -> Explanation:
         """Explain a claim (``cl_…``) or an event (``ev_…``); a forgotten one only by when it was forgotten.
 

@@ -73,7 +73,7 @@ class RecallService:
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None,
-               now: datetime | None = None) -> RecallResult:
+               now: datetime | None = None, session: str | None = None) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
         :param valid_at: the world time asked about (default ``now``).
@@ -92,6 +92,8 @@ class RecallService:
             confidence (a stored subject, a version), items that do not mention it rank below every
             item that does, so a near-homonym (张卫 for 张伟, v1.3 for v1.2) never takes the top;
             ``observe``: only count such intrusions in ``result.notes``; ``off``.
+        :param session: keep only this session's events (claims have no session and stay); the
+            ``k`` best are taken after this filter.
         :raises ValidationError: for an empty or over-long query, a bad ``k`` or namespace, naive times.
         """
         q = read_query(query, k=k, namespace=namespace, valid_at=valid_at, known_at=known_at, kinds=kinds,
@@ -101,7 +103,9 @@ class RecallService:
         run = _Run(q, RecallReads(self._storage), list(q.notes))
         for stage in STAGES:
             stage(self, run)
-        items = tuple(run.items[:q.k])
+        ranked = run.items if session is None else [
+            i for i in run.items if i.kind != "event" or i.session_id == session]
+        items = tuple(ranked[:q.k])
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
         self._storage.record_access([i.id for i in items if i.kind == "claim"], q.clock_now)
         packet = None

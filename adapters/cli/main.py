@@ -14,6 +14,7 @@ import click
 # (worker, jobs, conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``.
 from hlmem.adapters.cli import backup_commands, forget_commands, maintain_commands, pipeline_commands  # noqa: F401
 from hlmem.adapters.cli import config_commands  # noqa: F401  (config show, config path)
+from hlmem.adapters.cli import mcp_commands  # noqa: F401  (``hlmem mcp``, ADR 0037)
 from hlmem.adapters.cli import ops_commands  # noqa: F401  (doctor, ops report)
 from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins list``, ADR 0032)
 from hlmem.adapters.cli import hermes_commands  # noqa: F401  (``hlmem hermes install``, ADR 0038)

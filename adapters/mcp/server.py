@@ -1,0 +1,229 @@
+"""The MCP server: nine ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+
+Each tool parses its JSON arguments (the SDK validates them against the input schema built from
+the signature), makes one call into :class:`~hlmem.Memory` and returns the CLI's JSON shape
+(:mod:`hlmem.adapters.mcp.shapes`) as structured content. No policy lives here.
+
+Threads: the SDK is async; ``Memory`` is synchronous and not meant to be entered by two threads
+at once, so every call runs in a worker thread (``anyio.to_thread``) behind one
+``CapacityLimiter(1)``: the event loop stays free for the transport, and the store sees one call
+at a time, in arrival order, from one process (other processes share the file as ADR 0024 says).
+
+Errors: an :class:`~hlmem.domain.errors.HlmemError` (not found, validation, forgotten content,
+a stale claim, a refused configuration) becomes a tool error (``isError: true``) with its
+message; anything else becomes a tool error that names only the exception's type, its traceback
+going to the server's log (stderr), never to the client. The session goes on either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from hlmem.adapters.cli import render
+from hlmem.adapters.cli.forget_commands import report_dict
+from hlmem.adapters.mcp import shapes
+from hlmem.domain.errors import HlmemError
+
+if TYPE_CHECKING:
+    from hlmem.adapters.memory_api import Memory
+
+LOG = logging.getLogger("hlmem.mcp")
+T = TypeVar("T")
+
+#: The server's name in ``initialize`` (clients show it).
+SERVER_NAME = "hlmem"
+#: The resource template whose reads return the context packet for a query.
+CONTEXT_URI = "hlmem://context/{query}"
+#: Token budget of the packet the resource and the prompt return (docs/packet.md).
+CONTEXT_BUDGET = 800
+
+INSTRUCTIONS = (
+    "Long-term memory with two clocks. memory_recall before answering from memory; memory_save each "
+    "user turn verbatim; memory_remember an explicit fact; memory_correct a wrong claim by id; "
+    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first).")
+
+Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save.")]
+Time = Annotated[str | None, Field(description="ISO 8601 with a timezone, e.g. 2026-05-01T09:00:00+08:00.")]
+Namespace = Annotated[str | None, Field(description="Namespace (default: the server's, usually 'default').")]
+Pairs = Annotated[dict[str, str] | None, Field(description="Qualifiers, e.g. {\"company\": \"Acme\"}.")]
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+ERASE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+
+
+class Calls:
+    """Runs ``Memory`` calls one at a time in a worker thread, with errors turned into tool errors."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._limiter = anyio.CapacityLimiter(1)
+
+    async def __call__(self, tool: str, fn: Callable[[], T]) -> T:
+        try:
+            return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
+        except HlmemError as exc:
+            raise ToolError(render.plain(exc, lines=True)) from None
+        except BaseExceptionGroup as exc:  # several validation problems at once
+            raise ToolError("; ".join(render.plain(e, lines=True) for e in exc.exceptions)) from None
+        except Exception as exc:  # a bug: the log gets the traceback, the client one line
+            LOG.exception("tool %s failed", tool)
+            raise ToolError(f"internal error in {tool} ({type(exc).__name__}); the server's log has the "
+                            "details") from None
+
+
+def build_server(memory: Memory) -> MCPServer:
+    """An MCP server whose tools, resource and prompt all call ``memory`` (the caller closes it).
+
+    :param memory: the one store this server serves, opened by the caller (``hlmem mcp``: from
+        ``--db`` and the settings, as every command).
+    """
+    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    call = Calls(memory)
+    mem = memory
+
+    @server.tool(annotations=READ)
+    async def memory_recall(
+        query: Annotated[str, Field(description="What to look for, in any language.", min_length=1)],
+        k: Annotated[int, Field(ge=1, le=200, description="How many items at most.")] = 10,
+        valid_at: Time = None, known_at: Time = None, namespace: Namespace = None,
+        session: Annotated[str | None, Field(description="Keep only this session's events (claims stay).")] = None,
+        budget: Annotated[int | None, Field(ge=0, description="Also return a context packet of at most this many "
+                                                              "tokens (docs/packet.md).")] = None,
+        kinds: Annotated[list[Literal["claim", "event"]] | None, Field(description="Restrict item kinds.")] = None,
+    ) -> shapes.RecallOut:
+        """Relevant claims and events that held at valid_at (world time) as known at known_at (record time),
+        best first; with budget, also a context packet ready for a prompt."""
+        return await call("memory_recall", lambda: render.recall_dict(mem.recall(
+            query, k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, session=session,
+            kinds=tuple(kinds or ("claim", "event")), budget=budget)))  # type: ignore[return-value]
+
+    @server.tool(annotations=WRITE)
+    async def memory_save(
+        text: Annotated[str, Field(description="The turn, verbatim.", min_length=1)],
+        session: Annotated[str, Field(description="Conversation/session id.")] = "default",
+        role: Annotated[str, Field(description="Speaker: user, assistant, tool…")] = "user",
+        origin: Literal["direct_user", "agent", "external", "external_derived", "system", "unknown"] = "direct_user",
+        session_kind: Literal["interactive", "cron", "heartbeat", "subagent", "unknown"] = "interactive",
+        occurred_at: Time = None, namespace: Namespace = None,
+        extract: Annotated[bool, Field(description="Extract claims from it (provenance still decides).")] = True,
+    ) -> shapes.SaveOut:
+        """Record a raw conversation turn verbatim (recallable at once) and extract claims from it inline."""
+        return await call("memory_save", lambda: shapes.save_dict(mem.add(
+            text, session=session, role=role, origin=origin, session_kind=session_kind, occurred_at=occurred_at,
+            namespace=namespace, extract=extract)))  # type: ignore[return-value]
+
+    @server.tool(annotations=WRITE)
+    async def memory_remember(
+        subject: Annotated[str, Field(description="Who or what it is about, e.g. 'user'.", min_length=1)],
+        predicate: Annotated[str, Field(description="The slot, e.g. 'home_city'.", min_length=1)],
+        value: Annotated[str, Field(description="The value, e.g. 'Berlin'.", min_length=1)],
+        qualifiers: Pairs = None, valid_from: Time = None, valid_to: Time = None,
+        negative: Annotated[bool, Field(description="The claim says the value does NOT hold.")] = False,
+        multi: Annotated[bool, Field(description="Declare the predicate multi-valued (values coexist).")] = False,
+        namespace: Namespace = None,
+    ) -> shapes.WriteOut:
+        """Assert an explicit claim; a new value of a single-valued slot supersedes the old one (history keeps it)."""
+        return await call("memory_remember", lambda: shapes.write_dict(mem.remember(
+            subject, predicate, value, qualifiers=qualifiers, valid_from=valid_from, valid_to=valid_to,
+            polarity=not negative, cardinality="multi" if multi else None,
+            namespace=namespace)))  # type: ignore[return-value]
+
+    @server.tool(annotations=ERASE)
+    async def memory_forget(
+        id: Annotated[str | None, Field(description="Forget this claim or event (cl_…/ev_…).")] = None,
+        session: Annotated[str | None, Field(description="Forget every event of this session.")] = None,
+        subject: Annotated[str | None, Field(description="Forget everything about this subject.")] = None,
+        namespace: Namespace = None,
+        dry_run: Annotated[bool, Field(description="Only report what would go.")] = False,
+        reason: Annotated[str, Field(description="Kept in the audit log; do not repeat the forgotten text.")] = "",
+    ) -> shapes.ForgetOut:
+        """Erase a claim or event, a whole session, or everything about a subject, with its cascade
+        (give exactly one of id, session, subject). Cannot be undone: try dry_run first."""
+        return await call("memory_forget", lambda: report_dict(mem.forget(
+            id, session=session, subject=subject, namespace=namespace, dry_run=dry_run, actor="mcp",
+            reason=reason)))  # type: ignore[return-value]
+
+    @server.tool(annotations=READ)
+    async def memory_get(id: Id) -> shapes.ItemOut:
+        """One claim (with status and both clocks) or one event (verbatim) by id."""
+        return await call("memory_get", lambda: shapes.item_dict(mem.get(id)))  # type: ignore[return-value]
+
+    @server.tool(annotations=WRITE)
+    async def memory_correct(
+        id: Annotated[str, Field(description="The active claim to correct (cl_…).")],
+        value: Annotated[str, Field(description="The right value.", min_length=1)],
+        valid_from: Time = None, qualifiers: Pairs = None,
+        reason: Annotated[str, Field(description="Why (kept when the old claim is retracted).")] = "",
+    ) -> shapes.CorrectOut:
+        """Replace a claim's value: the new value goes on the same slot and supersedes the old claim (retracts
+        it on a multi-valued slot). Refused for a claim that is no longer active: the error names the current."""
+        return await call("memory_correct", lambda: shapes.correction_dict(mem.correct(
+            id, value, valid_from=valid_from, qualifiers=qualifiers, reason=reason)))  # type: ignore[return-value]
+
+    @server.tool(annotations=READ)
+    async def memory_explain(id: Id) -> shapes.ExplainOut:
+        """Why memory holds an id: a claim with its evidence verbatim and supersede chain, or an event and the
+        claims it backs; a forgotten id only with when it was forgotten."""
+        return await call("memory_explain", lambda: render.explanation_dict(mem.explain(id)))  # type: ignore[return-value]
+
+    @server.tool(annotations=READ)
+    async def memory_history(
+        subject: Annotated[str, Field(min_length=1)], predicate: Annotated[str, Field(min_length=1)],
+        namespace: Namespace = None,
+    ) -> shapes.HistoryOut:
+        """Every claim of a subject's slot, oldest first, with status and both clocks."""
+        return await call("memory_history", lambda: {"items": [render.claim_dict(c) for c in mem.history(
+            subject, predicate, namespace=namespace)]})  # type: ignore[return-value]
+
+    @server.tool(annotations=WRITE)
+    async def memory_feedback(
+        id: Id, verdict: Literal["helpful", "unhelpful"],
+        reason: Annotated[str, Field(description="Why (kept in the log).")] = "",
+    ) -> shapes.WriteOut:
+        """Say whether a recalled claim or event helped; it feeds ranking and lifecycle."""
+        return await call("memory_feedback", lambda: shapes.write_dict(mem.feedback(
+            id, verdict, actor="mcp", reason=reason)))  # type: ignore[return-value]
+
+    async def packet(query: str) -> str:
+        def run() -> str:
+            result = mem.recall(query, budget=CONTEXT_BUDGET)
+            return result.packet.text if result.packet is not None else ""
+        try:
+            return await call("context", run)
+        except ToolError as exc:  # a resource or prompt reports its own kind of error
+            from mcp.server.mcpserver.exceptions import ResourceError
+
+            raise ResourceError(str(exc)) from None
+
+    @server.resource(CONTEXT_URI, name="context", mime_type="text/plain",
+                     description=f"The context packet (docs/packet.md, {CONTEXT_BUDGET} tokens) for a query.")
+    async def context_resource(query: str) -> str:
+        return await packet(query)
+
+    @server.prompt(name="memory_context", description="What memory holds about a query, as a context packet "
+                                                      "to put before the question.")
+    async def context_prompt(query: Annotated[str, Field(description="The question or topic.")]) -> str:
+        return await packet(query)
+
+    return server
+
+
+@functools.cache
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hlmem")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,121 @@
+"""What each MCP tool returns: the CLI's JSON shapes (adapters/cli/render.py), typed for ``outputSchema``.
+
+The dicts themselves come from the CLI's converters (``render.*_dict``, ``report_dict``); this
+module adds only the few a write result needed and the top-level ``TypedDict``s the SDK turns
+into each tool's output JSON schema. Nested items stay ``dict[str, Any]``: their fields are the
+CLI's and are documented once, in docs/cli.md and docs/mcp.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import NotRequired, TypedDict
+
+from hlmem.adapters.cli import render
+from hlmem.domain.state import ClaimState
+
+if TYPE_CHECKING:
+    from hlmem.adapters.corrections_api import Correction
+    from hlmem.application.ingest import AddResult
+    from hlmem.application.writes import WriteResult
+    from hlmem.domain.state import ObservationState
+
+
+class RecallOut(TypedDict):
+    """``memory_recall``: the CLI's ``recall --json``."""
+
+    items: list[dict[str, Any]]
+    valid_at: str | None
+    known_at: str | None
+    notes: list[str]
+    intent: NotRequired[dict[str, Any]]
+    packet: NotRequired[dict[str, Any]]
+
+
+class WriteOut(TypedDict):
+    """A claim write (``remember``, ``feedback``): the CLI's ``remember --json``."""
+
+    id: str
+    outcome: str
+    position: int
+
+
+class SaveOut(WriteOut):
+    """``memory_save``: the CLI's ``add --json`` (the claims extracted inline)."""
+
+    claims: list[dict[str, Any]]
+
+
+class CorrectOut(WriteOut):
+    """``memory_correct``: the new claim's write, the claim it corrected, whether that was retracted."""
+
+    corrected: str
+    retracted: bool
+
+
+class ItemOut(TypedDict):
+    """``memory_get``: ``{"kind": "claim", "claim": …}`` or ``{"kind": "event", "event": …}``."""
+
+    kind: str
+    claim: NotRequired[dict[str, Any]]
+    event: NotRequired[dict[str, Any]]
+
+
+class HistoryOut(TypedDict):
+    """``memory_history``: the CLI's ``history --json``, oldest first."""
+
+    items: list[dict[str, Any]]
+
+
+class ExplainOut(TypedDict):
+    """``memory_explain``: the CLI's ``explain --json`` (its keys depend on ``kind``)."""
+
+    kind: str
+    id: NotRequired[str]
+    forgotten_at: NotRequired[str | None]
+    claim: NotRequired[dict[str, Any]]
+    evidence: NotRequired[list[dict[str, Any]]]
+    missing_evidence: NotRequired[list[str]]
+    chain: NotRequired[list[dict[str, Any]]]
+    event: NotRequired[dict[str, Any]]
+    cited_by: NotRequired[list[dict[str, Any]]]
+
+
+class ForgetOut(TypedDict):
+    """``memory_forget``: the CLI's ``forget --json``."""
+
+    target_kind: str
+    target: str
+    namespace: str
+    forget_id: str | None
+    dry_run: bool
+    already_forgotten: bool
+    forgotten_at: str | None
+    counts: dict[str, int]
+    items: list[str]
+    notes: list[str]
+    erasure_pending: bool
+
+
+def write_dict(result: WriteResult) -> dict[str, Any]:
+    """A claim write as JSON, as ``remember --json`` prints it."""
+    return {"id": result.id, "outcome": result.outcome, "position": result.position}
+
+
+def save_dict(result: AddResult) -> dict[str, Any]:
+    """A recorded turn as JSON, as ``add --json`` prints it."""
+    return {"id": result.id, "outcome": result.outcome, "position": result.position,
+            "claims": [render.claim_dict(c) for c in result.claims]}
+
+
+def correction_dict(done: Correction) -> dict[str, Any]:
+    """A correction as JSON: the new claim's write, then what it corrected."""
+    return {**write_dict(done.write), "corrected": done.corrected, "retracted": done.retracted}
+
+
+def item_dict(item: ClaimState | ObservationState) -> dict[str, Any]:
+    """A claim or an event as JSON, under its kind (the shapes of ``explain --json``)."""
+    if isinstance(item, ClaimState):
+        return {"kind": "claim", "claim": render.claim_dict(item)}
+    return {"kind": "event", "event": render.observation_dict(item)}

@@ -1,0 +1,230 @@
+"""``hlmem mcp`` driven by the MCP SDK's own client: over stdio (the server a subprocess the client
+spawns) and over streamable HTTP (a subprocess on a free 127.0.0.1 port). docs/mcp.md, ADR 0037.
+
+Each server process is ended by the test (the SDK's stdio client ends its child; the HTTP server
+is terminated in ``finally``), and every session runs under ``anyio.fail_after`` so nothing hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed (pip install 'hlmem[mcp]')")
+
+import anyio  # noqa: E402
+import httpx  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+from support.cli import HLMEM, cli_env  # noqa: E402
+
+pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
+
+TOOLS = {"memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
+         "memory_explain", "memory_history", "memory_feedback"}
+NOW = "2026-12-01T10:00:00+00:00"
+LIMIT = 60  # seconds per session: a hang fails the test instead of blocking the run
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return cli_env(tmp_path / "memory.db", HLMEM_EMBEDDER="hash", XDG_CONFIG_HOME=str(tmp_path / "config"),
+                   **extra)
+
+
+async def call(mcp: ClientSession, tool: str, /, **arguments: Any) -> dict[str, Any]:
+    """A tool call that must succeed; its structured content, checked against the text content."""
+    result = await mcp.call_tool(tool, arguments)
+    assert not result.is_error, (tool, result.content)
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+async def error_of(mcp: ClientSession, tool: str, /, **arguments: Any) -> str:
+    """A tool call that must fail as a tool error (not a protocol error); its message."""
+    result = await mcp.call_tool(tool, arguments)
+    assert result.is_error, (tool, result.structured_content)
+    return result.content[0].text
+
+
+async def exercise(session: ClientSession) -> None:
+    """Every tool, the resource and the prompt, and business errors that leave the session usable."""
+    await session.initialize()
+    tools = {t.name: t for t in (await session.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.input_schema["type"] == "object" and tool.output_schema["type"] == "object", tool.name
+        assert tool.description
+    assert tools["memory_recall"].input_schema["required"] == ["query"]
+    assert {"query", "k", "valid_at", "known_at", "namespace", "session", "budget"} <= set(
+        tools["memory_recall"].input_schema["properties"])
+    assert set(tools["memory_recall"].output_schema["required"]) == {"items", "valid_at", "known_at", "notes"}
+    assert set(tools["memory_remember"].input_schema["required"]) == {"subject", "predicate", "value"}
+
+    saved = await call(session, "memory_save", text="I moved to Lisbon in May", session="s1", occurred_at=NOW)
+    assert saved["id"].startswith("ev_") and isinstance(saved["claims"], list)
+    paris = await call(session, "memory_remember", subject="user", predicate="home_city", value="Paris",
+                       valid_from="2026-01-01T00:00:00+00:00")
+    assert paris["outcome"] == "created" and paris["id"].startswith("cl_")
+    fixed = await call(session, "memory_correct", id=paris["id"], value="Lisbon")
+    assert fixed["corrected"] == paris["id"] and fixed["outcome"] == "superseded" and not fixed["retracted"]
+
+    got = await call(session, "memory_get", id=fixed["id"])
+    assert got["kind"] == "claim" and got["claim"]["value"] == "Lisbon" and got["claim"]["status"] == "active"
+    event = await call(session, "memory_get", id=saved["id"])
+    assert event["event"]["text"] == "I moved to Lisbon in May" and event["event"]["session"] == "s1"
+
+    history = await call(session, "memory_history", subject="user", predicate="home_city")
+    assert [(c["value"], c["status"]) for c in history["items"]] == [("Paris", "superseded"), ("Lisbon", "active")]
+    explained = await call(session, "memory_explain", id=fixed["id"])
+    assert explained["kind"] == "claim" and [c["value"] for c in explained["chain"]] == ["Paris", "Lisbon"]
+
+    recalled = await call(session, "memory_recall", query="home city", k=5, budget=300)
+    assert recalled["items"][0]["id"] == fixed["id"] and "Lisbon" in recalled["packet"]["text"]
+    assert recalled["packet"]["tokens"] <= 300
+    before = await call(session, "memory_recall", query="home city", valid_at="2026-03-01T00:00:00+00:00")
+    assert [i["value"] for i in before["items"] if i["kind"] == "claim"][:1] == ["Paris"]
+    only_s2 = await call(session, "memory_recall", query="Lisbon", session="s2", kinds=["event"])
+    assert only_s2["items"] == []
+
+    liked = await call(session, "memory_feedback", id=fixed["id"], verdict="helpful")
+    assert liked["id"] == fixed["id"]
+
+    # Business errors are tool errors with a clear message; the session goes on.
+    assert "no claim cl_missing" in await error_of(session, "memory_get", id="cl_missing")
+    assert "not active" in await error_of(session, "memory_correct", id=paris["id"], value="Rome")
+    assert "valid_at" in await error_of(session, "memory_recall", query="x", valid_at="next blue moon")
+    assert "exactly one" in await error_of(session, "memory_forget")
+    assert await error_of(session, "memory_feedback", id=fixed["id"], verdict="meh")  # schema: Literal
+    assert "Traceback" not in await error_of(session, "memory_explain", id="nonsense")
+
+    plan = await call(session, "memory_forget", id=saved["id"], dry_run=True)
+    assert plan["dry_run"] and plan["counts"]["events"] == 1
+    assert (await call(session, "memory_get", id=saved["id"]))["kind"] == "event"  # a dry run removes nothing
+    gone = await call(session, "memory_forget", id=saved["id"], reason="user asked")
+    assert not gone["dry_run"] and gone["counts"]["events"] == 1
+    assert "forgotten" in await error_of(session, "memory_get", id=saved["id"])
+    assert (await call(session, "memory_explain", id=saved["id"]))["kind"] == "forgotten"
+
+    templates = (await session.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == ["hlmem://context/{query}"]
+    packet = (await session.read_resource("hlmem://context/home%20city")).contents[0].text
+    assert packet.startswith("memory v1") and "Lisbon" in packet and "I moved to Lisbon" not in packet
+    prompt = await session.get_prompt("memory_context", {"query": "home city"})
+    assert prompt.messages[0].content.text == packet
+
+
+def test_stdio_every_tool_resource_and_prompt(tmp_path: Path) -> None:
+    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
+                                   cwd=str(tmp_path))
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await exercise(session)
+
+    anyio.run(main)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, str | None]]:
+    """``hlmem mcp --transport http`` on a free loopback port; yields its URL and token."""
+    token = getattr(request, "param", None)
+    port = free_port()
+    env = env_for(tmp_path, **({"HLMEM_MCP_TOKEN": token} if token else {}))
+    proc = subprocess.Popen([HLMEM, "--now", NOW, "mcp", "--transport", "http", "--port", str(port)], env=env,
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp", token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def wait_for_port(port: int, proc: subprocess.Popen) -> None:
+    """Until the server accepts connections (bounded by tries, not by a timed assertion)."""
+    for _ in range(600):
+        if proc.poll() is not None:
+            raise AssertionError(f"hlmem mcp exited {proc.returncode}: {proc.stderr.read().decode()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            anyio.run(anyio.sleep, 0.05)
+    raise AssertionError("hlmem mcp never accepted connections")
+
+
+def http_session(url: str, token: str | None):
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"} if token else None)
+    return client, streamable_http_client(url, http_client=client)
+
+
+def test_streamable_http_every_tool_resource_and_prompt(http_server: tuple[str, str | None]) -> None:
+    url, token = http_server
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            client, transport = http_session(url, token)
+            async with client, transport as (read, write), ClientSession(read, write) as session:
+                await exercise(session)
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("http_server", ["s3cr3t-token-for-the-test-only"], indirect=True)
+def test_with_a_token_every_request_needs_it(http_server: tuple[str, str | None]) -> None:
+    url, token = http_server
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {token}"}):
+        answer = httpx.post(url, json=hello, headers={**headers, "Accept": "application/json, text/event-stream"})
+        assert answer.status_code == 401 and "HLMEM_MCP_TOKEN" in answer.json()["message"]
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            client, transport = http_session(url, token)
+            async with client, transport as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                assert len((await session.list_tools()).tools) == len(TOOLS)
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "example.org"])
+def test_a_non_loopback_host_without_a_token_is_refused(tmp_path: Path, host: str) -> None:
+    done = subprocess.run([HLMEM, "mcp", "--transport", "http", "--host", host], env=env_for(tmp_path),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"error: refusing to serve MCP on {host} without a token")
+    assert "HLMEM_MCP_TOKEN" in done.stderr and not (tmp_path / "memory.db").exists()
+
+
+def test_a_placeholder_token_is_refused_without_showing_it(tmp_path: Path) -> None:
+    done = subprocess.run([HLMEM, "mcp", "--transport", "http"], env=env_for(tmp_path, HLMEM_MCP_TOKEN="changeme"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "placeholder" in done.stderr and "changeme" not in done.stderr
