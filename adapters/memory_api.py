@@ -20,16 +20,17 @@ from hlmem.application.forgetting import ForgetReport
 from hlmem.application.import_service import IMPORT_BATCH, ImportReport
 from hlmem.application.ingest import AddResult
 from hlmem.application.inspect import Explanation
+from hlmem.application.listing import ClaimListing, ClaimPage
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.ranking import RankingConfig
 from hlmem.application.recall import RecallResult
 from hlmem.application.writes import WriteResult
 from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.errors import ConfigurationError, NotFound, ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
 from hlmem.domain.lifecycle import LifecyclePolicy
-from hlmem.domain.state import ClaimState
+from hlmem.domain.state import ClaimState, ClaimStatus
 
 ENV_DB = ENV["db"]
 _when, _enum = when, enum_value
@@ -217,6 +218,43 @@ class Memory(Operations):
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
             now=_when(now, "now"),
         )
+
+    def claims(self, *, subject: str | None = None, predicate: str | None = None, status: str | None = None,
+               namespace: str | None = None, limit: int = 50, after: str | None = None) -> ClaimPage:
+        """A page of claims ordered by id, filtered (forgotten ones never listed); pass the page's
+        ``next_cursor`` as ``after`` for the next one."""
+        listing = ClaimListing(self.storage, self.storage, self._container.registry())
+        return listing.list(namespace=namespace or self.namespace, subject=subject, predicate=predicate,
+                            status=status, limit=limit, after=after)
+
+    def claim(self, claim_id: str) -> ClaimState:
+        """One claim by id, in any status but forgotten.
+
+        :raises NotFound: no such claim, or it was forgotten.
+        """
+        found = self.storage.get_claims([claim_id]).get(claim_id) if claim_id.startswith("cl_") else None
+        if found is None or found.status is ClaimStatus.FORGOTTEN:
+            raise NotFound(f"no claim {claim_id}" + (" (it was forgotten)" if found is not None else ""))
+        return found
+
+    def correct(self, claim_id: str, value: str, *, valid_from: Timestamp = None,
+                evidence: Iterable[str] = (), reason: str = "") -> WriteResult:
+        """Replace an active claim's value: the new claim of the same slot supersedes it (for a
+        multi-valued slot, where values coexist, the old claim is retracted after the new one is
+        written). Subject, predicate, qualifiers, coordinates, scope and importance are kept.
+
+        :raises NotFound: no such claim; :raises ValidationError: it is not active.
+        """
+        old = self.claim(claim_id)
+        if old.status is not ClaimStatus.ACTIVE:
+            raise ValidationError(f"claim {claim_id} is {old.status.value}; only an active claim can be corrected",
+                                  field="claim_id")
+        result = self.remember(old.subject, old.predicate, value, qualifiers=dict(old.qualifiers),
+                               coordinates=dict(old.coordinates), valid_from=valid_from, importance=old.importance,
+                               scope=old.scope, polarity=old.polarity, evidence=evidence, namespace=old.namespace)
+        if result.id != claim_id and self.claim(claim_id).status is ClaimStatus.ACTIVE:
+            self.retract(claim_id, reason or f"corrected by {result.id}")
+        return result
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,
                 coordinates: Mapping[str, str] | None = None) -> list[ClaimState]:

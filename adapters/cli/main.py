@@ -16,6 +16,7 @@ from hlmem.adapters.cli import backup_commands, forget_commands, maintain_comman
 from hlmem.adapters.cli import config_commands  # noqa: F401  (config show, config path)
 from hlmem.adapters.cli import ops_commands  # noqa: F401  (doctor, ops report)
 from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins list``, ADR 0032)
+from hlmem.adapters.cli import serve_commands  # noqa: F401  (``hlmem serve``, REST: ADR 0036)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,
