@@ -58,5 +58,5 @@ class BodyLimit:
                                                "or split a batch")).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(payload)).encode()), (b"connection", b"close")]})
+                                (b"content-length", str(len(payload)).encode())]})
         await send({"type": "http.response.body", "body": payload})
