@@ -31,7 +31,7 @@ CONFIG_ENV = "HLMEM_CONFIG"
 FILE_NAME = "hlmem.toml"
 
 #: Each settings field and its key in the file: a top-level key, or ``table.key``. The fields
-#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins`` and ``budget`` are whole tables.
+#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins``, ``budget`` and ``server`` are whole tables.
 FILE_KEYS: Mapping[str, str] = {
     "db": "db",
     "embedder": "embedder",
@@ -51,6 +51,7 @@ FILE_KEYS: Mapping[str, str] = {
     "maintenance": "maintenance",
     "plugins": "plugins",
     "budget": "budget",
+    "server": "server",
 }
 _FIELD_OF = {key: field for field, key in FILE_KEYS.items()}
 #: Tables whose keys are separate fields (``[llm] model`` is ``llm_model``).

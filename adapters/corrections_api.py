@@ -17,7 +17,7 @@ from hlmem.domain.errors import DomainRuleViolation, ValidationError
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
 
 @frozen
@@ -46,8 +46,19 @@ class Corrections:
         """
         return self._container.inspect().get(item_id)
 
+    def claim(self, claim_id: str) -> ClaimState:
+        """The claim with this id, in any status but forgotten.
+
+        :raises NotFound: an unknown id, or one that was forgotten.
+        :raises ValidationError: an event id (``ev_…``).
+        """
+        found = self.get(claim_id)
+        if not isinstance(found, ClaimState):
+            raise ValidationError(f"{claim_id} is an event, not a claim (cl_…)", field="claim_id")
+        return found
+
     def correct(self, claim_id: str, value: str, *, valid_from: Timestamp = None, reason: str = "",
-                qualifiers: Mapping[str, str] | None = None) -> Correction:
+                qualifiers: Mapping[str, str] | None = None, evidence: Iterable[str] = ()) -> Correction:
         """Replace an active claim's value: the new value is remembered on the same slot (same subject,
         predicate, coordinates, polarity, scope, namespace), which supersedes the old claim on a
         single-valued slot; on a multi-valued one the old claim is retracted. The old claim stays in
@@ -55,6 +66,7 @@ class Corrections:
 
         :param valid_from: when the new value started to hold (default now).
         :param qualifiers: the new claim's qualifiers (default: the old claim's).
+        :param evidence: event ids the new value rests on (they must be live, ADR 0023).
         :raises NotFound: no such claim, or it was forgotten.
         :raises DomainRuleViolation: the claim is no longer active (already superseded, retracted
             or expired): correct the current one, named in the message when there is one.
@@ -73,7 +85,8 @@ class Corrections:
             claim.subject, claim.predicate, value,
             qualifiers=dict(claim.qualifiers) if qualifiers is None else qualifiers,
             coordinates=dict(claim.coordinates), valid_from=valid_from, importance=claim.importance,
-            scope=claim.scope, polarity=claim.polarity, cardinality=claim.cardinality, namespace=claim.namespace)
+            scope=claim.scope, polarity=claim.polarity, cardinality=claim.cardinality, namespace=claim.namespace,
+            evidence=evidence)
         retracted = False
         if write.id != claim_id:
             old = self.get(claim_id)

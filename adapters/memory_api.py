@@ -21,6 +21,7 @@ from hlmem.application.forgetting import ForgetReport
 from hlmem.application.import_service import IMPORT_BATCH, ImportReport
 from hlmem.application.ingest import AddResult
 from hlmem.application.inspect import Explanation
+from hlmem.application.listing import ClaimListing, ClaimPage
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.ranking import RankingConfig
@@ -220,6 +221,14 @@ class Memory(Operations, Corrections):
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
             now=_when(now, "now"), session=session,
         )
+
+    def claims(self, *, subject: str | None = None, predicate: str | None = None, status: str | None = None,
+               namespace: str | None = None, limit: int = 50, after: str | None = None) -> ClaimPage:
+        """A page of claims ordered by id, filtered (forgotten ones never listed); pass the page's
+        ``next_cursor`` as ``after`` for the next one."""
+        listing = ClaimListing(self.storage, self.storage, self._container.registry())
+        return listing.list(namespace=namespace or self.namespace, subject=subject, predicate=predicate,
+                            status=status, limit=limit, after=after)
 
     def history(self, subject: str, predicate: str, *, namespace: str | None = None,
                 coordinates: Mapping[str, str] | None = None) -> list[ClaimState]:

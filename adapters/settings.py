@@ -19,7 +19,14 @@ from typing import Any
 
 from attrs import fields, frozen
 
-from hlmem.adapters.settings_sections import BudgetSettings, PluginSettings, budget_settings, plugin_settings
+from hlmem.adapters.settings_sections import (
+    BudgetSettings,
+    PluginSettings,
+    ServerSettings,
+    budget_settings,
+    plugin_settings,
+    server_settings,
+)
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ranking import RankingConfig
 from hlmem.domain.errors import ConfigurationError
@@ -71,6 +78,8 @@ class Settings:
     plugins: PluginSettings = PluginSettings()
     #: Daily limits on provider calls and the price book (docs/budget.md); config file only.
     budget: BudgetSettings = BudgetSettings()
+    #: ``hlmem serve``'s address, token variable and body limit (docs/rest.md); config file only.
+    server: ServerSettings = ServerSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -225,6 +234,7 @@ def _maintenance(value: Any, where: str) -> MaintenanceConfig:
 _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
     "embedder": _embedder, "provenance": _provenance, "ranking": _ranking, "lifecycle": _lifecycle,
     "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
+    "server": server_settings,
     "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,
     "debug": _boolean,
 }

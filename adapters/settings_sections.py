@@ -1,4 +1,5 @@
-"""Two tables of the settings: ``plugins`` (the allowlist, what is enabled, per-plugin options) and ``budget``.
+"""Three tables of the settings: ``plugins`` (the allowlist, what is enabled, per-plugin options),
+``budget`` and ``server`` (``hlmem serve``: docs/rest.md).
 
 Both are frozen values validated when made, like every other setting (ADR 0029): a config
 file's ``[plugins]`` and ``[budget]`` tables load into them through
@@ -18,8 +19,8 @@ from attrs import frozen
 
 from hlmem.domain.errors import ConfigurationError
 
-__all__ = ["ENTRY_POINT_GROUPS", "AllowedPlugin", "BudgetSettings", "PluginSettings", "budget_settings",
-           "plugin_settings"]
+__all__ = ["ENTRY_POINT_GROUPS", "AllowedPlugin", "BudgetSettings", "PluginSettings", "ServerSettings",
+           "budget_settings", "plugin_settings", "server_settings"]
 
 #: The entry-point group of each port a plugin may implement (docs/plugins.md).
 ENTRY_POINT_GROUPS: Mapping[str, str] = MappingProxyType({
@@ -192,3 +193,51 @@ def budget_settings(value: BudgetSettings | Mapping[str, Any] | None, where: str
         tokens_per_day=_limit(value.get("tokens_per_day"), f"{where}.tokens_per_day", whole=True),
         cost_per_day=_limit(value.get("cost_per_day"), f"{where}.cost_per_day", whole=False),
         price_book=None if book is None else book.strip(), reservation_ttl_s=float(ttl))
+
+
+@frozen(kw_only=True)
+class ServerSettings:
+    """The ``[server]`` table of ``hlmem serve`` (docs/rest.md); its flags win over it.
+
+    :param host: the address to bind; anything but loopback needs a token (the server refuses
+        to start without one).
+    :param port: the TCP port.
+    :param token_env: the environment variable holding the bearer token: the file names the
+        variable, never the token itself.
+    :param max_body_bytes: larger request bodies are refused with 413 before they are read.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token_env: str = "HLMEM_SERVER_TOKEN"
+    max_body_bytes: int = 1 << 20
+
+
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def server_settings(value: ServerSettings | Mapping[str, Any] | None, where: str = "server") -> ServerSettings:
+    """The ``[server]`` table as a :class:`ServerSettings` (validated now).
+
+    :raises ConfigurationError: an unknown key, a blank host, a port outside 1..65535, a
+        ``token_env`` that is not a variable name, or a non-positive ``max_body_bytes``.
+    """
+    if value is None or isinstance(value, ServerSettings):
+        return value or ServerSettings()
+    value = _table(value, where)
+    _unknown(value, {"host", "port", "token_env", "max_body_bytes"}, where)
+    default = ServerSettings()
+    host = value.get("host", default.host)
+    if not isinstance(host, str) or not host.strip():
+        raise ConfigurationError(f"{where}.host must be an address such as 127.0.0.1, not {host!r}")
+    port = value.get("port", default.port)
+    if type(port) is not int or not 1 <= port <= 65535:
+        raise ConfigurationError(f"{where}.port must be a whole number 1..65535, not {port!r}")
+    token_env = value.get("token_env", default.token_env)
+    if not isinstance(token_env, str) or not _VARIABLE.match(token_env):
+        raise ConfigurationError(f"{where}.token_env must name an environment variable (the token itself "
+                                 f"stays in the environment), not {token_env!r}")
+    size = value.get("max_body_bytes", default.max_body_bytes)
+    if type(size) is not int or size <= 0:
+        raise ConfigurationError(f"{where}.max_body_bytes must be a whole number of bytes > 0, not {size!r}")
+    return ServerSettings(host=host.strip(), port=port, token_env=token_env, max_body_bytes=size)

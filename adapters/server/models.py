@@ -1,0 +1,124 @@
+"""Request bodies of the REST API as pydantic models: the OpenAPI schema and the 422 checks.
+
+Each model only shapes input (types, bounds, no unknown keys); meaning is checked once, by the
+``Memory`` facade and the domain below it (a bad timestamp is their 400, not a second rule here).
+Timestamps are ISO 8601 strings with a timezone, as the CLI takes them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Text = Field(min_length=1, max_length=100_000)
+Name = Field(min_length=1, max_length=1000)
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EventIn(_Body):
+    """One raw observation (``Memory.add``)."""
+
+    text: str = Text
+    session: str = Field("default", min_length=1, max_length=1000)
+    role: str = Field("user", min_length=1, max_length=100)
+    origin: Literal["direct_user", "agent", "external", "external_derived", "system", "unknown"] = "direct_user"
+    session_kind: Literal["interactive", "cron", "heartbeat", "subagent", "unknown"] = "interactive"
+    occurred_at: str | None = Field(None, max_length=64)
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+    extract: bool = True
+    process: bool = True
+
+
+class EventBatchIn(_Body):
+    """Up to 500 observations, validated together before the first is written."""
+
+    events: list[EventIn] = Field(min_length=1, max_length=500)
+
+
+class MemoryIn(_Body):
+    """An explicit claim (``Memory.remember``)."""
+
+    subject: str = Name
+    predicate: str = Name
+    value: str = Text
+    qualifiers: dict[str, str] = Field(default_factory=dict, max_length=50)
+    coordinates: dict[str, str] = Field(default_factory=dict, max_length=50)
+    valid_from: str | None = Field(None, max_length=64)
+    valid_to: str | None = Field(None, max_length=64)
+    importance: float = Field(0.5, ge=0.0, le=1.0)
+    scope: Literal["permanent", "temporal"] = "permanent"
+    polarity: bool = True
+    cardinality: Literal["single", "multi"] | None = None
+    evidence: list[str] = Field(default_factory=list, max_length=100)
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+
+
+class CorrectIn(_Body):
+    """A new value for an active claim (``Memory.correct``)."""
+
+    value: str = Text
+    valid_from: str | None = Field(None, max_length=64)
+    evidence: list[str] = Field(default_factory=list, max_length=100)
+    reason: str = Field("", max_length=2000)
+
+
+class RetractIn(_Body):
+    """Why a claim is no longer believed."""
+
+    reason: str = Field("", max_length=2000)
+
+
+class ForgetIn(_Body):
+    """Forget exactly one of an id, a session or a subject (``Memory.forget``)."""
+
+    id: str | None = Field(None, min_length=1, max_length=200)
+    session: str | None = Field(None, min_length=1, max_length=1000)
+    subject: str | None = Field(None, min_length=1, max_length=1000)
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+    dry_run: bool = False
+    reason: str = Field("", max_length=2000)
+
+
+class RecallIn(_Body):
+    """A recall (``Memory.recall``); ``budget`` adds the context packet (docs/packet.md);
+    ``format="packet"`` answers with the packet's text alone (``text/plain``; needs ``budget``)."""
+
+    query: str = Field(min_length=1, max_length=10_000)
+    k: int = Field(10, ge=1, le=200)
+    valid_at: str | None = Field(None, max_length=64)
+    known_at: str | None = Field(None, max_length=64)
+    now: str | None = Field(None, max_length=64)
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+    kinds: list[Literal["claim", "event"]] = Field(default_factory=lambda: ["claim", "event"], min_length=1,
+                                                   max_length=2)
+    include_archived: bool = False
+    understand_query: bool = True
+    entity_constraint: Literal["enforce", "observe", "off"] = "enforce"
+    budget: int | None = Field(None, ge=0, le=1_000_000)
+    format: Literal["json", "packet"] = "json"
+
+
+class ResolveIn(_Body):
+    """A decision on a conflict, on the version the caller saw (a stale one is 409)."""
+
+    decision: Literal["keep-new", "keep-old", "coexist"]
+    expected_version: int | None = Field(None, ge=0)
+
+
+class FeedbackIn(_Body):
+    """Whether a recalled claim or event helped."""
+
+    item_id: str = Field(min_length=1, max_length=200)
+    verdict: Literal["helpful", "unhelpful"]
+    actor: str = Field("user", min_length=1, max_length=200)
+    reason: str = Field("", max_length=2000)
+
+
+class BackupIn(_Body):
+    """Where on the server to write the backup (a new file, or a directory to name one in)."""
+
+    path: str = Field(min_length=1, max_length=4096)
