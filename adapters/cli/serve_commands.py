@@ -24,7 +24,7 @@ def serve(obj: _Ctx, host: str | None, port: int | None, token_env: str | None) 
     import uvicorn
 
     from hlmem.adapters.server.app import create_app
-    from hlmem.adapters.server.auth import check_bind, read_token
+    from hlmem.adapters.listen_guard import check_bind, read_token
 
     base = obj.loaded.settings.server
     chosen = {k: v for k, v in {"host": host, "port": port, "token_env": token_env}.items() if v is not None}

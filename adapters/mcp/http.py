@@ -9,13 +9,11 @@ constant time) or gets ``401``. The token is read from the environment only (ADR
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 from collections.abc import Mapping
 from typing import Any
 
-from hlmem.adapters.secrets import is_placeholder
-from hlmem.domain.errors import ConfigurationError
+from hlmem.adapters import listen_guard
 
 #: The environment variable holding the bearer token.
 TOKEN_ENV = "HLMEM_MCP_TOKEN"
@@ -24,39 +22,17 @@ PATH = "/mcp"
 
 
 def read_token(environ: Mapping[str, str]) -> str | None:
-    """The bearer token from ``environ[HLMEM_MCP_TOKEN]``, None when unset or blank.
-
-    :raises ConfigurationError: it holds a placeholder (``changeme``, ``<token>``…); the message
-        never contains the value.
-    """
-    token = environ.get(TOKEN_ENV, "").strip()
-    if not token:
-        return None
-    if is_placeholder(token):
-        raise ConfigurationError(f"{TOKEN_ENV} holds a placeholder, not a token: set it to a long random "
-                                 "string (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
-    return token
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (``127.0.0.0/8``, ``::1``, ``localhost``)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost may resolve anywhere
+    """The bearer token from ``environ[HLMEM_MCP_TOKEN]`` (None when unset or blank; a placeholder
+    is refused: :func:`hlmem.adapters.listen_guard.read_token`)."""
+    return listen_guard.read_token(TOKEN_ENV, environ)
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve on a non-loopback address without a token.
+    """Refuse to serve on a non-loopback address without a token (:mod:`hlmem.adapters.listen_guard`)."""
+    listen_guard.check_bind(host, token, TOKEN_ENV, "serve MCP")
 
-    :raises ConfigurationError: naming the address and the two ways out.
-    """
-    if token is None and not is_loopback(host):
-        raise ConfigurationError(f"refusing to serve MCP on {host} without a token: anyone who can reach it could "
-                                 f"read and erase the memory; set {TOKEN_ENV} (clients then send "
-                                 "'Authorization: Bearer <token>') or bind --host 127.0.0.1")
+
+is_loopback = listen_guard.is_loopback
 
 
 class BearerToken:

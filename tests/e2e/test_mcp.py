@@ -220,7 +220,7 @@ def test_a_non_loopback_host_without_a_token_is_refused(tmp_path: Path, host: st
     done = subprocess.run([HLMEM, "mcp", "--transport", "http", "--host", host], env=env_for(tmp_path),
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.startswith(f"error: refusing to serve MCP on {host} without a token")
+    assert done.stderr.startswith(f"error: refusing to serve MCP on {host}: it is reachable from other machines and no token is set")
     assert "HLMEM_MCP_TOKEN" in done.stderr and not (tmp_path / "memory.db").exists()
 
 

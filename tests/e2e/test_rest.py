@@ -214,3 +214,16 @@ def test_bad_bodies_unknown_routes_and_a_body_over_the_limit(client: httpx.Clien
     _error(client.post("/v1/events", content=chunks(), headers={"content-type": "application/json"}), 413,
            "too_large")
     assert store.stats()["observations"] == before
+
+
+def test_docs_rest_md_lists_every_route_and_error_code() -> None:
+    """docs/rest.md's tables are the app's: its OpenAPI operations and the error table."""
+    import re
+
+    from hlmem.adapters.server.reference import error_table, openapi_schema, route_table
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rest.md").read_text(encoding="utf-8")
+    routes = re.search(r"<!-- routes:begin -->\n(.*?)\n<!-- routes:end -->", page, re.S).group(1)
+    errors = re.search(r"<!-- errors:begin -->\n(.*?)\n<!-- errors:end -->", page, re.S).group(1)
+    assert routes == route_table(openapi_schema()), "regenerate: python -m hlmem.adapters.server.reference"
+    assert errors == error_table()

@@ -14,7 +14,7 @@ pytest.importorskip("fastapi", reason="the REST tests need the extra: pip instal
 import httpx  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
-from hlmem.adapters.server.auth import check_bind, is_loopback, read_token  # noqa: E402
+from hlmem.adapters.listen_guard import check_bind, is_loopback, read_token  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
 from hlmem.domain.errors import ConfigurationError  # noqa: E402
 from support.cli import HLMEM, cli_env, run_cli  # noqa: E402
@@ -81,7 +81,7 @@ def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     run = run_cli(db, ["serve", "--host", "0.0.0.0", "--port", "1"])
     assert run.code == 1, run
-    assert "refusing to listen on 0.0.0.0" in run.err and "HLMEM_SERVER_TOKEN" in run.err
+    assert "refusing to serve on 0.0.0.0: it is reachable from other machines and no token is set" in run.err and "HLMEM_SERVER_TOKEN" in run.err
     assert not db.exists()  # refused before the store was opened
     named = run_cli(db, ["serve", "--host", "0.0.0.0", "--token-env", "OTHER_VAR"],
                     env=cli_env(db, HLMEM_SERVER_TOKEN="not-this-one"))
