@@ -1,0 +1,133 @@
+"""REST overhead and write rate: `hlmem serve`'s routes against the same `Memory` in process.
+
+Measures, on one store with the hash embedder (so embedding cost does not hide HTTP's):
+- recall p50/p95 in process (`Memory.recall`) and through `POST /v1/recall` on `hlmem serve`
+  (uvicorn, its own process, 127.0.0.1) over the same store file, alternating, and the p50
+  difference (target: at most 2 ms, issue 14);
+- writes per second through `POST /v1/events` from one client and from 4 client threads
+  (target: 500/s with the hash embedder), with every write counted afterwards.
+
+    python benchmarks/rest.py [--memories 2000] [--recalls 300] [--writes 2000]
+
+Prints a table and one JSON line. Needs the `server` extra (fastapi, uvicorn) and `hlmem` on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from hlmem import Memory
+
+QUERIES = ["用户住在哪里？", "what does the user drink", "用户的猫叫什么", "where does Alice work", "最喜欢的颜色"]
+
+
+def _serve(db: Path) -> tuple[subprocess.Popen, str]:
+    """``hlmem serve`` on ``db`` in its own process (as it is deployed), on a free port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HLMEM_")}
+    proc = subprocess.Popen([shutil.which("hlmem") or "hlmem", "--db", str(db), "--embedder", "hash", "serve",
+                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit(f"hlmem serve did not start: {proc.stderr.read().decode(errors='replace')[-500:]}")
+        time.sleep(0.1)
+
+
+def _pct(values: list[float], p: int) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--memories", type=int, default=2000, help="claims in the store before recalls")
+    ap.add_argument("--recalls", type=int, default=300, help="recalls per side (alternating)")
+    ap.add_argument("--writes", type=int, default=2000, help="events written per write run")
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="hlmem-rest-bench-"))
+    mem = Memory(work / "m.db", embedder="hash")
+    for i in range(args.memories):
+        mem.remember(f"person{i % 200}", f"fact_{i % 37}", f"value {i} 城市{i % 50}")
+    proc, base = _serve(work / "m.db")  # another process on the same file (ADR 0024)
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for q in QUERIES:  # warm both paths
+                mem.recall(q, k=10)
+                client.post("/v1/recall", json={"query": q, "k": 10}).raise_for_status()
+            local, remote = [], []
+            for i in range(args.recalls):
+                q = QUERIES[i % len(QUERIES)]
+                t = time.perf_counter()
+                mem.recall(q, k=10)
+                local.append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                client.post("/v1/recall", json={"query": q, "k": 10}).raise_for_status()
+                remote.append((time.perf_counter() - t) * 1000)
+            before = mem.stats()["events"]
+            t = time.perf_counter()
+            for i in range(args.writes):
+                client.post("/v1/events", json={"text": f"turn {i}: 我今天喝了{i % 9}杯咖啡", "session": f"s{i % 20}",
+                                                "extract": False}).raise_for_status()
+            one_client = args.writes / (time.perf_counter() - t)
+
+        def writer(k: int, n: int) -> None:
+            with httpx.Client(base_url=base, timeout=30) as c:
+                for i in range(n):
+                    c.post("/v1/events", json={"text": f"w{k} turn {i}", "session": f"w{k}", "extract": False}
+                           ).raise_for_status()
+
+        per = args.writes // 4
+        t = time.perf_counter()
+        threads = [threading.Thread(target=writer, args=(k, per)) for k in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        four_clients = 4 * per / (time.perf_counter() - t)
+        after = mem.stats()["events"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        mem.close()
+    out = {
+        "memories": args.memories, "recalls": args.recalls, "writes": args.writes,
+        "recall_ms": {"in_process": {"p50": round(statistics.median(local), 2), "p95": round(_pct(local, 95), 2)},
+                      "rest": {"p50": round(statistics.median(remote), 2), "p95": round(_pct(remote, 95), 2)}},
+        "rest_overhead_p50_ms": round(statistics.median(remote) - statistics.median(local), 2),
+        "writes_per_s": {"one_client": round(one_client), "four_clients": round(four_clients)},
+        "writes_counted": after - before,
+    }
+    print(f"recall p50 in process {out['recall_ms']['in_process']['p50']} ms, REST {out['recall_ms']['rest']['p50']} ms "
+          f"(overhead {out['rest_overhead_p50_ms']} ms); p95 {out['recall_ms']['in_process']['p95']} / "
+          f"{out['recall_ms']['rest']['p95']} ms")
+    print(f"writes/s through POST /v1/events: {out['writes_per_s']['one_client']} (1 client), "
+          f"{out['writes_per_s']['four_clients']} (4 clients); counted {out['writes_counted']}")
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
