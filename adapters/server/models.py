@@ -93,6 +93,8 @@ class RecallIn(_Body):
     known_at: str | None = Field(None, max_length=64)
     now: str | None = Field(None, max_length=64)
     namespace: str | None = Field(None, min_length=1, max_length=200)
+    #: Only this session's events (claims are not per session).
+    session: str | None = Field(None, min_length=1, max_length=200)
     kinds: list[Literal["claim", "event"]] = Field(default_factory=lambda: ["claim", "event"], min_length=1,
                                                    max_length=2)
     include_archived: bool = False

@@ -60,6 +60,8 @@ def test_events_one_and_a_batch_are_recorded_and_recallable(client: httpx.Client
     assert store.stats()["observations"] == before + 3
     found = client.post("/v1/recall", json={"query": "乌龙茶", "kinds": ["event"]}).json()
     assert any("乌龙茶" in item["text"] for item in found["items"])
+    elsewhere = client.post("/v1/recall", json={"query": "乌龙茶", "kinds": ["event"], "session": "work"}).json()
+    assert not any("乌龙茶" in item["text"] for item in elsewhere["items"])  # another session's events only
 
 
 def test_a_batch_with_one_bad_event_writes_nothing(client: httpx.Client, store: Memory) -> None:
