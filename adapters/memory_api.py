@@ -27,13 +27,15 @@ from hlmem.application.ports import LLM, Clock, Embedder, Reranker
 from hlmem.application.ranking import RankingConfig
 from hlmem.application.recall import RecallResult
 from hlmem.application.writes import WriteResult
-from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
+from hlmem.domain.errors import ConfigurationError, ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.state import ClaimState
 
 ENV_DB = ENV["db"]
+_EVENT_KEYS = frozenset({"text", "session", "role", "origin", "session_kind", "occurred_at", "namespace"})
+_FLAG_KEYS = frozenset({"extract", "process"})
 _when, _enum = when, enum_value
 
 
@@ -114,15 +116,59 @@ class Memory(Operations, Corrections):
             worker (``hlmem worker``), which batches a session's events into windows.
         :returns: the write, with the claims extracted from it inline (``result.claims``).
         """
-        cmd = RecordObservation(
+        cmd = self._observation(text, session=session, role=role, origin=origin, session_kind=session_kind,
+                                occurred_at=occurred_at, namespace=namespace)
+        result = self._container.ingest().add(cmd, extract=extract, process=process)
+        note_embedder(self.storage, self.embedder_name)
+        return result
+
+    def add_many(self, events: Iterable[Mapping[str, Any]], *, extract: bool = True,
+                 process: bool = True) -> list[AddResult]:
+        """Record several raw observations in one transaction: all or none, in order.
+
+        Each event is a mapping of :meth:`add`'s arguments (``text`` required; ``session``,
+        ``role``, ``origin``, ``session_kind``, ``occurred_at``, ``namespace``, and ``extract`` /
+        ``process`` to override the call's for that event). Every event is checked before
+        anything is written, and the batch commits once (one fsync, not one per event); each
+        session's inline extraction then runs once.
+
+        :raises ValidationError: an event lacks ``text`` or has an unknown key or a bad value (its
+            index is in the message); nothing is written.
+        """
+        cmds, extracts, processes = [], [], []
+        for i, event in enumerate(events):
+            unknown = set(event) - _EVENT_KEYS - _FLAG_KEYS
+            if unknown or not isinstance(event.get("text"), str):
+                what = f"unknown keys {sorted(unknown)}" if unknown else "no text"
+                raise ValidationError(f"event {i}: {what} (an event takes {sorted(_EVENT_KEYS | _FLAG_KEYS)})",
+                                      field="events")
+            flags = {k: event.get(k, default) for k, default in (("extract", extract), ("process", process))}
+            if not all(isinstance(v, bool) for v in flags.values()):
+                raise ValidationError(f"event {i}: extract and process are true or false", field="events")
+            try:
+                cmds.append(validate_observation(self._observation(**{k: v for k, v in event.items()
+                                                                       if k in _EVENT_KEYS})))
+            except ValidationError as exc:
+                raise ValidationError(f"event {i}: {exc}", field=exc.field) from None
+            except ExceptionGroup as group:
+                raise ValidationError(f"event {i}: " + "; ".join(map(str, group.exceptions)),
+                                      field="events") from None
+            extracts.append(flags["extract"])
+            processes.append(flags["process"])
+        results = self._container.ingest().add_many(cmds, extract=extracts, process=processes)
+        note_embedder(self.storage, self.embedder_name)
+        return results
+
+    def _observation(self, text: str, *, session: str = "default", role: str = "user",
+                     origin: str | OriginClass = OriginClass.DIRECT_USER,
+                     session_kind: str | SessionKind = SessionKind.INTERACTIVE, occurred_at: Timestamp = None,
+                     namespace: str | None = None) -> RecordObservation:
+        return RecordObservation(
             text=text, namespace=namespace or self.namespace, role=role, session_id=session,
             origin_class=_enum(OriginClass, origin, "origin"),
             session_kind=_enum(SessionKind, session_kind, "session_kind"),
             occurred_at=_when(occurred_at, "occurred_at"),
         )
-        result = self._container.ingest().add(cmd, extract=extract, process=process)
-        note_embedder(self.storage, self.embedder_name)
-        return result
 
     def run_worker(self, *, once: bool = True) -> Any:
         """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""

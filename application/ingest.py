@@ -61,12 +61,49 @@ class IngestService:
 
         :raises ForgottenContent: the text was forgotten and re-ingest blocking is on.
         """
+        return self.add_many([cmd], extract=extract, process=process)[0]
+
+    def add_many(self, cmds: Sequence[RecordObservation], *, extract: bool | Sequence[bool] = True,
+                 process: bool | Sequence[bool] = True) -> list[AddResult]:
+        """Several turns in one transaction (all or nothing; one commit, so one fsync), in order;
+        then each session's ready extraction jobs, once per session.
+
+        ``extract`` and ``process`` are one flag for all turns or one per turn (as for :meth:`add`).
+
+        :raises ForgottenContent: one of the texts was forgotten and re-ingest blocking is on
+            (nothing is recorded).
+        """
+        if not cmds:
+            return []
+        extracts, processes = _flags(extract, len(cmds), "extract"), _flags(process, len(cmds), "process")
+        inline = [e and p and self._worker is not None for e, p in zip(extracts, processes, strict=True)]
         if self._guard is not None:
-            self._guard.refuse([cmd])
-        result = self.record([(cmd, None)], extract=extract)[0]
-        claims: tuple[ClaimState, ...] = ()
-        if extract and process and self._worker is not None:
-            self._worker().process_session(cmd.namespace, cmd.session_id)
-            if self._reader is not None:
-                claims = tuple(self._reader.get_claims(self._reader.claims_citing(result.id)).values())
-        return AddResult(result.id, result.outcome, result.position, result.events, claims)
+            self._guard.refuse(list(cmds))
+        wanted = iter(extracts)  # write_batch reports each observation once, in order
+
+        def enqueue(cmd: RecordObservation, result: WriteResult, now: datetime) -> None:
+            if next(wanted):
+                self._enqueue(cmd, result, now)
+
+        results = self._writes.write_batch([(cmd, None) for cmd in cmds], on_recorded=enqueue if any(extracts) else None)
+        if any(inline):
+            worker = self._worker()
+            for namespace, session in dict.fromkeys(
+                    (cmd.namespace, cmd.session_id) for cmd, now in zip(cmds, inline, strict=True) if now):
+                worker.process_session(namespace, session)
+        out = []
+        for r, now in zip(results, inline, strict=True):
+            claims: tuple[ClaimState, ...] = ()
+            if now and self._reader is not None:
+                claims = tuple(self._reader.get_claims(self._reader.claims_citing(r.id)).values())
+            out.append(AddResult(r.id, r.outcome, r.position, r.events, claims))
+        return out
+
+
+def _flags(flag: bool | Sequence[bool], n: int, name: str) -> list[bool]:
+    if isinstance(flag, bool):
+        return [flag] * n
+    flags = [bool(f) for f in flag]
+    if len(flags) != n:
+        raise ValueError(f"{name}: {len(flags)} flags for {n} turns")
+    return flags

@@ -4,8 +4,9 @@ Measures, on one store with the hash embedder (so embedding cost does not hide H
 - recall p50/p95 in process (`Memory.recall`) and through `POST /v1/recall` on `hlmem serve`
   (uvicorn, its own process, 127.0.0.1) over the same store file, alternating, and the p50
   difference (target: at most 2 ms, issue 14);
-- writes per second through `POST /v1/events` from one client and from 4 client threads
-  (target: 500/s with the hash embedder), with every write counted afterwards.
+- events per second through `POST /v1/events` from 1, 4 and 8 client threads (target: 500/s
+  with the hash embedder; concurrent requests share a transaction, ADR 0036) and through
+  `POST /v1/events:batch` in batches of 50, with every write counted afterwards.
 
     python benchmarks/rest.py [--memories 2000] [--recalls 300] [--writes 2000]
 
@@ -61,6 +62,25 @@ def _pct(values: list[float], p: int) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
+def _write_rate(base: str, clients: int, writes: int) -> float:
+    """Events per second through ``POST /v1/events`` from ``clients`` threads, ``writes`` in all."""
+    per = writes // clients
+
+    def writer(k: int) -> None:
+        with httpx.Client(base_url=base, timeout=30) as c:
+            for i in range(per):
+                c.post("/v1/events", json={"text": f"c{clients} w{k} turn {i}: 我今天喝了{i % 9}杯咖啡",
+                                           "session": f"w{k}", "extract": False}).raise_for_status()
+
+    t = time.perf_counter()
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(clients)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return clients * per / (time.perf_counter() - t)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memories", type=int, default=2000, help="claims in the store before recalls")
@@ -86,28 +106,16 @@ def main(argv: list[str] | None = None) -> int:
                 t = time.perf_counter()
                 client.post("/v1/recall", json={"query": q, "k": 10}).raise_for_status()
                 remote.append((time.perf_counter() - t) * 1000)
-            before = mem.stats()["events"]
-            t = time.perf_counter()
-            for i in range(args.writes):
-                client.post("/v1/events", json={"text": f"turn {i}: 我今天喝了{i % 9}杯咖啡", "session": f"s{i % 20}",
-                                                "extract": False}).raise_for_status()
-            one_client = args.writes / (time.perf_counter() - t)
-
-        def writer(k: int, n: int) -> None:
-            with httpx.Client(base_url=base, timeout=30) as c:
-                for i in range(n):
-                    c.post("/v1/events", json={"text": f"w{k} turn {i}", "session": f"w{k}", "extract": False}
-                           ).raise_for_status()
-
-        per = args.writes // 4
+        before = mem.stats()["observations"]
+        rates = {f"{n}_clients": round(_write_rate(base, n, args.writes)) for n in (1, 4, 8)}
         t = time.perf_counter()
-        threads = [threading.Thread(target=writer, args=(k, per)) for k in range(4)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        four_clients = 4 * per / (time.perf_counter() - t)
-        after = mem.stats()["events"]
+        with httpx.Client(base_url=base, timeout=30) as c:
+            for start in range(0, args.writes, 50):
+                c.post("/v1/events:batch", json={"events": [
+                    {"text": f"batch turn {i}", "session": "b", "extract": False}
+                    for i in range(start, min(args.writes, start + 50))]}).raise_for_status()
+        rates["batch_of_50"] = round(args.writes / (time.perf_counter() - t))
+        after = mem.stats()["observations"]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -117,14 +125,15 @@ def main(argv: list[str] | None = None) -> int:
         "recall_ms": {"in_process": {"p50": round(statistics.median(local), 2), "p95": round(_pct(local, 95), 2)},
                       "rest": {"p50": round(statistics.median(remote), 2), "p95": round(_pct(remote, 95), 2)}},
         "rest_overhead_p50_ms": round(statistics.median(remote) - statistics.median(local), 2),
-        "writes_per_s": {"one_client": round(one_client), "four_clients": round(four_clients)},
+        "writes_per_s": rates,
+        "writes_sent": sum(n * (args.writes // n) for n in (1, 4, 8)) + args.writes,
         "writes_counted": after - before,
     }
     print(f"recall p50 in process {out['recall_ms']['in_process']['p50']} ms, REST {out['recall_ms']['rest']['p50']} ms "
           f"(overhead {out['rest_overhead_p50_ms']} ms); p95 {out['recall_ms']['in_process']['p95']} / "
           f"{out['recall_ms']['rest']['p95']} ms")
-    print(f"writes/s through POST /v1/events: {out['writes_per_s']['one_client']} (1 client), "
-          f"{out['writes_per_s']['four_clients']} (4 clients); counted {out['writes_counted']}")
+    print("events/s: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rates.items())
+          + f"; sent {out['writes_sent']}, counted {out['writes_counted']}")
     print(json.dumps(out))
     return 0
 

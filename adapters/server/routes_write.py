@@ -17,15 +17,17 @@ from hlmem.adapters.server.models import (
     MemoryIn,
     RetractIn,
 )
-from hlmem.adapters.server.shared import call
+from hlmem.adapters.server.shared import call, state
 
 router = APIRouter()
 
 
-def _add(mem: Any, event: EventIn) -> dict[str, Any]:
-    result = mem.add(event.text, session=event.session, role=event.role, origin=event.origin,
-                     session_kind=event.session_kind, occurred_at=event.occurred_at, namespace=event.namespace,
-                     extract=event.extract, process=event.process)
+def _event(event: EventIn) -> dict[str, Any]:
+    return {"text": event.text, "session": event.session, "role": event.role, "origin": event.origin,
+            "session_kind": event.session_kind, "occurred_at": event.occurred_at, "namespace": event.namespace}
+
+
+def _added(result: Any) -> dict[str, Any]:
     return {"id": result.id, "outcome": result.outcome, "position": result.position,
             "claims": [claim_dict(c) for c in result.claims]}
 
@@ -36,13 +38,15 @@ def _write(result: Any) -> dict[str, Any]:
 
 @router.post("/v1/events", status_code=201, tags=["events"], summary="Record one raw event verbatim")
 def add_event(request: Request, event: EventIn) -> dict[str, Any]:
-    return call(request, _add, event)
+    served = state(request)  # concurrent requests share a transaction (group commit, ADR 0036)
+    return _added(served.group.add(served.memory, _event(event), extract=event.extract, process=event.process))
 
 
 @router.post("/v1/events:batch", status_code=201, tags=["events"],
-             summary="Record a batch of events, in order (the whole body is validated first)")
+             summary="Record a batch of events in order, in one transaction (all or none)")
 def add_events(request: Request, batch: EventBatchIn) -> dict[str, Any]:
-    return call(request, lambda mem: {"items": [_add(mem, e) for e in batch.events]})
+    events = [_event(e) | {"extract": e.extract, "process": e.process} for e in batch.events]
+    return call(request, lambda mem: {"items": [_added(r) for r in mem.add_many(events)]})
 
 
 @router.post("/v1/memories", status_code=201, tags=["memories"], summary="Assert an explicit claim")

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 from attrs import define, field
 from fastapi import Request
 
+from hlmem.adapters.server.group_commit import GroupCommit
+
 T = TypeVar("T")
 
 
@@ -24,6 +26,12 @@ class ServerState:
     memory: Any
     max_body_bytes: int
     lock: threading.Lock = field(factory=threading.Lock)
+    #: Concurrent ``POST /v1/events`` share transactions under :attr:`lock`.
+    group: GroupCommit = field(init=False)
+
+    @group.default
+    def _group(self) -> GroupCommit:
+        return GroupCommit(self.lock)
 
 
 def state(request: Request) -> ServerState:

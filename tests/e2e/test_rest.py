@@ -71,6 +71,18 @@ def test_a_batch_with_one_bad_event_writes_nothing(client: httpx.Client, store: 
     assert store.stats()["observations"] == before
 
 
+def test_a_batch_is_one_transaction_even_past_the_schema(client: httpx.Client, store: Memory) -> None:
+    """A batch the schema accepts but the store refuses (one text was forgotten) writes nothing."""
+    gone = client.post("/v1/events", json={"text": "my badge pin is 8812", "extract": False}).json()["id"]
+    assert client.post("/v1/forget", json={"id": gone}).status_code == 200
+    before = store.stats()["observations"]
+    refused = client.post("/v1/events:batch", json={"events": [
+        {"text": "an innocent turn"}, {"text": "my badge pin is 8812"}, {"text": "another one"}]})
+    assert refused.status_code == 409, refused.text
+    assert "forgotten" in refused.json()["error"]["message"]
+    assert store.stats()["observations"] == before
+
+
 def test_remember_get_list_correct_retract_and_history(client: httpx.Client) -> None:
     made = client.post("/v1/memories", json={"subject": "alice", "predicate": "preferred_editor", "value": "vim"})
     assert made.status_code == 201, made.text
