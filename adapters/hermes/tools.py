@@ -30,7 +30,9 @@ SCHEMAS: tuple[dict, ...] = (
     _schema("hlmem_recall", "Search long-term memory (facts and past conversation) for a query. Use before "
             "answering about the user or earlier sessions; valid_at/known_at ask about the past.",
             {"query": _STR, "k": {"type": "integer", "minimum": 1, "maximum": 50}, "valid_at": _TIME,
-             "known_at": _TIME}, ("query",)),
+             "known_at": _TIME,
+             "session": {"type": "string", "description": "keep only this session's past turns (facts stay)"}},
+            ("query",)),
     _schema("hlmem_remember", "Store an explicit fact as subject / predicate / value (a new value of a "
             "single-valued slot supersedes the old one; history keeps both).",
             {"subject": _STR, "predicate": _STR, "value": _STR, "valid_from": _TIME, "valid_to": _TIME},
@@ -54,8 +56,9 @@ def tool_error(message: str) -> str:
 
 
 def _recall(mem: Memory, a: Mapping[str, Any]) -> dict:
+    session = a.get("session")
     result = mem.recall(_text(a, "query"), k=_k(a.get("k", 8)), valid_at=a.get("valid_at"),
-                        known_at=a.get("known_at"))
+                        known_at=a.get("known_at"), session=None if session is None else _text(a, "session"))
     return render.recall_dict(result)
 
 

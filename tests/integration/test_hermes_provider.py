@@ -138,6 +138,18 @@ def test_session_kind_mapping():
     assert session_kind("something-new") == "unknown"
 
 
+def test_recall_can_keep_to_one_session(make):
+    p = make(session="trip")
+    p.sync_turn("我们订了去京都的机票", "好的")
+    p.flush()
+    p._memory.add("京都的酒店还没订", session="other", extract=False)
+    both = json.loads(p.handle_tool_call("hlmem_recall", {"query": "京都", "k": 10}))["items"]
+    assert {i["session"] for i in both if i["kind"] == "event"} >= {"trip", "other"}
+    one = json.loads(p.handle_tool_call("hlmem_recall", {"query": "京都", "k": 10, "session": "trip"}))["items"]
+    events = [i for i in one if i["kind"] == "event"]
+    assert events and {i["session"] for i in events} == {"trip"}
+
+
 def test_errors_come_back_as_tool_results(make):
     idle = HlmemMemoryProvider({"embedder": "hash"}, settings=Settings())
     assert "not initialized" in json.loads(idle.handle_tool_call("hlmem_recall", {"query": "x"}))["error"]
@@ -146,6 +158,7 @@ def test_errors_come_back_as_tool_results(make):
         ("nope", "{}"): "unknown tool 'nope'",
         ("hlmem_recall", "[]"): "arguments must be a JSON object",
         ("hlmem_recall", '{"query": "x", "k": 0}'): "'k' must be an integer from 1 to 50",
+        ("hlmem_recall", '{"query": "x", "session": 7}'): "'session' is required and must be a non-empty string",
         ("hlmem_remember", '{"subject": "A", "predicate": "p"}'): "'value' is required",
         ("hlmem_remember", '{"subject": "A", "predicate": "p", "value": "v", "valid_from": "soon"}'): "valid_from",
         ("hlmem_explain", '{"id": "cl_missing"}'): "hlmem_explain:",
