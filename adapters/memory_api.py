@@ -272,7 +272,7 @@ class Memory(Operations, Corrections):
                namespace: str | None = None, limit: int = 50, after: str | None = None) -> ClaimPage:
         """A page of claims ordered by id, filtered (forgotten ones never listed); pass the page's
         ``next_cursor`` as ``after`` for the next one."""
-        listing = ClaimListing(self.storage, self.storage, self._container.registry())
+        listing = ClaimListing(self.storage, self._container.registry())
         return listing.list(namespace=namespace or self.namespace, subject=subject, predicate=predicate,
                             status=status, limit=limit, after=after)
 

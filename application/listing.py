@@ -1,17 +1,19 @@
 """List claims page by page, filtered by namespace, subject, predicate and status (REST, the facade).
 
 A page is ordered by claim id; ``after`` (the previous page's ``next_cursor``) resumes after the
-last id shown, so writes between pages never repeat or skip an older claim. Forgotten claims
+last id shown, so writes between pages never repeat or skip an older claim. ``next_cursor`` is
+given only when another matching claim exists. Archived claims are listed (``archived`` says so):
+the listing reads the claims projection, not the search index they left. Forgotten claims
 are never listed (their content is gone; ``explain`` tells when they went).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator
 
 from attrs import frozen
 
-from hlmem.application.ports import ClaimReader, SearchIndex
+from hlmem.application.ports import ClaimReader
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ClaimState, ClaimStatus
@@ -31,11 +33,10 @@ class ClaimPage:
 
 
 class ClaimListing:
-    """Reads only: pages of claims over the claim reader and the search index's item list."""
+    """Reads only: pages of claims over the claim reader."""
 
-    def __init__(self, claims: ClaimReader, index: SearchIndex, registry: SlotRegistry) -> None:
+    def __init__(self, claims: ClaimReader, registry: SlotRegistry) -> None:
         self._claims = claims
-        self._index = index
         self._registry = registry
 
     def list(self, *, namespace: str, subject: str | None = None, predicate: str | None = None,
@@ -54,22 +55,28 @@ class ClaimListing:
         wanted = None if predicate is None else self._registry.canonical(predicate)
         if subject is not None:
             ids = sorted(c.claim_id for c in self._claims.subject_claims(namespace, subject, wanted))
-        else:
-            ids = sorted(item for item, kind in self._index.items() if kind == "claim")
-        if after:
-            ids = [i for i in ids if i > after]
+            if after:
+                ids = [i for i in ids if i > after]
+            chunks: Iterator[list[str]] = (ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK))
+        else:  # every claim of the namespace, archived ones too, a chunk of ids at a time
+            chunks = self._all_ids(namespace, after)
         page: list[ClaimState] = []
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
+        last: str | None = None
+        for chunk in chunks:
             loaded = self._claims.get_claims(chunk)
             for claim_id in chunk:
                 claim = loaded.get(claim_id)
                 if claim is not None and self._matches(claim, namespace, wanted, status):
+                    if len(page) == limit:  # one more match exists: the page has a successor
+                        return ClaimPage(tuple(page), last)
                     page.append(claim)
-                    if len(page) == limit:
-                        more = _more(ids, start + chunk.index(claim_id) + 1)
-                        return ClaimPage(tuple(page), claim_id if more else None)
+                    last = claim_id
         return ClaimPage(tuple(page), None)
+
+    def _all_ids(self, namespace: str, after: str | None) -> Iterator[list[str]]:
+        while chunk := self._claims.claim_ids(namespace, after=after, limit=CHUNK):
+            yield chunk
+            after = chunk[-1]
 
     @staticmethod
     def _matches(claim: ClaimState, namespace: str, predicate: str | None, status: str | None) -> bool:
@@ -77,7 +84,3 @@ class ClaimListing:
                 and (predicate is None or claim.predicate == predicate)
                 and (status is None or claim.status.value == status))
 
-
-def _more(ids: Sequence[str], position: int) -> bool:
-    # A cursor is given when ids remain; the next page may still turn out empty after filtering.
-    return position < len(ids)

@@ -243,6 +243,11 @@ class InMemoryStorage:
         present = {subject_key(c.subject) for c in self._claims.values() if c.namespace == namespace}
         return {s for s in subjects if subject_key(s) in present}
 
+    def claim_ids(self, namespace: str, *, after: str | None = None, limit: int = 200) -> list[str]:
+        ids = sorted(c.claim_id for c in self._claims.values()
+                     if c.namespace == namespace and (after is None or c.claim_id > after))
+        return ids[:limit]
+
     def claims_citing(self, event_id: str) -> list[str]:
         return sorted(c.claim_id for c in self._claims.values() if event_id in c.evidence)
 

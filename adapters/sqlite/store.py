@@ -296,6 +296,12 @@ class SQLiteStorage:
                 f"({','.join('?' * len(wanted))})", (namespace, *wanted))}
         return {s for s, key in keys.items() if key in present}
 
+    def claim_ids(self, namespace: str, *, after: str | None = None, limit: int = 200) -> list[str]:
+        with self._lock, _translated("listing claims"):  # walks the primary key in order
+            return [r[0] for r in self._con.execute(
+                "SELECT claim_id FROM claims WHERE claim_id > ? AND namespace = ? ORDER BY claim_id LIMIT ?",
+                (after or "", namespace, limit))]
+
     def claims_citing(self, event_id: str) -> list[str]:
         with self._lock, _translated("reading evidence"):
             return [r[0] for r in self._con.execute(

@@ -78,6 +78,23 @@ class ClaimsContract(StoreContract):
         assert store.stored_subjects("work", asked) == {"bob"}
         assert store.stored_subjects("default", []) == set()
 
+    def test_claim_ids_pages_every_claim_of_a_namespace_in_id_order(self, store: Storage,
+                                                                     writes: WriteService) -> None:
+        made = [writes.remember(AssertClaim(subject=f"p{i}", predicate="likes", value=f"v{i}")).id for i in range(7)]
+        writes.remember(AssertClaim(subject="x", predicate="likes", value="tea", namespace="work"))
+        writes.retract(made[2])
+        writes.remember(AssertClaim(subject="p3", predicate="lives_in", value="Oslo"))
+        every = store.claim_ids("default", limit=100)
+        assert every == sorted(every) and set(made) <= set(every) and len(every) == 8
+        pages, after = [], None
+        while page := store.claim_ids("default", after=after, limit=3):
+            assert len(page) <= 3
+            pages += page
+            after = page[-1]
+        assert pages == every
+        assert store.claim_ids("default", after=every[-1]) == []
+        assert len(store.claim_ids("work")) == 1 and store.claim_ids("nowhere") == []
+
     def test_claims_citing(self, store: Storage, writes: WriteService) -> None:
         e1 = writes.record(RecordObservation(text="one")).id
         e2 = writes.record(RecordObservation(text="two")).id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hlmem.adapters.settings import Settings
-from hlmem.adapters.settings_sections import AllowedPlugin, BudgetSettings, PluginSettings
+from hlmem.adapters.settings_sections import AllowedPlugin, BudgetSettings, PluginSettings, ServerSettings
 from hlmem.domain.errors import ConfigurationError
 
 ECHO = {"group": "reranker", "name": "echo", "distribution": "hlmem-echo-reranker"}
@@ -65,3 +65,30 @@ def test_bad_plugins_and_budget_tables_are_reported_together() -> None:
     with pytest.raises(ExceptionGroup) as caught:
         Settings.from_mapping({"plugins": {"enabled": 1}, "budget": {"cost_per_day": -2}})
     assert len(caught.value.exceptions) == 2
+
+
+def test_a_server_table_loads_and_keeps_the_defaults_it_does_not_name() -> None:
+    server = Settings.from_mapping({"server": {"host": " 0.0.0.0 ", "token_env": "MY_TOKEN"}}).server
+    assert (server.host, server.port, server.token_env) == ("0.0.0.0", ServerSettings().port, "MY_TOKEN")
+    assert server.max_body_bytes == ServerSettings().max_body_bytes
+    assert Settings.from_mapping({}).server == ServerSettings()
+    assert Settings.from_mapping({"server": {"port": 9000, "max_body_bytes": 1024}}).server.port == 9000
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"hots": "x"}, "hots"),
+    ({"host": ""}, "server.host must be an address"),
+    ({"host": 127}, "server.host must be an address"),
+    ({"port": 0}, "server.port must be a whole number 1..65535"),
+    ({"port": 70000}, "server.port"),
+    ({"port": "8080"}, "server.port"),
+    ({"port": True}, "server.port"),
+    ({"token_env": "s3cret token!"}, "server.token_env must name an environment variable"),
+    ({"token_env": ""}, "server.token_env"),
+    ({"max_body_bytes": 0}, "server.max_body_bytes must be a whole number of bytes > 0"),
+    ({"max_body_bytes": 1.5}, "server.max_body_bytes"),
+])
+def test_a_bad_server_table_is_refused_with_what_is_wrong(table: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_mapping({"server": table})
+    assert message in str(caught.value)
