@@ -141,6 +141,7 @@ def test_forget_dry_run_then_confirm_then_it_is_gone_and_audited(page: Any, site
     assert ids.doomed in items and "Bluebird launch plan" in items
     counts = page.inner_text("table.counts")
     assert "claims\t1" in counts and "vectors" in counts
+    assert "null" not in page.inner_text("#forget-result") and "undefined" not in page.inner_text("#forget-result")
     page.goto(base + "/ui/#/search?q=Bluebird")  # the dry run removed nothing
     page.wait_for_selector(f"#results a[href='#/claim/{ids.doomed}']")
     page.go_back()

@@ -52,7 +52,11 @@
   const when = (ts) => (ts ? String(ts).replace(/\.\d+/, "").replace("T", " ").replace("Z", " UTC") : "open");
   const span = (ts1, ts2) => when(ts1) + " → " + when(ts2);
   const status = (s) => el("span", { class: "status " + s }, s);
-  function show(...kids) { view.replaceChildren(...kids.flat().filter(Boolean)); }
+  // replaceChildren would print null as "null": drop absent parts first.
+  function put(node, ...kids) {
+    node.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
+  }
+  const show = (...kids) => put(view, ...kids);
   function table(head, rows) {
     return el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h)))),
       el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c))))));
@@ -301,8 +305,8 @@
     if (!subject) return;
     const claims = (await allClaims(subject, namespace || null)).filter((c) => c.status !== "forgotten");
     const out = document.getElementById("timeline");
-    if (!claims.length) { out.replaceChildren(el("p", {}, "No claims about this subject.")); return; }
-    out.replaceChildren(
+    if (!claims.length) { put(out, el("p", {}, "No claims about this subject.")); return; }
+    put(out, 
       el("p", { class: "muted" }, "Each row is a slot; each bar a value along valid time (open bars run on). " +
         "Arrows go from a value to the one that superseded it; the recorded time is under each bar."),
       el("div", { class: "timeline-wrap" }, drawTimeline(claims)),
@@ -343,18 +347,18 @@
       const d = Object.fromEntries(new FormData(form));
       const target = { [d.by]: d.target.trim(), reason: d.reason || "" };
       if (d.namespace) target.namespace = d.namespace;
-      out.replaceChildren(el("p", {}, "Dry run…"));
+      put(out, el("p", {}, "Dry run…"));
       try {
         await dryRun(target, out);
       } catch (err) {
-        out.replaceChildren(errorBox(err));
+        put(out, errorBox(err));
       }
     });
   }
   async function dryRun(target, out) {
     const plan = await api("POST", "forget", { ...target, dry_run: true });
     if (plan.already_forgotten) {
-      out.replaceChildren(el("p", {}, `${plan.target_kind} ${plan.target} was already forgotten at ${when(plan.forgotten_at)}.`));
+      put(out, el("p", {}, `${plan.target_kind} ${plan.target} was already forgotten at ${when(plan.forgotten_at)}.`));
       return;
     }
     const shown = plan.items.slice(0, 200);
@@ -362,20 +366,20 @@
     for (const id of shown) described.push(await describe(id));
     const confirm = el("button", { type: "button", class: "danger", id: "forget-confirm" },
       `Forget these ${plan.items.length} item(s) now`);
-    out.replaceChildren(
+    put(out, 
       el("h2", {}, `Dry run: would forget ${plan.target_kind} `, txt(plan.target), ` (namespace ${plan.namespace})`),
       el("div", { id: "forget-items" }, table(["kind", "id", "what"], described)),
       plan.items.length > shown.length ? el("p", { class: "muted" }, `…and ${plan.items.length - shown.length} more.`) : null,
       el("h2", {}, "Everything that goes"), countsTable(plan.counts),
       plan.notes.map((n) => el("p", { class: "muted" }, "note: ", n)),
       el("p", {}, "Forgetting erases the text of these items; it cannot be undone. ", confirm,
-        " ", el("button", { type: "button", class: "plain", onclick: () => out.replaceChildren() }, "Cancel")));
+        " ", el("button", { type: "button", class: "plain", onclick: () => put(out) }, "Cancel")));
     confirm.addEventListener("click", async () => {
       confirm.disabled = true;
       try {
         const done = await api("POST", "forget", { ...target, dry_run: false });
         const same = JSON.stringify([...done.items].sort()) === JSON.stringify([...plan.items].sort());
-        out.replaceChildren(el("h2", { id: "forget-done" }, `Forgotten: ${done.items.length} item(s) (${done.forget_id || "nothing new"})`),
+        put(out, el("h2", { id: "forget-done" }, `Forgotten: ${done.items.length} item(s) (${done.forget_id || "nothing new"})`),
           el("p", {}, `at ${when(done.forgotten_at)}. `, link("#/audit", "See the audit log.")),
           same ? null : el("p", { class: "error" }, "The store changed since the dry run; this is what was forgotten:"),
           same ? null : el("p", {}, done.items.join(", ")),
