@@ -129,3 +129,15 @@ def test_built_in_entry_points_are_plugin_specs(group: str, name: str) -> None:
     assert isinstance(spec, PluginSpec) and spec.api_version == PLUGIN_API_VERSION
     module, _, attr = ep.value.partition(":")
     assert getattr(importlib.import_module(module), attr) is spec
+
+
+def test_the_inspectors_files_are_package_data() -> None:
+    import fnmatch
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["hlmem.adapters.server.ui"]
+    static = ROOT / "adapters" / "server" / "ui" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.iterdir()]
+    assert "static/index.html" in files
+    left_out = [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
+    assert left_out == [], "add these to [tool.setuptools.package-data] in pyproject.toml"

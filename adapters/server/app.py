@@ -23,6 +23,7 @@ from hlmem.adapters.server.auth import BearerAuth
 from hlmem.adapters.server.errors import body, message_of, status_and_code
 from hlmem.adapters.server.limits import BodyLimit
 from hlmem.adapters.server.shared import ServerState
+from hlmem.adapters.server.ui import mount_ui
 from hlmem.adapters.settings_sections import ServerSettings
 from hlmem.domain.errors import HlmemError
 
@@ -53,6 +54,7 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
     app.state.hlmem = ServerState(served, settings.max_body_bytes)
     for module in (routes_read, routes_write, routes_ops):
         app.include_router(module.router)
+    mount_ui(app)  # the web inspector at /ui (docs/ui.md)
     app.add_exception_handler(HlmemError, _hlmem_error)
     app.add_exception_handler(ExceptionGroup, _hlmem_error)
     app.add_exception_handler(RequestValidationError, _invalid_body)

@@ -5,7 +5,8 @@
   token from the environment variable the settings name (the config file names the variable,
   never the token) — both shared with ``hlmem mcp``;
 - :class:`BearerAuth` (ASGI middleware) asks for ``Authorization: Bearer <token>`` on every
-  path but ``/health``, compared in constant time (:func:`hmac.compare_digest`).
+  path but ``/health`` and the inspector's static files under ``/ui`` (they hold no data; the
+  page sends the token on its API calls), compared in constant time (:func:`hmac.compare_digest`).
 """
 
 from __future__ import annotations
@@ -17,18 +18,25 @@ from typing import Any
 from hlmem.adapters.server.errors import body
 
 #: Paths open without a token.
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ui"})
+#: Path prefixes open without a token: the inspector's static files (docs/ui.md, ADR 0039).
+OPEN_PREFIXES = ("/ui/",)
+
+
+def is_open(path: str) -> bool:
+    """Whether ``path`` is served without a token."""
+    return path in OPEN_PATHS or path.startswith(OPEN_PREFIXES)
 
 
 class BearerAuth:
-    """ASGI middleware: 401 with a JSON error unless the request carries the token (health is open)."""
+    """ASGI middleware: 401 with a JSON error unless the request carries the token (health and /ui are open)."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self._expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
+        if scope["type"] != "http" or is_open(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
         given = b""

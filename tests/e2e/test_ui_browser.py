@@ -1,0 +1,158 @@
+"""The inspector in a real headless Chromium against a real uvicorn (docs/ui.md, ADR 0039).
+
+One server over a seeded store and one browser for the module; each test opens a fresh tab,
+which asks for the bearer token on its first 401. The forget test is the only one that writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the REST tests need the extra: pip install 'hlmem[server]'")
+
+from support.browser import missing  # noqa: E402
+
+if (why := missing()) is not None:
+    pytest.skip(why, allow_module_level=True)
+
+from hlmem import Memory  # noqa: E402
+from hlmem.adapters.settings import Settings  # noqa: E402
+from support.browser import chromium  # noqa: E402
+from support.rest_server import serving  # noqa: E402
+from support.ui_seed import EVIDENCE_TEXT, XSS_VALUE, Seeded, seed  # noqa: E402
+
+TOKEN = "browser-test-token"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Seeded, Any]]:
+    with Memory(tmp_path_factory.mktemp("ui") / "m.db", embedder="hash", settings=Settings()) as mem:
+        ids = seed(mem)
+        with serving(mem, token=TOKEN) as base, chromium() as browser:
+            yield base, ids, browser
+
+
+@pytest.fixture
+def page(site: tuple[str, Seeded, Any]) -> Iterator[Any]:
+    base, _, browser = site
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(10_000)
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[Any] = []
+    tab.on("request", lambda request: requests.append(request))
+    tab.goto(base + "/ui/#/audit")
+    tab.fill("#token-input", TOKEN)  # the dialog opens on the first 401
+    tab.click("#token-form button")
+    tab.wait_for_selector("h1:has-text('Audit log')")
+    tab.requests = requests
+    try:
+        yield tab
+        assert errors == [], errors
+    finally:
+        context.close()
+
+
+def test_the_token_is_asked_for_kept_in_the_tab_and_never_in_a_url(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    assert page.evaluate("sessionStorage.getItem('hlmem.token')") == TOKEN
+    api = [r for r in page.requests if "/v1/" in r.url]
+    assert api and all(TOKEN not in r.url for r in page.requests)
+    assert api[-1].headers["authorization"] == f"Bearer {TOKEN}"
+    page.evaluate("sessionStorage.setItem('hlmem.token', 'wrong')")
+    page.goto(site[0] + "/ui/#/search?q=上海")
+    page.wait_for_selector("#token-error:has-text('That token was refused')")
+    page.fill("#token-input", TOKEN)
+    page.click("#token-form button")
+    page.wait_for_selector("#results table")
+
+
+def test_search_on_both_clocks(page: Any) -> None:
+    page.click("nav a[data-view=search]")
+    page.fill("#search-form input[name=q]", "住在哪里 北京 上海")
+    page.click("#search-form button")
+    results = page.wait_for_selector("#results table")
+    assert "上海" in results.inner_text() and EVIDENCE_TEXT in results.inner_text()
+    page.fill("#search-form input[name=valid_at]", "2020-06-01T00:00:00Z")
+    page.click("#search-form button")
+    page.wait_for_selector("#results p:has-text('valid at 2020-06-01')")
+    text = page.inner_text("#results")
+    assert "北京" in text and "上海" not in text.split("result(s)")[1]
+    page.fill("#search-form input[name=valid_at]", "")
+    page.fill("#search-form input[name=known_at]", "2000-01-01T00:00:00Z")
+    page.click("#search-form button")
+    page.wait_for_selector("#results p:has-text('known at 2000-01-01')")
+    assert "Nothing recalled." in page.inner_text("#results")
+
+
+def test_a_claim_page_shows_evidence_verbatim_qualifiers_and_the_chain(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    ids = site[1]
+    page.goto(site[0] + "/ui/#/search?q=上海")
+    page.click(f"#results a[href='#/claim/{ids.shanghai}']")
+    assert page.wait_for_selector("#claim-value").inner_text() == "上海"
+    assert page.inner_text(f".evidence[data-event='{ids.evidence}'] pre") == EVIDENCE_TEXT
+    assert page.get_attribute(".evidence pre span", "lang") == "zh"
+    assert "海淀区" in page.inner_text("main table")
+    chain = page.inner_text("#chain")
+    assert chain.index("北京") < chain.index("上海") and "superseded" in chain
+
+
+def test_a_timeline_draws_bars_and_the_supersede_arrow(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    ids = site[1]
+    page.goto(site[0] + "/ui/#/timeline/user")
+    page.wait_for_selector("svg.timeline")
+    assert page.locator("svg.timeline rect.bar").count() == 5
+    arrow = page.locator("svg.timeline path.supersede")
+    assert arrow.count() == 1
+    assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == (ids.beijing, ids.shanghai)
+    old = page.locator(f"rect.bar[data-claim='{ids.beijing}']").bounding_box()
+    new = page.locator(f"rect.bar[data-claim='{ids.shanghai}']").bounding_box()
+    assert old["x"] + old["width"] == pytest.approx(new["x"], abs=1.0)  # 北京 ends where 上海 begins
+    assert "recorded 20" in page.text_content("svg.timeline")
+    assert "recorded 20" in page.locator(f"a:has(rect[data-claim='{ids.beijing}']) > title").text_content()
+    page.click(f"rect.bar[data-claim='{ids.beijing}']")
+    assert page.wait_for_selector("#claim-value").inner_text() == "北京"
+
+
+def test_values_from_the_api_are_text_never_markup(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    ids = site[1]
+    page.goto(site[0] + f"/ui/#/claim/{ids.xss}")
+    assert page.wait_for_selector("#claim-value").inner_text() == XSS_VALUE
+    for where in (f"#/claim/{ids.xss}", "#/timeline/user", "#/search?q=nickname"):
+        page.goto(site[0] + "/ui/" + where)
+        page.wait_for_function("v => document.querySelector('main').textContent.includes(v)", arg=XSS_VALUE)
+        assert page.locator("main img").count() == 0
+        assert page.evaluate("window.__xss") is None
+
+
+def test_forget_dry_run_then_confirm_then_it_is_gone_and_audited(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    page.goto(base + "/ui/#/search?q=Bluebird")
+    page.wait_for_selector(f"#results a[href='#/claim/{ids.doomed}']")
+    page.goto(base + f"/ui/#/claim/{ids.doomed}")
+    page.click("text=Forget this claim…")
+    assert page.input_value("#forget-form input[name=target]") == ids.doomed
+    page.fill("#forget-form input[name=reason]", "browser test")
+    page.click("#forget-form button")
+    items = page.wait_for_selector("#forget-items").inner_text()
+    assert ids.doomed in items and "Bluebird launch plan" in items
+    counts = page.inner_text("table.counts")
+    assert "claims\t1" in counts and "vectors" in counts
+    assert "null" not in page.inner_text("#forget-result") and "undefined" not in page.inner_text("#forget-result")
+    page.goto(base + "/ui/#/search?q=Bluebird")  # the dry run removed nothing
+    page.wait_for_selector(f"#results a[href='#/claim/{ids.doomed}']")
+    page.go_back()
+    page.fill("#forget-form input[name=reason]", "browser test")
+    page.click("#forget-form button")
+    page.click("#forget-confirm")
+    assert "Forgotten: 1 item(s)" in page.wait_for_selector("#forget-done").inner_text()
+    page.goto(base + "/ui/#/search?q=Bluebird")
+    page.wait_for_selector("#results p.muted")
+    assert "Bluebird launch plan" not in page.inner_text("#results")
+    assert page.locator(f"#results a[href='#/claim/{ids.doomed}']").count() == 0
+    page.click("nav a[data-view=audit]")
+    audit = page.wait_for_selector("#audit").inner_text()
+    assert "forget" in audit and ids.doomed in audit and "rest" in audit

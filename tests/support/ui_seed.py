@@ -1,0 +1,43 @@
+"""A small store for the inspector's browser test and screenshots (docs/ui.md).
+
+Chinese and English claims about ``user``, one supersede (北京 → 上海, with its evidence event
+verbatim), a value that is HTML (the escaping check) and a claim to forget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+#: A claim value that would run script if the page ever built HTML from data.
+XSS_VALUE = '<img src=x onerror="window.__xss=1">'
+#: The evidence event's text, shown verbatim on the claim page.
+EVIDENCE_TEXT = "我以前住在北京，2023 年夏天搬到了上海。"
+
+
+@frozen
+class Seeded:
+    """The ids the test looks for."""
+
+    evidence: str
+    beijing: str
+    shanghai: str
+    employer: str
+    xss: str
+    doomed: str
+
+
+def seed(mem: Any) -> Seeded:
+    """Write the fixture claims into ``mem`` (a ``Memory``); returns their ids."""
+    event = mem.add(EVIDENCE_TEXT, session="s1", occurred_at="2023-07-01T09:00:00Z", extract=False)
+    beijing = mem.remember("user", "lives_in", "北京", valid_from="2019-03-01T00:00:00Z", evidence=[event.id],
+                           qualifiers={"location": "海淀区"})
+    shanghai = mem.correct(beijing.id, "上海", valid_from="2023-06-15T00:00:00Z", evidence=[event.id],
+                           reason="moved").write
+    employer = mem.remember("user", "employer", "Acme Robotics", valid_from="2021-01-10T00:00:00Z",
+                            valid_to="2024-05-31T00:00:00Z", scope="temporal")
+    mem.remember("user", "favourite_food", "小笼包", valid_from="2020-01-01T00:00:00Z")
+    xss = mem.remember("user", "nickname", XSS_VALUE, valid_from="2022-02-02T00:00:00Z")
+    doomed = mem.remember("project", "codename", "Bluebird launch plan", valid_from="2024-01-01T00:00:00Z")
+    return Seeded(event.id, beijing.id, shanghai.id, employer.id, xss.id, doomed.id)
