@@ -103,9 +103,13 @@ def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:
         everything = list(_all_claims(mem))
     live = [c for c in everything if c.status.value == "active" and c.polarity]
     ok = all(any(matches(e, c.subject, c.predicate, c.value, True) for c in live) for e in item.get("current", ()))
+    wanted = [norm(e["value"]) for e in item.get("current", ())]
     for e in item.get("absent", ()):
+        # A retired value must have been extracted once, and no live claim may hold it — unless that
+        # claim is an expected current value containing it (一万五 contains 一万).
         seen = any(matches(e, c.subject, c.predicate, c.value, True) for c in everything)
-        still = any(matches(e, c.subject, c.predicate, c.value, True) for c in live)
+        still = any(matches(e, c.subject, c.predicate, c.value, True) and not any(w in norm(c.value) for w in wanted)
+                    for c in live)
         ok = ok and seen and not still
     return ok, [f"{c.subject}·{c.predicate}·{c.value}{'' if c.polarity else ' (not)'}" for c in everything
                 if c.status.value == "active"]

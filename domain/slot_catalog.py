@@ -34,6 +34,19 @@ _SPECS = (
     SlotSpec("plan", M, ("plan", "计划", "安排")),
     SlotSpec("uses", M, ("uses", "使用", "在用")),
     SlotSpec("status", S, ("status", "状态")),
+    # Health, habits, diet and quantities of a person (the rule extractor's frames, docs/extraction.md).
+    SlotSpec("health_condition", M, ("health condition", "健康状况", "病史")),
+    SlotSpec("habit", M, ("habit", "习惯", "日常")),
+    SlotSpec("diet", M, ("diet", "饮食", "忌口")),
+    SlotSpec("education", S, ("education", "学历", "教育背景", "教育程度")),
+    SlotSpec("height", S, ("height", "身高")),
+    SlotSpec("weight", S, ("weight", "体重")),
+    SlotSpec("budget", S, ("budget", "预算")),
+    SlotSpec("salary", S, ("salary", "income", "月薪", "工资", "薪水", "收入")),
+    SlotSpec("rent", S, ("rent", "房租", "租金")),
+    SlotSpec("shoe_size", S, ("shoe size", "鞋码")),
+    SlotSpec("phone", S, ("phone number", "联系电话", "电话", "电话号码", "电话号", "手机号")),
+    SlotSpec("email", S, ("email", "邮箱", "邮箱地址", "电子邮箱")),
     # Relations between people: who is whose boss, spouse… (single) or friend, colleague… (multi).
     SlotSpec("boss", S, ("boss", "manager", "上司", "老板", "领导")),
     SlotSpec("spouse", S, ("spouse", "wife", "husband", "配偶", "妻子", "丈夫", "老婆", "老公")),
@@ -49,6 +62,17 @@ _SPECS = (
     SlotSpec("classmate", M, ("classmate", "同学")),
     SlotSpec("neighbor", M, ("neighbor", "邻居")),
     SlotSpec("collaborator", M, ("collaborator", "合作者")),
+    SlotSpec("cousin", M, ("cousin", "表哥", "表姐", "表弟", "表妹", "堂兄弟姐妹")),
+    SlotSpec("uncle", M, ("uncle", "叔叔", "舅舅", "伯伯")),
+    SlotSpec("aunt", M, ("aunt", "阿姨", "姑姑", "姨妈", "舅妈")),
+    SlotSpec("grandparent", M, ("grandparent", "爷爷", "奶奶", "外公", "外婆")),
+    SlotSpec("grandchild", M, ("grandchild", "孙子", "孙女")),
+    SlotSpec("niece", M, ("niece", "侄女", "外甥女")),
+    SlotSpec("nephew", M, ("nephew", "侄子", "外甥")),
+    SlotSpec("sister_in_law", M, ("sister-in-law", "嫂子", "弟媳")),
+    SlotSpec("brother_in_law", M, ("brother-in-law", "姐夫", "妹夫")),
+    SlotSpec("mother_in_law", S, ("mother-in-law", "岳母", "婆婆")),
+    SlotSpec("father_in_law", S, ("father-in-law", "岳父", "公公")),
 )
 
 _ALIASES = {
