@@ -47,6 +47,7 @@ _SPECS = (
     SlotSpec("shoe_size", S, ("shoe size", "鞋码")),
     SlotSpec("phone", S, ("phone number", "联系电话", "电话", "电话号码", "电话号", "手机号")),
     SlotSpec("email", S, ("email", "邮箱", "邮箱地址", "电子邮箱")),
+    SlotSpec("neighborhood", S, ("neighborhood", "小区", "住的小区")),
     # Relations between people: who is whose boss, spouse… (single) or friend, colleague… (multi).
     SlotSpec("boss", S, ("boss", "manager", "上司", "老板", "领导")),
     SlotSpec("spouse", S, ("spouse", "wife", "husband", "配偶", "妻子", "丈夫", "老婆", "老公")),
@@ -72,6 +73,7 @@ _SPECS = (
     SlotSpec("sister_in_law", M, ("sister-in-law", "嫂子", "弟媳")),
     SlotSpec("brother_in_law", M, ("brother-in-law", "姐夫", "妹夫")),
     SlotSpec("mother_in_law", S, ("mother-in-law", "岳母", "婆婆")),
+    SlotSpec("subordinate", M, ("subordinate", "下属", "部下")),
     SlotSpec("father_in_law", S, ("father-in-law", "岳父", "公公")),
 )
 

@@ -32,7 +32,7 @@ _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
 
 # Gates. Each is a reason a clause states no current fact of its speaker.
-_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|呢\s*$")
+_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"

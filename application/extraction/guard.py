@@ -39,9 +39,13 @@ _DIGIT = re.compile(r"\d|[零一二两三四五六七八九十百千万半]")
 _SENTENCE_WORDS_ZH = re.compile(r"[很太挺说想吧吗呢啊呀哈]|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
 _SENTENCE_WORDS_EN = re.compile(r"\b(?:the|a|was|were|is|are|very|really|great|nice|lovely|would|will|stay|hotel|place|"
                                 r"week|fear|peace|hope|denial|love|it|this|that|there)\b", re.I)
+_EVALUATIVE_ZH = re.compile(r"不错|好用|满意|给力|完美|真棒|太棒|特别棒|喜欢上|一流|难用|失望|体验|印象|效果")
 _PLACE_SUFFIX = re.compile(r"(?:市|省|区|县|镇|村|州|岛|国|湾|城|乡|街|路|港|山|河|湖)$")
 _PRONOUN = re.compile(r"^(?:我|你|他|她|它|我们|你们|他们|这|那|这个|那个|it|this|that|you|me|him|her|them|what|something|"
                       r"anything|nothing|everything)$", re.I)
+
+#: One token without spaces (an e-mail address, a phone number, a handle) may be longer than prose.
+_IDENTIFIER = re.compile(r"[\w.@+\-]{1,64}", re.ASCII)
 
 _tagger: Callable[[str], Iterable[tuple[str, str]]] | None = None
 
@@ -82,7 +86,9 @@ def place_like(value: str, lang: str) -> bool:
 def value_ok(predicate: str, value: str, lang: str) -> bool:
     """Whether ``value`` is a plausible value of ``predicate`` (see the module docstring)."""
     value = value.strip()
-    if not value or len(value) > MAX_VALUE_CHARS.get(lang, 48) or _PRONOUN.match(value):
+    if not value or _PRONOUN.match(value):
+        return False
+    if len(value) > MAX_VALUE_CHARS.get(lang, 48) and not _IDENTIFIER.fullmatch(value):
         return False
     if predicate in _PLACE_SLOTS:
         return place_like(value, lang)
@@ -98,7 +104,12 @@ def value_ok(predicate: str, value: str, lang: str) -> bool:
         return bool(re.search(r"[A-Za-z\u4e00-\u9fff]", value)) and len(value) >= 2
     if predicate == "uses" and (theme_value(value) or language_value(value)):
         return False  # a theme or a language is a preference slot of its own (patterns_zh/en)
+    if predicate in ("habit", "likes", "visited") and lang == "zh" and (
+            _SENTENCE_WORDS_ZH.search(value) or _EVALUATIVE_ZH.search(value) or value.endswith(("那", "这"))):
+        return False  # a review's "平时拍照用挺不错" is an opinion, not a habit
     if predicate in ("owns", "allergy", "health_condition", "diet", "habit", "uses", "likes", "dislikes"):
         words = value.split()
         return (len(value) <= 16 if lang == "zh" else len(words) <= 7) and not re.search(r"[？?]", value)
+    if lang == "zh" and (_EVALUATIVE_ZH.search(value) or re.search(r"[很挺太]|非常|特别", value)):
+        return False  # an attribute's value is a fact (北京, 三千人), not a judgement (简洁又时尚, 挺好)
     return True

@@ -32,6 +32,7 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
                                     "little sister", "big sister")},
     **{w: ("colleague", _M) for w in ("老同事", "workmate", "teammate")},
     **{w: ("child", _M) for w in ("kid",)},
+    **{w: ("subordinate", _M) for w in ("下属", "部下", "手下", "subordinate", "direct report")},
 }
 
 #: Health conditions named without a suffix (a suffix — 病, 症, 炎, 癌, disease — is enough on its own).

@@ -133,3 +133,8 @@ def predicate_for(key: str, labels: Mapping[str, str], registry: SlotRegistry) -
 def scope_for(temporary: str | None, predicate: str, plan: bool) -> Scope:
     """Plans, statuses and temporary choices are temporal; everything else permanent."""
     return Scope.TEMPORAL if temporary or plan or predicate == "status" else Scope.PERMANENT
+
+
+def rule_names(namespace: Mapping[str, object], lang: str) -> dict[re.Pattern[str], str]:
+    """``pattern → rule name`` for a patterns module's compiled patterns (``_LIVES`` → ``zh.pattern.lives``)."""
+    return {v: f"{lang}.pattern.{k.lstrip('_').lower()}" for k, v in namespace.items() if isinstance(v, re.Pattern)}
