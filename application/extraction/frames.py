@@ -66,7 +66,7 @@ def rx(pattern: str) -> re.Pattern[str]:
 _ZH_TRIM_HEAD = re.compile(r"^(?:一只|一条|一辆|一台|一部|一套|一个|一位|一名|一头|一匹|一把|一块|一家|"
                            r"一些|新的|新|这|那|了|个|只|条|辆|台|部|套|的|是|有)+")
 _ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
-_EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new)\s+|new\s+(?=[a-z]))")  # New York stays
+_EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
 _EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
                            r"at\s+the\s+moment|right\s+now|for\s+now|haha|lol)$", re.I)
 

@@ -25,7 +25,7 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.subjects import REL_ALL_EN
 
 A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|kind\s+of)\b)*"
-BE = r"(?:\s+(?:am|is|are)|'m|'s|'re)"
+BE = r"(?:\s+(?:am|is|are|have\s+been|has\s+been)|'ve\s+been|'m|'s|'re)"
 HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
 NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"
 TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|\s+(?:in|since)\s+"
@@ -56,7 +56,7 @@ RULES: tuple[Rule, ...] = (
     # -- health ---------------------------------------------------------------------------------
     _r("en.allergy", "allergy", "(am|is) (not) allergic to X", "I'm allergic to penicillin",
        rf"{A}{BE}(?P<neg>\s+not)?{A}(?:\s+(?:severely|very|mildly|slightly|a\s+bit|quite|deathly|super|also))?\s+allergic\s+to\s+"
-       rf"(?P<v>[^,.!?;]{{1,40}}?){TAIL}{END}", hedged=True, reported=True),
+       rf"(?P<v>[^,.!?;]{{1,40}}?)(?:\s+(?:since|for|which|so|when|if)\b[^.!?]*)?{END}", hedged=True, reported=True),
     _r("en.allergy_have", "allergy", "have a(n) X allergy", "I have a peanut allergy",
        rf"{A}{HAVE}\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious)\s+)?(?P<v>[a-z][\w\s\-]{{1,24}}?)\s+allergy{TAIL}{END}",
        hedged=True, reported=True),
@@ -79,6 +79,9 @@ RULES: tuple[Rule, ...] = (
     # -- diet -----------------------------------------------------------------------------------
     _r("en.diet_is", "diet", "am (not) vegetarian/vegan/on a keto diet", "I'm vegetarian",
        rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?{A}\s+(?:(?:a|an)\s+)?(?P<v>{DIETS_EN}){TAIL}{END}"),
+    _r("en.diet_went", "diet", "went/became/turned vegan, vegetarian…", "I went vegan in January",
+       rf"{A}(?:\s+(?:have|'ve|has))?\s+(?:went|gone|became|become|turned|switched\s+to\s+being)\s+(?:a\s+|an\s+)?(?P<v>{DIETS_EN}){TAIL}{END}",
+       change=True),
     _r("en.diet_eat", "diet", "eat gluten-free/vegan/halal", "I eat gluten-free",
        rf"{A}\s+(?:eat|eats|cook|follow)\s+(?P<v>(?:strictly\s+)?(?:gluten-free|vegan|vegetarian|halal|kosher|plant-based|"
        rf"dairy-free|low-carb|paleo|keto))(?:\s+(?:food|meals|diet))?{TAIL}{END}"),
@@ -102,7 +105,7 @@ RULES: tuple[Rule, ...] = (
     _r("en.habit_adv", "habit", "usually/always + an activity", "I always have oatmeal for breakfast",
        rf"\s+(?P<v>{HABIT_ADV_EN}\s+(?!think|feel|forget|say|like|love|hate|wonder)[a-z][\w'\-]*(?:\s+[\w'\-]+){{0,6}}?){END}"),
     _r("en.kin_have", "@kin", "have a (younger) brother / two cousins", "I have a younger brother",
-       rf"{A}{HAVE}\s+(?P<v>{_COUNT}(?:(?:younger|older|little|big|elder|twin)\s+)?(?P<kin>{REL_ALL_EN})s?){END}"),
+       rf"{A}{HAVE}\s+(?P<v>{_COUNT}(?:(?:younger|older|little|big|elder|twin)\s+)?(?P<kin>{REL_ALL_EN})s?){TAIL}{END}"),
     # -- possessions and pets -------------------------------------------------------------------
     _r("en.pet", "owns", "have/own/adopted a X (a pet) (called Y)", "We have a cat called Miso",
        rf"{A}(?:{NEG_DO}\s+have|{HAVE}|\s+(?:own|owns|adopted|got|just\s+got|rescued|keep))\s+{_COUNT}(?:any\s+)?{_ADJ}"
@@ -135,7 +138,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:have|'ve|just))*\s+(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?from\s+(?P<old>{PRODUCT})\s+(?:over\s+)?to\s+"
        rf"(?P<v>{PRODUCT}){TAIL}{END}", on_text=True, change=True),
     _r("en.replaced", "uses", "replaced A with B", "I replaced Chrome with Arc",
-       rf"{A}\s+(?:replaced|swapped)\s+(?P<old>{PRODUCT})\s+(?:with|for)\s+(?P<v>{PRODUCT}){TAIL}{END}", change=True),
+       rf"{A}\s+(?:replaced|swapped|ditched|dropped|traded)\s+(?P<old>{PRODUCT})\s+(?:with|for)\s+(?P<v>{PRODUCT}){TAIL}{END}",
+       change=True),
     _r("en.stopped_using", "uses", "stopped using / no longer use X (retired)", "I stopped using Evernote",
        rf"{A}(?:\s+(?:stopped|quit)\s+using|{NEG_DO}\s+use)\s+(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
     _r("en.uses", "uses", "use/started using/mostly use X (a product) (for…)", "I use Figma for design work",
@@ -144,7 +148,9 @@ RULES: tuple[Rule, ...] = (
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
        rf"{A}(?:{NEG_DO}\s+live|\s+(?:live|lives|'ve\s+been\s+living|have\s+been\s+living|has\s+been\s+living|am\s+living|'m\s+living|"
-       rf"is\s+living|grew\s+up|reside|resides))\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
+       rf"is\s+living|reside|resides))\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
+       rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.based", "lives_in", "am based in X / home is X", "I'm based in London",
        rf"{A}{BE}\s+(?:based|settled)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.moved", "lives_in", "moved/relocated to X (a move: from then on)", "I moved to Seattle last spring",
@@ -160,7 +166,8 @@ RULES: tuple[Rule, ...] = (
        rf"(?P<job>[a-z][\w\s\-]{{1,30}}?){END}"),
     _r("en.works_at", "@where", "work(s) at/for X (as a Y)", "My husband works at Google",
        rf"{A}\s+(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)\s+(?P<prep>at|for|in)\s+"
-       rf"(?P<v>(?:the\s+)?{CAP}|the\s+[a-z]+\s+(?:council|bank|hospital|university|school)){TAIL}{END}"),
+       rf"(?P<v>(?:the\s+)?{CAP}|(?:the|a)\s+(?:[a-z]+\s+)?(?:council|bank|hospital|university|school|library|"
+       rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy)){TAIL}{END}"),
     _r("en.new_job", "employer", "started a new job at / joined X", "I just started a new job at Shopify",
        rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+a\s+job\s+at|got\s+hired\s+(?:at|by))\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     CONDITION_ZH,
@@ -28,6 +30,9 @@ _MONEY_UNIT = r"(?:元|块钱|块|万元|万|千|千元|k|K|美元|刀|人民币
 _HEDGE = rf"(?:(?P<hedge>{HEDGE_ZH})\s*)?"
 
 
+_FREQ_SPEAKER = re.compile(rf"^(?P<f>{FREQ_ZH})\s*(?:我们|我)\s*")  # 每周五我都去… → 每周五都去…
+
+
 def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
     return Rule(name=name, lang="zh", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
 
@@ -37,8 +42,6 @@ RULES: tuple[Rule, ...] = (
     _r("zh.allergy", "allergy", "对 X (不)过敏 / X 过敏", "我对青霉素过敏",
        rf"{A}(?:{_HEDGE}(?:对|吃|碰)?\s*(?P<v>[^，。；,;！？!?\s]{{1,10}}?)\s*{A}(?:有点|有些|会|严重|轻微)?{NEG}?过敏)"
        rf"(?:[，,].*)?{END}", hedged=True, reported=True),
-    _r("zh.allergy_have", "allergy", "有 X 过敏(症)", "我有花粉过敏",
-       rf"{A}(?:有|患有)\s*(?P<v>[^，。；,;\s]{{1,8}}?)过敏(?:症)?{END}", hedged=True, reported=True),
     _r("zh.condition", "health_condition", "有/患有/得了/查出 X(病、症、炎…) or a named condition", "我有轻微的哮喘",
        rf"{A}{_HEDGE}(?:{NEG}?有|患有|患上了?|得了|得过|查出了?|查出来|被诊断(?:出|为)了?|确诊了?)\s*(?:轻微的|轻度的?|严重的|"
        rf"慢性|点|一点|一些|些)?\s*(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True),
@@ -50,7 +53,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?P<v>(?![你他她它这那])[^，。；,;！？!?]{{1,16}}?){END}"),
     # -- diet -----------------------------------------------------------------------------------
     _r("zh.diet_is", "diet", "是素食主义者 / 吃素 / 戒糖", "我是素食主义者",
-       rf"{A}(?:{NEG}?(?:是|在|开始|改成|坚持)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
+       rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
     _r("zh.diet_not", "diet", "不(再)吃/喝 X (diet, negated)", "我不吃猪肉了",
        rf"{A}(?P<neg>不再|已经不|从不|从来不|不|戒了|戒掉了)\s*(?:吃|喝)\s*(?P<v>[^，。；,;！？!?\s了]{{1,6}}?){END}",
        polarity=True, change=True),
@@ -61,16 +64,15 @@ RULES: tuple[Rule, ...] = (
     _r("zh.habit_stop", "habit", "不(再) + a habit verb (抽烟, 熬夜, 游泳…)", "我已经不抽烟了",
        rf"{A}{NEG}(?:再)?\s*(?P<v>{HABITS_ZH}){END}", change=True),
     _r("zh.habit", "habit", "每周二/每天/平时/习惯 + an activity", "我每周二去游泳",
-       rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*[^，。；,;！？!?]{{1,14}}?){END}", on_text=True),
-    _r("zh.habit_after", "habit", "an activity + 每天/每周 (习惯每天睡前看书)", "我习惯每天睡前看半小时书",
-       rf"{A}(?:习惯|坚持)\s*(?P<v>[^，。；,;！？!?]{{2,16}}?){END}", on_text=True),
+       rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*[^，。；,;！？!?]{{1,14}}?){END}", on_text=True,
+       clean=lambda v: _FREQ_SPEAKER.sub(r"\g<f>", v)),
     _r("zh.kin_have", "@kin", "有一个 X (a kin word: 弟弟, 表妹)", "我有一个弟弟",
        rf"{A}有\s*(?:一个|一位|两个|个|一)?\s*(?P<v>(?P<kin>{REL_ALL_ZH})){END}", cardinality=None),
     # -- possessions and pets -------------------------------------------------------------------
-    _r("zh.pet", "owns", "养了(一只) X(，叫 Y)", "我养了一只猫，叫咪咪",
-       rf"{A}{NEG}?(?:养了?|养着|家里?有|有)\s*{_CL}\s*(?P<v>(?:[\u4e00-\u9fff]{{0,4}}(?:{_PETS})|{_PETS})){END}"),
     _r("zh.pet_named", "owns", "养了一只叫 Y 的 X", "我养了一只叫咪咪的猫",
        rf"{A}(?:养了?|有)\s*{_CL}\s*叫\s*(?P<n>[^，。的]{{1,6}})的\s*(?P<v>{_PETS}){END}"),
+    _r("zh.pet", "owns", "养了(一只) X(，叫 Y)", "我养了一只猫，叫咪咪",
+       rf"{A}{NEG}?(?:养了?|养着|家里?有|有)\s*{_CL}\s*(?P<v>(?:[\u4e00-\u9fff]{{0,4}}(?:{_PETS})|{_PETS})){END}"),
     _r("zh.owns", "owns", "有/买了/开的是 (一辆/一台…) X (a vehicle, device, home…)", "我有一辆自行车",
        rf"{A}{NEG}?(?:有|买了|刚买了|入手了|拥有|开的是|开着|开)\s*(?:一|两|二|三)?\s*(?:辆|台|部|套|块|架|艘|把|个)\s*"
        rf"(?P<v>[^，。；,;！？!?]{{1,16}}?){END}"),
@@ -130,6 +132,8 @@ RULES: tuple[Rule, ...] = (
        rf"(?P<v>[^，。；,;！？!?]{{1,16}}?){END}", on_text=True, change=True),
     _r("zh.replaced", "uses", "把 X 换成了 Y (Y used)", "我把浏览器换成了Firefox",
        rf"{A}把\s*(?:[^，。；,;]{{1,12}}?)\s*(?:换成了?|改成了?|替换成了?)\s*(?P<v>[^，。；,;！？!?]{{1,16}}?){END}", change=True),
+    _r("zh.replaced_with", "uses", "用 B 替换了/取代了 A (B used, A retired)", "我用飞书替换了钉钉",
+       rf"{A}用\s*(?P<v>[^，。；,;]{{1,16}}?)\s*(?:替换了|替代了|换掉了|取代了)\s*(?P<old>[^，。；,;！？!?]{{1,16}}?){END}", change=True),
     _r("zh.start_using", "uses", "开始用/改用/在用 X (a product)", "我最近开始用Obsidian",
        rf"{A}{NEG}?(?:再)?(?:开始用|开始使用|改用|换用|在用|一直用|主要用|用)了?\s*(?P<v>[A-Za-z0-9][\w .+#\-]{{0,24}}?|飞书|钉钉|微信|"
        rf"企业微信|印象笔记|有道云笔记|语雀|石墨文档|腾讯文档|WPS)\s*(?:[\u4e00-\u9fff]{{2,6}})?{END}"),

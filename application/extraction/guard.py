@@ -22,6 +22,7 @@ from hlmem.application.extraction.patterns_common import (
     EN_JOB,
     JOB_SUFFIX,
     VAGUE_PLACE,
+    VERSION_RE,
     language_value,
     person_like,
     theme_value,
@@ -102,8 +103,8 @@ def value_ok(predicate: str, value: str, lang: str) -> bool:
         return len(value) <= 12 and not _SENTENCE_WORDS_ZH.search(value)
     if predicate == "model":
         return bool(re.search(r"[A-Za-z\u4e00-\u9fff]", value)) and len(value) >= 2
-    if predicate == "uses" and (theme_value(value) or language_value(value)):
-        return False  # a theme or a language is a preference slot of its own (patterns_zh/en)
+    if predicate == "uses" and (theme_value(value) or language_value(value) or VERSION_RE.search(value)):
+        return False  # a theme, a language or a versioned tool has a slot of its own (patterns_zh/en)
     if predicate in ("habit", "likes", "visited") and lang == "zh" and (
             _SENTENCE_WORDS_ZH.search(value) or _EVALUATIVE_ZH.search(value) or value.endswith(("那", "这"))):
         return False  # a review's "平时拍照用挺不错" is an opinion, not a habit

@@ -21,11 +21,11 @@ from hlmem.application.extraction import frames_en, frames_zh
 from hlmem.application.extraction.clauses import Clause, Fact
 from hlmem.application.extraction.frames import run
 from hlmem.application.extraction.lexicon import AUTHORITY_EN, AUTHORITY_ZH, FREQ_EN
-from hlmem.application.extraction.subjects import resolve_en, resolve_zh
+from hlmem.application.extraction.subjects import LEADING_ZH, resolve_en, resolve_zh
 from hlmem.domain.slots import SlotRegistry
 
-_REPORT_ZH = re.compile(rf"^\s*(?:我的)?{AUTHORITY_ZH}(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
-_REPORT_EN = re.compile(rf"^\s*{AUTHORITY_EN}\s+(?:says|said|told\s+me|tells\s+me|thinks|found|confirmed|showed|show|shows)"
+_REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
+_REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|tells\s+me|thinks|found|confirmed|showed|show|shows)"
                         rf"\s+(?:that\s+)?(?=I\b)", re.I)
 _HEDGE_LEAD = re.compile(r"^\s*(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
                          re.I)
@@ -49,7 +49,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         return []
     if report is not None:
         clause, reported = _from(clause, report.end()), True
-        source = report.group().strip().rstrip("说").strip()
+        source = " ".join(report["who"].split())
     lead = _HEDGE_LEAD.match(clause.text)
     if lead and not reported:
         clause, hedged = _from(clause, lead.end()), True
@@ -61,7 +61,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     if subject is None:
         if not clause.by_user or freq or reported:
             return []
-        facts = run(table, clause.text, clause.work, 0, subject=None, registry=registry, hedged=hedged, unnamed=True)
+        start = LEADING_ZH.match(clause.work).end() if clause.lang == "zh" else 0  # 不过现在在北京工作
+        facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True)
         return [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
     if (subject.name is None and not clause.by_user) or (subject.kin and not clause.by_user):
         return []

@@ -25,8 +25,10 @@ REL_ALL_EN = "|".join(sorted((re.escape(k) for k in _ALL_REL if k.isascii()), ke
 SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
             "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
+_ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
 _ADV_ZH = r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是)*"
-_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家|我|咱们|咱家)(?:的)?(?P<kin>{REL_ALL_ZH})?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?(?:(?P<kin>{REL_ALL_ZH})"
+                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
 _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
@@ -52,12 +54,18 @@ class Subject:
     kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
 
 
+LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
+
+
 def resolve_zh(text: str, topic: str | None) -> Subject | None:
     """The subject a Chinese clause opens with (see the module docstring), else None."""
     m = _ZH.match(text)
     if m is None:
         return None
     if m["fp"]:
+        if m["kin"] and m["kname"]:
+            predicate = relation_of(m["kin"]) or "knows"
+            return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
         if m["kin"]:
             return Subject(f"用户的{m['kin']}", m.end(), kin=m["kin"])
         return Subject(None, m.end())
