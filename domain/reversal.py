@@ -2,9 +2,11 @@
 
 In a multi-valued slot (``likes``, ``uses``, ``owns``, ``habit``, ``diet``) a new value never
 competes with the others; only a *negation* can end one. "不喜欢甜的了" must retire "全糖奶茶",
-and "I don't have a dog anymore" the claim "golden retriever Biscuit" only if it says dog: a
-negated value covers a positive one when, after normalising both, it is part of it, or when both
-fall in one of the small categories below (sweet things, meat, pets…). Pure data and one
+and "I don't have any pets" the claim "golden retriever (Biscuit)": a negated value covers a
+positive one when, after normalising both, it is part of it (游泳 of 每周二去游泳; English words
+compared by stem, so "playing tennis" covers "play tennis on weekends"), or when the negated value
+is one of the small categories below and the positive one names a member (sweet things, meat, pets…).
+"猫" never covers "狗": two values of one slot are only related through a listed category. Pure data and one
 function, used by :func:`hlmem.domain.decisions.decide_assert`.
 """
 

@@ -40,7 +40,7 @@ _DIGIT = re.compile(r"\d|[零一二两三四五六七八九十百千万半]")
 _SENTENCE_WORDS_ZH = re.compile(r"[很太挺说想吧吗呢啊呀哈]|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
 _SENTENCE_WORDS_EN = re.compile(r"\b(?:the|a|was|were|is|are|very|really|great|nice|lovely|would|will|stay|hotel|place|"
                                 r"week|fear|peace|hope|denial|love|it|this|that|there)\b", re.I)
-_EVALUATIVE_ZH = re.compile(r"不错|好用|满意|给力|完美|真棒|太棒|特别棒|喜欢上|一流|难用|失望|体验|印象|效果")
+_EVALUATIVE_ZH = re.compile(r"不错|好用|满意|给力|完美|真棒|太棒|特别棒|喜欢上|一流|难用|失望|体验|印象|效果|时尚|漂亮|好看|难看|实惠|划算")
 _PLACE_SUFFIX = re.compile(r"(?:市|省|区|县|镇|村|州|岛|国|湾|城|乡|街|路|港|山|河|湖)$")
 _PRONOUN = re.compile(r"^(?:我|你|他|她|它|我们|你们|他们|这|那|这个|那个|it|this|that|you|me|him|her|them|what|something|"
                       r"anything|nothing|everything)$", re.I)

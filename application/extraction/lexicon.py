@@ -74,7 +74,7 @@ DEVICE_EN = r"(?:phone|laptop|car|camera|tablet|watch|computer|bike|headphones|k
 #: How often: the words that make a statement a habit.
 FREQ_ZH = (r"(?:每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|个?周末|隔一天|两天|周[一二三四五六日天])(?:[一二三四五六日天末])?"
            r"(?:早上|上午|中午|下午|晚上|早晨|傍晚|睡前|饭后)?|平时|平常|一般|通常|经常|总是|常常|习惯|周末)")
-FREQ_EN = (r"(?:every|each)\s+(?:day|morning|evening|night|week|weekend|month|year|other\s+day|"
+FREQ_EN = (r"(?:every|each)\s+(?:day|morning|evening|night|week|weekend|weekday|workday|month|year|other\s+day|"
            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on\s+(?:weekends|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)|"
            r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly")
 HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
