@@ -14,6 +14,9 @@ Three measurements, each printed as a table, then one JSON summary line:
   of its trajectory, the ceiling (the answer verbatim in a message), and how long values are;
 - **throughput**: sentences per second through the extractor (no storage), dev and MemDaily texts.
 
+The extractor runs as the product wires it: with jieba's part-of-speech tagger in the precision
+guard (``--no-pos`` without it). Sequences go through ``Memory``, which wires it itself.
+
 Subjects compare without the possessive (``用户的表哥`` = ``表哥`` = ``my cousin``'s ``cousin``;
 ``用户`` = ``user``); values compare NFKC-casefolded without spaces.
 
@@ -46,6 +49,8 @@ DEV = HERE / "extraction" / "dev.jsonl"
 SEALED = HERE / "extraction" / "sealed.jsonl"
 MEMDAILY = HERE.parent.parent / "shared" / "datasets" / "memsim_memdaily"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+#: The extractor's part-of-speech tagger, as the product wires it (``--no-pos``: none).
+TAGGER: list[Any] = [None]
 _POSSESSIVE = re.compile(r"^(?:用户的|用户|我的|我|user's\s+|user\s+|my\s+)", re.I)
 
 
@@ -85,7 +90,7 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
     """One fact or non-fact item: (passed, candidates)."""
-    cands = extract([source(item["text"])], DEFAULT_REGISTRY)
+    cands = extract([source(item["text"])], DEFAULT_REGISTRY, tagger=TAGGER[0])
     if item["kind"] == "nonfact":
         return not cands, cands
     found = all(any(matches(e, c.subject, c.predicate, c.value, c.polarity) for c in cands) for e in item["expect"])
@@ -171,7 +176,7 @@ def memdaily(folder: Path, trajectories: int) -> tuple[dict[str, Any], list[str]
             values: list[str] = []
             msgs = [m["message"] for m in traj["message_list"]]
             for i, text in enumerate(msgs):
-                cands = extract([source(text, i)], DEFAULT_REGISTRY)
+                cands = extract([source(text, i)], DEFAULT_REGISTRY, tagger=TAGGER[0])
                 messages += 1
                 with_claim += bool(cands)
                 texts.append(text)
@@ -204,11 +209,11 @@ def memdaily(folder: Path, trajectories: int) -> tuple[dict[str, Any], list[str]
 def throughput(texts: Sequence[str], min_seconds: float = 1.0) -> float:
     """Sentences per second through the extractor alone (after one warm-up pass)."""
     events = [source(t, i) for i, t in enumerate(texts)]
-    extract(events[:50], DEFAULT_REGISTRY)
+    extract(events[:50], DEFAULT_REGISTRY, tagger=TAGGER[0])
     done, start = 0, time.perf_counter()
     while True:
         for ev in events:
-            extract([ev], DEFAULT_REGISTRY)
+            extract([ev], DEFAULT_REGISTRY, tagger=TAGGER[0])
         done += len(events)
         elapsed = time.perf_counter() - start
         if elapsed >= min_seconds:
@@ -222,12 +227,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memdaily", type=Path, default=MEMDAILY, help="MemDaily folder (26 JSON files)")
     parser.add_argument("--trajectories", type=int, default=10, help="trajectories per MemDaily file")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every failing item")
+    parser.add_argument("--no-pos", action="store_true", help="no jieba part-of-speech tagger in the guard")
     args = parser.parse_args(argv)
+    if not args.no_pos:
+        from hlmem.adapters.text.pos import jieba_tagger
+
+        TAGGER[0] = jieba_tagger()
+        t_load = time.perf_counter()
+        TAGGER[0]("成都")
+        print(f"jieba part-of-speech tagger loaded in {time.perf_counter() - t_load:.2f} s")
     path = SEALED if args.sealed else args.dev
     t = time.perf_counter()
     items = load(path)
     print(f"statements: {path.name}, {len(items)} items")
-    summary: dict[str, Any] = {"benchmark": "extraction", "set": path.name, "items": len(items)}
+    summary: dict[str, Any] = {"benchmark": "extraction", "set": path.name, "items": len(items),
+                               "pos_tagger": not args.no_pos}
     summary["statements"] = statements(items, verbose=args.verbose)
     texts = [i["text"] for i in items if "text" in i] + [t for i in items for t in i.get("texts", ())]
     if args.memdaily.is_dir():

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from attrs import field, frozen
 
 from hlmem.application.extraction.clauses import Fact
-from hlmem.application.extraction.guard import value_ok
+from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
 from hlmem.domain.events import Cardinality, Scope
@@ -103,12 +103,13 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
 
 def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
         registry: SlotRegistry, hedged: bool = False, reported: bool = False,
-        unnamed: bool = False) -> list[Fact]:
+        unnamed: bool = False, tagger: Tagger | None = None) -> list[Fact]:
     """Facts of the first rule that matches the rest of a clause (``text[start:]``), guard passed.
 
     :param hedged: the clause is hedged: only rules marked ``hedged`` may fire.
     :param reported: the clause is an authority's report about the user: only ``reported`` rules.
     :param kin: the kin word of a kin subject (表哥 of 我表哥), which ``@kin`` rules name.
+    :param tagger: a Chinese part-of-speech tagger for the precision guard (None: lexical checks).
     :param unnamed: the clause names no subject (the user's, by the caller): in English only
         ``opening`` rules may read it, in Chinese (which drops subjects) every rule but the
         attribute and job rules.
@@ -135,7 +136,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             subject = None
         if groups.get("n"):
             value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"
-        if not value or not value_ok(predicate, value, lang):
+        if not value or not value_ok(predicate, value, lang, tagger):
             continue
         polarity = rule.polarity and not groups.get("neg")
         card = rule.cardinality or registry.cardinality(predicate)
@@ -150,7 +151,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=(js, je), rule=rule.name))
         old = clean_value(groups.get("old") or "", lang)
-        if old and card is _M and value_ok(predicate, old, lang) and old.casefold() != value.casefold():
+        if old and card is _M and value_ok(predicate, old, lang, tagger) and old.casefold() != value.casefold():
             os_, oe = m.span("old")
             out.append(Fact(predicate=predicate, value=old, subject=subject, polarity=False, cardinality=card,
                             importance=rule.importance, change=True, span=(os_, oe), rule=rule.name))

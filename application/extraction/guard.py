@@ -6,10 +6,11 @@ places, people like names, quantities with a number, models with more than a bar
 candidate whose value does not is dropped before it becomes a claim. Every value is bounded
 (:data:`MAX_VALUE_CHARS`): a statement's value is a phrase, never the message.
 
-Part of speech: with jieba installed and a tagger handed in by the composition root
-(:func:`set_tagger`), a Chinese place must also tag as a place or an organisation (``ns``, ``nt``);
-without one the lexical checks alone apply. Tags are cached per value, so the tagger runs once per
-distinct value, never on every clause.
+Part of speech: given a tagger (the composition root hands the rule extractor jieba's, see
+adapters/text/pos.py), a Chinese place must also tag as a place, organisation or name (``ns``,
+``nt``, ``nz``, ``nr``) unless it ends in a place suffix (市, 区, 路…); without one the lexical
+checks alone apply. Tags are cached per tagger and value, so the tagger runs once per distinct
+candidate value — never on every clause, and never on the hot path of recall.
 """
 
 from __future__ import annotations
@@ -48,29 +49,18 @@ _PRONOUN = re.compile(r"^(?:我|你|他|她|它|我们|你们|他们|这|那|这
 #: One token without spaces (an e-mail address, a phone number, a handle) may be longer than prose.
 _IDENTIFIER = re.compile(r"[\w.@+\-]{1,64}", re.ASCII)
 
-_tagger: Callable[[str], Iterable[tuple[str, str]]] | None = None
-
-
-def set_tagger(tagger: Callable[[str], Iterable[tuple[str, str]]] | None) -> None:
-    """Install the Chinese part-of-speech tagger (``text -> (word, flag)…``), or None for lexical checks only.
-
-    Called once by the composition root; the guard's cache is cleared so answers follow the tagger.
-    """
-    global _tagger
-    _tagger = tagger
-    _zh_place_tag.cache_clear()
+#: A Chinese part-of-speech tagger: ``text -> (word, flag)…`` (jieba's flags: ``ns`` place, ``nt`` organisation…).
+Tagger = Callable[[str], Iterable[tuple[str, str]]]
 
 
 @functools.lru_cache(maxsize=4096)
-def _zh_place_tag(value: str) -> bool | None:
-    """Whether the tagger reads ``value`` as a place (None without a tagger)."""
-    if _tagger is None:
-        return None
-    flags = [flag for word, flag in _tagger(value) if word.strip()]
+def _zh_place_tag(tagger: Tagger, value: str) -> bool:
+    """Whether the tagger reads ``value`` as a place or a name (cached per tagger and value)."""
+    flags = [flag for word, flag in tagger(value) if word.strip()]
     return bool(flags) and flags[0] in ("ns", "nt", "nz", "nr", "eng") and all(f not in ("v", "a", "d", "uj") for f in flags)
 
 
-def place_like(value: str, lang: str) -> bool:
+def place_like(value: str, lang: str, tagger: Tagger | None = None) -> bool:
     """Whether ``value`` names a place (成都, 北京朝阳区, Porto, New York), not a description."""
     if VAGUE_PLACE.match(value) or _PRONOUN.match(value):
         return False
@@ -80,19 +70,21 @@ def place_like(value: str, lang: str) -> bool:
             and not _SENTENCE_WORDS_EN.search(value)
     if len(value) > 12 or _SENTENCE_WORDS_ZH.search(value) or "的" in value:
         return False
-    tagged = _zh_place_tag(value)
-    return tagged is not False or bool(_PLACE_SUFFIX.search(value))
+    return tagger is None or _zh_place_tag(tagger, value) or bool(_PLACE_SUFFIX.search(value))
 
 
-def value_ok(predicate: str, value: str, lang: str) -> bool:
-    """Whether ``value`` is a plausible value of ``predicate`` (see the module docstring)."""
+def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None) -> bool:
+    """Whether ``value`` is a plausible value of ``predicate`` (see the module docstring).
+
+    :param tagger: a Chinese part-of-speech tagger; with one, a Chinese place must also tag as one.
+    """
     value = value.strip()
     if not value or _PRONOUN.match(value):
         return False
     if len(value) > MAX_VALUE_CHARS.get(lang, 48) and not _IDENTIFIER.fullmatch(value):
         return False
     if predicate in _PLACE_SLOTS:
-        return place_like(value, lang)
+        return place_like(value, lang, tagger)
     if predicate in _QUANTITY_SLOTS or predicate == "height":
         return bool(_DIGIT.search(value))
     if predicate in _PERSON_SLOTS:

@@ -20,6 +20,7 @@ from attrs import evolve
 from hlmem.application.extraction import frames_en, frames_zh
 from hlmem.application.extraction.clauses import Clause, Fact
 from hlmem.application.extraction.frames import run
+from hlmem.application.extraction.guard import Tagger
 from hlmem.application.extraction.lexicon import AUTHORITY_EN, AUTHORITY_ZH, FREQ_EN
 from hlmem.application.extraction.subjects import LEADING_ZH, resolve_en, resolve_zh
 from hlmem.domain.slots import SlotRegistry
@@ -34,12 +35,14 @@ _ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|lik
                           r"\s*[.!]*\s*$")
 
 
-def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked: str | None = None) -> list[Fact]:
+def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked: str | None = None,
+          tagger: Tagger | None = None) -> list[Fact]:
     """Personal facts of one clause (empty when no frame applies).
 
     :param topic: the third party the event last named (for 他, 其, she).
     :param blocked: the gate that stops the clause, if any: ``uncertain`` lets hedge-proof rules
         through, ``reported`` an authority's report about the user; any other gate yields nothing.
+    :param tagger: the guard's Chinese part-of-speech tagger, if any.
     """
     hedged, reported, source = blocked == "uncertain", False, None
     if blocked not in (None, "uncertain", "reported"):
@@ -62,7 +65,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         if not clause.by_user or freq or reported:
             return []
         start = LEADING_ZH.match(clause.work).end() if clause.lang == "zh" else 0  # 不过现在在北京工作
-        facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True)
+        facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True,
+                    tagger=tagger)
         return [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
     if (subject.name is None and not clause.by_user) or (subject.kin and not clause.by_user):
         return []
@@ -76,7 +80,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         return [Fact(predicate="habit", value=value, subject=subject.name, span=m.span("v"), rule="en.habit_lead",
                      cardinality=registry.cardinality("habit"))]
     facts = run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
-                registry=registry, hedged=hedged, reported=reported)
+                registry=registry, hedged=hedged, reported=reported, tagger=tagger)
     if source:
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts]
     if subject.relation and clause.by_user and facts:

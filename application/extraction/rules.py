@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from attrs import evolve
 
 from hlmem.application.extraction import patterns_en, patterns_zh, personal
-from hlmem.application.extraction.guard import value_ok
+from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.temporal import resolve
@@ -43,17 +43,19 @@ SPEAKER = {"zh": "用户", "en": "user"}
 EXTRACTOR = "rules"
 
 
-def extract(events: Sequence[SourceEvent], registry: SlotRegistry) -> list[CandidateClaim]:
+def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
+            tagger: Tagger | None = None) -> list[CandidateClaim]:
     """Candidate claims for a window of events, in event order, without duplicates.
 
     :param events: the window (any sessions); each is read on its own.
     :param registry: the slot registry; its labels name predicates (生日 → ``birthday``).
+    :param tagger: a Chinese part-of-speech tagger for the precision guard (None: lexical checks only).
     """
     labels = label_index(registry)
     out: list[CandidateClaim] = []
     seen: set[tuple[object, ...]] = set()
     for event in events:
-        for cand in extract_event(event, registry, labels):
+        for cand in extract_event(event, registry, labels, tagger=tagger):
             key = (cand.subject, cand.predicate, cand.value, cand.coordinates, cand.qualifiers, cand.polarity,
                    cand.valid_from, cand.evidence)
             if key not in seen:
@@ -63,7 +65,7 @@ def extract(events: Sequence[SourceEvent], registry: SlotRegistry) -> list[Candi
 
 
 def extract_event(event: SourceEvent, registry: SlotRegistry,
-                  labels: Mapping[str, str] | None = None) -> list[CandidateClaim]:
+                  labels: Mapping[str, str] | None = None, *, tagger: Tagger | None = None) -> list[CandidateClaim]:
     """Candidate claims of one event (see the module docstring for their shape)."""
     labels = label_index(registry) if labels is None else labels
     by_user = event.role.strip().lower() in USER_ROLES
@@ -74,12 +76,13 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
         module = patterns_zh if clause.lang == "zh" else patterns_en
-        facts = [] if clause.planned else personal.match(clause, registry, person, blocked=piece.blocked)
+        facts = [] if clause.planned else personal.match(clause, registry, person, blocked=piece.blocked,
+                                                                   tagger=tagger)
         if piece.blocked and not facts:
             continue
         clause = evolve(clause, topic=topic, topic_start=topic_start)
         if not facts:
-            facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause)]
+            facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
         for fact in facts:
@@ -94,9 +97,9 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     return out
 
 
-def _guarded(fact: Fact, clause: Clause) -> bool:
+def _guarded(fact: Fact, clause: Clause, tagger: Tagger | None) -> bool:
     """The precision guard on a pattern's fact: a value that does not fit its slot is dropped."""
-    return value_ok(fact.predicate, fact.value.strip(), clause.lang)
+    return value_ok(fact.predicate, fact.value.strip(), clause.lang, tagger)
 
 
 def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:

@@ -159,19 +159,22 @@ def test_the_precision_guard(predicate: str, value: str, lang: str, ok: bool) ->
     assert value_ok(predicate, value, lang) is ok
 
 
-def test_a_tagger_can_veto_a_place_and_is_cached(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlmem.application.extraction import guard
-
+def test_a_tagger_can_veto_a_place_and_is_cached() -> None:
     calls: list[str] = []
 
     def tagger(text: str) -> list[tuple[str, str]]:
         calls.append(text)
         return [(text, "ns")] if text == "成都" else [(text, "n")]
 
-    guard.set_tagger(tagger)
-    try:
-        assert place_like("成都", "zh") and place_like("成都", "zh")
-        assert not place_like("冰箱里", "zh")
-        assert calls == ["成都", "冰箱里"]  # one tagger call per distinct value
-    finally:
-        guard.set_tagger(None)
+    assert place_like("成都", "zh", tagger) and place_like("成都", "zh", tagger)
+    assert not place_like("冰箱里", "zh", tagger) and place_like("冰箱里", "zh")  # lexically fine, tagged not a place
+    assert place_like("朝阳区", "zh", lambda t: [(t, "n")])  # a place suffix is enough
+    assert calls == ["成都", "冰箱里"]  # one tagger call per distinct value
+
+
+def test_jiebas_tagger_reads_places_and_descriptions() -> None:
+    from hlmem.adapters.text.pos import jieba_tagger
+
+    tagger = jieba_tagger()
+    assert place_like("成都", "zh", tagger) and place_like("北京朝阳区", "zh", tagger)
+    assert not place_like("冰箱里", "zh", tagger)
