@@ -103,13 +103,14 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
 
 def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
         registry: SlotRegistry, hedged: bool = False, reported: bool = False,
-        unnamed: bool = False, tagger: Tagger | None = None) -> list[Fact]:
+        unnamed: bool = False, tagger: Tagger | None = None, text_start: int | None = None) -> list[Fact]:
     """Facts of the first rule that matches the rest of a clause (``text[start:]``), guard passed.
 
     :param hedged: the clause is hedged: only rules marked ``hedged`` may fire.
     :param reported: the clause is an authority's report about the user: only ``reported`` rules.
     :param kin: the kin word of a kin subject (表哥 of 我表哥), which ``@kin`` rules name.
     :param tagger: a Chinese part-of-speech tagger for the precision guard (None: lexical checks).
+    :param text_start: where ``on_text`` rules start (before masked words the subject's blanks hide).
     :param unnamed: the clause names no subject (the user's, by the caller): in English only
         ``opening`` rules may read it, in Chinese (which drops subjects) every rule but the
         attribute and job rules.
@@ -120,7 +121,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
         if unnamed and not rule.opening and (rule.lang == "en" or rule.slot == "@attr" or rule.slot == "job_title"):
             continue
         source = text if rule.on_text else work
-        m = rule.regex.match(source, start)
+        m = rule.regex.match(source, start if not rule.on_text or text_start is None else text_start)
         if m is None:
             continue
         lang = rule.lang

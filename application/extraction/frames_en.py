@@ -147,7 +147,7 @@ RULES: tuple[Rule, ...] = (
        rf"rely\s+on)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
-       rf"{A}(?:{NEG_DO}\s+live|\s+(?:live|lives|'ve\s+been\s+living|have\s+been\s+living|has\s+been\s+living|am\s+living|'m\s+living|"
+       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'m\s+living|\s+(?:live|lives|have\s+been\s+living|has\s+been\s+living|am\s+living|"
        rf"is\s+living|reside|resides))\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
        rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),

@@ -251,7 +251,7 @@ def plan_value(clause: Clause) -> str | None:
     if not m:
         return None
     value = " ".join(m["v"].split())
-    if not value or len(value) > 60 or _NOT_ACTION.search(value):
+    if len(value) < 2 or len(value) > 60 or _NOT_ACTION.search(value):
         return None
     return value
 

@@ -80,7 +80,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         return [Fact(predicate="habit", value=value, subject=subject.name, span=m.span("v"), rule="en.habit_lead",
                      cardinality=registry.cardinality("habit"))]
     facts = run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
-                registry=registry, hedged=hedged, reported=reported, tagger=tagger)
+                registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
     if source:
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts]
     if subject.relation and clause.by_user and facts:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from hlmem.application.extraction.lexicon import KIN
 from hlmem.application.extraction.patterns_common import RELATIONS, person_like
@@ -52,6 +52,7 @@ class Subject:
     end: int  # where the rest of the clause starts
     relation: tuple[str, str] | None = None  # (predicate, value) the subject phrase itself states
     kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
+    bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
 
 
 LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
@@ -59,6 +60,22 @@ LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
 
 def resolve_zh(text: str, topic: str | None) -> Subject | None:
     """The subject a Chinese clause opens with (see the module docstring), else None."""
+    found = _resolve_zh(text, topic)
+    return _bare(found, text)
+
+
+def resolve_en(text: str, topic: str | None) -> Subject | None:
+    """The subject an English clause opens with (see the module docstring), else None."""
+    return _bare(_resolve_en(text, topic), text)
+
+
+def _bare(found: Subject | None, text: str) -> Subject | None:
+    if found is None:
+        return None
+    return evolve(found, bare_end=len(text[:found.end].rstrip()) if text[:found.end].strip() else found.end)
+
+
+def _resolve_zh(text: str, topic: str | None) -> Subject | None:
     m = _ZH.match(text)
     if m is None:
         return None
@@ -77,8 +94,7 @@ def resolve_zh(text: str, topic: str | None) -> Subject | None:
     return Subject(topic, m.end()) if topic else None
 
 
-def resolve_en(text: str, topic: str | None) -> Subject | None:
-    """The subject an English clause opens with (see the module docstring), else None."""
+def _resolve_en(text: str, topic: str | None) -> Subject | None:
     m = _EN.match(text)
     if m is None:
         return None
