@@ -89,7 +89,9 @@ def _make_ledger(kind: str, path: str, owned: list):
 def _make_extractor(llm, registry, forget):
     from hlmem.application.reingest import GatedExtractor
 
-    inner = RuleExtractor(registry) if llm is None else LLMExtractor(llm, registry)
+    from hlmem.adapters.text.pos import jieba_tagger
+
+    inner = RuleExtractor(registry, tagger=jieba_tagger()) if llm is None else LLMExtractor(llm, registry)
     # Candidates whose content was forgotten are dropped when re-ingest blocking is on (ADR 0014).
     return GatedExtractor(inner, forget.guard)
 

@@ -108,7 +108,7 @@ class ExtractionPipeline:
 
     def _command(self, cand: CandidateClaim, sources: Mapping[str, SourceEvent], namespace: str) -> AssertClaim:
         first = min((sources[e].occurred_at for e in cand.evidence if e in sources), default=None)
-        source = ("inference:" if cand.inference else "extracted:") + cand.extractor
+        source = ("inference:" if cand.inference else "extracted:") + cand.extractor + (f"#{cand.rule}" if cand.rule else "")
         return validate_claim(AssertClaim(
             subject=cand.subject, predicate=cand.predicate, value=cand.value, namespace=namespace,
             qualifiers=cand.qualifiers, coordinates=cand.coordinates, polarity=cand.polarity,

@@ -29,7 +29,9 @@ class CandidateClaim:
 
     ``evidence`` names the source events (``ev_…``); ``evidence_quote`` must occur in them
     (admission checks it). ``inference`` marks claims that restricted provenance may only keep
-    as inferences. ``extractor`` names who proposed it (``rules``, ``llm:<model>``).
+    as inferences. ``extractor`` names who proposed it (``rules``, ``llm:<model>``); ``rule``
+    the rule of the rule extractor that made it (``zh.allergy``), empty for an LLM. The write
+    pipeline records both in the claim's ``source`` (``extracted:rules#zh.allergy``).
     """
 
     subject: str
@@ -47,6 +49,7 @@ class CandidateClaim:
     evidence: tuple[str, ...] = ()
     inference: bool = False
     extractor: str = "rules"
+    rule: str = ""
 
 
 class Verdict(str, enum.Enum):

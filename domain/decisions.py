@@ -25,6 +25,7 @@ from hlmem.domain.events import (
     ObservationRecorded,
 )
 from hlmem.domain.lifecycle import REVIVE_CORROBORATED
+from hlmem.domain.reversal import covers
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState
 
@@ -76,6 +77,8 @@ def _competitors(cmd: AssertClaim, cardinality: Cardinality, slot_claims: Sequen
     if cardinality is Cardinality.SINGLE:
         return list(slot_claims)
     value = normalize_key(cmd.value)
+    if not cmd.polarity:  # a negation also retires the positive values it covers (ADR 0041)
+        return [c for c in slot_claims if normalize_key(c.value) == value or (c.polarity and covers(cmd.value, c.value))]
     return [c for c in slot_claims if normalize_key(c.value) == value]
 
 
@@ -97,7 +100,8 @@ def decide_assert(
     - else the claim valid at the new start (if any) is superseded: its validity ends there;
     - the new claim is valid until the start of the next known claim (a late-arriving fact
       lands between the claims around it) or its own ``valid_to``, whichever is first;
-    - multi-valued predicates only compete with claims of the same value (polarity flips).
+    - multi-valued predicates only compete with claims of the same value (polarity flips), and a
+      negation also with the positive values it covers (:func:`hlmem.domain.reversal.covers`).
     """
     cardinality = registry.cardinality(cmd.predicate, cmd.cardinality)
     valid_from = cmd.valid_from or recorded_at
@@ -121,8 +125,9 @@ def decide_assert(
 
     claim_id = new_id("cl")
     events: list[DomainEvent] = []
-    current = next((c for c, r in rows if _covers(r, valid_from)), None)
-    if current is not None:
+    holding = [c for c, r in rows if _covers(r, valid_from)]
+    # One claim holds a slot at a time; in a multi-valued slot a negation may end several values.
+    for current in holding if cardinality is Cardinality.MULTI and not cmd.polarity else holding[:1]:
         events.append(ClaimSuperseded(
             event_id=new_id("lg"), stream_id=current.claim_id, version=current.version + 1,
             recorded_at=recorded_at, namespace=current.namespace, superseded_by=claim_id, valid_to=valid_from,
@@ -140,7 +145,7 @@ def decide_assert(
         importance=cmd.importance, scope=cmd.scope, cardinality=cardinality, valid_from=valid_from,
         valid_to=end, evidence=cmd.evidence, source=cmd.source, superseded_by=successor,
     ))
-    outcome = "superseded" if current is not None else ("inserted" if successor else "created")
+    outcome = "superseded" if holding else ("inserted" if successor else "created")
     return Decision(tuple(events), claim_id, outcome)
 
 

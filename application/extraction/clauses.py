@@ -21,7 +21,9 @@ MAX_CLAUSE_CHARS = 200
 CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 _EN_STOP = re.compile(r"(?<=[a-z)\]])\.(?=\s+[A-Z\"'])")
-_CLAUSE_SEP = re.compile(r"[，；;]|,(?!\d)|\s+(?:but|and then|whereas)\s+", re.I)
+_CLAUSE_SEP = re.compile(r"[，；;]|,(?!\d)|\s+(?:but|and then|and now|whereas)\s+", re.I)
+#: A sentence that says it is not meant literally (a joke) states nothing, before or after the marker.
+_JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|哈哈|嘿嘿|[😂🤣😜]|\b(?:just\s+kidding|kidding|jk|lol|lmao|haha\w*|hehe)\b", re.I)
 #: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
 _LABEL = re.compile(r"^\s*(?P<label>[^：:]{1,12}?)\s*(?:：|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):)\s*(?=\S)")
 _KEY_WORDS = re.compile(r"版本|端口|模型|路径|目录|状态|名字|生日|地址|\b(?:version|port|model|path|status|name)\b", re.I)
@@ -30,7 +32,7 @@ _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
 
 # Gates. Each is a reason a clause states no current fact of its speaker.
-_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|呢\s*$")
+_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
@@ -65,6 +67,8 @@ class Fact:
     change: bool = False  # the statement reports a change (moved, switched, upgraded): valid from then on
     plan: bool = False
     span: tuple[int, int] | None = None  # where the value sits in the clause (a time inside it is not validity)
+    holds_now: bool = False  # a reported change that still holds when said: valid from the statement (ADR 0041)
+    rule: str = ""  # the rule that made it (docs/extraction.md), shown by explain through the claim's source
 
 
 @frozen(kw_only=True)
@@ -146,7 +150,7 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
     inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
         question = sentence.rstrip().endswith(("?", "？"))
-        frame: str | None = None
+        frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
         for sep in [*_CLAUSE_SEP.finditer(sentence), None]:
             end = sep.start() if sep else len(sentence)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import tzinfo
 
+from hlmem.application.extraction.guard import Tagger
 from hlmem.application.ports import LLM
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
 from hlmem.domain.slots import SlotRegistry
@@ -15,13 +16,16 @@ class RuleExtractor:
 
     name = "rules"
 
-    def __init__(self, registry: SlotRegistry) -> None:
+    def __init__(self, registry: SlotRegistry, *, tagger: Tagger | None = None) -> None:
+        """:param tagger: a Chinese part-of-speech tagger for the precision guard (the composition
+        root passes jieba's, adapters/text/pos.py); None keeps the lexical checks only."""
         self._registry = registry
+        self._tagger = tagger
 
     def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]:
         from hlmem.application.extraction.rules import extract
 
-        return extract(events, self._registry)
+        return extract(events, self._registry, tagger=self._tagger)
 
 
 class LLMExtractor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from hlmem.application.extraction.lexicon import KIN
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.slots import SlotRegistry, normalize_key
 
@@ -43,6 +44,7 @@ RELATIONS: Mapping[str, tuple[str, Cardinality]] = {
     "advisor": ("advisor", _S), "adviser": ("advisor", _S), "neighbor": ("neighbor", _M),
     "neighbour": ("neighbor", _M), "classmate": ("classmate", _M),
 }
+RELATIONS = {**RELATIONS, **KIN}  # kin words (表哥, sister-in-law) from the lexicon
 REL_ZH = "|".join(sorted((k for k in RELATIONS if not k.isascii()), key=len, reverse=True))
 REL_EN = "|".join(sorted((k for k in RELATIONS if k.isascii()), key=len, reverse=True))
 
@@ -131,3 +133,8 @@ def predicate_for(key: str, labels: Mapping[str, str], registry: SlotRegistry) -
 def scope_for(temporary: str | None, predicate: str, plan: bool) -> Scope:
     """Plans, statuses and temporary choices are temporal; everything else permanent."""
     return Scope.TEMPORAL if temporary or plan or predicate == "status" else Scope.PERMANENT
+
+
+def rule_names(namespace: Mapping[str, object], lang: str) -> dict[re.Pattern[str], str]:
+    """``pattern → rule name`` for a patterns module's compiled patterns (``_LIVES`` → ``zh.pattern.lives``)."""
+    return {v: f"{lang}.pattern.{k.lstrip('_').lower()}" for k, v in namespace.items() if isinstance(v, re.Pattern)}

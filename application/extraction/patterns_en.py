@@ -27,6 +27,7 @@ from hlmem.application.extraction.patterns_common import (
     language_value,
     person_like,
     predicate_for,
+    rule_names,
     theme_value,
 )
 from hlmem.domain.events import Cardinality
@@ -132,7 +133,7 @@ def _v(m: re.Match[str], clause: Clause, group: str = "v") -> tuple[str, tuple[i
 def _fact(m: re.Match[str], clause: Clause, predicate: str, group: str = "v", **kw: object) -> Fact:
     value, span = _v(m, clause, group)
     return Fact(predicate=predicate, value=value, span=span, polarity=not m.groupdict().get("neg"),
-                change=bool(_CHANGE.search(m.group())), **kw)  # type: ignore[arg-type]
+                change=bool(_CHANGE.search(m.group())), rule=_rule(m), **kw)  # type: ignore[arg-type]
 
 
 def _config(clause: Clause) -> list[Fact]:
@@ -259,8 +260,19 @@ def match(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> 
     """Facts stated by one English clause (empty when no rule applies)."""
     if clause.planned:
         value = plan_value(clause) if clause.by_user else None
-        return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)] if value else []
+        return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
+                     rule="en.plan")] if value else []
     facts = _config(clause)
     if not facts and clause.by_user:
         facts = _speaker(clause)
     return facts or _generic(clause, labels, registry)
+
+
+_RULES: dict[re.Pattern[str], str] = {}
+
+
+def _rule(m: re.Match[str]) -> str:
+    """The name of the pattern that matched (``en.lives`` for ``_LIVES``)."""
+    if not _RULES:
+        _RULES.update(rule_names(globals(), "en"))
+    return _RULES.get(m.re, "en.pattern")

@@ -26,6 +26,7 @@ from hlmem.application.extraction.patterns_common import (
     language_value,
     person_like,
     predicate_for,
+    rule_names,
     theme_value,
 )
 from hlmem.domain.temporal import cn_int
@@ -101,7 +102,8 @@ def _config(clause: Clause, rx: re.Pattern[str], predicate: str, **extra: object
     change = bool(groups.get("verb")) or bool(_CHANGE_VERBS.search(m.group()))
     importance = 0.4 if predicate == "status" else 0.6
     return [Fact(predicate=predicate, value=value, subject=subject, coordinates=tuple(sorted(coords)),
-                 polarity=not groups.get("neg"), change=change, importance=importance, **extra)]  # type: ignore[arg-type]
+                 polarity=not groups.get("neg"), change=change, importance=importance, rule=_rule(m),
+                 **extra)]  # type: ignore[arg-type]
 
 
 _CONFIG_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -144,7 +146,7 @@ def _fact(m: re.Match[str], clause: Clause, predicate: str, group: str = "v", **
     """A fact whose value is the original words of ``group`` (a date in it stays in the value)."""
     start, end = m.span(group)
     return Fact(predicate=predicate, value=" ".join(clause.text[start:end].split()), span=(start, end),
-                polarity=not m.groupdict().get("neg"), **kw)  # type: ignore[arg-type]
+                polarity=not m.groupdict().get("neg"), rule=_rule(m), **kw)  # type: ignore[arg-type]
 
 
 def _place(m: re.Match[str] | None) -> bool:
@@ -175,7 +177,7 @@ def _speaker(clause: Clause) -> list[Fact]:
         age = cn_int(m["v"])
         # 今年 belongs to the statement, not to its validity: the span covers the whole clause.
         return [Fact(predicate="age", value=str(age), polarity=not m["neg"], importance=0.6,
-                     span=(0, len(w)))] if age else []
+                     span=(0, len(w)), rule=_rule(m))] if age else []
     if (m := _HOMETOWN.match(w) or _NATIVE.match(w)) and m["v"][0] not in "一个好坏大小男女老年普穷富有外本成病新聪":
         return [_fact(m, c, "hometown", importance=0.6)]
     if m := _THEME_SET.match(w):
@@ -190,15 +192,19 @@ def _speaker(clause: Clause) -> list[Fact]:
 
 def _preference(m: re.Match[str], clause: Clause) -> list[Fact]:
     value, verb = " ".join(clause.text[m.start("v"):m.end("v")].split()), m["verb"]
+    rule = _rule(m)
     off = verb in ("关闭", "关掉", "关了", "禁用")
     change = verb not in ("用", "使用", "在用", "用的是", "偏好", "偏好用", "习惯用", "喜欢用", "更喜欢用", "倾向于用", "倾向用")
     polarity = not m["neg"] and not off
     if theme_value(value):
-        return [Fact(predicate="preferred_ui_theme", value=value, polarity=polarity, change=change, importance=0.6)]
+        return [Fact(predicate="preferred_ui_theme", value=value, polarity=polarity, change=change, importance=0.6,
+                     rule=rule)]
     if lang := language_value(value):
-        return [Fact(predicate="preferred_language", value=lang, polarity=polarity, change=change, importance=0.6)]
+        return [Fact(predicate="preferred_language", value=lang, polarity=polarity, change=change, importance=0.6,
+                     rule=rule)]
     if not off and _PRODUCT.fullmatch(value) and _HABIT.search(clause.work[:m.end("verb")]):
-        return [Fact(predicate="uses", value=value, polarity=polarity, cardinality=Cardinality.MULTI, importance=0.5)]
+        return [Fact(predicate="uses", value=value, polarity=polarity, cardinality=Cardinality.MULTI, importance=0.5,
+                     rule=rule)]
     return []
 
 
@@ -221,12 +227,12 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
         if not person_like(value):
             return []
         return [Fact(predicate=predicate, value=value, subject=subject, cardinality=card,
-                     polarity=not m["neg"], importance=0.6, span=m.span("v"))]
+                     polarity=not m["neg"], importance=0.6, span=m.span("v"), rule=_rule(m))]
     if not value:
         return []
     predicate = predicate_for(key, labels, registry)
     return [Fact(predicate=predicate, value=value, subject=subject, polarity=not m["neg"], importance=0.5,
-                 span=m.span("v"))]
+                 span=m.span("v"), rule=_rule(m))]
 
 
 _OPENING = re.compile(rf"{ADV}(?:{FP})?{ADV}")
@@ -245,7 +251,7 @@ def plan_value(clause: Clause) -> str | None:
     if not m:
         return None
     value = " ".join(m["v"].split())
-    if not value or len(value) > 60 or _NOT_ACTION.search(value):
+    if len(value) < 2 or len(value) > 60 or _NOT_ACTION.search(value):
         return None
     return value
 
@@ -254,7 +260,8 @@ def match(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> 
     """Facts stated by one Chinese clause (empty when no rule applies)."""
     if clause.planned:
         value = plan_value(clause) if clause.by_user else None
-        return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)] if value else []
+        return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
+                     rule="zh.plan")] if value else []
     for rx, predicate in _CONFIG_RULES:
         facts = _config(clause, rx, predicate)
         if facts:
@@ -266,3 +273,13 @@ def match(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> 
         if facts:
             return facts
     return _of_is(clause, labels, registry)
+
+
+_RULES: dict[re.Pattern[str], str] = {}
+
+
+def _rule(m: re.Match[str]) -> str:
+    """The name of the pattern that matched (``zh.lives`` for ``_LIVES``)."""
+    if not _RULES:
+        _RULES.update(rule_names(globals(), "zh"))
+    return _RULES.get(m.re, "zh.pattern")

@@ -28,7 +28,8 @@ from datetime import datetime, timedelta
 
 from attrs import evolve
 
-from hlmem.application.extraction import patterns_en, patterns_zh
+from hlmem.application.extraction import patterns_en, patterns_zh, personal
+from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.temporal import resolve
@@ -42,17 +43,19 @@ SPEAKER = {"zh": "用户", "en": "user"}
 EXTRACTOR = "rules"
 
 
-def extract(events: Sequence[SourceEvent], registry: SlotRegistry) -> list[CandidateClaim]:
+def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
+            tagger: Tagger | None = None) -> list[CandidateClaim]:
     """Candidate claims for a window of events, in event order, without duplicates.
 
     :param events: the window (any sessions); each is read on its own.
     :param registry: the slot registry; its labels name predicates (生日 → ``birthday``).
+    :param tagger: a Chinese part-of-speech tagger for the precision guard (None: lexical checks only).
     """
     labels = label_index(registry)
     out: list[CandidateClaim] = []
     seen: set[tuple[object, ...]] = set()
     for event in events:
-        for cand in extract_event(event, registry, labels):
+        for cand in extract_event(event, registry, labels, tagger=tagger):
             key = (cand.subject, cand.predicate, cand.value, cand.coordinates, cand.qualifiers, cand.polarity,
                    cand.valid_from, cand.evidence)
             if key not in seen:
@@ -62,31 +65,41 @@ def extract(events: Sequence[SourceEvent], registry: SlotRegistry) -> list[Candi
 
 
 def extract_event(event: SourceEvent, registry: SlotRegistry,
-                  labels: Mapping[str, str] | None = None) -> list[CandidateClaim]:
+                  labels: Mapping[str, str] | None = None, *, tagger: Tagger | None = None) -> list[CandidateClaim]:
     """Candidate claims of one event (see the module docstring for their shape)."""
     labels = label_index(registry) if labels is None else labels
     by_user = event.role.strip().lower() in USER_ROLES
     topic: str | None = None
     topic_start: int | None = None
+    person: str | None = None  # the third party last named (for 他, 其, she)
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
-        if piece.blocked:
+        module = patterns_zh if clause.lang == "zh" else patterns_en
+        facts = [] if clause.planned else personal.match(clause, registry, person, blocked=piece.blocked,
+                                                                   tagger=tagger)
+        if piece.blocked and not facts:
             continue
         clause = evolve(clause, topic=topic, topic_start=topic_start)
-        module = patterns_zh if clause.lang == "zh" else patterns_en
-        facts = module.match(clause, labels, registry)
+        if not facts:
+            facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
         for fact in facts:
             cand = _candidate(fact, clause, event)
             if cand is not None:
                 out.append(cand)
+        person = personal.named_person(facts) or person
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
             topic, topic_start = entity, clause.start
     return out
+
+
+def _guarded(fact: Fact, clause: Clause, tagger: Tagger | None) -> bool:
+    """The precision guard on a pattern's fact: a value that does not fit its slot is dropped."""
+    return value_ok(fact.predicate, fact.value.strip(), clause.lang, tagger)
 
 
 def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
@@ -97,7 +110,8 @@ def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
     if period is None or period[1] <= anchor:
         return []
     value = module.plan_value(clause)  # type: ignore[attr-defined]
-    return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)] if value else []
+    return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
+                 rule=f"{clause.lang}.dated_plan")] if value else []
 
 
 def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, datetime | None, bool] | None:
@@ -126,20 +140,27 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     if validity is None:
         return None
     valid_from, valid_to, is_plan = validity
+    since: tuple[tuple[str, str], ...] = ()
+    if fact.holds_now and not is_plan and valid_from < event.occurred_at and clause.time is not None:
+        # "我上个月搬到了苏州" said today: the move's date is kept as a qualifier, and the claim holds
+        # from the statement on, so it supersedes what was said before it (ADR 0041).
+        since = (("since", valid_from.date().isoformat()),)
+        valid_from, valid_to = event.occurred_at, None
     if is_plan and not fact.plan:
         value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
         if not value or not clause.by_user:
             return None
-        fact = Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI)
+        fact = Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI, rule=f"{clause.lang}.plan")
     subject = fact.subject or SPEAKER[clause.lang]
     qualifiers = (("temporary", clause.temporary),) if clause.temporary and not fact.plan else ()
+    qualifiers = (*qualifiers, *fact.qualifiers, *since)
     return CandidateClaim(
         subject=subject, predicate=fact.predicate, value=fact.value.strip(), qualifiers=qualifiers,
         coordinates=fact.coordinates, polarity=fact.polarity, importance=fact.importance,
         scope=fact.scope or scope_for(clause.temporary, fact.predicate, fact.plan),
         cardinality=fact.cardinality, valid_from=valid_from, valid_to=valid_to,
         evidence_quote=_quote(fact, clause, event.text),
-        evidence=(event.event_id,), extractor=EXTRACTOR,
+        evidence=(event.event_id,), extractor=EXTRACTOR, rule=fact.rule,
     )
 
 

@@ -64,7 +64,7 @@ def test_forget_leaves_no_byte_of_the_text_its_claims_or_index_tokens(tmp_path: 
     with Memory(db, embedder="hash", now=T0, synchronous="OFF") as mem:
         fill(mem)
         mem.clock.advance(timedelta(days=1))
-        zh = mem.add(f"我住在{ZH}", session="s-private")
+        zh = mem.add(f"我的暗号是{ZH}", session="s-private")  # (我住在…: the guard wants a place, not a phrase)
         en = mem.add(f"My favorite place is {EN}", session="s-private")
         values = {c.value for e in (zh, en) for c in mem.storage.get_claims(mem.storage.claims_citing(e.id)).values()}
         assert values == {ZH, EN}, "the rule extractor takes the strings as claim values"

@@ -212,20 +212,24 @@ def test_relations_declare_their_cardinality(text: str, predicate: str, cardinal
 
 def test_relation_needs_a_name_not_a_description() -> None:
     assert run("我的上司是一个很严格的人") == []
-    assert run("我的同事是程序员") == []
+    # a description is the colleague's job, never the colleague's name
+    assert [(c.subject, c.predicate, c.value) for c in run("我的同事是程序员")] == [("用户的同事", "job_title", "程序员")]
 
 
 # -- valid time ------------------------------------------------------------------------------
 
-def test_resolved_time_is_the_start_of_a_change() -> None:
+def test_a_reported_change_holds_from_the_statement_and_keeps_its_date() -> None:
+    # ADR 0041: "其实5月就搬去北京了" said today still holds today, so it holds from the statement
+    # (and supersedes what was said before it); the resolved date of the move is the since qualifier.
     c = one("其实5月就搬去北京了")
     assert (c.predicate, c.value) == ("lives_in", "北京")
-    assert c.valid_from == datetime(2026, 5, 1, tzinfo=timezone.utc) and c.valid_to is None
+    assert c.valid_from == AT and c.valid_to is None
+    assert ("since", "2026-05-01") in c.qualifiers
 
 
 def test_a_month_after_the_anchor_month_is_last_years() -> None:
     c = run("其实8月就搬去北京了")[0]
-    assert c.valid_from == datetime(2025, 8, 1, tzinfo=timezone.utc)
+    assert ("since", "2025-08-01") in c.qualifiers
 
 
 def test_without_time_words_validity_starts_when_the_event_occurred() -> None:

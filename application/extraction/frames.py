@@ -1,0 +1,166 @@
+"""Frames: the rule extractor's table-driven rules for personal facts, and the engine that runs them.
+
+A frame rule reads the *rest* of a clause, after its subject (:mod:`.subjects`), and names one
+slot. Its regular expression has a value group ``v``, and may have ``neg`` (the statement is
+negated), ``old`` ("switched from A to B": A is retired too), ``k`` (a key word naming the
+predicate: 身高 → ``height``), ``kin`` (a kin word naming a relation), ``n`` (a pet's name) and
+``job`` (a job title stated with the employer).
+Each rule carries its name, what it matches and an example; docs/extraction.md lists them all
+(generated from these tables, kept equal by a test, and every example must fire its own rule).
+
+The value is the original words of ``v`` (times included), cleaned of quantifiers, articles and
+particles, then checked by the slot's precision guard (:mod:`.guard`): a value that does not look
+like what the slot holds is dropped, so it can never supersede a good one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from attrs import field, frozen
+
+from hlmem.application.extraction.clauses import Fact
+from hlmem.application.extraction.guard import Tagger, value_ok
+from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
+from hlmem.application.extraction.subjects import relation_of
+from hlmem.domain.events import Cardinality, Scope
+from hlmem.domain.slots import SlotRegistry, normalize_key
+
+_M, _S = Cardinality.MULTI, Cardinality.SINGLE
+#: English employers: a capitalised name (Stripe, the City Council) — places are told apart by the guard.
+EN_ORG = re.compile(r"^(?:the\s+)?[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3}$|\b(?:council|bank|university|hospital|school|"
+                    r"company|firm|agency|startup|ministry|department)$", re.I)
+
+
+@frozen(kw_only=True)
+class Rule:
+    """One frame rule (see the module docstring)."""
+
+    name: str
+    lang: str
+    slot: str  # a predicate, or "@k" / "@kin": the key or kin group names it
+    what: str
+    example: str
+    regex: re.Pattern[str]
+    polarity: bool = True
+    change: bool = False
+    hedged: bool = False  # may fire in a hedged clause (大概, 好像, about): adds confidence=hedged
+    reported: bool = False  # may fire in an authority's report about the user (医生说我…)
+    keys: Mapping[str, str] = field(factory=dict)
+    on_text: bool = False  # match the clause text (time words kept), not the time-masked work
+    cardinality: Cardinality | None = None
+    scope: Scope | None = None
+    importance: float = 0.6
+    clean: Callable[[str], str] | None = None
+    third_party: bool = False  # only about someone else (其教育背景是博士), never the speaker
+    opening: bool = False  # reads the clause from its start ("My rent is…", "预算大概两万"): the subject is in it
+    to_user: bool = False  # the fact is the user's: "my cousin is called Marco" → user · cousin · Marco
+
+
+def rx(pattern: str) -> re.Pattern[str]:
+    """Compile a frame pattern (case-insensitive keywords)."""
+    return re.compile(pattern, re.I)
+
+
+_ZH_TRIM_HEAD = re.compile(r"^(?:一只|一条|一辆|一台|一部|一套|一个|一位|一名|一头|一匹|一把|一块|一家|"
+                           r"一些|新的|新|这|那|了|个|只|条|辆|台|部|套|的|是|有)+")
+_ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
+_EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
+_EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
+                           r"at\s+the\s+moment|right\s+now|for\s+now|haha|lol)$", re.I)
+
+
+def clean_value(value: str, lang: str) -> str:
+    """The value without leading quantifiers or articles and trailing particles, one space apart."""
+    value = " ".join(value.split()).strip(" ，,。.!！~～")
+    for _ in range(3):
+        if lang == "zh":
+            value = _ZH_TRIM_TAIL.sub("", _ZH_TRIM_HEAD.sub("", value)).strip()
+        else:
+            value = _EN_TRIM_TAIL.sub("", _EN_TRIM_HEAD.sub("", value)).strip(" ,.")
+    return value
+
+
+def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, registry: SlotRegistry) -> str | None:
+    if rule.slot == "@k":
+        return rule.keys.get(" ".join(m["k"].lower().split()))
+    if rule.slot == "@kin":
+        word = m.groupdict().get("kin") or kin
+        return relation_of(word.strip()) if word else None
+    if rule.slot == "@attr":
+        labels = label_index(registry)
+        key = m["k"].strip()
+        if key.lower() in CONFIG_KEYS | ABSTRACT_KEYS:
+            return None
+        return labels.get(normalize_key(key)) or registry.canonical(normalize_key(key))
+    if rule.slot == "@where":
+        if rule.lang == "en" and m.groupdict().get("prep", "").lower() == "in":
+            return "works_in"
+        return "employer" if ORG_RE.search(value) or EN_ORG.search(value) else "works_in"
+    return rule.slot
+
+
+def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
+        registry: SlotRegistry, hedged: bool = False, reported: bool = False,
+        unnamed: bool = False, tagger: Tagger | None = None, text_start: int | None = None) -> list[Fact]:
+    """Facts of the first rule that matches the rest of a clause (``text[start:]``), guard passed.
+
+    :param hedged: the clause is hedged: only rules marked ``hedged`` may fire.
+    :param reported: the clause is an authority's report about the user: only ``reported`` rules.
+    :param kin: the kin word of a kin subject (表哥 of 我表哥), which ``@kin`` rules name.
+    :param tagger: a Chinese part-of-speech tagger for the precision guard (None: lexical checks).
+    :param text_start: where ``on_text`` rules start (before masked words the subject's blanks hide).
+    :param unnamed: the clause names no subject (the user's, by the caller): in English only
+        ``opening`` rules may read it, in Chinese (which drops subjects) every rule but the
+        attribute and job rules.
+    """
+    for rule in rules:
+        if (hedged and not rule.hedged) or (reported and not rule.reported) or (rule.third_party and subject is None):
+            continue
+        if unnamed and not rule.opening and (rule.lang == "en" or rule.slot == "@attr" or rule.slot == "job_title"):
+            continue
+        source = text if rule.on_text else work
+        m = rule.regex.match(source, start if not rule.on_text or text_start is None else text_start)
+        if m is None:
+            continue
+        lang = rule.lang
+        vs, ve = m.span("v")
+        value = clean_value(text[vs:ve], lang)
+        if rule.clean is not None:
+            value = rule.clean(value)
+        groups = m.groupdict()
+        predicate = _predicate(rule, m, value, kin, registry)
+        if predicate is None or (rule.to_user and kin is None):
+            continue
+        if rule.to_user:
+            subject = None
+        if groups.get("n"):
+            value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"
+        if not value or not value_ok(predicate, value, lang, tagger):
+            continue
+        polarity = rule.polarity and not groups.get("neg")
+        card = rule.cardinality or registry.cardinality(predicate)
+        qualifiers = (("confidence", "hedged"),) if hedged or groups.get("hedge") else ()
+        fact = Fact(predicate=predicate, value=value, subject=subject, polarity=polarity, cardinality=card,
+                    scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
+                    rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
+        out = [fact]
+        job = clean_value(groups.get("job") or "", lang)
+        if job and value_ok("job_title", job, lang):
+            js, je = m.span("job")
+            out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
+                            change=rule.change, span=(js, je), rule=rule.name))
+        old = clean_value(groups.get("old") or "", lang)
+        if old and card is _M and value_ok(predicate, old, lang, tagger) and old.casefold() != value.casefold():
+            os_, oe = m.span("old")
+            out.append(Fact(predicate=predicate, value=old, subject=subject, polarity=False, cardinality=card,
+                            importance=rule.importance, change=True, span=(os_, oe), rule=rule.name))
+        return out
+    return []
+
+
+def inventory(tables: Sequence[Sequence[Rule]]) -> list[tuple[str, str, str, str, str]]:
+    """``(name, language, what it matches, slot, example)`` of every rule, in table order."""
+    return [(r.name, r.lang, r.what, r.slot if not r.slot.startswith("@") else "by key word", r.example)
+            for table in tables for r in table]

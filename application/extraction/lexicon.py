@@ -1,0 +1,106 @@
+"""The rule extractor's small lexicon: kinship, health, possession, habit, diet and quantity words.
+
+Data only. Every list is closed and short on purpose: a word belongs here when its presence
+settles what a clause is about (过敏 is health, 养 is a pet, 每周二 is a habit), not when it merely
+might. Open classes (which drug, which city, which pet name) are value spans, never listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hlmem.domain.events import Cardinality
+
+_M, _S = Cardinality.MULTI, Cardinality.SINGLE
+
+#: Kin and social relations beyond the common ones (patterns_common.RELATIONS): word → (predicate, cardinality).
+KIN: Mapping[str, tuple[str, Cardinality]] = {
+    **{w: ("cousin", _M) for w in ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "表兄", "堂兄", "cousin")},
+    **{w: ("uncle", _M) for w in ("叔叔", "舅舅", "伯伯", "伯父", "叔父", "姑父", "姨父", "舅父", "uncle")},
+    **{w: ("aunt", _M) for w in ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "伯母", "姑妈", "小姨", "aunt", "auntie")},
+    **{w: ("grandparent", _M) for w in ("爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "祖父", "祖母", "grandmother",
+                                        "grandfather", "grandma", "grandpa", "granny")},
+    **{w: ("mother_in_law", _S) for w in ("岳母", "丈母娘", "婆婆", "mother-in-law")},
+    **{w: ("father_in_law", _S) for w in ("岳父", "丈人", "公公", "father-in-law")},
+    **{w: ("sister_in_law", _M) for w in ("嫂子", "弟媳", "弟妹", "小姑子", "大姑子", "姨子", "sister-in-law")},
+    **{w: ("brother_in_law", _M) for w in ("姐夫", "妹夫", "小舅子", "大舅子", "连襟", "brother-in-law")},
+    **{w: ("niece", _M) for w in ("侄女", "外甥女", "niece")},
+    **{w: ("nephew", _M) for w in ("侄子", "外甥", "nephew")},
+    **{w: ("grandchild", _M) for w in ("孙子", "孙女", "外孙", "外孙女", "grandson", "granddaughter")},
+    **{w: ("sibling", _M) for w in ("兄弟", "姐妹", "老弟", "老妹", "younger brother", "older brother",
+                                    "little brother", "big brother", "younger sister", "older sister",
+                                    "little sister", "big sister")},
+    **{w: ("colleague", _M) for w in ("老同事", "workmate", "teammate")},
+    **{w: ("child", _M) for w in ("kid",)},
+    **{w: ("subordinate", _M) for w in ("下属", "部下", "手下", "subordinate", "direct report")},
+}
+
+#: Health conditions named without a suffix (a suffix — 病, 症, 炎, 癌, disease — is enough on its own).
+CONDITIONS_ZH = ("哮喘", "糖尿病", "高血压", "低血压", "高血脂", "贫血", "失眠", "偏头痛", "头痛", "近视", "远视", "痛风",
+                 "乳糖不耐受", "抑郁", "焦虑", "腰间盘突出", "颈椎病", "胃病", "胃炎", "湿疹", "鼻炎", "脂肪肝", "三高",
+                 "心脏病", "过敏性鼻炎", "甲亢", "甲减", "荨麻疹", "肾结石", "胆结石", "关节炎", "腱鞘炎", "色盲")
+_SUFFIX_ZH = r"(?:病|症|炎|癌|瘤|不耐受|综合征|结石|障碍)"
+CONDITION_ZH = (rf"(?:{'|'.join(sorted(CONDITIONS_ZH, key=len, reverse=True))})|[\u4e00-\u9fff]{{1,6}}?{_SUFFIX_ZH}"
+                r"|(?:血压|血糖|血脂|胆固醇|尿酸|心率|眼压|转氨酶)(?:有点|有些|稍微|略)?(?:偏高|偏低|高|低|超标|异常)")
+CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hypertension", "high blood pressure",
+                 "low blood pressure", "high cholesterol", "anemia", "anaemia", "insomnia", "migraines", "migraine",
+                 "celiac disease", "coeliac disease", "eczema", "arthritis", "ADHD", "autism", "depression", "anxiety",
+                 "sleep apnea", "epilepsy", "gout", "psoriasis", "IBS", "GERD", "acid reflux", "a heart condition",
+                 "tinnitus", "scoliosis", "glaucoma", "colour blindness", "color blindness", "back pain")
+_BODY = r"(?:knee|back|hip|shoulder|ankle|wrist|neck|elbow|heart)"
+CONDITION_EN = (rf"(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
+                r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|[a-z]+itis")
+#: States said with "I am": lactose intolerant, diabetic, pre-diabetic, anemic.
+STATES_EN = r"(?:lactose|gluten)\s+intolerant|(?:pre-?)?diabetic|anemic|anaemic|asthmatic|epileptic|colou?r\s*blind"
+
+#: Who may report a user's health in their stead (医生说我血压偏高): an authority, not an opinion.
+AUTHORITY_ZH = r"(?:医生|大夫|主治医生|牙医|体检报告|体检结果|检查结果|化验单|报告|诊断)"
+AUTHORITY_EN = r"(?:my\s+|the\s+)?(?:doctor|dentist|physician|GP|nurse|cardiologist|allergist|test results?|blood\s+test|checkup)"
+
+#: Things people own or keep (a classifier or a verb like 养 or "drive" also settles possession).
+PETS_ZH = ("猫", "狗", "猫咪", "小猫", "小狗", "狗狗", "金毛", "泰迪", "柯基", "哈士奇", "柴犬", "布偶猫", "英短", "橘猫",
+           "仓鼠", "兔子", "鹦鹉", "乌龟", "金鱼", "鱼", "龙猫", "刺猬", "蜥蜴", "宠物")
+OWNABLE_ZH = r"(?:车|汽车|电动车|自行车|摩托车|房子|房|公寓|别墅|手机|电脑|笔记本|平板|相机|钢琴|吉他|手表|游戏机|船)"
+PETS_EN = ("cat", "cats", "dog", "dogs", "kitten", "puppy", "parrot", "hamster", "rabbit", "bunny", "turtle", "tortoise",
+           "goldfish", "fish", "guinea pig", "lizard", "snake", "ferret", "budgie", "pet", "pets", "golden retriever",
+           "labrador", "poodle", "beagle", "corgi", "husky", "terrier", "chihuahua", "dachshund", "pug", "bulldog")
+OWNABLE_EN = ("car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "house", "flat", "apartment", "condo",
+              "boat", "sailboat", "laptop", "phone", "camera", "piano", "guitar", "tablet", "watch", "truck", "van",
+              "garden", "cabin", "e-bike", "drone", "console")
+#: What "my X is Y" names as a possession (我的手机是 iPhone 15, my laptop is a ThinkPad).
+DEVICE_ZH = r"(?:手机|电脑|笔记本|笔记本电脑|车|相机|平板|手表|耳机|显示器|键盘)"
+DEVICE_EN = r"(?:phone|laptop|car|camera|tablet|watch|computer|bike|headphones|keyboard|monitor)"
+
+#: How often: the words that make a statement a habit.
+FREQ_ZH = (r"(?:每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|个?周末|隔一天|两天|周[一二三四五六日天])(?:[一二三四五六日天末])?"
+           r"(?:早上|上午|中午|下午|晚上|早晨|傍晚|睡前|饭后)?|平时|平常|一般|通常|经常|总是|常常|习惯|周末)")
+FREQ_EN = (r"(?:every|each)\s+(?:day|morning|evening|night|week|weekend|weekday|workday|month|year|other\s+day|"
+           r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on\s+(?:weekends|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)|"
+           r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly")
+HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
+#: Activities that are habits by themselves (抽烟, smoke): their negation retires the habit.
+HABITS_ZH = r"(?:抽烟|吸烟|喝酒|熬夜|喝咖啡|游泳|跑步|健身|打游戏|吃夜宵|喝奶茶)"
+HABITS_EN = r"(?:smoke|smoking|drink|drinking|vape|vaping)"
+
+#: Diets said as what one is or eats.
+DIETS_ZH = r"(?:素食主义者|纯素食主义者|素食者|吃素的|吃素|全素|纯素|清真|低碳水|生酮饮食|生酮|轻断食|戒糖)"
+DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|kosher|halal|gluten-free|dairy-free|"
+            r"plant-based|on\s+a\s+[a-z\-]+(?:\s+[a-z\-]+)?\s+diet|keto|paleo|teetotal)")
+
+#: Quantities: the noun that names one → predicate.
+QUANTITY_ZH: Mapping[str, str] = {
+    "身高": "height", "个子": "height", "体重": "weight", "预算": "budget", "月薪": "salary", "工资": "salary",
+    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "房租": "rent", "租金": "rent",
+    "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type",
+}
+QUANTITY_EN: Mapping[str, str] = {
+    "budget": "budget", "salary": "salary", "income": "salary", "pay": "salary", "rent": "rent", "height": "height",
+    "weight": "weight", "shoe size": "shoe_size", "blood type": "blood_type",
+}
+NUM_ZH = r"(?:\d[\d,.]*|[零一二两三四五六七八九十百千万亿半]+)"
+NUM_EN = r"(?:[$€£¥]\s?)?\d[\d,.]*\s?(?:k|K|m|M|grand)?"
+HEDGE_ZH = r"(?:大概|大约|差不多|将近|约|接近|左右|上下|估计|好像)"
+HEDGE_EN = r"(?:about|around|roughly|approximately|nearly|almost|close\s+to|maybe|probably)"
+
+#: A negated general value covers more specific ones of the same slot (no sweet → 全糖奶茶). Data for
+#: the domain's multi-valued reversal (:func:`hlmem.domain.reversal.covers`) lives there, not here.

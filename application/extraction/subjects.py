@@ -1,0 +1,123 @@
+"""Subject resolution for the rule extractor: who a clause is about, and where the rest begins.
+
+A clause opens with its subject: the speaker (我, I, my family), a kin relation of the speaker
+(我表哥, my sister-in-law), a named third party (张伟, Alice, my coworker Tom → Tom), or a pronoun
+(他, 其, she) standing for the last third party the event named. The third party is the claim's
+subject; a kin relation is written from the user (``用户的表哥``, ``user's sister-in-law``), so
+it stays one entity across statements. "My coworker Tom" also states the relation
+(``user · colleague · Tom``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from attrs import evolve, frozen
+
+from hlmem.application.extraction.lexicon import KIN
+from hlmem.application.extraction.patterns_common import RELATIONS, person_like
+
+#: Every relation word, longest first (so 表哥 wins over 哥).
+_ALL_REL = {**RELATIONS, **KIN}
+REL_ALL_ZH = "|".join(sorted((k for k in _ALL_REL if not k.isascii()), key=len, reverse=True))
+REL_ALL_EN = "|".join(sorted((re.escape(k) for k in _ALL_REL if k.isascii()), key=len, reverse=True))
+#: Common Chinese surnames: a 2–3 character run starting with one, before a verb, is a name.
+SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
+            "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
+_ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
+_ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
+_ADV_ZH = r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是)*"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?(?:(?P<kin>{REL_ALL_ZH})"
+                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
+                 rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
+_EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
+_NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
+                          r"Yes|No|Ok|Okay|Hi|Hello|Thanks|Please|Every|Each|Today|Tomorrow|Yesterday|Also|And|But|So|"
+                          r"Then|Now|Maybe|Honestly|Actually|Well|Oh|People|Everyone|Somebody|Someone|Home|Our|Your|"
+                          r"His|Her|Their|He|She|They|You|Let|Can|Could|Would|Should|Do|Does|Did|Is|Are|Was|Were|"
+                          r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
+_LEAD_EN = r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately)\s*,?\s+)*"
+_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$))?"
+                 rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
+                 rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s)\b|'s\s)"
+                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s))")
+
+
+@frozen
+class Subject:
+    """Who a clause is about: ``name`` None means the speaker (the user)."""
+
+    name: str | None
+    end: int  # where the rest of the clause starts
+    relation: tuple[str, str] | None = None  # (predicate, value) the subject phrase itself states
+    kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
+    bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
+
+
+LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
+
+
+def resolve_zh(text: str, topic: str | None) -> Subject | None:
+    """The subject a Chinese clause opens with (see the module docstring), else None."""
+    found = _resolve_zh(text, topic)
+    return _bare(found, text)
+
+
+def resolve_en(text: str, topic: str | None) -> Subject | None:
+    """The subject an English clause opens with (see the module docstring), else None."""
+    return _bare(_resolve_en(text, topic), text)
+
+
+def _bare(found: Subject | None, text: str) -> Subject | None:
+    if found is None:
+        return None
+    return evolve(found, bare_end=len(text[:found.end].rstrip()) if text[:found.end].strip() else found.end)
+
+
+def _resolve_zh(text: str, topic: str | None) -> Subject | None:
+    m = _ZH.match(text)
+    if m is None:
+        return None
+    if m["fp"]:
+        if m["kin"] and m["kname"]:
+            predicate = relation_of(m["kin"]) or "knows"
+            return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
+        if m["kin"]:
+            return Subject(f"用户的{m['kin']}", m.end(), kin=m["kin"])
+        return Subject(None, m.end())
+    if m["thing"]:
+        return Subject(m["thing"], m.end())
+    if m["name"]:
+        name = m["name"]
+        return Subject(name, m.end()) if person_like(name) or name[0] in "老小" else None
+    return Subject(topic, m.end()) if topic else None
+
+
+def _resolve_en(text: str, topic: str | None) -> Subject | None:
+    m = _EN.match(text)
+    if m is None:
+        return None
+    if m["fp"]:
+        return Subject(None, m.end())
+    if m["kin"]:
+        kin = m["kin"].lower()
+        full = m.group().strip()
+        if re.search(r"\b(?:younger|older|little|big|elder|baby)\s", full, re.I) and kin in ("brother", "sister"):
+            kin = full.split(None, 1)[1].split(",")[0].rsplit(" ", 1)[0] if m["kname"] else full.split(None, 1)[1]
+            kin = kin.lower()
+        if m["kname"] and person_like(m["kname"]):
+            predicate = _ALL_REL.get(kin, _ALL_REL.get(m["kin"].lower(), ("knows", None)))[0]
+            return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
+        return Subject(f"user's {kin}", m.end(), kin=m["kin"].lower())
+    if m["name"]:
+        if _NOT_NAME_EN.match(m["name"].split()[0]):
+            return None
+        return Subject(m["name"], m.end())
+    return Subject(topic, m.end()) if topic else None
+
+
+def relation_of(word: str) -> str | None:
+    """The relation predicate of a kin or social word (表哥 → cousin), else None."""
+    found = _ALL_REL.get(word) or _ALL_REL.get(word.lower())
+    return found[0] if found else None

@@ -1,0 +1,260 @@
+"""Rule-extractor benchmark: our statement set (dev or sealed), MemDaily dev coverage, throughput.
+
+Three measurements, each printed as a table, then one JSON summary line:
+
+- **statements** (``benchmarks/extraction/dev.jsonl``; ``--sealed`` scores the held-back split
+  once): a *fact* item passes when every expected claim is among the extractor's candidates
+  (subject, one of the accepted predicates, the expected value as a substring, the polarity) and
+  no forbidden predicate appears; a *non-fact* passes when it yields no candidate at all; a
+  *sequence* is added statement by statement to a real ``Memory(":memory:")`` (the write pipeline:
+  provenance, extractor, admission, dedup, supersede), one day apart, and passes when every
+  expected value is current and every retired value was once extracted and is no longer current;
+- **MemDaily** (first ``--trajectories`` of each of the 26 dev files): the share of messages that
+  produce any claim, the share of questions whose gold answer is a substring of some claim value
+  of its trajectory, the ceiling (the answer verbatim in a message), and how long values are;
+- **throughput**: sentences per second through the extractor (no storage), dev and MemDaily texts.
+
+The extractor runs as the product wires it: with jieba's part-of-speech tagger in the precision
+guard (``--no-pos`` without it). Sequences go through ``Memory``, which wires it itself.
+
+Subjects compare without the possessive (``用户的表哥`` = ``表哥`` = ``my cousin``'s ``cousin``;
+``用户`` = ``user``); values compare NFKC-casefolded without spaces.
+
+    python benchmarks/extraction.py
+    python benchmarks/extraction.py --sealed          # the held-back split: score once, report
+    python benchmarks/extraction.py --memdaily ../shared/datasets/memsim_memdaily --trajectories 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from hlmem import Memory
+from hlmem.application.extraction.rules import extract
+from hlmem.domain.candidates import CandidateClaim, SourceEvent
+from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
+
+HERE = Path(__file__).resolve().parent
+DEV = HERE / "extraction" / "dev.jsonl"
+SEALED = HERE / "extraction" / "sealed.jsonl"
+MEMDAILY = HERE.parent.parent / "shared" / "datasets" / "memsim_memdaily"
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+#: The extractor's part-of-speech tagger, as the product wires it (``--no-pos``: none).
+TAGGER: list[Any] = [None]
+_POSSESSIVE = re.compile(r"^(?:用户的|用户|我的|我|user's\s+|user\s+|my\s+)", re.I)
+
+
+def norm(text: str) -> str:
+    """NFKC, casefold, no spaces."""
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def same_subject(expected: str, got: str) -> bool:
+    """``user`` = ``用户``; a kin subject compares without its possessive (用户的表哥 = 表哥)."""
+    e, g = norm(expected), norm(got)
+    if e in ("user", "用户"):
+        return g in ("user", "用户")
+    return _POSSESSIVE.sub("", e) == _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold()).replace(" ", "")
+
+
+def matches(exp: dict[str, Any], subject: str, predicate: str, value: str, polarity: bool) -> bool:
+    """Whether one claim is the expected one (subject, an accepted predicate, value substring, polarity)."""
+    preds = exp["predicate"] if isinstance(exp["predicate"], list) else [exp["predicate"]]
+    return (same_subject(exp["subject"], subject) and DEFAULT_REGISTRY.canonical(predicate) in
+            {DEFAULT_REGISTRY.canonical(p) for p in preds}
+            and norm(exp["value"]) in norm(value) and polarity == exp.get("polarity", True))
+
+
+def source(text: str, i: int = 0, at: datetime = T0) -> SourceEvent:
+    return SourceEvent(event_id=f"ev_{i}", text=text, role="user", session_id="s", origin_class="direct_user",
+                       session_kind="interactive", occurred_at=at)
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+# -- statements ---------------------------------------------------------------------------------
+
+
+def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
+    """One fact or non-fact item: (passed, candidates)."""
+    cands = extract([source(item["text"])], DEFAULT_REGISTRY, tagger=TAGGER[0])
+    if item["kind"] == "nonfact":
+        return not cands, cands
+    found = all(any(matches(e, c.subject, c.predicate, c.value, c.polarity) for c in cands) for e in item["expect"])
+    forbidden = {DEFAULT_REGISTRY.canonical(f["predicate"]) for f in item.get("forbid", ())}
+    return found and not any(c.predicate in forbidden for c in cands), cands
+
+
+def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:
+    """One sequence through the real write pipeline: (passed, the final current claims as text)."""
+    with Memory(":memory:", embedder="none", now=T0) as mem:
+        for i, text in enumerate(item["texts"]):
+            at = T0 + timedelta(days=i)
+            mem.clock.set(at)  # type: ignore[attr-defined]
+            mem.add(text, session="s", occurred_at=at)
+        everything = list(_all_claims(mem))
+    live = [c for c in everything if c.status.value == "active" and c.polarity]
+    ok = all(any(matches(e, c.subject, c.predicate, c.value, True) for c in live) for e in item.get("current", ()))
+    wanted = [norm(e["value"]) for e in item.get("current", ())]
+    for e in item.get("absent", ()):
+        # A retired value must have been extracted once, and no live claim may hold it — unless that
+        # claim is an expected current value containing it (一万五 contains 一万).
+        seen = any(matches(e, c.subject, c.predicate, c.value, True) for c in everything)
+        still = any(matches(e, c.subject, c.predicate, c.value, True) and not any(w in norm(c.value) for w in wanted)
+                    for c in live)
+        ok = ok and seen and not still
+    return ok, [f"{c.subject}·{c.predicate}·{c.value}{'' if c.polarity else ' (not)'}" for c in everything
+                if c.status.value == "active"]
+
+
+def _all_claims(mem: Memory) -> Iterable[Any]:
+    after = None
+    while True:
+        page = mem.claims(limit=200, after=after)
+        yield from page.items
+        if page.next_cursor is None:
+            return
+        after = page.next_cursor
+
+
+def statements(items: Sequence[dict[str, Any]], *, verbose: bool) -> dict[str, Any]:
+    per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    totals = {"fact": [0, 0], "nonfact": [0, 0], "sequence": [0, 0]}
+    failures = []
+    for item in items:
+        if item["kind"] == "sequence":
+            ok, got = score_sequence(item)
+        else:
+            ok, cands = score_item(item)
+            got = [f"{c.subject}·{c.predicate}·{c.value}{'' if c.polarity else ' (not)'}" for c in cands]
+        key = f"{item['class']}/{item['lang']}"
+        per_class[key][0] += ok
+        per_class[key][1] += 1
+        totals[item["kind"]][0] += ok
+        totals[item["kind"]][1] += 1
+        if not ok:
+            failures.append({"id": item["id"], "text": item.get("text") or " | ".join(item["texts"]), "got": got})
+    if verbose:
+        for f in failures:
+            print(f"  FAIL {f['id']}: {f['text']}\n        got {f['got']}")
+    print(f"{'class/lang':<22}{'pass':>6}{'n':>5}{'rate':>8}")
+    for key in sorted(per_class):
+        ok, n = per_class[key]
+        print(f"{key:<22}{ok:>6}{n:>5}{ok / n:>8.2f}")
+    rates = {k: (round(v[0] / v[1], 3) if v[1] else None) for k, v in totals.items()}
+    print(f"fact recall {rates['fact']}  non-fact precision {rates['nonfact']}  sequence accuracy {rates['sequence']}")
+    return {"fact_recall": rates["fact"], "nonfact_precision": rates["nonfact"], "sequence_accuracy": rates["sequence"],
+            "counts": {k: {"pass": v[0], "n": v[1]} for k, v in totals.items()},
+            "per_class": {k: {"pass": v[0], "n": v[1]} for k, v in sorted(per_class.items())},
+            "failures": [f["id"] for f in failures]}
+
+
+# -- MemDaily -----------------------------------------------------------------------------------
+
+
+def memdaily(folder: Path, trajectories: int) -> tuple[dict[str, Any], list[str]]:
+    files = sorted(folder.glob("[0-9][0-9]_*.json"))
+    messages = with_claim = questions = answered = ceiling = 0
+    lengths: list[int] = []
+    whole = 0
+    texts: list[str] = []
+    for path in files:
+        for traj in json.loads(path.read_text(encoding="utf-8"))[:trajectories]:
+            values: list[str] = []
+            msgs = [m["message"] for m in traj["message_list"]]
+            for i, text in enumerate(msgs):
+                cands = extract([source(text, i)], DEFAULT_REGISTRY, tagger=TAGGER[0])
+                messages += 1
+                with_claim += bool(cands)
+                texts.append(text)
+                for c in cands:
+                    values.append(c.value)
+                    lengths.append(len(c.value))
+                    whole += norm(c.value) == norm(text.rstrip("。！!.")) and len(c.value) > 12
+            for q in traj["question_list"]:
+                answer = norm(str(q["answer"]).rstrip("。"))
+                questions += 1
+                answered += bool(answer) and any(answer in norm(v) for v in values)
+                ceiling += bool(answer) and any(answer in norm(m) for m in msgs)
+    lengths.sort()
+    out = {
+        "files": len(files), "messages": messages, "questions": questions,
+        "messages_with_claim": round(with_claim / messages, 3) if messages else None,
+        "answer_in_claim_value": round(answered / questions, 3) if questions else None,
+        "answer_in_message_ceiling": round(ceiling / questions, 3) if questions else None,
+        "claims": len(lengths), "value_chars_median": lengths[len(lengths) // 2] if lengths else None,
+        "value_chars_p95": lengths[int(len(lengths) * 0.95)] if lengths else None,
+        "value_chars_max": lengths[-1] if lengths else None, "values_equal_to_whole_message": whole,
+    }
+    print(f"MemDaily: {messages} messages, {questions} questions from {len(files)} files")
+    for key in ("messages_with_claim", "answer_in_claim_value", "answer_in_message_ceiling", "claims",
+                "value_chars_median", "value_chars_p95", "value_chars_max", "values_equal_to_whole_message"):
+        print(f"  {key:<30}{out[key]}")
+    return out, texts
+
+
+def throughput(texts: Sequence[str], min_seconds: float = 1.0) -> float:
+    """Sentences per second through the extractor alone (after one warm-up pass)."""
+    events = [source(t, i) for i, t in enumerate(texts)]
+    extract(events[:50], DEFAULT_REGISTRY, tagger=TAGGER[0])
+    done, start = 0, time.perf_counter()
+    while True:
+        for ev in events:
+            extract([ev], DEFAULT_REGISTRY, tagger=TAGGER[0])
+        done += len(events)
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            return round(done / elapsed, 1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dev", type=Path, default=DEV, help="statement set (JSONL)")
+    parser.add_argument("--sealed", action="store_true", help=f"score the held-back split ({SEALED.name}) instead")
+    parser.add_argument("--memdaily", type=Path, default=MEMDAILY, help="MemDaily folder (26 JSON files)")
+    parser.add_argument("--trajectories", type=int, default=10, help="trajectories per MemDaily file")
+    parser.add_argument("--verbose", "-v", action="store_true", help="list every failing item")
+    parser.add_argument("--no-pos", action="store_true", help="no jieba part-of-speech tagger in the guard")
+    args = parser.parse_args(argv)
+    if not args.no_pos:
+        from hlmem.adapters.text.pos import jieba_tagger
+
+        TAGGER[0] = jieba_tagger()
+        t_load = time.perf_counter()
+        TAGGER[0]("成都")
+        print(f"jieba part-of-speech tagger loaded in {time.perf_counter() - t_load:.2f} s")
+    path = SEALED if args.sealed else args.dev
+    t = time.perf_counter()
+    items = load(path)
+    print(f"statements: {path.name}, {len(items)} items")
+    summary: dict[str, Any] = {"benchmark": "extraction", "set": path.name, "items": len(items),
+                               "pos_tagger": not args.no_pos}
+    summary["statements"] = statements(items, verbose=args.verbose)
+    texts = [i["text"] for i in items if "text" in i] + [t for i in items for t in i.get("texts", ())]
+    if args.memdaily.is_dir():
+        summary["memdaily"], md_texts = memdaily(args.memdaily, args.trajectories)
+    else:
+        print(f"MemDaily folder {args.memdaily} not found: skipped (pass --memdaily PATH)", file=sys.stderr)
+        md_texts = []
+    summary["sentences_per_s"] = throughput(texts + md_texts)
+    summary["wall_s"] = round(time.perf_counter() - t, 1)
+    print(f"throughput: {summary['sentences_per_s']} sentences/s")
+    print(json.dumps(summary, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
