@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .data import LOCOMO_CATEGORY_NAMES, Dataset, load_locomo, load_memdaily, load_smoke
+from .data import LOCOMO_CATEGORY_NAMES, MEMDAILY_PROTOCOLS, Dataset, load_locomo, load_memdaily, load_smoke
 from .metrics import latency_summary
 from .report import COLUMNS, category_rows, markdown_table, print_table, score_rows, scores_chart, smoke_chart
+from .informed import INFORMED
 from .runner import METHODS, Options, run_dataset, summarize
 from .smoke import CATEGORY, case_rows, pass_counts
 
@@ -46,6 +47,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="MemDaily: first N trajectories of each file only (a smaller haystack)")
     parser.add_argument("--locomo-text", choices=("speaker", "plain"), default="speaker",
                         help="LoCoMo document text: '<speaker>: <text>' (default) or the bare turn text")
+    parser.add_argument("--memdaily-protocol", choices=MEMDAILY_PROTOCOLS, default="mixed",
+                        help="MemDaily sessions: the message's day (mixed, default) or the trajectory id, "
+                             "which reveals the simulated user (file, the old protocol)")
     parser.add_argument("--files", default="",
                         help="MemDaily: only files whose name contains one of these (comma-separated)")
     parser.add_argument("--extract", choices=("auto", "on", "off"), default="auto",
@@ -103,7 +107,7 @@ def _load(args: argparse.Namespace, name: str) -> tuple[Dataset, list[dict[str, 
     if name == "memdaily":
         files = [f for f in args.files.split(",") if f]
         return load_memdaily(args.memdaily, files=files, limit=args.limit, questions=args.questions,
-                             trajectories=args.trajectories), None
+                             trajectories=args.trajectories, protocol=args.memdaily_protocol), None
     return load_smoke(args.smoke, limit=args.limit)
 
 
@@ -122,6 +126,8 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
         variant += f"-extract-{args.extract}"
     if args.reference == "clock":
         variant += "-clock"
+    if name == "memdaily" and args.memdaily_protocol != "mixed":
+        variant += f"-{args.memdaily_protocol}"
     label = f"{name}{variant}{'-subset' if subset else ''}-{opts.embedder}"
     png_dir = (args.png_dir or opts.cache_dir / "results").expanduser()
     details = opts.cache_dir / "results" / f"{label}-answers.jsonl"
@@ -141,6 +147,11 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
                         "build_s": round(sum(b["build_s"] for b in outcome.builds), 1)},
         "answers": str(details),
     }
+    informed = {m: summary[m]["r@10"] for m in INFORMED if m in summary and "r@10" in summary[m]}
+    if informed and "hlmem" in summary:  # the headline: hlmem against the best informed baseline
+        best = max(informed, key=informed.get)
+        result["best_informed"] = {"method": best, "r@10": informed[best],
+                                   "hlmem_margin_r@10": round(summary["hlmem"]["r@10"] - informed[best], 3)}
     rows = score_rows(summary)
     print_table(head, rows, COLUMNS)
     cats = category_rows(summary)

@@ -20,10 +20,12 @@ from attrs import define, field
 
 from .baselines import BM25Index, DenseIndex, rrf
 from .data import Dataset, Haystack
+from .informed import INFORMED, InformedRankers
 from .metrics import KS, by_category, latency_summary, mean_scores, score_query
 
-#: Every method, in table order.
-METHODS = ("hlmem", "bm25", "dense", "rrf")
+#: Every method, in table order: hlmem, the bare baselines, the informed ones (informed.py).
+METHODS = ("hlmem", "bm25", "dense", "rrf", *INFORMED)
+_VECTOR_METHODS = {"dense", "rrf", "dense_i", "rrf_i", "rrf_ctx"}
 #: Queries timed live through the bare model for the ``query_embed`` figure.
 EMBED_SAMPLE = 50
 
@@ -77,7 +79,7 @@ def run_dataset(ds: Dataset, opts: Options) -> Outcome:
     from .vectors import BenchEmbedder
 
     out = Outcome()
-    needs_vectors = bool({"dense", "rrf"} & set(opts.methods))
+    needs_vectors = bool(_VECTOR_METHODS & set(opts.methods))
     bench = BenchEmbedder(opts.embedder, opts.cache_dir) if opts.embedder != "none" else None
     fingerprint = None
     if "hlmem" in opts.methods:
@@ -92,7 +94,7 @@ def run_dataset(ds: Dataset, opts: Options) -> Outcome:
                 continue
             if needs_vectors and bench is not None:
                 out.rows += _baselines(hay, opts, bench)
-            elif "bm25" in opts.methods:
+            elif {"bm25", "bm25_i", "rrf_ctx"} & set(opts.methods):
                 out.rows += _baselines(hay, opts, None)
             if "hlmem" in opts.methods:
                 out.rows += _hlmem(ds.name, hay, opts, bench, fingerprint, out)
@@ -122,13 +124,19 @@ def _baselines(hay: Haystack, opts: Options, bench: Any) -> list[dict[str, Any]]
     rows: list[dict[str, Any]] = []
     bm25 = BM25Index(ids, texts, opts.bm25)
     dense = qvecs = None
-    if bench is not None and {"dense", "rrf"} & set(opts.methods):
+    if bench is not None and _VECTOR_METHODS & set(opts.methods):
         start = time.perf_counter()
         passages = bench.passages(texts)
         qvecs = bench.queries([q.text for q in hay.queries])
         took = time.perf_counter() - start
         _log(opts, f"  vectors: {len(texts)} passages, {len(hay.queries)} queries in {took:.1f}s")
         dense = DenseIndex(ids, passages)
+    informed = [m for m in INFORMED if m in opts.methods]
+    rankers = None
+    if informed:
+        start = time.perf_counter()
+        rankers = InformedRankers(hay.docs, opts.bm25, bench)
+        _log(opts, f"  informed baselines ready in {time.perf_counter() - start:.1f}s")
     clock = time.perf_counter
     cpu = time.process_time
     for i, query in enumerate(hay.queries):
@@ -137,6 +145,11 @@ def _baselines(hay: Haystack, opts: Options, bench: Any) -> list[dict[str, Any]]
         t1, c1 = clock(), cpu()
         if "bm25" in opts.methods:
             rows.append(_row(hay, query, "bm25", lexical, (t1 - t0) * 1000, opts.k, (c1 - c0) * 1000))
+        if rankers is not None:
+            t5, c5 = clock(), cpu()
+            ranked = rankers.rank(query.text, None if qvecs is None else qvecs[i], opts.pool)
+            ms, cpu_ms = (clock() - t5) * 1000, (cpu() - c5) * 1000  # all informed rankings together
+            rows += [_row(hay, query, m, ranked[m], ms, opts.k, cpu_ms) for m in informed if m in ranked]
         if dense is None:
             continue
         t2, c2 = clock(), cpu()
