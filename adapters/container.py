@@ -13,6 +13,7 @@ from dependency_injector import containers, providers
 
 from hlmem.adapters.clock import FixedClock, SystemClock
 from hlmem.adapters.embedders.cached import CachedEmbedder
+from hlmem.adapters.embedders.query_memo import QueryMemo
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
@@ -37,6 +38,10 @@ from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 
 def _cached(inner, cache, cache_queries: bool):
     return None if inner is None else CachedEmbedder(inner, cache, cache_queries=cache_queries)
+
+
+def _memo(inner):
+    return None if inner is None else QueryMemo(inner)
 
 
 def _owned(owned: list, made):
@@ -231,7 +236,9 @@ class Container(containers.DeclarativeContainer):
     reranker = providers.Singleton(_make_provider, plugins, "reranker", config.rerank.kind, config.rerank.settings,
                                    ledger, clock, environ, budget, owned)
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
-    recall = providers.Singleton(RecallService, storage, clock, raw_embedder, config.ranking.config,
+    # Recall's query vectors are remembered in process memory (the last 512 texts; ADR 0044).
+    query_embedder = providers.Singleton(_memo, raw_embedder)
+    recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)

