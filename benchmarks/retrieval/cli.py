@@ -14,6 +14,7 @@ from .data import LOCOMO_CATEGORY_NAMES, MEMDAILY_PROTOCOLS, Dataset, load_locom
 from .metrics import latency_summary
 from .report import COLUMNS, category_rows, markdown_table, print_table, score_rows, scores_chart, smoke_chart
 from .informed import INFORMED
+from .margins import paired_bootstrap
 from .runner import METHODS, Options, run_dataset, summarize
 from .smoke import CATEGORY, case_rows, pass_counts
 
@@ -152,6 +153,10 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
         best = max(informed, key=informed.get)
         result["best_informed"] = {"method": best, "r@10": informed[best],
                                    "hlmem_margin_r@10": round(summary["hlmem"]["r@10"] - informed[best], 3)}
+    # Paired bootstrap intervals of hlmem's margin over each baseline (questions resampled).
+    result["margins"] = {m: {metric: paired_bootstrap(outcome.rows, "hlmem", m, metric)
+                             for metric in ("r@10", "hit@10")}
+                         for m in summary if m != "hlmem" and "hlmem" in summary and "r@10" in summary[m]}
     rows = score_rows(summary)
     print_table(head, rows, COLUMNS)
     cats = category_rows(summary)
@@ -159,8 +164,19 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
         for row in cats:
             row["category"] = f"{row['category']} {LOCOMO_CATEGORY_NAMES.get(int(row['category']), '')}"
     print_table("recall@10 by category", cats, ["category", "n", *summary])
+    margin_rows = [{"against": m, "n": v["r@10"]["n"], "r@10 margin": v["r@10"]["margin"],
+                    "r@10 95% CI": "{:+.3f} .. {:+.3f}".format(*v["r@10"]["ci95"]),
+                    "hit@10 margin": v["hit@10"]["margin"],
+                    "hit@10 95% CI": "{:+.3f} .. {:+.3f}".format(*v["hit@10"]["ci95"])}
+                   for m, v in result["margins"].items()]
+    margin_columns = ["against", "n", "r@10 margin", "r@10 95% CI", "hit@10 margin", "hit@10 95% CI"]
+    if margin_rows:
+        print_table("hlmem's margin over each baseline (paired bootstrap, questions resampled)", margin_rows,
+                    margin_columns)
     if args.markdown:
         print("\n" + markdown_table(rows, COLUMNS) + "\n\n" + markdown_table(cats, ["category", "n", *summary]))
+        if margin_rows:
+            print("\n" + markdown_table(margin_rows, margin_columns))
     if name == "smoke" and cases is not None:
         _smoke_report(args, cases, outcome, opts, result, png_dir / f"retrieval-{label}.png")
     elif summary:

@@ -50,6 +50,8 @@ class Options:
     ranking: tuple[tuple[str, Any], ...] = ()
     #: ``question``: each question is asked at its own date (``Memory.recall(now=…)``); ``clock``: at the wall clock.
     reference: str = "question"
+    #: False asks hlmem without reading the query's time words (``understand_query=False``; ablations).
+    understand: bool = True
 
 
 @define
@@ -170,8 +172,10 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
     from .hlmem_side import HlmemHaystack
 
     name = opts.embedder + ("-extract" if opts.extract else "")
-    path = opts.cache_dir / "stores" / dataset / name / f"{_safe(hay.name)}.db"
     key = {"docs": docs_key(hay), "embedder": opts.embedder, "extract": str(opts.extract), "hlmem": fingerprint or ""}
+    # The documents' hash in the name: a subset, another protocol or another text form of the
+    # same haystack gets a store of its own instead of rebuilding (or, run beside, clobbering) it.
+    path = opts.cache_dir / "stores" / dataset / name / f"{_safe(hay.name)}-{key['docs'][:8]}.db"
     store = HlmemHaystack(path, bench if bench is not None else opts.embedder, extract=opts.extract,
                           ranking=dict(opts.ranking))
     if bench is not None:
@@ -189,7 +193,8 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
         out.hlmem_cold_ms.append(round(store.warm_up(), 1))
         for query in hay.queries:
             reference = query.reference if opts.reference == "question" else None
-            ranked, ms, cpu_ms, result = store.recall(query.text, opts.k, query.as_of, reference)
+            ranked, ms, cpu_ms, result = store.recall(query.text, opts.k, query.as_of, reference,
+                                                      understand=opts.understand)
             row = _row(hay, query, "hlmem", ranked, ms, opts.k, cpu_ms)
             if result.notes:
                 row["notes"] = list(result.notes)
