@@ -8,8 +8,9 @@ is in :class:`RankingConfig`, with the default the benchmarks chose (docs/recall
    along the adapter's order, which puts hits holding every term first) ``+ vector_weight ×
    (cos − min)/(max − min)`` ``+ context_weight × bm25/max(bm25)`` of the conversational context
    over each source's pool (an item absent from a source adds 0).
-   ``fusion="rrf"``: ``Σ w_source / (rrf_k + rank)``, the foundation's fusion. Both give a
-   relevance in [0, 1] (score fusion) or (0, 2/61] (RRF).
+   ``fusion="rrf"``: ``Σ w_source × (rrf_k + 1) / (rrf_k + rank)``, the foundation's fusion
+   scaled so that a first rank counts its weight. Both give a relevance on the same scale (a
+   source's best item gains its weight), so the final score's bonuses mean the same in both.
 2. **Final score.** ``relevance + recency_weight × recency + importance_weight × importance +
    activation_weight × activation + usefulness_weight × usefulness``, where recency is the
    item's time (occurred_at / valid_from) scaled to [0, 1] between the oldest and newest
@@ -90,6 +91,11 @@ class RankingConfig:
         0.001 less R@10 and 0.011 more R@1;
         MemDaily's consecutive messages are one speaker's, so it is untouched there.
     :param reply_top: how many of the best full-text hits pass their level on to their reply.
+    :param neighbour_gap_s: turns next to each other in a session are each other's context (the
+        successor, predecessor and reply stages) only when said at most this many seconds apart
+        (their ``occurred_at``); None: always. 30 minutes, the usual idle limit of a session: a
+        chat's turns are seconds or minutes apart, while two diary notes of one day hours apart
+        are not one exchange (on MemDaily the lifts then went to unrelated notes; issue 16).
     :param speaker_weight: when the query names exactly one speaker of the namespace (an event
         ``role`` such as a participant's name: "What did Caroline research?"), this is added to the
         events that speaker said among the ``speaker_top`` best (a question about someone is
@@ -123,6 +129,7 @@ class RankingConfig:
     predecessor_weight: float = 0.7
     reply_weight: float = 0.4
     reply_top: int = 10
+    neighbour_gap_s: float | None = 1800.0
     speaker_weight: float = 0.5
     speaker_top: int = 30
     session_weight: float = 0.5
@@ -219,7 +226,11 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
         weight = config.weight_of(source)
         claim_weight = weight + config.context_weight if source == "text" else weight
         if config.fusion == "rrf":
-            part = {c.item_id: (claim_weight if c.kind == "claim" else weight) / (config.rrf_k + c.rank) for c in cands}
+            # Scaled by rrf_k + 1: a first rank counts its weight, as a best score does in score
+            # fusion, so the final score's bonuses (recency, session, speaker) keep their scale.
+            scale = config.rrf_k + 1
+            part = {c.item_id: (claim_weight if c.kind == "claim" else weight) * scale / (config.rrf_k + c.rank)
+                    for c in cands}
         elif source == "vector":
             hi, lo = max(c.score for c in cands), min(c.score for c in cands)
             if floor is not None and pool is not None and len(cands) < pool:

@@ -181,6 +181,17 @@ class RecallService:
         # The replies' observations, with the neighbours that may join the best (later stages read them).
         joining = [m for i in best for m in (after.get(i), before.get(i)) if m is not None]
         observations = run.reads.observations([*wanted, *nexts.values(), *joining])
+        if config.neighbour_gap_s is not None:  # next to each other in a session, but not one exchange
+            gap = config.neighbour_gap_s
+
+            def close(a: str, b: str) -> bool:  # a pair not read here is judged as before (kept)
+                if a not in observations or b not in observations:
+                    return True
+                return abs((observations[b].occurred_at - observations[a].occurred_at).total_seconds()) <= gap
+
+            after = {i: n for i, n in after.items() if close(i, n)}
+            before = {n: i for i, n in after.items()}
+            nexts = {i: n for i, n in nexts.items() if close(i, n)}
         replies = {i: n for i, n in nexts.items() if i in observations and n in observations
                    and observations[n].role != observations[i].role}
         scored = propagate_replies(scored, text, replies, config)

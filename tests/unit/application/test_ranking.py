@@ -33,9 +33,9 @@ def t(item_id: str, rank: int, score: float, kind: str = "event") -> Candidate:
         (RankingConfig(text_weight=1, vector_weight=0), {"a": 1.0, "b": 0.5, "c": 0.0}),
         # Vector only counts.
         (RankingConfig(text_weight=0, vector_weight=1), {"a": 0.0, "b": 1.0, "c": 0.5}),
-        # Weighted RRF: w / (k + rank) per source.
+        # Weighted RRF: w (k + 1) / (k + rank) per source (a first rank counts its weight).
         (RankingConfig(fusion="rrf", text_weight=2, vector_weight=1, rrf_k=10),
-         {"a": 2 / 11 + 1 / 13, "b": 2 / 12 + 1 / 11, "c": 1 / 12}),
+         {"a": 2 + 11 / 13, "b": 2 * 11 / 12 + 1, "c": 11 / 12}),
     ],
 )
 def test_fusion_weights(config: RankingConfig, expected: dict[str, float]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -74,3 +74,35 @@ def test_recall_lifts_another_speakers_reply_but_not_the_same_speakers_next_note
     assert items[1].ranks == {"reply": 1}
     recall, note = store("joanna")
     assert note not in [i.id for i in recall.recall("flavour of ice cream").items]
+
+
+def _successor_store(gap: timedelta) -> tuple[RecallService, str]:
+    mem = Memory(":memory:", embedder="none", now=T0 + timedelta(days=1))
+    for n in range(3):  # unrelated turns, so the question's terms are rare
+        mem.add(f"Talked about the weather {n}.", session=f"other{n}", extract=False)
+    mem.add("Which flavour of ice cream did Nate make?", session="s1", occurred_at=T0, extract=False)
+    nxt = mem.add("Chocolate and vanilla swirl.", session="s1", occurred_at=T0 + gap, extract=False).id
+    # Only the successor lift: no replies (one speaker), context ranking or session evidence.
+    config = RankingConfig(reply_weight=0, predecessor_weight=0, context_weight=0, session_weight=0)
+    return RecallService(mem.storage, FixedClock(T0 + timedelta(days=1)), None, config), nxt
+
+
+def test_the_next_turn_is_lifted_only_when_said_within_the_gap() -> None:
+    recall, close = _successor_store(timedelta(minutes=2))
+    items = recall.recall("flavour of ice cream").items
+    assert [i.id for i in items][1:2] == [close] and items[1].ranks == {"successor": 1}
+    recall, later = _successor_store(timedelta(hours=5))  # a note hours later is not the answer
+    assert later not in [i.id for i in recall.recall("flavour of ice cream").items]
+
+
+def test_without_a_gap_every_next_turn_is_context() -> None:
+    mem = Memory(":memory:", embedder="none", now=T0 + timedelta(days=1))
+    for n in range(3):
+        mem.add(f"Talked about the weather {n}.", session=f"other{n}", extract=False)
+    mem.add("Which flavour of ice cream did Nate make?", session="s1", occurred_at=T0, extract=False)
+    later = mem.add("Chocolate and vanilla swirl.", session="s1", occurred_at=T0 + timedelta(hours=5),
+                    extract=False).id
+    config = RankingConfig(reply_weight=0, predecessor_weight=0, context_weight=0, session_weight=0,
+                           neighbour_gap_s=None)
+    recall = RecallService(mem.storage, FixedClock(T0 + timedelta(days=1)), None, config)
+    assert later in [i.id for i in recall.recall("flavour of ice cream").items]

@@ -70,7 +70,8 @@ def test_service_fuses_text_and_vector_rankings_with_rrf() -> None:
     result = RecallService(storage, s.clock, embedder, plain_rrf).recall("dark", k=10)
 
     assert [i.id for i in result.items] == [ids["event"], ids["theme"], ids["city"]]
-    assert [i.score for i in result.items] == pytest.approx([1 / 62 + 1 / 61, 1 / 61, 1 / 62])
+    # Scaled by k + 1 = 61: a first rank counts its weight.
+    assert [i.score for i in result.items] == pytest.approx([61 / 62 + 1, 1, 61 / 62])
     assert result.items[0].ranks == {"text": 2, "vector": 1}
     assert [(call.role, call.texts) for call in embedder.calls] == [("query", ("dark",))]  # one query embedding
     assert {(x.source, x.limit) for x in storage.searches} == {("text", 50), ("vector", 50)}
