@@ -36,7 +36,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
     """
     container = Container()
     container.config.from_dict({
-        "storage": {"kind": "memory" if path == ":memory:" else "sqlite", "path": path, "synchronous": synchronous},
+        "storage": {"kind": _storage_kind(path), "path": path, "synchronous": synchronous},
         "clock": {"kind": "fixed" if now else "system", "at": now},
         "embedder": {"name": "none"},
         "llm": {"kind": "none", "settings": {}},
@@ -121,3 +121,13 @@ def note_embedder(storage: Storage, name: str) -> None:
     """Record the embedder's name in a store that just got its first vectors (reopening picks it)."""
     if name != "custom" and storage.meta("embedder_name") is None and storage.vector_model() is not None:
         storage.set_meta("embedder_name", name)
+
+
+def _storage_kind(path: str) -> str:
+    """The storage plugin a path names: ``:memory:``, a PostgreSQL URL (``postgresql://…``, issue 18)
+    or a SQLite file."""
+    if path == ":memory:":
+        return "memory"
+    if path.startswith(("postgresql://", "postgres://")):
+        return "postgres"
+    return "sqlite"

@@ -113,6 +113,10 @@ def _make_auditor(llm, enabled):
 
 
 def _make_queue(kind: str, storage, ids):
+    if kind == "postgres":  # the jobs table beside the log, leased with SKIP LOCKED (issue 18)
+        from hlmem.adapters.postgres.jobs import PostgresJobQueue
+
+        return PostgresJobQueue(storage.db, ids.new)
     if kind == "sqlite":
         from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 

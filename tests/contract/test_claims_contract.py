@@ -17,6 +17,7 @@ from hlmem.domain.reducers import project
 from hlmem.domain.state import ClaimStatus, slot_key
 
 from support.stores import DAY, T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 class ClaimsContract(StoreContract):
@@ -155,4 +156,11 @@ class TestInMemoryClaims(InMemoryStore, ClaimsContract):
 
 
 class TestSQLiteClaims(SQLiteStore, ClaimsContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresClaims(PostgresStore, ClaimsContract):
     pass

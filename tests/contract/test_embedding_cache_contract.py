@@ -12,6 +12,7 @@ from hlmem.adapters.embedders.memory_cache import InMemoryEmbeddingCache
 from hlmem.application.ports import EmbeddingCache, HasEmbeddingCache, Storage
 
 from support.stores import InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 def vec(x: float, dim: int = 4) -> bytes:
@@ -87,3 +88,10 @@ class TestInMemoryEmbeddingCache(EmbeddingCacheContract):
     @pytest.fixture
     def cache(self) -> EmbeddingCache:
         return InMemoryEmbeddingCache()
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresStoreCache(PostgresStore, StoreHeldCache, EmbeddingCacheContract):
+    pass

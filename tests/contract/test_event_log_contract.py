@@ -19,6 +19,7 @@ from hlmem.domain.events import ClaimRetracted
 
 from support.store_events import claim_event, obs_event, snapshot
 from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 class EventLogContract(StoreContract):
@@ -126,4 +127,11 @@ class TestInMemoryEventLog(InMemoryStore, EventLogContract):
 
 
 class TestSQLiteEventLog(SQLiteStore, EventLogContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresEventLog(PostgresStore, EventLogContract):
     pass

@@ -32,6 +32,7 @@ from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.state import slot_key
 
 from support.stores import InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 
@@ -224,4 +225,11 @@ class TestInMemoryEvidence(InMemoryStore, EvidenceContract):
 
 
 class TestSQLiteEvidence(SQLiteStore, EvidenceContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresEvidence(PostgresStore, EvidenceContract):
     pass

@@ -20,6 +20,7 @@ from hlmem.domain.forgetting import ERASED_TEXT
 from hlmem.domain.redaction import CLAIM, OBSERVATION, Tombstone, redact
 
 from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 def obs(n: int, text: str, *, session: str = "s1", namespace: str = "default") -> ObservationRecorded:
@@ -281,4 +282,19 @@ class TestInMemoryForgetQueries(InMemoryStore, ForgetQueriesContract):
 
 
 class TestSQLiteForgetQueries(FastSQLiteStore, ForgetQueriesContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresTombstoneLedger(PostgresStore, TombstoneLedgerContract):
+    pass
+
+
+class TestPostgresErasure(PostgresStore, ErasureContract):
+    pass
+
+
+class TestPostgresForgetQueries(PostgresStore, ForgetQueriesContract):
     pass

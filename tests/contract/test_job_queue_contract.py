@@ -220,3 +220,23 @@ def test_the_sqlite_and_in_memory_queues_claim_the_same_windows(jobs: list[Arriv
                 assert memory == sqlite, (now, kwargs)
         finally:
             store.close()
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18) -------------------------------------------------------
+
+
+class TestPostgresJobQueue(JobQueueContract):
+    @pytest.fixture(autouse=True)
+    def _postgres_database(self, postgres_url: str) -> None:
+        self.postgres_url = postgres_url
+
+    @contextmanager
+    def make_queue(self, tmp_path: Path) -> Iterator[JobQueue]:
+        from hlmem.adapters.postgres.jobs import PostgresJobQueue
+        from hlmem.adapters.postgres.store import PostgresStorage
+
+        store = PostgresStorage(self.postgres_url)
+        try:
+            yield PostgresJobQueue(store.db, SequentialIds().new)
+        finally:
+            store.close()

@@ -23,6 +23,7 @@ from hlmem.domain.state import ClaimStatus
 
 from support.store_events import obs_event
 from support.stores import DAY, T0, UTC, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 #: Query strings that are FTS5 syntax, or break naive quoting; text_candidates must take them all.
 HOSTILE_QUERIES = [
@@ -272,3 +273,10 @@ def test_text_candidates_agree_across_adapters(tmp_path: Path) -> None:
         check()
     finally:
         sqlite.close()
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresSearch(PostgresStore, SearchContract):
+    pass

@@ -12,6 +12,7 @@ from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim
 
 from support.stores import DAY, T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 class StorageContract(StoreContract):
@@ -34,4 +35,11 @@ class TestInMemoryStorage(InMemoryStore, StorageContract):
 
 
 class TestSQLiteStorage(SQLiteStore, StorageContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresStorage(PostgresStore, StorageContract):
     pass

@@ -11,6 +11,7 @@ from hlmem.domain.errors import ConcurrencyConflict
 
 from support.store_events import obs_event, snapshot
 from support.stores import InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 class TransactionContract(StoreContract):
@@ -62,4 +63,11 @@ class TestInMemoryTransaction(InMemoryStore, TransactionContract):
 
 
 class TestSQLiteTransaction(SQLiteStore, TransactionContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresTransaction(PostgresStore, TransactionContract):
     pass

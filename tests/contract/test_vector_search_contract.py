@@ -18,6 +18,7 @@ from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 
 from support.store_events import obs_event
 from support.stores import InMemoryStore, SQLiteStore, StoreContract
+from support.stores import PostgresStore
 
 
 class VectorSearchContract(StoreContract):
@@ -158,4 +159,11 @@ class TestInMemoryVectorSearch(InMemoryStore, VectorSearchContract):
 
 
 class TestSQLiteVectorSearch(SQLiteStore, VectorSearchContract):
+    pass
+
+
+# --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------
+
+
+class TestPostgresVectorSearch(PostgresStore, VectorSearchContract):
     pass

@@ -30,8 +30,9 @@ def _literal(vector: np.ndarray) -> str:
 def test_each_test_gets_a_fresh_database_with_pgvector(postgres_url: str) -> None:
     with psycopg.connect(postgres_url) as con:
         assert con.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        tables = con.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
-        assert tables == (0,)
+        # The template holds hlmem's schema (so a store opens at once) and no rows, not even an identity.
+        assert con.execute("SELECT count(*) FROM events").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM meta WHERE key IN ('store_id', 'tombstone_salt')").fetchone() == (0,)
         con.execute("CREATE TABLE leftover (x int)")
 
 
@@ -66,16 +67,16 @@ def test_hnsw_first_stage_then_exact_rescoring_finds_the_true_neighbours(postgre
 def test_jieba_segmented_text_is_found_through_a_simple_tsvector_and_gin(postgres_url: str) -> None:
     notes = {1: "我下周三去北京出差，住在朝阳区", 2: "她喜欢喝乌龙茶", 3: "Upgraded Python to 3.11.7 today"}
     with psycopg.connect(postgres_url) as con:
-        con.execute("CREATE TABLE items (id int PRIMARY KEY, body tsvector NOT NULL)")
-        con.execute("CREATE INDEX ON items USING gin (body)")
+        con.execute("CREATE TABLE notes (id int PRIMARY KEY, body tsvector NOT NULL)")
+        con.execute("CREATE INDEX ON notes USING gin (body)")
         for key, text in notes.items():
-            con.execute("INSERT INTO items VALUES (%s, to_tsvector('simple', %s))", (key, segment_for_index(text)))
+            con.execute("INSERT INTO notes VALUES (%s, to_tsvector('simple', %s))", (key, segment_for_index(text)))
 
         def found(question: str) -> list[int]:
             terms = [t for t in query_terms(question) if t.strip()]
             query = " | ".join("'" + t.replace("'", "''") + "'" for t in terms)
             return [r[0] for r in con.execute(
-                "SELECT id FROM items WHERE body @@ to_tsquery('simple', %s) ORDER BY id", (query,))]
+                "SELECT id FROM notes WHERE body @@ to_tsquery('simple', %s) ORDER BY id", (query,))]
 
         assert found("北京") == [1]
         assert found("乌龙茶") == [2]

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -33,7 +34,11 @@ def _psycopg():  # noqa: ANN202 - the module, imported only where a test needs P
 
 
 def _with_database(url: str, database: str) -> str:
-    """``url`` pointing at ``database`` (libpq accepts a ``dbname`` keyword after a URI's query)."""
+    """``url`` pointing at ``database``, as a ``postgresql://`` URL (what ``Memory`` takes) when
+    ``url`` is one, else as libpq keywords."""
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(url)
+        return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
     psycopg = _psycopg()
     params = psycopg.conninfo.conninfo_to_dict(url)
     params["dbname"] = database
@@ -47,6 +52,23 @@ def _prepare_template(admin_url: str) -> None:
         con.execute(f"CREATE DATABASE {TEMPLATE}")
     with psycopg.connect(_with_database(admin_url, TEMPLATE), autocommit=True) as con:
         con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    # hlmem's schema in the template too (a test database is then ready at once), without the
+    # identity rows: each clone makes its own store id and salt when first opened.
+    from hlmem.adapters.postgres.db import ensure_schema
+
+    with psycopg.connect(_with_database(admin_url, TEMPLATE), autocommit=True) as con:
+        ensure_schema(con)
+        con.execute("DELETE FROM meta WHERE key IN ('store_id', 'tombstone_salt')")
+
+
+def _throwaway_durability(admin_url: str) -> None:
+    """The private server's data is thrown away after the session: it need not reach the disk
+    (no fsync, asynchronous commits). Commits then cost no disk flush on a shared machine."""
+    psycopg = _psycopg()
+    with psycopg.connect(admin_url, autocommit=True) as con:
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            con.execute(f"ALTER SYSTEM SET {setting}")
+        con.execute("SELECT pg_reload_conf()")
 
 
 @pytest.fixture(scope="session")
@@ -64,6 +86,7 @@ def postgres_admin_url() -> Iterator[str]:
     server = pgserver.get_server(folder, cleanup_mode="stop")
     try:
         url = server.get_uri()
+        _throwaway_durability(url)
         _prepare_template(url)
         yield url
     finally:
@@ -83,3 +106,18 @@ def postgres_url(postgres_admin_url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(postgres_admin_url, autocommit=True) as con:
             con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def new_database(admin_url: str) -> tuple[str, str]:
+    """A further fresh database cloned from the template: ``(url, name)``; drop it with :func:`drop_database`."""
+    psycopg = _psycopg()
+    name = f"hlmem_t{os.getpid()}_{next(_counter)}"
+    with psycopg.connect(admin_url, autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    return _with_database(admin_url, name), name
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    psycopg = _psycopg()
+    with psycopg.connect(admin_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -93,3 +93,43 @@ class SQLiteStore:
 
     def memory_path(self, tmp_path: Path) -> str:
         return str(tmp_path / "m.db")
+
+
+class PostgresStore:
+    """The PostgreSQL adapter (``adapters/postgres/``) on a fresh database per test, cloned from the
+    session server's template (tests/support/postgres.py; skipped only without psycopg and a server).
+    Another ``tmp_path`` (a second store in one test) gets a database of its own, as another file would."""
+
+    @pytest.fixture(autouse=True)
+    def _postgres_database(self, postgres_url: str, postgres_admin_url: str, tmp_path: Path) -> Iterator[None]:
+        from support.postgres import drop_database, new_database
+
+        self.postgres_url = postgres_url
+        self._databases = {str(tmp_path): postgres_url}
+        self._new_database = lambda: new_database(postgres_admin_url)
+        made: list[str] = []
+        self._made = made
+        yield
+        for name in made:
+            drop_database(postgres_admin_url, name)
+
+    def database_for(self, tmp_path: Path) -> str:
+        key = str(tmp_path)
+        if key not in self._databases:
+            url, name = self._new_database()
+            self._made.append(name)
+            self._databases[key] = url
+        return self._databases[key]
+
+    def make_store(self, tmp_path: Path) -> Any:
+        from hlmem.adapters.postgres.store import PostgresStorage
+
+        return PostgresStorage(self.database_for(tmp_path))
+
+    def make_queue(self, store: Any, new_id: Callable[[str], str]) -> JobQueue:
+        from hlmem.adapters.postgres.jobs import PostgresJobQueue
+
+        return PostgresJobQueue(store.db, new_id)
+
+    def memory_path(self, tmp_path: Path) -> str:
+        return self.database_for(tmp_path)

@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector storage (issue 18; docs/postgres.md, ADR 0047)."""

@@ -1,0 +1,155 @@
+"""``PgDb``: one psycopg connection, the lock that guards it, nested transactions and error translation.
+
+What the store's feature modules (jobs, tombstones, activity, the embedding cache) share with
+:class:`~hlmem.adapters.postgres.store.PostgresStorage`, as ``adapters/sqlite/db.py`` does for SQLite.
+The connection runs in autocommit mode: a statement outside ``transaction()`` is its own
+transaction; ``transaction()`` opens one (``BEGIN``, READ COMMITTED) and a nested block is a
+savepoint. Nothing here takes a database-wide lock (ADR 0048).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from hlmem.adapters.postgres.schema import DDL, SCHEMA_LOCK, SCHEMA_VERSION
+from hlmem.domain.errors import ConcurrencyConflict, HlmemError, StorageError
+
+__all__ = ["PgDb", "connect", "is_postgres_url", "redacted_url", "translated"]
+
+_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(path: str) -> bool:
+    """Whether a store path names a PostgreSQL database (``postgresql://…`` or ``postgres://…``)."""
+    return str(path).startswith(_SCHEMES)
+
+
+def redacted_url(url: str) -> str:
+    """``url`` without its password, for messages."""
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        return "a PostgreSQL URL"
+    params.pop("password", None)
+    return "postgresql:" + " ".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+@contextmanager
+def translated(what: str) -> Iterator[None]:
+    """psycopg errors as the hlmem tree: unique or serialization failures and deadlocks are
+    :class:`ConcurrencyConflict` (another writer won), everything else :class:`StorageError`."""
+    try:
+        yield
+    except HlmemError:
+        raise
+    except (pg_errors.UniqueViolation, pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
+        raise ConcurrencyConflict(f"{what}: another writer changed the same rows first ({exc.diag.message_primary})"
+                                  ) from exc
+    except psycopg.Error as exc:
+        raise StorageError(f"{what}: PostgreSQL said: {str(exc).strip()}") from exc
+    except UnicodeEncodeError as exc:
+        raise StorageError(f"{what}: text is not valid Unicode ({exc.reason})") from exc
+
+
+def connect(url: str) -> psycopg.Connection:
+    """An autocommit connection to ``url`` with pgvector's types registered."""
+    with translated(f"connecting to {redacted_url(url)}"):
+        con = psycopg.connect(url, autocommit=True)
+    return con
+
+
+def _identity(con: psycopg.Connection) -> None:
+    # The store's identity and tombstone salt, made once (a database cloned from a template that
+    # has the schema but not these rows gets its own).
+    con.execute("INSERT INTO meta (key, value) VALUES ('store_id', 'st_' || md5(gen_random_uuid()::text || "
+                "clock_timestamp()::text)) ON CONFLICT (key) DO NOTHING")
+    con.execute("INSERT INTO meta (key, value) VALUES ('tombstone_salt', encode(sha256(gen_random_uuid()::text::bytea "
+                "|| gen_random_uuid()::text::bytea || clock_timestamp()::text::bytea), 'hex')) "
+                "ON CONFLICT (key) DO NOTHING")
+
+
+def ensure_schema(con: psycopg.Connection) -> None:
+    """Create the extension and the tables once; several processes may race here."""
+    with translated("opening the store"):
+        if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]:
+            found = con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone()
+            if found is not None and found[0] == SCHEMA_VERSION:
+                with con.transaction():
+                    _identity(con)
+                return
+    with translated("creating the schema"), con.transaction():
+        con.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        found = con.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if found is None:
+            try:
+                with con.transaction():
+                    con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.Error as exc:
+                raise StorageError(
+                    "the pgvector extension is not installed in this database and could not be created "
+                    f"(run CREATE EXTENSION vector as a superuser; docs/postgres.md): {str(exc).strip()}") from exc
+        con.execute(DDL)
+        con.execute("INSERT INTO meta (key, value) VALUES ('pg_schema', %s) ON CONFLICT (key) DO NOTHING",
+                    (SCHEMA_VERSION,))
+        _identity(con)
+
+
+def _nothing() -> None:
+    return None
+
+
+class PgDb:
+    """A connection used by one thread at a time (``lock``), with nested write transactions.
+
+    :param undone: called when a transaction or a nested block rolls back (caches drop what they
+        took from it).
+    """
+
+    def __init__(self, con: psycopg.Connection, *, undone: Callable[[], None] = _nothing) -> None:
+        self.con = con
+        self.lock = threading.RLock()
+        #: 0 outside a transaction, else how many ``transaction()`` blocks are open.
+        self.depth = 0
+        self._undone = undone
+        #: Called once after the outer transaction commits (then cleared).
+        self.after_commit: list[Callable[[], None]] = []
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.lock:
+            self.depth += 1
+            try:
+                with translated("writing"), self.con.transaction():
+                    yield
+            except BaseException:
+                self._undone()
+                if self.depth == 1:
+                    self.after_commit.clear()
+                raise
+            finally:
+                self.depth -= 1
+            if self.depth == 0:
+                hooks, self.after_commit = self.after_commit, []
+                for hook in hooks:
+                    hook()
+
+    def execute(self, sql: str, params: Any = None) -> psycopg.Cursor:
+        """One statement under the lock (joins an open transaction)."""
+        with self.lock:
+            return self.con.execute(sql, params)
+
+    def meta(self, key: str) -> str | None:
+        with self.lock, translated("reading metadata"):
+            row = self.con.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+            return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self.con.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                             "SET value = excluded.value", (key, value))

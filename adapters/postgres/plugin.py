@@ -1,0 +1,18 @@
+"""The ``postgres`` storage plugin (entry point ``hlmem.storage``: ``postgres``; extra ``hlmem[postgres]``).
+
+The store's path is a libpq connection URL (``postgresql://user@host:5432/db``); docs/postgres.md.
+"""
+
+from __future__ import annotations
+
+from hlmem.adapters.postgres.store import PostgresStorage
+from hlmem.plugins.api import PLUGIN_API_VERSION, PluginContext, PluginSpec
+
+
+def _make(context: PluginContext) -> PostgresStorage:
+    return PostgresStorage(context.store_path)
+
+
+#: A PostgreSQL database with pgvector: many processes, one store.
+POSTGRES = PluginSpec("storage", PLUGIN_API_VERSION, _make, PostgresStorage,
+                      "a PostgreSQL database with pgvector (postgresql://…; hlmem[postgres])")

@@ -1,0 +1,190 @@
+"""The PostgreSQL schema: the append-only log, projections as state documents, the search index, jobs.
+
+Created on first open (``CREATE … IF NOT EXISTS`` under an advisory lock, so several processes
+may open a fresh database at once). The version in ``meta`` (``pg_schema``) names this layout;
+a later layout adds steps here keyed by that number. It is not part of the SQLite migration series.
+
+The log refuses UPDATE and DELETE through triggers; a payload may be replaced only when a
+``payload_erasures`` row for its position exists (the audited erasure path of ADR 0014).
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = "1"
+
+#: Advisory lock keys (single bigint space; slot locks use the two-int space).
+SCHEMA_LOCK = 1847_0001
+LOG_LOCK = 1847_0002
+
+DDL = r"""
+CREATE TABLE IF NOT EXISTS meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+
+CREATE TABLE IF NOT EXISTS events (
+    position bigint PRIMARY KEY,
+    event_id text COLLATE "C" NOT NULL UNIQUE,
+    stream_id text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    tag text NOT NULL,
+    recorded_at text NOT NULL,
+    namespace text NOT NULL,
+    schema_version integer NOT NULL,
+    UNIQUE (stream_id, version)
+);
+CREATE INDEX IF NOT EXISTS events_tag ON events (tag, position);
+
+CREATE TABLE IF NOT EXISTS event_payloads (
+    position bigint PRIMARY KEY REFERENCES events (position),
+    payload text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS payload_erasures (
+    position bigint PRIMARY KEY REFERENCES events (position),
+    erased_at text NOT NULL,
+    reason text NOT NULL
+);
+
+CREATE OR REPLACE FUNCTION hlmem_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'hlmem: the event log is append-only (% on %)', TG_OP, TG_TABLE_NAME; END $$;
+CREATE OR REPLACE FUNCTION hlmem_guard_payload() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM payload_erasures WHERE position = OLD.position) THEN
+        RAISE EXCEPTION 'hlmem: payloads are erased only through forget (position %)', OLD.position;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.position <> OLD.position THEN
+        RAISE EXCEPTION 'hlmem: a payload keeps its position';
+    END IF;
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE FUNCTION hlmem_refuse_erasure_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'hlmem: erasure records are permanent'; END $$;
+
+DROP TRIGGER IF EXISTS events_append_only ON events;
+CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION hlmem_refuse();
+DROP TRIGGER IF EXISTS events_no_truncate ON events;
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION hlmem_refuse();
+DROP TRIGGER IF EXISTS payloads_guarded ON event_payloads;
+CREATE TRIGGER payloads_guarded BEFORE UPDATE OR DELETE ON event_payloads
+    FOR EACH ROW EXECUTE FUNCTION hlmem_guard_payload();
+DROP TRIGGER IF EXISTS erasures_permanent ON payload_erasures;
+CREATE TRIGGER erasures_permanent BEFORE UPDATE OR DELETE ON payload_erasures
+    FOR EACH ROW EXECUTE FUNCTION hlmem_refuse_erasure_change();
+
+-- Projections: each state as its JSON document (states.py) with the columns queries filter on.
+CREATE TABLE IF NOT EXISTS claims (
+    claim_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    subject_key text NOT NULL,
+    predicate text NOT NULL,
+    slot_key text NOT NULL,
+    status text NOT NULL,
+    archived boolean NOT NULL,
+    scope text NOT NULL,
+    importance double precision NOT NULL,
+    recorded_at bigint NOT NULL,
+    -- Of the versions still known (recorded_to NULL): the earliest end, and the earliest start of an open one.
+    current_valid_to bigint,
+    open_valid_from bigint,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS claims_slot ON claims (slot_key);
+CREATE INDEX IF NOT EXISTS claims_subject ON claims (namespace, subject_key, predicate);
+CREATE TABLE IF NOT EXISTS claim_evidence (
+    claim_id text COLLATE "C" NOT NULL,
+    event_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (event_id, claim_id)
+);
+CREATE TABLE IF NOT EXISTS observations (
+    event_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    session_id text NOT NULL,
+    role text NOT NULL,
+    forgotten boolean NOT NULL,
+    recorded_at bigint NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS observations_session ON observations (namespace, session_id, recorded_at, event_id);
+CREATE TABLE IF NOT EXISTS conflicts (
+    conflict_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    status text NOT NULL,
+    opened_at bigint NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS conflicts_namespace ON conflicts (namespace, status);
+CREATE TABLE IF NOT EXISTS supersede_edges (
+    position bigint NOT NULL,
+    old_id text COLLATE "C" NOT NULL,
+    new_id text COLLATE "C" NOT NULL,
+    recorded_at bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS extraction_sources (
+    stream_id text COLLATE "C" NOT NULL,
+    event_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (event_id, stream_id)
+);
+
+-- The search index: hlmem's own tokens (jieba + unicode61 rules) as a tsvector with GIN, vectors apart.
+CREATE TABLE IF NOT EXISTS items (
+    item_key bigserial PRIMARY KEY,
+    item_id text COLLATE "C" NOT NULL UNIQUE,
+    kind text NOT NULL,
+    namespace text NOT NULL,
+    tokens text NOT NULL,
+    ntok integer NOT NULL,
+    tsv tsvector NOT NULL
+);
+CREATE INDEX IF NOT EXISTS items_tsv ON items USING gin (tsv);
+CREATE INDEX IF NOT EXISTS items_namespace ON items (namespace, item_key);
+CREATE TABLE IF NOT EXISTS vectors (
+    item_key bigint PRIMARY KEY REFERENCES items (item_key) ON DELETE CASCADE,
+    namespace text NOT NULL,
+    vec vector NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vectors_namespace ON vectors (namespace, item_key);
+
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    model text NOT NULL,
+    content_hash text NOT NULL,
+    vec bytea NOT NULL,
+    PRIMARY KEY (model, content_hash)
+);
+CREATE TABLE IF NOT EXISTS tombstones (
+    seq bigserial PRIMARY KEY,
+    fingerprint text NOT NULL,
+    kind text NOT NULL,
+    stream_id text COLLATE "C" NOT NULL,
+    forgotten_at text NOT NULL,
+    forget_id text NOT NULL,
+    UNIQUE (fingerprint, kind, stream_id, forget_id)
+);
+CREATE INDEX IF NOT EXISTS tombstones_stream ON tombstones (stream_id, seq);
+CREATE TABLE IF NOT EXISTS claim_activity (
+    claim_id text COLLATE "C" PRIMARY KEY,
+    last_access bigint NOT NULL,
+    accesses bigint NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id text COLLATE "C" PRIMARY KEY,
+    kind text NOT NULL,
+    idempotency_key text NOT NULL UNIQUE,
+    namespace text NOT NULL,
+    session_id text NOT NULL,
+    payload text NOT NULL,
+    state text NOT NULL,
+    attempts integer NOT NULL,
+    max_attempts integer NOT NULL,
+    available_at bigint NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    lease_owner text,
+    lease_until bigint,
+    last_error text,
+    last_error_class text,
+    raw_response text
+);
+CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (kind, state, available_at);
+CREATE INDEX IF NOT EXISTS jobs_session ON jobs (namespace, session_id, created_at);
+"""

@@ -1,0 +1,51 @@
+"""``Memory`` on a PostgreSQL URL through the ``postgres`` storage plugin (issue 18; docs/postgres.md).
+
+The contract suites (tests/contract/, ``TestPostgres*``) check each storage role; these check the
+whole wiring: the plugin chosen by the URL, the facade's writes, recall and forget, the log's
+triggers and the one guarded erasure path.
+"""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from hlmem.adapters.memory_api import Memory
+from hlmem.adapters.plugin_wiring import make_plugin_registry
+from hlmem.adapters.postgres.store import PostgresStorage
+
+
+def test_the_postgres_plugin_is_listed_and_valid() -> None:
+    registry = make_plugin_registry()
+    spec = registry.spec("storage", "postgres")
+    assert spec.implements is PostgresStorage
+
+
+def test_memory_runs_on_a_postgresql_url(postgres_url: str) -> None:
+    with Memory(postgres_url, embedder="hash") as mem:
+        assert isinstance(mem.storage, PostgresStorage)
+        mem.remember("user", "theme", "dark")
+        mem.add("我下周三去北京出差", extract=False)
+        assert [i.value for i in mem.recall("theme").items if i.kind == "claim"] == ["dark"]
+        assert any(i.kind == "event" for i in mem.recall("北京").items)
+    with Memory(postgres_url, embedder="hash") as again:  # reopened: everything is in the database
+        assert [i.value for i in again.recall("theme").items if i.kind == "claim"] == ["dark"]
+
+
+def test_forget_erases_through_the_guarded_path_only(postgres_url: str) -> None:
+    with Memory(postgres_url, embedder="hash") as mem:
+        added = mem.add("my locker code is 4711", extract=False)
+        mem.forget(added.id)
+        assert not [i for i in mem.recall("locker").items]
+        assert "4711" not in " ".join(e.event.__repr__() for e in mem.storage.read())
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        (erased,) = con.execute("SELECT count(*) FROM payload_erasures").fetchone()
+        assert erased >= 1
+        payloads = " ".join(r[0] for r in con.execute("SELECT payload FROM event_payloads"))
+        assert "4711" not in payloads
+        for sql in ("UPDATE events SET version = version", "DELETE FROM events", "TRUNCATE events, event_payloads, payload_erasures",
+                    "DELETE FROM event_payloads WHERE position NOT IN (SELECT position FROM payload_erasures)",
+                    "UPDATE event_payloads SET payload = payload WHERE position NOT IN "
+                    "(SELECT position FROM payload_erasures)", "DELETE FROM payload_erasures"):
+            with pytest.raises(psycopg.errors.RaiseException, match="hlmem"):
+                con.execute(sql)
