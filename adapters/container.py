@@ -18,7 +18,6 @@ from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
 from hlmem.adapters.settings_sections import PluginSettings
-from hlmem.adapters.sqlite.replay_target import replay_target as open_replay_target
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
@@ -110,6 +109,13 @@ def _make_auditor(llm, enabled):
     from hlmem.application.extraction.extractors import LLMDedupAuditor
 
     return LLMDedupAuditor(llm) if (llm is not None and enabled) else None
+
+
+def _open_replay_target(into=None):
+    """A fresh store to replay into: a PostgreSQL database for a ``postgresql://`` URL, else SQLite."""
+    from hlmem.adapters.postgres.replay_target import replay_target
+
+    return replay_target(into)
 
 
 def _make_queue(kind: str, storage, ids):
@@ -247,5 +253,5 @@ class Container(containers.DeclarativeContainer):
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
-    replay_target = providers.Callable(open_replay_target)
+    replay_target = providers.Callable(_open_replay_target)
     audit = providers.Singleton(AuditService, storage)

@@ -196,7 +196,8 @@ def stats(obj: _Ctx, as_json: bool) -> None:
 @cli.command()
 @click.option("--verify", is_flag=True,
               help="Check the file's integrity first (exit 4 if corrupt); exit 1 when the projections differ.")
-@click.option("--into", default=None, metavar="PATH", help="Keep the rebuilt store at PATH (a new file).")
+@click.option("--into", default=None, metavar="PATH",
+              help="Keep the rebuilt store at PATH (a new file, or an empty PostgreSQL database: postgresql://…).")
 @json_option
 @click.pass_obj
 def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
