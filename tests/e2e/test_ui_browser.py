@@ -156,3 +156,28 @@ def test_forget_dry_run_then_confirm_then_it_is_gone_and_audited(page: Any, site
     page.click("nav a[data-view=audit]")
     audit = page.wait_for_selector("#audit").inner_text()
     assert "forget" in audit and ids.doomed in audit and "rest" in audit
+
+
+def test_swagger_ui_renders_the_schema_with_no_other_host(site: tuple[str, Seeded, Any]) -> None:
+    """/docs works offline: every request the page makes goes to this server (docs/rest.md)."""
+    base, _, browser = site
+    context = browser.new_context(extra_http_headers={"Authorization": f"Bearer {TOKEN}"})
+    elsewhere: list[str] = []
+
+    def only_here(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_here)
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        tab.goto(base + "/docs")
+        tab.wait_for_selector(".opblock-summary-path:has-text('/v1/recall')")
+        assert "hlmem" in tab.inner_text(".info .title")
+        assert elsewhere == []
+    finally:
+        context.close()
