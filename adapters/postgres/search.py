@@ -10,9 +10,10 @@ over the namespace's statistics, so the three stores rank alike.
 
 Vectors: ``vectors.vec`` (pgvector) with an HNSW index (cosine) over ``vec::vector(dim)``, made
 when the model is bound. A namespace with at most :data:`EXACT_BELOW` vectors is scanned exactly
-(numpy, as the in-memory store does); a larger one takes :data:`FIRST_STAGE` approximate
+by the server (inner product, the best :data:`FIRST_STAGE` per asked-for result, at least 200,
+rescored here with numpy as the in-memory store scores); a larger one takes as many approximate
 neighbours from the index, rescored exactly, and falls back to the exact scan when filtering left
-fewer than asked for.
+fewer than asked for. Vectors travel in pgvector's binary form.
 """
 
 from __future__ import annotations
@@ -211,21 +212,27 @@ class VectorSearcher:
 
     def _search(self, namespace: str, query: np.ndarray, vector: bytes, limit: int, dim: int) -> list[Candidate]:
         con = self._connection()
-        (count,) = con.execute("SELECT count(*) FROM vectors WHERE namespace = %s", (namespace,)).fetchone()
+        pool = max(FIRST_STAGE * limit, 200)
+        # How many vectors, counted only up to the threshold (a full count costs a scan at 1M).
+        (count,) = con.execute("SELECT count(*) FROM (SELECT 1 FROM vectors WHERE namespace = %s LIMIT %s) s",
+                               (namespace, EXACT_BELOW + 1)).fetchone()
         if count > EXACT_BELOW:
-            pool = max(FIRST_STAGE * limit, 200)
             with con.transaction():
                 con.execute(f"SET LOCAL hnsw.ef_search = {min(pool, 1000)}")
                 rows = con.execute(
                     f"SELECT v.item_key, i.item_id, i.kind, v.vec FROM (SELECT item_key, vec FROM vectors "
                     f"ORDER BY vec::vector({dim}) <=> %s::vector({dim}) LIMIT %s) v "
                     f"JOIN items i ON i.item_key = v.item_key {SEARCHABLE} AND i.namespace = %s",
-                    (literal(vector), pool, namespace)).fetchall()
+                    (literal(vector), pool, namespace), binary=True).fetchall()
             if len(rows) >= limit:
                 return _rank(rows, query, limit)
+        # Exact: the server scans every searchable vector of the namespace (inner product, no index:
+        # the HNSW index is on another expression and operator), keeps the best ``pool`` (ties by
+        # key, as ``_rank`` breaks them), and only those travel, in binary, to be rescored here.
         rows = con.execute(f"SELECT v.item_key, i.item_id, i.kind, v.vec FROM vectors v "
                            f"JOIN items i ON i.item_key = v.item_key {SEARCHABLE} AND v.namespace = %s "
-                           "ORDER BY v.item_key", (namespace,)).fetchall()
+                           "ORDER BY v.vec <#> %s::vector, v.item_key LIMIT %s",
+                           (namespace, literal(vector), pool), binary=True).fetchall()
         return _rank(rows, query, limit)
 
 
