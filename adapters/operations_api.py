@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from hlmem.adapters.arguments import Timestamp, when
-from hlmem.adapters.restoring import reopen, restore_with
+from hlmem.adapters.restoring import refuse_postgres, reopen, restore_with
 from hlmem.domain.errors import ConfigurationError, UnsupportedOperation, ValidationError
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ class Operations:
 
         if self.path == ":memory:":
             raise UnsupportedOperation("backup needs a SQLite store file; an in-process (:memory:) store has none")
+        refuse_postgres(self.path, "backup")
         return backup(self.storage, path, clock=self.clock, ids=self._container.ids(), overwrite=overwrite)
 
     def restore(self, backup: str | os.PathLike[str], *, force: bool = False, actor: str = "user",
@@ -105,6 +106,7 @@ class Operations:
         """
         if self.path == ":memory:":
             raise UnsupportedOperation("restore needs a SQLite store file; an in-process (:memory:) store has none")
+        refuse_postgres(self.path, "restore")
         clock, ids = self.clock, self._container.ids()
         self.close()
         try:
@@ -151,3 +153,4 @@ class Operations:
         if self.embedder_name != "custom":
             self.storage.set_meta("embedder_name", self.embedder_name)
         return count
+

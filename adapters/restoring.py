@@ -10,8 +10,9 @@ from dependency_injector import providers
 from hlmem.adapters.arguments import Timestamp, when
 from hlmem.adapters.container import Container
 from hlmem.adapters.sqlite.restore import RestoreInfo
+from hlmem.domain.errors import UnsupportedOperation
 
-__all__ = ["reopen", "restore_store", "restore_with"]
+__all__ = ["refuse_postgres", "reopen", "restore_store", "restore_with"]
 
 
 def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], *, force: bool = False,
@@ -19,6 +20,7 @@ def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], 
                   namespace: str = "default") -> RestoreInfo:
     """Restore the store at ``path`` from ``backup`` without opening it first: the store may be
     missing (disaster recovery) or unreadable (with ``force``). See :meth:`Memory.restore`."""
+    refuse_postgres(str(path), "restore")
     fixed = when(now, "now")
     container = Container()
     container.config.from_dict({
@@ -33,6 +35,7 @@ def restore_store(path: str | os.PathLike[str], backup: str | os.PathLike[str], 
 def restore_with(container: Container, path: str, backup: str | os.PathLike[str], *, force: bool, actor: str,
                  reason: str, namespace: str) -> RestoreInfo:
     """Restore ``path`` from ``backup``; the copy's forget service is wired like ``container``."""
+    refuse_postgres(path, "restore")
     from hlmem.adapters.sqlite.restore import restore
 
     clock, ids = container.clock(), container.ids()
@@ -58,3 +61,11 @@ def reopen(container: Container, clock: Any, ids: Any) -> Any:
     container.ids.override(providers.Object(ids))
     container.reset_singletons()
     return container.storage()
+
+
+def refuse_postgres(path: str, what: str) -> None:
+    """Backup and restore copy a SQLite file; a PostgreSQL store (issue 18) has none."""
+    if str(path).startswith(("postgresql://", "postgres://")):
+        raise UnsupportedOperation(
+            f"{what} needs a SQLite store file; a PostgreSQL store is backed up with the server's own tools "
+            "(pg_dump), or copied out with `hlmem replay --into FILE.db` (docs/postgres.md)")

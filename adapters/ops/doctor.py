@@ -51,7 +51,13 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
     usage = disk_usage or shutil.disk_usage
     checks: list[Check] = []
     name = (embedder or settings.embedder or "").strip().lower() or None
-    if store.exists():
+    on_postgres = str(path).startswith(("postgresql://", "postgres://"))
+    if on_postgres:
+        # The store checks read a SQLite file read-only (ADR 0035); a PostgreSQL store has none.
+        store = Path(tempfile.gettempdir())
+        checks.append(Check("store", WARN, "the store is a PostgreSQL database: the store checks read a SQLite "
+                            "file and were not run", "check it with `hlmem replay --verify` (docs/postgres.md)"))
+    elif store.exists():
         store_checks_run = _store(store, settings, name, now=now, replay_seconds=replay_seconds, usage=usage)
         name = store_checks_run[0]
         checks += store_checks_run[1]
