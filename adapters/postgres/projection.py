@@ -1,8 +1,9 @@
 """Appending to the PostgreSQL log: version checks, positions, and the projections through the shared reducers.
 
-One :func:`append_events` call runs inside the store's transaction: it takes the log's advisory
-lock (positions are given in commit order, without gaps: the lock is held from the append to the
-commit, and nothing else takes it), inserts envelopes and payloads, loads every state the events
+One :func:`append_events` call runs inside the store's transaction: it writes the search index
+rows the events add or drop, then takes the log's advisory lock (positions are given in commit
+order, without gaps: the lock is held from there to the commit, and nothing else takes it),
+inserts envelopes and payloads, loads every state the events
 touch in one query per table, folds the events with :func:`hlmem.domain.reducers.step` (the same
 reducers as the other stores) and writes back the states that changed, the supersede edges, the
 evidence links and the search index rows.
@@ -82,6 +83,12 @@ _UPSERT_CONFLICT = (
 def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry],
                   payloads: Mapping[str, str] | None) -> tuple[int, bool]:
     """Append and project ``events`` (inside a transaction); return (first position, vectors changed)."""
+    # The search index first, outside the log's lock: what it writes follows from the events alone,
+    # and its inserts (the HNSW and GIN indexes) are the dearest part of an append, so concurrent
+    # writers build them side by side. Rows of one item_id written by two writers at once collide
+    # on its unique key: the later one fails as a ConcurrencyConflict (ADR 0048).
+    adds, drops = _index_changes(events, index)
+    vectors_changed = _index(con, adds, drops)
     con.execute("SELECT pg_advisory_xact_lock(%s)", (LOG_LOCK,))
     _check_versions(con, events)
     (last,) = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
@@ -101,22 +108,11 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
     conflicts = load_conflicts(con, [i for i in touched if i.startswith("cf_")])
     before = {i: (claims.get(i), observations.get(i), conflicts.get(i)) for i in touched}
     edges: list[tuple] = []
-    adds: dict[str, tuple] = {}
-    drops: set[str] = set()
     sources: list[tuple[str, str]] = []
     for n, event in enumerate(events):
         new_edges: list[SupersedeEdge] = []
         step(event, claims, observations, conflicts, new_edges)
         edges += [(first + n, e.old, e.new, to_micros(e.recorded_at)) for e in new_edges]
-        change = index_change(event)
-        if change and change[0] == "drop":
-            adds.pop(change[1], None)
-            drops.add(change[1])
-        elif change:
-            entry = index.get(change[1])
-            if entry is not None:
-                kind = "event" if change[1].startswith("ev_") else "claim"
-                adds[change[1]] = (change[1], kind, event.namespace, entry.text, entry.vector)
         if isinstance(event, ExtractionRecorded):
             sources += [(event.stream_id, s) for s in event.source_events]
     changed_claims = [claims[i] for i, (c, _o, _f) in before.items() if i in claims and claims[i] is not c]
@@ -141,8 +137,24 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
         if sources:
             cur.executemany("INSERT INTO extraction_sources (stream_id, event_id) VALUES (%s, %s) "
                             "ON CONFLICT DO NOTHING", sources)
-    vectors_changed = _index(con, adds, drops)
     return first, vectors_changed
+
+
+def _index_changes(events: Sequence[DomainEvent], index: Mapping[str, IndexEntry]) -> tuple[dict[str, tuple], set[str]]:
+    """The index rows ``events`` add (item id -> row) and the item ids they drop, in event order."""
+    adds: dict[str, tuple] = {}
+    drops: set[str] = set()
+    for event in events:
+        change = index_change(event)
+        if change and change[0] == "drop":
+            adds.pop(change[1], None)
+            drops.add(change[1])
+        elif change:
+            entry = index.get(change[1])
+            if entry is not None:
+                kind = "event" if change[1].startswith("ev_") else "claim"
+                adds[change[1]] = (change[1], kind, event.namespace, entry.text, entry.vector)
+    return adds, drops
 
 
 def _check_versions(con: psycopg.Connection, events: Sequence[DomainEvent]) -> None:
