@@ -81,10 +81,17 @@ def ensure_schema(con: psycopg.Connection) -> None:
             found = con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone()
             if found is not None and found[0] == SCHEMA_VERSION:
                 with con.transaction():
+                    con.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
                     _identity(con)
                 return
     with translated("creating the schema"), con.transaction():
         con.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        # Another process may have made the schema while this one waited for the lock: running the
+        # DDL again beside its readers can deadlock (seen with 8 processes opening a new database).
+        if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0] and con.execute(
+                "SELECT 1 FROM meta WHERE key = 'pg_schema' AND value = %s", (SCHEMA_VERSION,)).fetchone():
+            _identity(con)
+            return
         found = con.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
         if found is None:
             try:

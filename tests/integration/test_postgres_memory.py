@@ -49,3 +49,42 @@ def test_forget_erases_through_the_guarded_path_only(postgres_url: str) -> None:
                     "(SELECT position FROM payload_erasures)", "DELETE FROM payload_erasures"):
             with pytest.raises(psycopg.errors.RaiseException, match="hlmem"):
                 con.execute(sql)
+
+
+def test_eight_processes_opening_a_new_database_at_once_make_one_schema(postgres_admin_url: str) -> None:
+    """A database with nothing in it (not cloned from the tests' template): every opener races to
+    create the schema and writes at once; all succeed and agree on one store id. (Writer processes
+    of benchmarks/postgres_scale.py once deadlocked here: a late opener ran the DDL again beside the
+    first writers; ensure_schema now checks again under its lock. Threads did not reproduce that
+    interleaving; this checks the race's outcome.)"""
+    import threading
+
+    from support.postgres import _with_database
+
+    name = "hlmem_bare_open"
+    with psycopg.connect(postgres_admin_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        con.execute(f"CREATE DATABASE {name} TEMPLATE template0")
+    url = _with_database(postgres_admin_url, name)
+    start, ids, errors = threading.Barrier(8), [], []
+
+    def open_one(n: int) -> None:
+        start.wait()
+        try:
+            with Memory(url, embedder="hash") as mem:
+                for i in range(5):
+                    mem.remember(f"agent {n}", "works_in", f"city {i}")
+                ids.append(mem.storage.meta("store_id"))
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=open_one, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == [] and len(ids) == 8 and len(set(ids)) == 1
+    finally:
+        with psycopg.connect(postgres_admin_url, autocommit=True) as con:
+            con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
