@@ -87,8 +87,12 @@ def ensure_schema(con: psycopg.Connection) -> None:
     with translated("creating the schema"), con.transaction():
         con.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         # Another process may have made the schema while this one waited for the lock: running the
-        # DDL again beside its readers can deadlock (seen with 8 processes opening a new database).
-        if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0] and con.execute(
+        # DDL again beside its writers can deadlock (CREATE INDEX IF NOT EXISTS locks the table
+        # first; seen with 8 processes opening a new database). Asked of pg_tables, not to_regclass:
+        # this transaction began before that commit, and to_regclass answers from the backend's
+        # catalog cache, which still holds "no such table" until something makes it read the news.
+        if con.execute("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() "
+                       "AND tablename = 'meta')").fetchone()[0] and con.execute(
                 "SELECT 1 FROM meta WHERE key = 'pg_schema' AND value = %s", (SCHEMA_VERSION,)).fetchone():
             _identity(con)
             return
