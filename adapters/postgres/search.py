@@ -100,23 +100,47 @@ def bm25(terms: list[list[str]], docs: list[tuple[int, str, str, list[str]]], n_
          limit: int, *, exact: bool) -> list[Candidate]:
     """The in-memory store's BM25 over candidate ``docs`` ``(key, id, kind, tokens)``, with the
     namespace's ``n_docs`` and token ``total``. Ties: the item indexed last first."""
-    if not terms or not docs or limit <= 0 or n_docs == 0:
+    counted = [(key, item_id, kind, len(doc), [_count_phrase(doc, t) for t in terms])
+               for key, item_id, kind, doc in docs]
+    return bm25_counted(len(terms), counted, n_docs, total, limit, exact=exact)
+
+
+def bm25_counted(n_terms: int, docs: list[tuple[int, str, str, int, list[int]]], n_docs: int, total: int,
+                 limit: int, *, exact: bool) -> list[Candidate]:
+    """:func:`bm25` over ``(key, id, kind, token count, [tf of each term])``: the same arithmetic in
+    the same order, so both give equal floats."""
+    if not n_terms or not docs or limit <= 0 or n_docs == 0:
         return []
     avg = total / n_docs or 1.0
-    df = [sum(1 for d in docs if _count_phrase(d[3], t) > 0) for t in terms]
+    df = [sum(1 for d in docs if d[4][j] > 0) for j in range(n_terms)]
     scored = []
-    for key, item_id, kind, doc in docs:
+    for key, item_id, kind, length, tfs in docs:
         score, matched = 0.0, 0
-        for term, f in zip(terms, df):
-            tf = _count_phrase(doc, term)
+        for tf, f in zip(tfs, df):
             if tf:
                 matched += 1
                 idf = math.log(1 + (n_docs - f + 0.5) / (f + 0.5))
-                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
         if score > 0:
-            scored.append((score, -key, item_id, kind, exact and matched == len(terms)))
+            scored.append((score, -key, item_id, kind, exact and matched == n_terms))
     scored.sort(key=lambda s: (-s[0], s[1]))
     return [Candidate(i, k, r, s, hit) for r, (s, _, i, k, hit) in enumerate(scored[:limit], start=1)]
+
+
+def _pattern(parts: list[str]) -> str:
+    """A phrase as it appears in an item's padded tokens (each token between its own two spaces)."""
+    return "".join(f" {p} " for p in parts)
+
+
+def _self_overlapping(parts: list[str]) -> bool:
+    """Whether two occurrences of the phrase can overlap (``a a`` in ``a a a``): then a substring
+    count would miss some, and the phrase is counted on the token list instead."""
+    return any(parts[:k] == parts[-k:] for k in range(1, len(parts)))
+
+
+#: An item's tokens with each token between its own two spaces: a phrase's occurrences are then the
+#: non-overlapping occurrences of its pattern, which ``replace`` counts on the server.
+_PADDED = "CROSS JOIN LATERAL (SELECT ' ' || replace(i.tokens, ' ', '  ') || ' ' AS d) p"
 
 
 def text_candidates(con: psycopg.Connection, stats: TextStats, position: int, namespace: str, query: str,
@@ -126,11 +150,28 @@ def text_candidates(con: psycopg.Connection, stats: TextStats, position: int, na
     if not usable or limit <= 0:
         return []
     tsquery = " | ".join("(" + " & ".join(_lexeme(p) for p in t) + ")" for t in usable)
-    rows = con.execute(f"SELECT i.item_key, i.item_id, i.kind, i.tokens FROM items i {SEARCHABLE} "
-                       "AND i.namespace = %s AND i.tsv @@ %s::tsquery", (namespace, tsquery)).fetchall()
-    docs = [(r[0], r[1], r[2], r[3].split(" ") if r[3] else []) for r in rows]
+    # Term frequencies are counted by the server, so only small rows travel (an item's tokens only
+    # when some term is a self-overlapping phrase).
+    on_server = [j for j, t in enumerate(terms) if t and not _self_overlapping(t)]
+    counts = "".join(", (length(p.d) - length(replace(p.d, %s, ''))) / length(%s)" for _ in on_server)
+    params: list = [x for j in on_server for x in (_pattern(terms[j]), _pattern(terms[j]))]
+    here = [j for j, t in enumerate(terms) if t and j not in set(on_server)]
+    rows = con.execute(f"SELECT i.item_key, i.item_id, i.kind, i.ntok{', i.tokens' if here else ''}{counts} "
+                       f"FROM items i {_PADDED} {SEARCHABLE} "
+                       "AND i.namespace = %s AND i.tsv @@ %s::tsquery", (*params, namespace, tsquery)).fetchall()
+    first = 5 if here else 4
+    docs = []
+    for r in rows:
+        tfs = [0] * len(terms)
+        for n, j in enumerate(on_server):
+            tfs[j] = r[first + n]
+        if here:
+            doc = r[4].split(" ") if r[4] else []
+            for j in here:
+                tfs[j] = _count_phrase(doc, terms[j])
+        docs.append((r[0], r[1], r[2], r[3], tfs))
     n_docs, total = stats.get(con, namespace, position)
-    return bm25(terms, docs, n_docs, total, limit, exact=True)
+    return bm25_counted(len(terms), docs, n_docs, total, limit, exact=True)
 
 
 # -- vectors ---------------------------------------------------------------------------------------
