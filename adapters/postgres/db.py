@@ -12,17 +12,29 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
-
-import psycopg
-from psycopg import errors as pg_errors
+from typing import TYPE_CHECKING, Any
 
 from hlmem.adapters.postgres.schema import DDL, SCHEMA_LOCK, SCHEMA_VERSION
-from hlmem.domain.errors import ConcurrencyConflict, HlmemError, StorageError
+from hlmem.domain.errors import ConcurrencyConflict, ConfigurationError, HlmemError, StorageError
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = ["PgDb", "connect", "is_postgres_url", "redacted_url", "translated"]
 
 _SCHEMES = ("postgresql://", "postgres://")
+
+
+def _psycopg():  # noqa: ANN202 - the module
+    """psycopg 3, imported only when a PostgreSQL store is used (the extra ``hlmem[postgres]``), so
+    the plugin loads and SQLite users need none of it."""
+    try:
+        import psycopg
+        import pgvector.psycopg  # noqa: F401 - the vector type's adapters
+    except ModuleNotFoundError as exc:
+        raise ConfigurationError(f"a postgresql:// store needs psycopg 3 and pgvector ({exc.name} is not installed): "
+                                 "pip install 'hlmem[postgres]' (docs/postgres.md)") from exc
+    return psycopg
 
 
 def is_postgres_url(path: str) -> bool:
@@ -32,6 +44,7 @@ def is_postgres_url(path: str) -> bool:
 
 def redacted_url(url: str) -> str:
     """``url`` without its password, for messages."""
+    psycopg = _psycopg()
     try:
         params = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.Error:
@@ -44,6 +57,8 @@ def redacted_url(url: str) -> str:
 def translated(what: str) -> Iterator[None]:
     """psycopg errors as the hlmem tree: unique or serialization failures and deadlocks are
     :class:`ConcurrencyConflict` (another writer won), everything else :class:`StorageError`."""
+    psycopg = _psycopg()
+    pg_errors = psycopg.errors
     try:
         yield
     except HlmemError:
@@ -59,6 +74,7 @@ def translated(what: str) -> Iterator[None]:
 
 def connect(url: str) -> psycopg.Connection:
     """An autocommit connection to ``url`` with pgvector's types registered."""
+    psycopg = _psycopg()
     with translated(f"connecting to {redacted_url(url)}"):
         con = psycopg.connect(url, autocommit=True)
     return con
@@ -76,6 +92,7 @@ def _identity(con: psycopg.Connection) -> None:
 
 def ensure_schema(con: psycopg.Connection) -> None:
     """Create the extension and the tables once; several processes may race here."""
+    psycopg = _psycopg()
     with translated("opening the store"):
         if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]:
             found = con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone()

@@ -12,8 +12,7 @@ evidence links and the search index rows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-import psycopg
+from typing import TYPE_CHECKING
 
 from hlmem.adapters.postgres import search, states
 from hlmem.adapters.postgres.schema import LOG_LOCK
@@ -24,6 +23,9 @@ from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
+
+if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL store is opened (hlmem[postgres])
+    import psycopg
 
 
 def load_claims(con: psycopg.Connection, ids: Sequence[str]) -> dict[str, ClaimState]:

