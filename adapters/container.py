@@ -22,6 +22,9 @@ from hlmem.adapters.sqlite.replay_target import replay_target as open_replay_tar
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
+from hlmem.application.experience import ExperienceService
+from hlmem.application.experience_forget import ExperienceForgetService
+from hlmem.application.experience_recall import ExperienceRecall
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.import_service import ImportService
 from hlmem.application.ingest import IngestService
@@ -238,8 +241,15 @@ class Container(containers.DeclarativeContainer):
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     # Recall's query vectors are remembered in process memory (the last 512 texts; ADR 0044).
     query_embedder = providers.Singleton(_memo, raw_embedder)
+    # The experience channel (docs/experience.md, ADR 0045): episodes, policy induction, forget, recall.
+    #: ``experience_thresholds``: a PolicyThresholds, or None for the defaults (``Memory.set_experience_thresholds``).
+    experience_thresholds = providers.Object(None)
+    experience = providers.Singleton(ExperienceService, storage, clock, ids, experience_thresholds)
+    experience_forget = providers.Singleton(ExperienceForgetService, storage, storage.provided.tombstones, clock, ids)
+    experience_recall = providers.Singleton(ExperienceRecall, storage, experience_thresholds)
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
-                                 reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)
+                                 reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
+                                 experience=experience_recall)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.

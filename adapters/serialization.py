@@ -36,6 +36,18 @@ from hlmem.domain.events import (
     ObservationRecorded,
     StoreRestored,
 )
+from hlmem.domain.experience_events import (
+    EpisodeEnded,
+    EpisodeStarted,
+    PolicyActivated,
+    PolicyOutcomeRecorded,
+    PolicyProposed,
+    PolicyRetired,
+    PolicySupportForgotten,
+    ProcedureDemoted,
+    ProcedurePromoted,
+    StepRecorded,
+)
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 #: Append-only: tag -> event class. Never edit or remove a line; add new tags at the end.
@@ -60,6 +72,17 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "claim.revived.v1": ClaimRevived,
     "store.restored.v1": StoreRestored,
     "feedback.recorded.v1": FeedbackRecorded,
+    # The experience channel (docs/experience.md, ADR 0045).
+    "episode.started.v1": EpisodeStarted,
+    "episode.step_recorded.v1": StepRecorded,
+    "episode.ended.v1": EpisodeEnded,
+    "policy.proposed.v1": PolicyProposed,
+    "policy.outcome_recorded.v1": PolicyOutcomeRecorded,
+    "policy.activated.v1": PolicyActivated,
+    "policy.retired.v1": PolicyRetired,
+    "policy.support_forgotten.v1": PolicySupportForgotten,
+    "procedure.promoted.v1": ProcedurePromoted,
+    "procedure.demoted.v1": ProcedureDemoted,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

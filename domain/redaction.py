@@ -29,6 +29,7 @@ from hlmem.domain.events import (
     FeedbackRecorded,
     ObservationRecorded,
 )
+from hlmem.domain.experience_events import EXPERIENCE_EVENT_TYPES, redact_experience
 
 #: Kinds of fingerprinted content (a prefix of the hashed message, so kinds never collide).
 OBSERVATION = "observation"
@@ -53,6 +54,8 @@ def redact(event: DomainEvent) -> DomainEvent:
         return evolve(event, rejected=tuple(("", reasons) for _label, reasons in event.rejected))
     if isinstance(event, (ClaimRetracted, FeedbackRecorded)):
         return evolve(event, reason="")
+    if isinstance(event, EXPERIENCE_EVENT_TYPES):
+        return redact_experience(event)
     return event
 
 

@@ -21,6 +21,7 @@ from attrs import evolve, frozen
 
 from hlmem.adapters.embedders.cached import content_hash
 from hlmem.adapters.inmemory.activity import InMemoryActivity
+from hlmem.adapters.inmemory.experience import InMemoryExperience
 from hlmem.adapters.inmemory.journal import Journal
 from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.text.fts_query import unicode61_tokens
@@ -72,6 +73,8 @@ class InMemoryStorage:
         self.jobs: dict = {}
         self.embedding_cache = InMemoryCache()
         self.tombstones = InMemoryTombstoneLedger()
+        #: The experience channel's projection (ADR 0045), journaled with the rest.
+        self.experience = InMemoryExperience(self._journal)
         self._activity = InMemoryActivity(lambda: self._claims)
 
     @contextmanager
@@ -143,6 +146,7 @@ class InMemoryStorage:
                 journal.remember(states, stream_id)
         journal.remember_length(self._edges)
         step(event, self._claims, self._observations, self._conflicts, self._edges)
+        self.experience.project(event)
         journal.set(self._versions, event.stream_id, event.version)
         self._snapshot = None
 

@@ -407,6 +407,46 @@ def _worker_heartbeats(con: apsw.Connection) -> None:
     )
 
 
+def _experience(con: apsw.Connection) -> None:
+    # The experience channel's projections (adapters/sqlite/experience.py, ADR 0045): each state is
+    # the reducer's value as JSON, with the columns the reads filter on beside it.
+    con.execute(
+        """
+        CREATE TABLE episodes (
+            episode_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX episodes_by_signature ON episodes (namespace, signature);
+        CREATE TABLE policies (
+            policy_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX policies_by_signature ON policies (namespace, signature);
+        CREATE TABLE policy_support (
+            episode_id TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            PRIMARY KEY (episode_id, policy_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE procedures (
+            procedure_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            source_episode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX procedures_by_policy ON procedures (policy_id);
+        CREATE INDEX procedures_by_source ON procedures (source_episode);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -422,6 +462,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_context_fts", _context),
     Migration("0013_budget", _budget),
     Migration("0014_worker_heartbeats", _worker_heartbeats),
+    Migration("0015_experience", _experience),
 )
 
 

@@ -14,6 +14,7 @@ from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, in
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
+from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
@@ -63,6 +64,8 @@ class SQLiteStorage:
         self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self.db)
         self.tombstones = SQLiteTombstoneLedger(self.db)
+        #: The experience channel's projection (ADR 0045), written in each append's transaction.
+        self.experience = SQLiteExperience(self.db)
         self._activity = SQLiteActivity(self.db)
         self._finish_pending_erasure()
 
@@ -79,11 +82,13 @@ class SQLiteStorage:
     def _undone(self) -> None:
         # A rolled-back write (or a failed commit): what the caches took from it is not true.
         self._projector.reset()
+        self.experience.reset()
         self._vectors.invalidate()
         self._model = None
 
     def _ending(self) -> None:
         self._projector.reset()
+        self.experience.reset()
 
     @property
     def connection(self) -> apsw.Connection:
@@ -133,6 +138,7 @@ class SQLiteStorage:
             drops: set[str] = set()
             for offset, event in enumerate(events):
                 self._projector.project(event, first + offset)
+                self.experience.project(event)
                 if dropped := Projector.drops_item(event):
                     items.pop(dropped, None)
                     drops.add(dropped)
@@ -142,6 +148,7 @@ class SQLiteStorage:
                     kind = "event" if item.startswith("ev_") else "claim"
                     items[item] = (item, kind, event.namespace, entry.text, entry.vector)
             self._projector.flush()
+            self.experience.flush()
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
             indexed = search.index_items(self._con, list(items.values()))

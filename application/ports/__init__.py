@@ -77,3 +77,8 @@ __all__ = [
     "WriteStore",
     "check_worker_state",
 ]
+
+# The experience channel's optional read role (ADR 0045).
+from hlmem.application.ports.experience import ExperienceReader, HasExperience  # noqa: E402
+
+__all__ += ["ExperienceReader", "HasExperience"]

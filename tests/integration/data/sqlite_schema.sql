@@ -21,6 +21,8 @@ CREATE INDEX conflicts_status ON conflicts(namespace, status, opened_at);
 CREATE INDEX context_pairs_first ON context_pairs(first_key);
 -- index context_pairs_second on context_pairs
 CREATE INDEX context_pairs_second ON context_pairs(second_key);
+-- index episodes_by_signature on episodes
+CREATE INDEX episodes_by_signature ON episodes (namespace, signature);
 -- index jobs_ready on jobs
 CREATE INDEX jobs_ready ON jobs(kind, state, available_at);
 -- index jobs_terminal on jobs
@@ -37,6 +39,12 @@ CREATE INDEX observations_session ON observations(namespace, session_id);
 CREATE INDEX observations_session_order ON observations(namespace, session_id, recorded_at, event_id);
 -- index observations_speakers on observations
 CREATE INDEX observations_speakers ON observations(namespace, forgotten, role);
+-- index policies_by_signature on policies
+CREATE INDEX policies_by_signature ON policies (namespace, signature);
+-- index procedures_by_policy on procedures
+CREATE INDEX procedures_by_policy ON procedures (policy_id);
+-- index procedures_by_source on procedures
+CREATE INDEX procedures_by_source ON procedures (source_episode);
 -- index sqlite_autoindex__migrations_1 on _migrations (automatic)
 -- index sqlite_autoindex_embedding_cache_1 on embedding_cache (automatic)
 -- index sqlite_autoindex_events_1 on events (automatic)
@@ -151,6 +159,14 @@ CREATE TABLE "embedding_cache" (
             vec BLOB NOT NULL,
             UNIQUE (model, content_hash)
         );
+-- table episodes on episodes
+CREATE TABLE episodes (
+            episode_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
 -- table event_payloads on event_payloads
 CREATE TABLE event_payloads (
             position INTEGER PRIMARY KEY REFERENCES events(position),
@@ -251,6 +267,29 @@ CREATE TABLE payload_erasures (
             erased_at TEXT NOT NULL,
             reason TEXT NOT NULL
         );
+-- table policies on policies
+CREATE TABLE policies (
+            policy_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+-- table policy_support on policy_support
+CREATE TABLE policy_support (
+            episode_id TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            PRIMARY KEY (episode_id, policy_id)
+        ) WITHOUT ROWID;
+-- table procedures on procedures
+CREATE TABLE procedures (
+            procedure_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            source_episode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
 -- table supersede_edges on supersede_edges
 CREATE TABLE supersede_edges (
             position INTEGER NOT NULL,
@@ -300,4 +339,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience
