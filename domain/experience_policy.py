@@ -20,7 +20,8 @@ failures, or when another approach outranks it. A retired policy returns only on
 A **procedure** is an active policy that stayed reliable (``procedure_min_successes``
 successes, reliability of at least ``procedure_min_reliability``): the steps of its latest
 successful episode, without failed steps and duplicates, versioned (1, 2, … per policy). Any
-failure of its policy after promotion demotes it; a later promotion is the next version.
+failure of its policy after promotion demotes it; a later promotion (after a success) is the
+next version.
 
 An LLM may word a policy for people; it never sees or sets these numbers.
 """
@@ -217,8 +218,8 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
 
 
 def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
-    if policy.status != "active" or plan.active_procedures(policy.policy_id):
-        return
+    if policy.status != "active" or policy.streak > 0 or plan.active_procedures(policy.policy_id):
+        return  # a policy whose latest outcome failed waits for a success before its next version
     rel = reliability(policy, t)
     if policy.successes < t.procedure_min_successes or rel < t.procedure_min_reliability:
         return
