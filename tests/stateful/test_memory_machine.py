@@ -42,6 +42,8 @@ from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.sqlite.backup import backup
 from hlmem.adapters.sqlite.restore import restore
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.application.experience import ExperienceService
+from hlmem.application.experience_forget import BothEnforcers, ExperienceForgetService
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
@@ -59,6 +61,11 @@ from hlmem.domain.reducers import project
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.slots import normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus
+from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
+from hlmem.domain.experience_events import is_experience_stream
+from hlmem.domain.experience_policy import PolicyThresholds
+from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_state import PolicyState, ProcedureState
 
 UTC = timezone.utc
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
@@ -98,6 +105,11 @@ MAX_BACKUPS = 3
 #: Valid-time starts, in days from T0 (None: "from now"); negative ones land before known claims.
 STARTS = (None, None, None, -30, -10, -3, -1, 0, 1, 2, 5, 10, 30)
 LENGTHS = (None, None, 1, 3, 7, 40)
+#: The experience channel's pools and its low thresholds (so policies and procedures come and go).
+GOALS = ("fix the build", "Fix the build!", "deploy app v2", "deploy app v3")
+APPROACHES = ("make", "ninja")
+MACHINE_THRESHOLDS = PolicyThresholds(min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
+                                      procedure_min_successes=2, procedure_min_reliability=0.2)
 
 #: (subject, slot, value index, start, length, namespace) of one AssertClaim.
 claim_commands = st.tuples(
@@ -193,6 +205,11 @@ class MemoryMachine(RuleBasedStateMachine):
 
     def _forget_service(self, store: SQLiteStorage) -> ForgetService:
         return ForgetService(store, store.tombstones, self.clock, self.sql_ids, DEFAULT_REGISTRY)
+
+    def _enforcer(self, store: SQLiteStorage) -> BothEnforcers:
+        """Restore's tombstone enforcement on both channels (facts, then episodes: ADR 0045)."""
+        return BothEnforcers(self._forget_service(store),
+                             ExperienceForgetService(store, store.tombstones, self.clock, self.sql_ids))
 
     def teardown(self) -> None:
         if self.sql is not None:
@@ -447,7 +464,7 @@ class MemoryMachine(RuleBasedStateMachine):
         target, info = data.draw(st.sampled_from(self.backups))
         self._log_cache.clear()
         self.sql.close()
-        result = restore(self.path, target, clock=self.clock, ids=self.sql_ids, enforcer=self._forget_service,
+        result = restore(self.path, target, clock=self.clock, ids=self.sql_ids, enforcer=self._enforcer,
                          actor="machine", reason="rule")
         self._open_sql()
         assert result.position == self.sql.last_position()
@@ -655,6 +672,124 @@ class MemoryMachine(RuleBasedStateMachine):
                     found = recall.recall(text, k=200, namespace=ns, include_archived=True)
                     assert sid not in {i.id for i in found.items}, (sid, text)
 
+    # -- the experience channel (issue 17, ADR 0045) ------------------------------------------------
+    # Episodes run on both stores with the same ids; ending one runs its situation's policy
+    # lifecycle. Thresholds are low, so that a few episodes make candidates, active policies and
+    # procedures, and a few failures retire and demote them.
+
+    episodes = Bundle("episodes")
+
+    def _experience(self, store, ids):
+        return ExperienceService(store, self.clock, ids, MACHINE_THRESHOLDS)
+
+    def _both_experience(self, call):
+        mem = _outcome(lambda: call(self._experience(self.mem, self.mem_ids)))
+        sql = _outcome(lambda: call(self._experience(self.sql, self.sql_ids)))
+        assert mem == sql, f"in-memory {mem} != sqlite {sql}"
+        self.writes_since_reopen += 1
+        return mem
+
+    @rule(target=episodes, goal=st.sampled_from(GOALS), approach=st.sampled_from(APPROACHES))
+    def start_episode(self, goal: str, approach: str) -> str:
+        result, error = self._both_experience(lambda x: x.start(StartEpisode(goal=goal, approach=approach)))
+        assert error is None, error
+        return result.episode_id
+
+    @rule(episode=episodes, action=st.sampled_from(("build", "test", "ship", "build")), failed=st.booleans(),
+          evidence=st.lists(observations, max_size=1), cost=st.sampled_from((0.0, 1.5, -1.0)))
+    def record_step(self, episode: str, action: str, failed: bool, evidence: list[str], cost: float) -> None:
+        result, error = self._both_experience(lambda x: x.record_step(RecordStep(
+            episode_id=episode, action=action, error="E42" if failed else "", evidence=tuple(evidence), cost=cost)))
+        count_event(f"episode step: {error or 'recorded'}")
+        if cost < 0:
+            assert error is not None  # refused, and nothing was written (the logs still agree)
+
+    @rule(episode=episodes, status=st.sampled_from(("succeeded", "succeeded", "failed", "cancelled")),
+          reward=st.sampled_from((None, 0.0, 1.0, 1.5)))
+    def end_episode(self, episode: str, status: str, reward: float | None) -> None:
+        result, error = self._both_experience(lambda x: x.end(EndEpisode(episode_id=episode, status=status,
+                                                                        reward=reward)))
+        count_event(f"episode end: {error or 'ended'}")
+        if result is not None:
+            for e in result.changes:
+                count_event(f"experience change: {type(e).__name__}")
+
+    @rule(target=episodes, goal=st.sampled_from(GOALS), approach=st.sampled_from(APPROACHES),
+          outcomes=st.lists(st.sampled_from(("succeeded", "succeeded", "failed")), min_size=2, max_size=4))
+    def run_episodes(self, goal: str, approach: str, outcomes: list[str]) -> str:
+        """Several whole episodes of one situation: what makes policies, procedures and their changes likely."""
+        last = ""
+        for status in outcomes:
+            last = self.start_episode(goal, approach)
+            self.record_step(last, "build", False, [], 0.0)
+            self.end_episode(last, status, None)
+        return last
+
+    @rule(episode=episodes)
+    def forget_episode(self, episode: str) -> None:
+        outcomes = []
+        for store, ids in ((self.mem, self.mem_ids), (self.sql, self.sql_ids)):
+            service = ExperienceForgetService(store, store.tombstones, self.clock, ids)
+            report, error = _outcome(lambda s=service: s.forget_episode(episode, actor="machine", reason="rule"))
+            outcomes.append((error,) if report is None else (dict(report.counts), report.items, report.forget_id,
+                                                             report.already_forgotten))
+        assert outcomes[0] == outcomes[1], outcomes
+        self.writes_since_reopen += 1
+        if len(outcomes[0]) > 1:
+            self.forgotten |= set(outcomes[0][1])
+            count_event("forget episode: " + ("already forgotten" if outcomes[0][3] else
+                                               f"removed {min(len(outcomes[0][1]), 3)}+"))
+
+    def _experience_states(self, store) -> dict:
+        ids = list(dict.fromkeys(e.stream_id for e in self._log(store) if is_experience_stream(e.stream_id)))
+        x = store.experience
+        return {**x.get_episodes(ids), **x.get_policies(ids), **x.get_procedures(ids)}
+
+    @invariant()
+    def experience_equals_fold_and_agrees(self) -> None:
+        if not self._changed("experience_equals_fold_and_agrees"):
+            return
+        folded: dict = {}
+        for event in self._log(self.sql):
+            if is_experience_stream(event.stream_id):
+                folded[event.stream_id] = reduce_experience(folded.get(event.stream_id), event)
+        assert self._experience_states(self.sql) == folded
+        assert self._experience_states(self.mem) == folded
+
+    @invariant()
+    def no_active_policy_without_support(self) -> None:
+        if not self._changed("no_active_policy_without_support"):
+            return
+        states = self._experience_states(self.sql)
+        for sid, state in states.items():
+            if sid.startswith("po_") and state.status in ("candidate", "active"):
+                assert state.support, state
+                for eid in state.episodes:
+                    assert states[eid].status in ("succeeded", "failed"), (sid, eid, states[eid].status)
+            if sid.startswith("pd_") and state.status == "active":
+                assert states[state.policy_id].status == "active", (sid, states[state.policy_id])
+                assert states[state.source_episode].status == "succeeded"
+        live = [p for p in states.values() if isinstance(p, PolicyState) and p.status in ("candidate", "active")]
+        per_situation = {(p.namespace, p.signature) for p in live}
+        assert len(per_situation) == len(live), "two live policies for one situation"
+
+    @invariant()
+    def forgotten_episodes_leave_nothing(self) -> None:
+        gone = {s for s in self.forgotten if s.startswith("ep_")}
+        if not gone or not self._changed("forgotten_episodes_leave_nothing"):
+            return
+        for store in (self.mem, self.sql):
+            states = self._experience_states(store)
+            for eid in gone:
+                if eid in states:  # (a restore of an older backup may predate the episode)
+                    assert states[eid].status == "forgotten" and states[eid].goal == "", states[eid]
+                    assert all(not s.action and not s.observation for s in states[eid].steps)
+            for state in states.values():
+                if isinstance(state, PolicyState):
+                    assert not gone & set(state.episodes), state
+                elif isinstance(state, ProcedureState) and state.status != "forgotten":
+                    assert state.source_episode not in gone, state
+
 
 TestMemoryMachine = MemoryMachine.TestCase
 
@@ -847,3 +982,36 @@ def test_a_legacy_claim_left_citing_only_forgotten_events_is_forgotten_and_its_l
         assert store.get_claims(["cl_legacy"])["cl_legacy"].status is ClaimStatus.FORGOTTEN
     finally:
         store.close()
+
+
+def test_the_experience_rules_by_hand_policies_procedures_forget_restore_replay() -> None:
+    """A pinned run through the experience rules: episodes make an active policy and a procedure,
+    a backup is taken, an episode is forgotten, failures retire the policy, the backup is restored
+    (the forgotten episode stays forgotten) and the log is replayed; every invariant after each step."""
+    ids: list[str] = []
+
+    class Draw:
+        def draw(self, _strategy):
+            return MemoryMachine_backups[0]
+
+    MemoryMachine_backups: list = []
+
+    def remember_backup(m):
+        m.take_backup()
+        MemoryMachine_backups.append(m.backups[-1])
+
+    def assert_learnt(m):
+        assert [p.status for p in m.sql.experience.policies("default")] == ["active"]
+        assert [p.status for p in m.sql.experience.procedures("default")] == ["active"]
+
+    steps = [lambda m: ids.append(m.run_episodes("fix the build", "make", ["succeeded"] * 4)),
+             lambda m: ids.append(m.run_episodes("Fix the build!", "make", ["succeeded", "succeeded"])),
+             lambda m: assert_learnt(m),
+             remember_backup,
+             lambda m: m.forget_episode(ids[0]),
+             lambda m: m.run_episodes("fix the build", "make", ["failed", "failed", "failed"]),
+             lambda m: m.restore_backup(Draw()),
+             lambda m: m.run_episodes("deploy app v2", "ninja", ["succeeded", "failed", "succeeded"]),
+             lambda m: m.forget_episode(ids[1]),
+             lambda m: m.replay_into_sqlite()]
+    _drive(steps)
