@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hlmem.adapters.server import routes_ops, routes_read, routes_write
+from hlmem.adapters.server.api_docs import mount_api_docs
 from hlmem.adapters.server.auth import BearerAuth
 from hlmem.adapters.server.errors import body, message_of, status_and_code
 from hlmem.adapters.server.limits import BodyLimit
@@ -50,11 +51,13 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
         ours = version("hlmem")
     except PackageNotFoundError:  # a source tree without metadata
         ours = "0"
-    app = FastAPI(title="hlmem", version=ours, description=DESCRIPTION, redoc_url=None)
+    app = FastAPI(title="hlmem", version=ours, description=DESCRIPTION, redoc_url=None,
+                  docs_url=None)
     app.state.hlmem = ServerState(served, settings.max_body_bytes)
     for module in (routes_read, routes_write, routes_ops):
         app.include_router(module.router)
     mount_ui(app)  # the web inspector at /ui (docs/ui.md)
+    mount_api_docs(app)  # Swagger UI from local files (no CDN)
     app.add_exception_handler(HlmemError, _hlmem_error)
     app.add_exception_handler(ExceptionGroup, _hlmem_error)
     app.add_exception_handler(RequestValidationError, _invalid_body)

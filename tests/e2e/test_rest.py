@@ -47,6 +47,20 @@ def test_health_and_the_schema(client: httpx.Client) -> None:
     assert docs.status_code == 200 and "/openapi.json" in docs.text
 
 
+def test_swagger_ui_is_served_from_this_machine(client: httpx.Client) -> None:
+    """/docs names no other host: its script and style come from /docs/static (offline use)."""
+    import re
+
+    page = client.get("/docs").text
+    assert not re.search(r"(src|href)=['\"]https?://", page), page
+    for url in re.findall(r"(?:src|href)=['\"](/docs/static/[^'\"]+)", page):
+        assert client.get(url).status_code == 200, url
+    script = client.get("/docs/static/swagger-ui-bundle.js")
+    assert script.status_code == 200 and "SwaggerUIBundle" in script.text
+    assert client.get("/docs/static/swagger-ui-bundle.js.map").status_code == 404
+    assert client.get("/docs/static/index.html").status_code == 404
+
+
 def test_events_one_and_a_batch_are_recorded_and_recallable(client: httpx.Client, store: Memory) -> None:
     before = store.stats()["observations"]
     one = client.post("/v1/events", json={"text": "I live in Hangzhou", "session": "chat"})

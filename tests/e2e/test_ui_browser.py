@@ -156,3 +156,65 @@ def test_forget_dry_run_then_confirm_then_it_is_gone_and_audited(page: Any, site
     page.click("nav a[data-view=audit]")
     audit = page.wait_for_selector("#audit").inner_text()
     assert "forget" in audit and ids.doomed in audit and "rest" in audit
+
+
+def test_swagger_ui_renders_the_schema_with_no_other_host(site: tuple[str, Seeded, Any]) -> None:
+    """/docs works offline: every request the page makes goes to this server (docs/rest.md)."""
+    base, _, browser = site
+    context = browser.new_context(extra_http_headers={"Authorization": f"Bearer {TOKEN}"})
+    elsewhere: list[str] = []
+
+    def only_here(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_here)
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        tab.goto(base + "/docs")
+        tab.wait_for_selector(".opblock-summary-path:has-text('/v1/recall')")
+        assert "hlmem" in tab.inner_text(".info .title")
+        assert elsewhere == []
+    finally:
+        context.close()
+
+
+def test_correct_then_retract_from_the_claim_page(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    page.goto(base + f"/ui/#/claim/{ids.standup}")
+    page.wait_for_selector("#correct-form")
+    page.fill("#correct-form input[name=value]", "10:00")
+    page.fill("#correct-form input[name=reason]", "moved later")
+    page.click("#correct-form button")
+    page.wait_for_function("() => document.querySelector('#claim-value')?.textContent === '10:00'")
+    new_id = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+    assert new_id != ids.standup
+    chain = page.inner_text("#chain")
+    assert chain.index("09:30") < chain.index("10:00") and "superseded" in chain
+    page.fill("#retract-form input[name=reason]", "no standups any more")
+    page.click("#retract-form button")
+    page.wait_for_selector("dd .status.retracted")
+    assert page.locator("#correct-form").count() == 0  # only an active claim can change
+    page.goto(base + f"/ui/#/claim/{ids.standup}")  # the old value: superseded, nothing to change
+    page.wait_for_selector("dd .status.superseded")
+    assert page.locator("#retract-form").count() == 0
+    page.click("nav a[data-view=audit]")
+    audit = page.wait_for_selector("#audit").inner_text()
+    assert "retract" in audit and new_id in audit
+
+
+def test_a_refused_change_shows_the_error_and_keeps_the_form(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    page.goto(base + f"/ui/#/claim/{ids.employer}")
+    page.wait_for_selector("#correct-form")
+    page.fill("#correct-form input[name=value]", "Globex")
+    page.fill("#correct-form input[name=valid_from]", "not a time")
+    page.click("#correct-form button")
+    error = page.wait_for_selector("#change-result .error").inner_text()
+    assert "valid_from" in error or "time" in error.lower(), error
+    assert page.input_value("#correct-form input[name=value]") == "Globex"
+    assert page.is_enabled("#correct-form button")

@@ -1,7 +1,7 @@
 """A small store for the inspector's browser test and screenshots (docs/ui.md).
 
 Chinese and English claims about ``user``, one supersede (北京 → 上海, with its evidence event
-verbatim), a value that is HTML (the escaping check) and a claim to forget.
+verbatim), a value that is HTML (the escaping check), a claim to forget and one to correct and retract.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class Seeded:
     employer: str
     xss: str
     doomed: str
+    standup: str
 
 
 def seed(mem: Any) -> Seeded:
@@ -40,4 +41,5 @@ def seed(mem: Any) -> Seeded:
     mem.remember("user", "favourite_food", "小笼包", valid_from="2020-01-01T00:00:00Z")
     xss = mem.remember("user", "nickname", XSS_VALUE, valid_from="2022-02-02T00:00:00Z")
     doomed = mem.remember("project", "codename", "Bluebird launch plan", valid_from="2024-01-01T00:00:00Z")
-    return Seeded(event.id, beijing.id, shanghai.id, employer.id, xss.id, doomed.id)
+    standup = mem.remember("team", "standup_time", "09:30", valid_from="2024-02-01T00:00:00Z")
+    return Seeded(event.id, beijing.id, shanghai.id, employer.id, xss.id, doomed.id, standup.id)

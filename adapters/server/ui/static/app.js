@@ -196,7 +196,47 @@
       el("h2", {}, "Bitemporal rows"),
       table(["valid from", "valid to", "recorded from", "recorded to"],
         c.versions.map((v) => [when(v.valid_from), when(v.valid_to), when(v.recorded_from), when(v.recorded_to)])),
+      c.status === "active" ? changeForms(c) : null,
       el("p", {}, link("#/forget?" + query({ id: c.id }), "Forget this claim…")));
+  }
+  // Correct (a new value supersedes this one) or retract (no longer believed); history keeps both.
+  function changeForms(c) {
+    const out = el("div", { id: "change-result" });
+    const fix = el("form", { class: "inline", id: "correct-form" },
+      el("label", {}, "new value", el("input", { name: "value", class: "wide", required: true })),
+      el("label", {}, "valid from (optional)", el("input", { name: "valid_from", placeholder: "now" })),
+      el("label", {}, "reason", el("input", { name: "reason" })),
+      el("button", { type: "submit" }, "Correct"));
+    const drop = el("form", { class: "inline", id: "retract-form" },
+      el("label", {}, "reason", el("input", { name: "reason", class: "wide" })),
+      el("button", { type: "submit", class: "danger" }, "Retract"));
+    async function send(form, path, body, after) {
+      const button = form.querySelector("button");
+      button.disabled = true;
+      try {
+        const done = await api("POST", "memories/" + encodeURIComponent(c.id) + "/" + path, body);
+        after(done);
+      } catch (err) {
+        put(out, errorBox(err));
+        button.disabled = false;
+      }
+    }
+    fix.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const d = Object.fromEntries(new FormData(fix));
+      const body = { value: d.value, reason: d.reason || "" };
+      if (d.valid_from.trim()) body.valid_from = d.valid_from.trim();
+      send(fix, "correct", body, (done) => { location.hash = "#/claim/" + encodeURIComponent(done.id); });
+    });
+    drop.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const d = Object.fromEntries(new FormData(drop));
+      send(drop, "retract", { reason: d.reason || "" }, () => route());
+    });
+    return [el("h2", {}, "Change this claim"),
+      el("p", { class: "muted" }, "Correcting records a new claim that supersedes this one; retracting stops " +
+        "believing it from now on. Both keep this claim in history and the audit log; neither erases anything."),
+      fix, drop, out];
   }
 
   // ---- a subject's timeline: slots as rows, values as bars along valid time ---------------
