@@ -12,10 +12,15 @@ proposed as a *candidate* when it has at least ``min_support`` episodes, a relia
 least ``min_reliability``, and — when other approaches were tried in the same situation — a
 reliability at least ``min_lead`` above the others' pooled success rate (so a situation where
 every approach does about as well, noise, yields no policy). A candidate is on **probation**:
-after ``probation`` further outcomes it becomes *active* if its reliability then still meets
-the threshold, else it retires. An active policy **retires** after ``retire_after`` consecutive
-failures, or when another approach outranks it. A retired policy returns only on fresh evidence
-(episodes its support had not counted).
+once ``probation`` further outcomes are in, it becomes *active* as soon as its reliability meets
+the threshold, and it retires as soon as the evidence is against it — its lead over the other
+approaches fell below ``min_lead``, or even the Wilson *upper* bound fell below
+``min_reliability``; in between it stays a candidate and keeps its evidence (a proposal is made
+when the bound first crosses the threshold, so the next outcomes often dip below it: retiring
+then would throw away a good approach's record). An active policy **retires** after
+``retire_after`` consecutive failures, or when another approach outranks it. A retired policy
+returns only on fresh evidence — a success its support had not counted — and is then judged on
+its whole record, the failures that retired it included.
 
 A **procedure** is an active policy that stayed reliable (``procedure_min_successes``
 successes, reliability of at least ``procedure_min_reliability``): the steps of its latest
@@ -29,7 +34,7 @@ An LLM may word a policy for people; it never sees or sets these numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from attrs import frozen
@@ -53,7 +58,8 @@ LIVE = ("candidate", "active")
 
 @frozen(kw_only=True)
 class PolicyThresholds:
-    """When induction proposes, activates, retires and promotes (docs/experience.md, ``[experience]``)."""
+    """When induction proposes, activates, retires and promotes (docs/experience.md;
+    ``Memory.set_experience_thresholds``)."""
 
     min_support: int = 5
     min_reliability: float = 0.6
@@ -118,15 +124,10 @@ def _ended_order(e: EpisodeState) -> tuple:
     return (e.ended_at, e.episode_id)
 
 
-def approach_stats(episodes: Iterable[EpisodeState], *,
-                   spent: Mapping[str, frozenset[str]] | None = None) -> dict[str, ApproachStats]:
-    """Per approach, the succeeded/failed episodes in the order they ended (``spent[approach]``:
-    episodes not to count again — a retired policy's support)."""
-    spent = spent or {}
+def approach_stats(episodes: Iterable[EpisodeState]) -> dict[str, ApproachStats]:
+    """Per approach, the succeeded/failed episodes in the order they ended."""
     grouped: dict[str, list[tuple[str, bool]]] = {}
     for e in sorted((e for e in episodes if e.succeeded is not None and e.approach), key=_ended_order):
-        if e.episode_id in spent.get(e.approach, ()):
-            continue
         grouped.setdefault(e.approach, []).append((e.episode_id, bool(e.succeeded)))
     return {a: ApproachStats(a, tuple(o)) for a, o in sorted(grouped.items())}
 
@@ -203,10 +204,13 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
     policy = plan.policy_event(PolicyOutcomeRecorded, policy, episode_id=episode.episode_id, succeeded=ok)
     rel = reliability(policy, t)
     if policy.status == "candidate" and policy.since_proposal >= t.probation:
-        if rel < t.min_reliability:
-            policy = plan.policy_event(PolicyRetired, policy, reason=f"failed probation: reliability {rel:.2f} "
-                                       f"< {t.min_reliability:.2f}")
-        else:
+        lead = _lead(plan, policy, rel)
+        upper = 1.0 - wilson_lower(policy.failures, len(policy.support), t.z)
+        if upper < t.min_reliability or (lead is not None and lead < t.min_lead):
+            why = (f"reliability at most {upper:.2f} < {t.min_reliability:.2f}" if upper < t.min_reliability
+                   else f"lead {lead:.2f} < {t.min_lead:.2f}")
+            policy = plan.policy_event(PolicyRetired, policy, reason=f"failed probation: {why}")
+        elif rel >= t.min_reliability:
             policy = plan.policy_event(PolicyActivated, policy, reason=f"passed probation: {policy.since_proposal} "
                                        f"outcomes, reliability {rel:.2f}")
     elif policy.status == "active" and policy.streak >= t.retire_after:
@@ -215,6 +219,13 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
         plan.demote(policy.policy_id, "a failure after promotion" if not ok else "its policy retired",
                     episode.episode_id)
     _promote(plan, policy, t)
+
+
+def _lead(plan: _Plan, policy: PolicyState, rel: float) -> float | None:
+    """How far ``rel`` is above the other approaches' pooled success rate (None: none tried)."""
+    others = [s for a, s in approach_stats(plan.situation.episodes).items() if a != policy.approach]
+    tried = sum(s.n for s in others)
+    return rel - sum(s.successes for s in others) / tried if tried else None
 
 
 def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
@@ -252,8 +263,9 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
     retired = {p.approach: p for p in plan.policies.values() if p.status == "retired"}
     live = [p for p in plan.policies.values() if p.status in LIVE]
     all_stats = approach_stats(situation.episodes)
-    # A retired policy returns only on fresh evidence: episodes its support did not count.
-    stats = approach_stats(situation.episodes, spent={a: frozenset(p.episodes) for a, p in retired.items()})
+    # A retired policy returns only on fresh evidence: a success its support had not counted. Its
+    # record is then judged whole (a streak of failures, a lost lead count against it as before).
+    stats = {a: s for a, s in all_stats.items() if a not in retired or _fresh_success(s, retired[a])}
     best = _best(stats, all_stats, t)
     if best is not None and not any(p.approach == best.approach for p in live):
         reason = (f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}")
@@ -274,6 +286,11 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
             plan.demote(other.policy_id, "its policy was outranked")
     for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
         _promote(plan, policy, t)
+
+
+def _fresh_success(stats: ApproachStats, policy: PolicyState) -> bool:
+    counted = set(policy.episodes)
+    return any(ok and e not in counted for e, ok in stats.outcomes)
 
 
 def _best(stats: dict[str, ApproachStats], all_stats: dict[str, ApproachStats],

@@ -15,8 +15,8 @@ import unicodedata
 
 _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`|“[^”]*”|「[^」]*」")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
-_PATH = re.compile(r"(?:[\w.-]*[/\\])+[\w.-]+|\b[\w-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|csv|rs|go|c|h|"
-                   r"cpp|java|sh|cfg|ini|lock|log|html|css|sql)\b")
+_PATH = re.compile(r"(?:[\w.-]*[/\\])+[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:py|js|ts|json|toml|yaml|yml|md|txt|csv|rs|go|c|h|"
+                   r"cpp|java|sh|cfg|ini|lock|log|html|css|sql|tar|gz|tgz|zip|whl|jar)\b")
 _HEX = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
 _NUMBER = re.compile(r"\bv?\d+(?:[.,:_-]\d+)*\b|\d+")
 _PUNCT = re.compile(r"[^\w<>\s]+")
