@@ -61,8 +61,15 @@ def _is_cjk(ch: str) -> bool:
 
 
 def language_of(claims: Sequence[ClaimState]) -> str:
-    """``zh`` when a value or the subject holds Chinese characters, else ``en``."""
-    return "zh" if any(_is_cjk(ch) for c in claims for ch in (c.value + c.subject)) else "en"
+    """``zh`` when a value holds Chinese characters (or, with no value in letters, the subject), else ``en``.
+
+    The user's own names (``我``, ``用户``) say nothing of the language their facts are in."""
+    values = "".join(c.value for c in claims)
+    if any(_is_cjk(ch) for ch in values):
+        return "zh"
+    if any(ch.isalpha() for ch in values):
+        return "en"
+    return "zh" if any(_is_cjk(ch) for c in claims for ch in c.subject) else "en"
 
 
 def family_label(family: str, language: str) -> str:
