@@ -27,6 +27,10 @@ from hlmem.domain.events import (
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
+    DerivedBecameStale,
+    DerivedBuilt,
+    DerivedRebuilt,
+    DerivedRemoved,
     DomainEvent,
     EvidenceForgotten,
     ExtractionRecorded,
@@ -60,6 +64,10 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "claim.revived.v1": ClaimRevived,
     "store.restored.v1": StoreRestored,
     "feedback.recorded.v1": FeedbackRecorded,
+    "derived.built.v1": DerivedBuilt,
+    "derived.rebuilt.v1": DerivedRebuilt,
+    "derived.became_stale.v1": DerivedBecameStale,
+    "derived.removed.v1": DerivedRemoved,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 
