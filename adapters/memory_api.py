@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from hlmem.application.derived import BuildReport, DerivedView
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
@@ -307,6 +308,26 @@ class Memory(Operations, Corrections, ExperienceApi):
                                                         extract=extract, invalid=invalid)
         note_embedder(self.storage, self.embedder_name)
         return report
+
+
+    # -- derived items: observation summaries and mental models (docs/derived.md, ADR 0046) ----------
+
+    def derive(self, *, subject: str | None = None, namespace: str | None = None) -> BuildReport:
+        """Build (or bring up to date) the observation summaries and mental models of one subject,
+        or of every subject of the namespace."""
+        return self._container.derived().build(namespace or self.namespace, subject)
+
+    def observations(self, *, subject: str | None = None, namespace: str | None = None) -> list[DerivedView]:
+        """The observation summaries (current and stale), each with its source claims."""
+        return self._container.derived().observations(namespace or self.namespace, subject=subject)
+
+    def mental_model(self, subject: str, *, namespace: str | None = None) -> DerivedView:
+        """A subject's mental model with its source claims (NotFound when none was built)."""
+        return self._container.derived().mental_model(subject, namespace or self.namespace)
+
+    def derived(self, derived_id: str) -> DerivedView:
+        """One derived item (``dv_…``) by id, whatever its status, with its source claims."""
+        return self._container.derived().show(derived_id)
 
 
 __all__ = ["IMPORT_BATCH", "ConfigurationError", "ImportReport", "Memory", "restore_store"]

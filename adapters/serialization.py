@@ -27,6 +27,10 @@ from hlmem.domain.events import (
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
+    DerivedBecameStale,
+    DerivedBuilt,
+    DerivedRebuilt,
+    DerivedRemoved,
     DomainEvent,
     EvidenceForgotten,
     ExtractionRecorded,
@@ -83,6 +87,10 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "policy.support_forgotten.v1": PolicySupportForgotten,
     "procedure.promoted.v1": ProcedurePromoted,
     "procedure.demoted.v1": ProcedureDemoted,
+    "derived.built.v1": DerivedBuilt,
+    "derived.rebuilt.v1": DerivedRebuilt,
+    "derived.became_stale.v1": DerivedBecameStale,
+    "derived.removed.v1": DerivedRemoved,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

@@ -24,6 +24,8 @@ from hlmem.domain.events import (
     ClaimAsserted,
     ClaimRetracted,
     ConflictOpened,
+    DerivedBecameStale,
+    DerivedBuilt,
     DomainEvent,
     ExtractionRecorded,
     FeedbackRecorded,
@@ -52,6 +54,10 @@ def redact(event: DomainEvent) -> DomainEvent:
                       evidence=())
     if isinstance(event, ExtractionRecorded):
         return evolve(event, rejected=tuple(("", reasons) for _label, reasons in event.rejected))
+    if isinstance(event, DerivedBuilt):  # and DerivedRebuilt: the text is made of claims' values
+        return evolve(event, subject="", family="", label="", text="")
+    if isinstance(event, DerivedBecameStale):
+        return evolve(event, subject="", family="", label="")
     if isinstance(event, (ClaimRetracted, FeedbackRecorded)):
         return evolve(event, reason="")
     if isinstance(event, EXPERIENCE_EVENT_TYPES):

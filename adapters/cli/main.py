@@ -20,6 +20,7 @@ from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins l
 from hlmem.adapters.cli import hermes_commands  # noqa: F401  (``hlmem hermes install``, ADR 0038)
 from hlmem.adapters.cli import serve_commands  # noqa: F401  (``hlmem serve``, REST: ADR 0036)
 from hlmem.adapters.cli import episode_commands  # noqa: F401  (``hlmem episode``, ADR 0045)
+from hlmem.adapters.cli import derived_commands  # noqa: F401  (derive, observations, profile: ADR 0046)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,

@@ -10,7 +10,7 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
-from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, integrity, rows, search
+from hlmem.adapters.sqlite import conflict_rows, context, derived_rows, erasure, event_log, integrity, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
@@ -21,6 +21,7 @@ from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
 from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
+from hlmem.domain.derived import DerivedState, is_derived_id
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
@@ -238,7 +239,24 @@ class SQLiteStorage:
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
         """The projection rows of each stream, undecoded: equal rows decode to equal states."""
         with self._lock, _translated("reading projections"):
-            return _projection_rows(self._con, stream_ids)
+            out = _projection_rows(self._con, stream_ids)
+            out.update(derived_rows.fingerprints(self._con, [i for i in stream_ids if is_derived_id(i)]))
+            return out
+
+    # -- derived items (DerivedReader; adapters/sqlite/derived_rows.py, ADR 0046) -----------------
+
+    def get_derived(self, ids: Sequence[str]) -> dict[str, DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.load(self._con, [i for i in ids if is_derived_id(i)])
+
+    def derived_citing(self, claim_ids: Sequence[str]) -> dict[str, DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.citing(self._con, claim_ids)
+
+    def derived_items(self, namespace: str, *, subject: str | None = None,
+                      kind: str | None = None) -> list[DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.items(self._con, namespace, subject, kind)
 
     # -- projection queries ---------------------------------------------------------------------
 
@@ -332,6 +350,7 @@ class SQLiteStorage:
             out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
             for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
                 out[f"conflicts_{status}"] = n
+            out.update(derived_rows.counts(self._con))
             return out
 
     # -- search ---------------------------------------------------------------------------------

@@ -17,12 +17,19 @@ Evidence (issue 11): claims cite events from the bundle, forgotten ones included
 name no event; both stores must refuse the forgotten and unknown ones alike, and no live claim
 ever rests on an event that is forgotten or missing.
 
+Derived items (issue 17 item 6, ADR 0046): observation summaries and mental models are built on
+both stores, and every service appends through the staleness guard. No item may cite a forgotten
+claim or keep a forgotten claim's content in its log; no current item may rest on a claim that is
+not active, checked at the end of every write transaction (``_StalenessAudit``), not just after
+each rule; the projection equals the fold of the log, and replay rebuilds it.
+
 A failing run prints its seed (tests/conftest.py); ``pytest tests/stateful --hypothesis-seed=N``
 replays it. Sequences the machine found are pinned as plain tests at the end of this file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -45,13 +52,16 @@ from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.experience import ExperienceService
 from hlmem.application.experience_forget import BothEnforcers, ExperienceForgetService
 from hlmem.application.forgetting import ForgetService
+from hlmem.application.derived import DerivedService
+from hlmem.application.derived_guard import guarded
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
 from hlmem.application.recall import RecallService
 from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.events import Cardinality, ItemForgotten
+from hlmem.domain.derived import CURRENT, FORGOTTEN, STALE, project_derived
+from hlmem.domain.events import Cardinality, DerivedBuilt, ItemForgotten
 from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.forgetting import ForgetTarget
 from hlmem.domain.lifecycle import LifecyclePolicy
@@ -152,6 +162,47 @@ def _rectangles_overlap(a, b) -> bool:
         a.recorded_from, a.recorded_to, b.recorded_from, b.recorded_to)
 
 
+class _StalenessAudit:
+    """The store as the services see it, checking at the end of each outermost write transaction
+    (inside it, before the commit) that no current derived item rests on a claim that is not
+    active: staleness must be decided in the transaction that changed the source. Failures are
+    recorded, not raised (a raise would roll back and look like a refusal to the rules)."""
+
+    def __init__(self, store, failures: list) -> None:
+        self._store = store
+        self._failures = failures
+        self._depth = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def _check(self) -> None:
+        store = self._store
+        ids = sorted({d.derived_id for ns in NAMESPACES for d in store.derived_items(ns) if d.status == CURRENT})
+        for item in store.get_derived(ids).values():
+            claims = store.get_claims(list(item.source_ids))
+            bad = [c for c in item.source_ids if c not in claims or claims[c].status is not ClaimStatus.ACTIVE]
+            if bad:
+                self._failures.append((item.derived_id, bad, store.last_position()))
+
+    @contextlib.contextmanager
+    def transaction(self):
+        with self._store.transaction():
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            if self._depth == 0:
+                self._check()
+
+    def append(self, events, index=None, **kwargs):
+        position = self._store.append(events, index, **kwargs)
+        if self._depth == 0:
+            self._check()
+        return position
+
+
 class MemoryMachine(RuleBasedStateMachine):
     """In-memory and SQLite stores driven in lockstep."""
 
@@ -191,6 +242,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem_inspect = InspectService(self.mem, DEFAULT_REGISTRY, self.mem.tombstones)
         self.mem_forget = ForgetService(self.mem, self.mem.tombstones, self.clock, self.mem_ids, DEFAULT_REGISTRY)
         self.mem_maintain = MaintenanceService(self.mem, self.clock, self.mem_ids, DEFAULT_REGISTRY, policy=POLICY)
+        self._derived_wiring("mem")
 
     def _open_sql(self) -> None:
         # NORMAL keeps WAL commits fast; durability across real crashes is test_sqlite_log's job.
@@ -202,9 +254,23 @@ class MemoryMachine(RuleBasedStateMachine):
         self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
         self.writes_since_reopen = 0
         self.generation += 1
+        self._derived_wiring("sql")
 
     def _forget_service(self, store: SQLiteStorage) -> ForgetService:
-        return ForgetService(store, store.tombstones, self.clock, self.sql_ids, DEFAULT_REGISTRY)
+        # Guarded like every service (ADR 0046): a restore's forget cascades to derived items too.
+        return ForgetService(guarded(store, self.sql_ids), store.tombstones, self.clock, self.sql_ids,
+                             DEFAULT_REGISTRY)
+
+    def _derived_wiring(self, side: str) -> None:
+        """The writing services of one side over the staleness guard (and the audit), and its
+        derived-item service; called wherever the machine (re)wires a side."""
+        failures = self.__dict__.setdefault("staleness_failures", [])
+        store, ids = (self.mem, self.mem_ids) if side == "mem" else (self.sql, self.sql_ids)
+        audited = guarded(_StalenessAudit(store, failures), ids)
+        setattr(self, f"{side}_writes", WriteService(audited, self.clock, ids, DEFAULT_REGISTRY))
+        setattr(self, f"{side}_forget", ForgetService(audited, store.tombstones, self.clock, ids, DEFAULT_REGISTRY))
+        setattr(self, f"{side}_maintain", MaintenanceService(audited, self.clock, ids, DEFAULT_REGISTRY, policy=POLICY))
+        setattr(self, f"{side}_derived", DerivedService(store, self.clock, ids, DEFAULT_REGISTRY))
 
     def _enforcer(self, store: SQLiteStorage) -> BothEnforcers:
         """Restore's tombstone enforcement on both channels (facts, then episodes: ADR 0045)."""
@@ -490,6 +556,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.sql_writes = WriteService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY)
         self.sql_forget = self._forget_service(self.sql)
         self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
+        self._derived_wiring("sql")
         self.generation += 1
         # Restoring an earlier backup never brings back what was forgotten since.
         states = {**self._all_claims(self.sql), **self._all_observations(self.sql)}
@@ -791,6 +858,64 @@ class MemoryMachine(RuleBasedStateMachine):
                     assert state.source_episode not in gone, state
 
 
+    # -- derived items (issue 17 item 6, ADR 0046) ----------------------------------------------------
+
+    @rule(subject=st.sampled_from((None, *SUBJECTS)), ns=st.sampled_from(NAMESPACES))
+    def derive(self, subject: str | None, ns: str) -> None:
+        """Build observation summaries and mental models (one subject or all) on both stores."""
+        got = [_outcome(lambda s=service: s.build(ns, subject)) for service in (self.mem_derived, self.sql_derived)]
+        assert got[0] == got[1], got
+        self.writes_since_reopen += 1
+        if got[0][0] is not None:
+            count_event(f"derive: built {min(len(got[0][0].built), 2)}+, rebuilt {min(len(got[0][0].rebuilt), 1)}+, "
+                        f"removed {min(len(got[0][0].removed), 1)}+")
+
+    @rule()
+    def rebuild_stale(self) -> None:
+        """What the worker's ``derive`` jobs do: rebuild every stale item (both stores alike)."""
+        stale = [sorted(d.derived_id for ns in NAMESPACES for d in store.derived_items(ns) if d.status == STALE)
+                 for store in (self.mem, self.sql)]
+        assert stale[0] == stale[1], stale
+        got = [_outcome(lambda s=service: s.rebuild(stale[0])) for service in (self.mem_derived, self.sql_derived)]
+        assert got[0] == got[1], got
+        self.writes_since_reopen += 1
+        count_event(f"rebuild: {min(len(stale[0]), 2)}+ stale")
+        for store in (self.mem, self.sql):
+            left = [d for d in store.get_derived(stale[0]).values() if d.status == STALE]
+            assert not left, left
+
+    @invariant()
+    def derived_items_follow_their_sources(self) -> None:
+        """No derived item cites a forgotten claim or keeps its content in the log; a current one
+        rests on active claims only, at the end of every write transaction; projection = fold."""
+        failures = self.__dict__.get("staleness_failures", [])
+        assert not failures, f"a current derived item outlived its source's transaction: {failures[:3]}"
+        if not self._changed("derived_items_follow_their_sources"):
+            return
+        folds = []
+        for store in (self.mem, self.sql):
+            log = self._log(store)
+            folded = project_derived(log)
+            assert store.get_derived(list(folded)) == folded
+            claims = self._all_claims(store)
+            gone = {cid for cid, c in claims.items() if c.status is ClaimStatus.FORGOTTEN}
+            for d in folded.values():
+                if d.status == FORGOTTEN:
+                    assert (d.text, d.subject, d.sources) == ("", "", ()), d
+                    continue
+                assert not gone.intersection(d.source_ids), (d.derived_id, gone.intersection(d.source_ids))
+                assert all(c in claims for c in d.source_ids), d
+                if d.status == CURRENT:
+                    assert all(claims[c].status is ClaimStatus.ACTIVE for c in d.source_ids), d
+            for event in log:
+                if isinstance(event, DerivedBuilt) and gone.intersection(c for c, _ in event.sources):
+                    assert is_redacted(event), event
+            folds.append(folded)
+        assert folds[0] == folds[1]
+        if folds[0]:
+            count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))
+
+
 TestMemoryMachine = MemoryMachine.TestCase
 
 
@@ -1015,3 +1140,48 @@ def test_the_experience_rules_by_hand_policies_procedures_forget_restore_replay(
              lambda m: m.forget_episode(ids[1]),
              lambda m: m.replay_into_sqlite()]
     _drive(steps)
+
+
+def test_derived_items_go_stale_in_the_source_transaction_and_forget_takes_their_text() -> None:
+    """The derived layer's rules on one sequence (issue 17 item 6): build, supersede a source (stale
+    at once, on both stores), rebuild, back up, forget one source (scrubbed: the text erased, the
+    id dropped), forget the subject (the sole support gone: tombstones), restore the backup (the
+    ledger's forgets cascade to the restored items), replay. Every invariant runs after each step."""
+    likes, theme = SLOTS[4], SLOTS[0]
+    seen: dict[str, str] = {}
+
+    def keep(name, call):
+        return lambda m: seen.__setitem__(name, call(m))
+
+    def statuses(m) -> list[str]:
+        return sorted(d.status for d in m.sql.derived_items("default"))
+
+    def expect(want):
+        def check(m):
+            assert statuses(m) == want and statuses(m) == sorted(d.status for d in m.mem.derived_items("default"))
+        return check
+
+    _drive([
+        lambda m: m.first_observation(TEXTS[0]),
+        keep("tea", lambda m: m.assert_claim(("user", likes, 0, None, None, "default"))),
+        keep("coffee", lambda m: m.assert_claim(("user", likes, 1, None, None, "default"))),
+        keep("dark", lambda m: m.assert_claim(("user", theme, 0, None, None, "default"))),
+        lambda m: m.derive(None, "default"),
+        expect(["current", "current"]),  # the preferences summary (likes, theme), the user's model
+        lambda m: m.assert_claim(("user", theme, 1, None, None, "default")),  # dark -> light
+        expect(["stale", "stale"]),
+        lambda m: m.rebuild_stale(),
+        expect(["current", "current"]),
+        lambda m: m.take_backup(),
+        lambda m: m.forget_claim(seen["tea"], "default"),
+        expect(["stale", "stale"]),
+        lambda m: m.rebuild_stale(),  # coffee and light are left: both rebuilt without tea
+        expect(["current", "current"]),
+        lambda m: m.forget_claim(seen["coffee"], "default"),
+        lambda m: m.rebuild_stale(),  # one preference left: the summary goes, the model stays
+        expect(["current", "removed"]),
+        lambda m: m.forget_subject("user", "default"),
+        expect(["forgotten", "forgotten"]),
+        lambda m: m.restore_backup(_Drawn(m.backups[0])),
+        lambda m: m.replay_into_sqlite(),
+    ])

@@ -21,6 +21,10 @@ CREATE INDEX conflicts_status ON conflicts(namespace, status, opened_at);
 CREATE INDEX context_pairs_first ON context_pairs(first_key);
 -- index context_pairs_second on context_pairs
 CREATE INDEX context_pairs_second ON context_pairs(second_key);
+-- index derived_items_subject on derived_items
+CREATE INDEX derived_items_subject ON derived_items(namespace, subject_key);
+-- index derived_sources_claim on derived_sources
+CREATE INDEX derived_sources_claim ON derived_sources(claim_id);
 -- index episodes_by_signature on episodes
 CREATE INDEX episodes_by_signature ON episodes (namespace, signature);
 -- index jobs_ready on jobs
@@ -151,6 +155,33 @@ CREATE TABLE context_pairs (
         );
 -- table context_vocab on context_vocab
 CREATE VIRTUAL TABLE context_vocab USING fts5vocab(context_fts, 'row');
+-- table derived_items on derived_items
+CREATE TABLE derived_items (
+            derived_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            family TEXT NOT NULL,
+            label TEXT NOT NULL,
+            text TEXT NOT NULL,
+            language TEXT NOT NULL,
+            watermark INTEGER NOT NULL,
+            builder TEXT NOT NULL,
+            built_at INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('current','stale','removed','forgotten')),
+            stale_since INTEGER,
+            stale_reason TEXT NOT NULL
+        ) WITHOUT ROWID;
+-- table derived_sources on derived_sources
+CREATE TABLE derived_sources (
+            derived_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            claim_id TEXT NOT NULL,
+            claim_version INTEGER NOT NULL,
+            PRIMARY KEY (derived_id, seq)
+        ) WITHOUT ROWID;
 -- table embedding_cache on embedding_cache
 CREATE TABLE "embedding_cache" (
             id INTEGER PRIMARY KEY,
@@ -339,4 +370,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived
