@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hlmem.adapters.postgres import search, states
+from hlmem.adapters.postgres import derived, experience, search, states
 from hlmem.adapters.postgres.schema import LOG_LOCK
 from hlmem.adapters.serialization import encode_payload, tag_of
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.errors import ConcurrencyConflict
+from hlmem.domain.derived import is_derived_id
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
+from hlmem.domain.experience_reducers import touches_experience
 from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
@@ -104,17 +106,22 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
               e.schema_version) for n, e in enumerate(events)])
         cur.executemany("INSERT INTO event_payloads (position, payload) VALUES (%s, %s)",
                         [(first + n, payloads.get(e.event_id) or encode_payload(e)) for n, e in enumerate(events)])
-    touched = set().union(*(touched_streams(e) for e in events))
+    # Derived items and the experience channel have reducers and tables of their own (ADRs 0045, 0046).
+    derived.project(con, [e for e in events if is_derived_id(e.stream_id)])
+    experience.project(con, [e for e in events if touches_experience(e)])
+    folded = [(first + n, e) for n, e in enumerate(events) if not is_derived_id(e.stream_id)
+              and not touches_experience(e)]
+    touched = set().union(*(touched_streams(e) for _p, e in folded))
     claims = load_claims(con, [i for i in touched if i.startswith("cl_")])
     observations = load_observations(con, [i for i in touched if i.startswith("ev_")])
     conflicts = load_conflicts(con, [i for i in touched if i.startswith("cf_")])
     before = {i: (claims.get(i), observations.get(i), conflicts.get(i)) for i in touched}
     edges: list[tuple] = []
     sources: list[tuple[str, str]] = []
-    for n, event in enumerate(events):
+    for position, event in folded:
         new_edges: list[SupersedeEdge] = []
         step(event, claims, observations, conflicts, new_edges)
-        edges += [(first + n, e.old, e.new, to_micros(e.recorded_at)) for e in new_edges]
+        edges += [(position, e.old, e.new, to_micros(e.recorded_at)) for e in new_edges]
         if isinstance(event, ExtractionRecorded):
             sources += [(event.stream_id, s) for s in event.source_events]
     changed_claims = [claims[i] for i, (c, _o, _f) in before.items() if i in claims and claims[i] is not c]

@@ -187,4 +187,54 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (kind, state, available_at);
 CREATE INDEX IF NOT EXISTS jobs_session ON jobs (namespace, session_id, created_at);
+
+-- Derived items (adapters/postgres/derived.py, ADR 0046).
+CREATE TABLE IF NOT EXISTS derived_items (
+    derived_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    kind text NOT NULL,
+    subject_key text NOT NULL,
+    status text NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS derived_items_subject ON derived_items (namespace, subject_key);
+CREATE TABLE IF NOT EXISTS derived_sources (
+    derived_id text COLLATE "C" NOT NULL,
+    claim_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (derived_id, claim_id)
+);
+CREATE INDEX IF NOT EXISTS derived_sources_claim ON derived_sources (claim_id);
+
+-- The experience channel (adapters/postgres/experience.py, ADR 0045).
+CREATE TABLE IF NOT EXISTS episodes (
+    episode_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    signature text NOT NULL,
+    status text NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS episodes_signature ON episodes (namespace, signature);
+CREATE TABLE IF NOT EXISTS policies (
+    policy_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    signature text NOT NULL,
+    status text NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS policies_signature ON policies (namespace, signature);
+CREATE TABLE IF NOT EXISTS policy_support (
+    episode_id text COLLATE "C" NOT NULL,
+    policy_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (episode_id, policy_id)
+);
+CREATE TABLE IF NOT EXISTS procedures (
+    procedure_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    policy_id text COLLATE "C" NOT NULL,
+    source_episode text COLLATE "C" NOT NULL,
+    status text NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS procedures_policy ON procedures (policy_id);
+CREATE INDEX IF NOT EXISTS procedures_episode ON procedures (source_episode);
 """

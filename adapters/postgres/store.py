@@ -16,7 +16,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 
 from hlmem.adapters.postgres import search
+from hlmem.adapters.postgres import derived
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
+from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
 from hlmem.adapters.postgres.projection import append_events, load_claims, load_conflicts, load_observations
 from hlmem.adapters.postgres.store_reads import ForgetReads
@@ -35,7 +37,7 @@ READ_CHUNK = 2_000
 SLOT_LOCKS = 1848
 
 
-class PostgresStorage(ForgetReads):
+class PostgresStorage(ForgetReads, derived.DerivedReads):
     """One PostgreSQL database holding the log, its projections, the search index and the caches.
 
     One instance serves one thread at a time (a lock guards its connection); vector search runs on
@@ -66,6 +68,8 @@ class PostgresStorage(ForgetReads):
         self.embedding_cache = PostgresEmbeddingCache(self.db)
         self.tombstones = PostgresTombstoneLedger(self.db)
         self._activity = PostgresActivity(self.db)
+        #: The experience channel's projection (ADR 0045), written by each append's transaction.
+        self.experience = PostgresExperience(self.db)
 
     def __repr__(self) -> str:
         return f"PostgresStorage({redacted_url(self.url)})"
@@ -186,6 +190,7 @@ class PostgresStorage(ForgetReads):
             for table, key in (("claims", "claim_id"), ("observations", "event_id"), ("conflicts", "conflict_id")):
                 for row in self._con.execute(f"SELECT {key}, state FROM {table} WHERE {key} = ANY(%s)", (ids,)):
                     out[row[0]] = (f"postgres.{table}", row[1])
+            out.update(derived.fingerprints(self._con, [i for i in ids if i.startswith("dv_")]))
         return out
 
     # -- projection queries ---------------------------------------------------------------------
@@ -277,6 +282,7 @@ class PostgresStorage(ForgetReads):
             out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
             for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
                 out[f"conflicts_{status}"] = n
+            out.update(derived.counts(self._con))
             return out
 
     # -- search ---------------------------------------------------------------------------------

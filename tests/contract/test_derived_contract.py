@@ -20,7 +20,7 @@ from hlmem.domain.events import ClaimAsserted, DerivedBecameStale, DerivedBuilt,
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.application.writes import WriteService
 
-from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import T0, InMemoryStore, PostgresStore, SQLiteStore, StoreContract
 
 
 def built(n: int, sources: tuple[tuple[str, int], ...], *, subject: str = "user", kind: str = OBSERVATION_SUMMARY,
@@ -136,4 +136,8 @@ class TestInMemoryDerived(InMemoryStore, DerivedContract):
 
 
 class TestSQLiteDerived(SQLiteStore, DerivedContract):
+    pass
+
+
+class TestPostgresDerived(PostgresStore, DerivedContract):
     pass

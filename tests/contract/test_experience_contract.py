@@ -20,7 +20,7 @@ from hlmem.application.ports import ExperienceReader, HasExperience
 from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
 from hlmem.domain.experience_policy import PolicyThresholds
 
-from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
+from support.stores import T0, InMemoryStore, PostgresStore, SQLiteStore, StoreContract
 
 LOW = PolicyThresholds(min_support=3, min_reliability=0.4, min_lead=0.1, probation=1, retire_after=2,
                        procedure_min_successes=3, procedure_min_reliability=0.4)
@@ -118,4 +118,8 @@ class TestInMemoryExperience(InMemoryStore, ExperienceReaderContract):
 
 
 class TestSQLiteExperience(SQLiteStore, ExperienceReaderContract):
+    pass
+
+
+class TestPostgresExperience(PostgresStore, ExperienceReaderContract):
     pass

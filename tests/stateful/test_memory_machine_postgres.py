@@ -53,6 +53,7 @@ class PostgresMemoryMachine(MemoryMachine):
                                                policy=machine_module.POLICY)
         self.writes_since_reopen = 0
         self.generation += 1
+        self._derived_wiring("sql")
 
     def teardown(self) -> None:
         try:

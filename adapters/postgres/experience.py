@@ -1,0 +1,170 @@
+"""``PostgresExperience``: the experience channel's projection on PostgreSQL (the ExperienceReader role, ADR 0045).
+
+Episodes, policies and procedures are state documents (the event converter's JSON, as in
+:mod:`.states`) with the columns the reads filter on; ``policy_support`` answers which policies
+an episode supports (forget's cascade). The append folds the ``ep_``/``po_``/``pd_`` events of
+its transaction through :meth:`PostgresExperience.project` with the shared reducer
+:func:`hlmem.domain.experience_reducers.reduce_experience`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hlmem.adapters.postgres.db import PgDb, translated
+from hlmem.adapters.serialization import converter
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+_TABLES = {"ep_": ("episodes", "episode_id", EpisodeState), "po_": ("policies", "policy_id", PolicyState),
+           "pd_": ("procedures", "procedure_id", ProcedureState)}
+
+
+def _doc(state: object) -> str:
+    return json.dumps(converter.unstructure(state), ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+
+
+def _load(con: psycopg.Connection, ids: Sequence[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for prefix, (table, key, cls) in _TABLES.items():
+        wanted = [i for i in dict.fromkeys(ids) if i.startswith(prefix)]
+        if wanted:
+            for sid, text in con.execute(f"SELECT {key}, state FROM {table} WHERE {key} = ANY(%s)", (wanted,)):
+                out[sid] = converter.structure(json.loads(text), cls)
+    return out
+
+
+def project(con: psycopg.Connection, events: Sequence[DomainEvent]) -> None:
+    """Fold one append's experience events into their rows, inside its transaction."""
+    if not events:
+        return
+    states: dict[str, object | None] = dict(_load(con, [e.stream_id for e in events if e.version != 1]))
+    changed: set[str] = set()
+    for event in events:
+        state = reduce_experience(states.get(event.stream_id), event)
+        if state is not None:
+            states[event.stream_id] = state
+            changed.add(event.stream_id)
+    with con.cursor() as cur:
+        for sid in sorted(changed):
+            state = states[sid]
+            if isinstance(state, EpisodeState):
+                cur.execute("INSERT INTO episodes (episode_id, namespace, signature, status, state) "
+                            "VALUES (%s,%s,%s,%s,%s) ON CONFLICT (episode_id) DO UPDATE SET "
+                            "namespace = excluded.namespace, signature = excluded.signature, "
+                            "status = excluded.status, state = excluded.state",
+                            (sid, state.namespace, state.signature, state.status, _doc(state)))
+            elif isinstance(state, PolicyState):
+                cur.execute("INSERT INTO policies (policy_id, namespace, signature, status, state) "
+                            "VALUES (%s,%s,%s,%s,%s) ON CONFLICT (policy_id) DO UPDATE SET "
+                            "namespace = excluded.namespace, signature = excluded.signature, "
+                            "status = excluded.status, state = excluded.state",
+                            (sid, state.namespace, state.signature, state.status, _doc(state)))
+                cur.execute("DELETE FROM policy_support WHERE policy_id = %s", (sid,))
+                cur.executemany("INSERT INTO policy_support (episode_id, policy_id) VALUES (%s, %s) "
+                                "ON CONFLICT DO NOTHING", [(e, sid) for e in state.episodes])
+            elif isinstance(state, ProcedureState):
+                cur.execute("INSERT INTO procedures (procedure_id, namespace, policy_id, source_episode, status, "
+                            "state) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (procedure_id) DO UPDATE SET "
+                            "namespace = excluded.namespace, policy_id = excluded.policy_id, "
+                            "source_episode = excluded.source_episode, status = excluded.status, "
+                            "state = excluded.state",
+                            (sid, state.namespace, state.policy_id, state.source_episode, state.status,
+                             _doc(state)))
+
+
+class PostgresExperience:
+    """Reads of the experience projection on the store's connection (they see its open transaction)."""
+
+    def __init__(self, db: PgDb) -> None:
+        self._db = db
+
+    def _read(self, ids: Sequence[str]) -> dict[str, object]:
+        with self._db.lock, translated("reading the experience projection"):
+            return _load(self._db.con, ids)
+
+    def _select(self, table: str, cls: type, where: str, args: Sequence) -> list:
+        with self._db.lock, translated("reading the experience projection"):
+            rows = self._db.con.execute(f"SELECT state FROM {table} WHERE {where}", tuple(args)).fetchall()
+        return [converter.structure(json.loads(r[0]), cls) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Projected rows per table."""
+        with self._db.lock, translated("counting the experience projection"):
+            return {t: self._db.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                    for t in ("episodes", "policies", "procedures")}
+
+    # -- ExperienceReader -------------------------------------------------------------------------
+
+    def get_episodes(self, ids: Sequence[str]) -> dict[str, EpisodeState]:
+        return self._read([i for i in ids if i.startswith("ep_")])  # type: ignore[return-value]
+
+    def episodes(self, namespace: str, *, status: str | None = None, signature: str | None = None,
+                 after: str | None = None, limit: int = 100) -> list[EpisodeState]:
+        where, args = ["namespace = %s"], [namespace]
+        if status is not None:
+            where.append("status = %s")
+            args.append(status)
+        else:
+            where.append("status <> 'forgotten'")
+        if signature is not None:
+            where.append("signature = %s")
+            args.append(signature)
+        if after is not None:
+            where.append("episode_id > %s")
+            args.append(after)
+        args.append(max(limit, 0))
+        return self._select("episodes", EpisodeState, " AND ".join(where) + " ORDER BY episode_id LIMIT %s", args)
+
+    def get_policies(self, ids: Sequence[str]) -> dict[str, PolicyState]:
+        return self._read([i for i in ids if i.startswith("po_")])  # type: ignore[return-value]
+
+    def policies(self, namespace: str, *, status: str | None = None,
+                 signature: str | None = None) -> list[PolicyState]:
+        where, args = ["namespace = %s"], [namespace]
+        where.append("status = %s" if status is not None else "status <> 'forgotten'")
+        if status is not None:
+            args.append(status)
+        if signature is not None:
+            where.append("signature = %s")
+            args.append(signature)
+        return self._select("policies", PolicyState, " AND ".join(where) + " ORDER BY policy_id", args)
+
+    def policies_citing(self, episode_ids: Sequence[str]) -> list[PolicyState]:
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return []
+        with self._db.lock, translated("reading the experience projection"):
+            found = [r[0] for r in self._db.con.execute(
+                "SELECT DISTINCT policy_id FROM policy_support WHERE episode_id = ANY(%s)", (ids,))]
+        states = self.get_policies(sorted(found))
+        return [states[p] for p in sorted(states) if states[p].status != "forgotten"]
+
+    def get_procedures(self, ids: Sequence[str]) -> dict[str, ProcedureState]:
+        return self._read([i for i in ids if i.startswith("pd_")])  # type: ignore[return-value]
+
+    def procedures(self, namespace: str, *, status: str | None = None) -> list[ProcedureState]:
+        where = "namespace = %s AND " + ("status = %s" if status is not None else "status <> 'forgotten'")
+        args = [namespace] + ([status] if status is not None else [])
+        return self._select("procedures", ProcedureState, where + " ORDER BY procedure_id", args)
+
+    def procedures_of(self, policy_ids: Sequence[str], episode_ids: Sequence[str] = ()) -> list[ProcedureState]:
+        policies, episodes = list(dict.fromkeys(policy_ids)), list(dict.fromkeys(episode_ids))
+        if not policies and not episodes:
+            return []
+        return self._select("procedures", ProcedureState,
+                            "(policy_id = ANY(%s) OR source_episode = ANY(%s)) AND status <> 'forgotten' "
+                            "ORDER BY procedure_id", (policies, episodes))
+
+    def signatures(self, namespace: str) -> list[str]:
+        with self._db.lock, translated("reading the experience projection"):
+            return [r[0] for r in self._db.con.execute(
+                "SELECT DISTINCT signature FROM episodes WHERE namespace = %s AND status NOT IN ('running', "
+                "'forgotten') ORDER BY signature", (namespace,))]
