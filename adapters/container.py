@@ -20,7 +20,12 @@ from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
 from hlmem.adapters.settings_sections import PluginSettings
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
+from hlmem.application.derived import DerivedService
+from hlmem.application.derived_guard import guarded
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
+from hlmem.application.experience import ExperienceService
+from hlmem.application.experience_forget import ExperienceForgetService
+from hlmem.application.experience_recall import ExperienceRecall
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.import_service import ImportService
 from hlmem.application.ingest import IngestService
@@ -208,12 +213,15 @@ class Container(containers.DeclarativeContainer):
     # Passages are cached in the store by content hash; queries are not (a recall must not write).
     passage_embedder = providers.Singleton(_cached, raw_embedder, storage.provided.embedding_cache, False)
 
-    forget = providers.Singleton(ForgetService, storage, storage.provided.tombstones, clock, ids, registry,
+    job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
+    #: The store as every service that changes claims appends to it: derived items go stale in the
+    #: same transaction as their sources (application/derived_guard.py, ADR 0046).
+    guarded_storage = providers.Singleton(guarded, storage, ids, job_queue)
+    forget = providers.Singleton(ForgetService, guarded_storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
-    writes = providers.Singleton(WriteService, storage, clock, ids, registry, passage_embedder,
+    writes = providers.Singleton(WriteService, guarded_storage, clock, ids, registry, passage_embedder,
                                  guard=forget.provided.guard)
-    job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
 
     #: What the container made that must be closed (HTTP clients, the ledger's connection).
     owned = providers.Singleton(list)
@@ -226,30 +234,39 @@ class Container(containers.DeclarativeContainer):
     extractor = providers.Singleton(_make_extractor, llm, registry, forget)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
-    pipeline = providers.Singleton(ExtractionPipeline, storage, job_queue, clock, ids, registry, extractor,
+    pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,
                                    passage_embedder, provenance_mode, auditor)
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)
     call_ledger = providers.Singleton(_make_call_ledger, config.storage.kind, storage, ledger.provider)
-    maintenance = providers.Singleton(MaintenanceService, storage, clock, ids, registry, jobs=job_queue,
+    maintenance = providers.Singleton(MaintenanceService, guarded_storage, clock, ids, registry, jobs=job_queue,
                                       ledger=call_ledger, embedder=passage_embedder, policy=lifecycle_policy,
                                       config=maintenance_config)
     heartbeats = providers.Singleton(_make_heartbeats, config.storage.kind, storage)
+    #: Observation summaries and mental models: build, the worker's rebuilds, reads (docs/derived.md).
+    derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
-                                 host=providers.Callable(socket.gethostname))
+                                 host=providers.Callable(socket.gethostname), derived=derived)
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
     imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)
-    conflicts = providers.Singleton(ConflictService, storage, clock, ids, registry, passage_embedder)
+    conflicts = providers.Singleton(ConflictService, guarded_storage, clock, ids, registry, passage_embedder)
     reranker = providers.Singleton(_make_provider, plugins, "reranker", config.rerank.kind, config.rerank.settings,
                                    ledger, clock, environ, budget, owned)
     recall_pool = providers.Callable(recall_executor, config.recall.parallel)
     # Recall's query vectors are remembered in process memory (the last 512 texts; ADR 0044).
     query_embedder = providers.Singleton(_memo, raw_embedder)
+    # The experience channel (docs/experience.md, ADR 0045): episodes, policy induction, forget, recall.
+    #: ``experience_thresholds``: a PolicyThresholds, or None for the defaults (``Memory.set_experience_thresholds``).
+    experience_thresholds = providers.Object(None)
+    experience = providers.Singleton(ExperienceService, storage, clock, ids, experience_thresholds)
+    experience_forget = providers.Singleton(ExperienceForgetService, storage, storage.provided.tombstones, clock, ids)
+    experience_recall = providers.Singleton(ExperienceRecall, storage, experience_thresholds)
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
-                                 reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool)
+                                 reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
+                                 experience=experience_recall)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.

@@ -10,9 +10,11 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from hlmem.application.derived import BuildReport, DerivedView
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
+from hlmem.adapters.experience_api import ExperienceApi
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
@@ -39,7 +41,7 @@ _FLAG_KEYS = frozenset({"extract", "process"})
 _when, _enum = when, enum_value
 
 
-class Memory(Operations, Corrections):
+class Memory(Operations, Corrections, ExperienceApi):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
@@ -241,6 +243,8 @@ class Memory(Operations, Corrections):
             store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
+        if item_id is not None and session is None and subject is None and str(item_id).strip().startswith("ep_"):
+            return self.forget_episode(str(item_id).strip(), dry_run=dry_run, actor=actor, reason=reason)
         target = forget_target(item_id, session, subject, namespace or self.namespace)
         service = self._container.forget()
         return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
@@ -249,7 +253,7 @@ class Memory(Operations, Corrections):
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None,
-               session: str | None = None) -> RecallResult:
+               session: str | None = None, intent: str | None = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
         ``now`` is the reference time the question is asked at (default the clock's now): what
@@ -258,14 +262,15 @@ class Memory(Operations, Corrections):
         the query's time words steer recall (``result.intent``, ``result.notes``);
         ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
         entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md); ``session``
-        keeps only that session's events (claims stay). A
+        keeps only that session's events (claims stay); ``intent="procedure"`` (or a how-to question)
+        puts the matching active procedures and policies first (docs/experience.md). A
         configured reranker reorders the best fused items. Details: docs/recall.md.
         """
         return self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
-            now=_when(now, "now"), session=session,
+            now=_when(now, "now"), session=session, intent=intent,
         )
 
     def claims(self, *, subject: str | None = None, predicate: str | None = None, status: str | None = None,
@@ -303,6 +308,26 @@ class Memory(Operations, Corrections):
                                                         extract=extract, invalid=invalid)
         note_embedder(self.storage, self.embedder_name)
         return report
+
+
+    # -- derived items: observation summaries and mental models (docs/derived.md, ADR 0046) ----------
+
+    def derive(self, *, subject: str | None = None, namespace: str | None = None) -> BuildReport:
+        """Build (or bring up to date) the observation summaries and mental models of one subject,
+        or of every subject of the namespace."""
+        return self._container.derived().build(namespace or self.namespace, subject)
+
+    def observations(self, *, subject: str | None = None, namespace: str | None = None) -> list[DerivedView]:
+        """The observation summaries (current and stale), each with its source claims."""
+        return self._container.derived().observations(namespace or self.namespace, subject=subject)
+
+    def mental_model(self, subject: str, *, namespace: str | None = None) -> DerivedView:
+        """A subject's mental model with its source claims (NotFound when none was built)."""
+        return self._container.derived().mental_model(subject, namespace or self.namespace)
+
+    def derived(self, derived_id: str) -> DerivedView:
+        """One derived item (``dv_…``) by id, whatever its status, with its source claims."""
+        return self._container.derived().show(derived_id)
 
 
 __all__ = ["IMPORT_BATCH", "ConfigurationError", "ImportReport", "Memory", "restore_store"]

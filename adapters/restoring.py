@@ -11,6 +11,7 @@ from hlmem.adapters.arguments import Timestamp, when
 from hlmem.adapters.container import Container
 from hlmem.adapters.sqlite.restore import RestoreInfo
 from hlmem.domain.errors import UnsupportedOperation
+from hlmem.application.experience_forget import BothEnforcers
 
 __all__ = ["refuse_postgres", "reopen", "restore_store", "restore_with"]
 
@@ -48,7 +49,8 @@ def restore_with(container: Container, path: str, backup: str | os.PathLike[str]
         copy.clock.override(providers.Object(clock))
         copy.ids.override(providers.Object(ids))
         copy.raw_embedder.override(providers.Object(None))  # forgetting embeds nothing
-        return copy.forget()
+        # Both channels: the facts' tombstones, then episodes, policies and procedures (ADR 0045).
+        return BothEnforcers(copy.forget(), copy.experience_forget())
 
     return restore(path, backup, clock=clock, ids=ids, enforcer=enforcer, force=force, actor=actor, reason=reason,
                    namespace=namespace)

@@ -27,6 +27,10 @@ from hlmem.domain.events import (
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
+    DerivedBecameStale,
+    DerivedBuilt,
+    DerivedRebuilt,
+    DerivedRemoved,
     DomainEvent,
     EvidenceForgotten,
     ExtractionRecorded,
@@ -35,6 +39,18 @@ from hlmem.domain.events import (
     ItemForgotten,
     ObservationRecorded,
     StoreRestored,
+)
+from hlmem.domain.experience_events import (
+    EpisodeEnded,
+    EpisodeStarted,
+    PolicyActivated,
+    PolicyOutcomeRecorded,
+    PolicyProposed,
+    PolicyRetired,
+    PolicySupportForgotten,
+    ProcedureDemoted,
+    ProcedurePromoted,
+    StepRecorded,
 )
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
@@ -60,6 +76,21 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "claim.revived.v1": ClaimRevived,
     "store.restored.v1": StoreRestored,
     "feedback.recorded.v1": FeedbackRecorded,
+    # The experience channel (docs/experience.md, ADR 0045).
+    "episode.started.v1": EpisodeStarted,
+    "episode.step_recorded.v1": StepRecorded,
+    "episode.ended.v1": EpisodeEnded,
+    "policy.proposed.v1": PolicyProposed,
+    "policy.outcome_recorded.v1": PolicyOutcomeRecorded,
+    "policy.activated.v1": PolicyActivated,
+    "policy.retired.v1": PolicyRetired,
+    "policy.support_forgotten.v1": PolicySupportForgotten,
+    "procedure.promoted.v1": ProcedurePromoted,
+    "procedure.demoted.v1": ProcedureDemoted,
+    "derived.built.v1": DerivedBuilt,
+    "derived.rebuilt.v1": DerivedRebuilt,
+    "derived.became_stale.v1": DerivedBecameStale,
+    "derived.removed.v1": DerivedRemoved,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

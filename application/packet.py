@@ -68,7 +68,7 @@ class PacketItem:
 
     id: str
     text: str
-    kind: str = "claim"  # claim | event
+    kind: str = "claim"  # claim | event | policy | procedure | episode
     status: str | None = None  # active | superseded | retracted | …, as stored
     valid_from: datetime | None = None
     valid_to: datetime | None = None
@@ -161,6 +161,8 @@ def _when(value: datetime) -> str:
 def _label(item: PacketItem, now: datetime) -> str:
     if item.kind == "event":
         return "event"
+    if item.kind in ("policy", "procedure", "episode"):  # the experience channel (docs/experience.md)
+        return item.kind if (item.status or "active") == "active" else f"{item.kind}, {_one_line(item.status)}"
     status = _one_line(item.status or "active") or "active"
     if status != "active":
         return status

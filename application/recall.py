@@ -21,6 +21,7 @@ from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Rer
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             support_sessions)
 from hlmem.application.entity_constraint import constrain
+from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
                                        fold_key_of_text, fuse)
 from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
@@ -56,11 +57,13 @@ class RecallService:
 
     def __init__(self, storage: RecallStore, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
-                 rerank_top_n: int | None = None, executor: Executor | None = None) -> None:
+                 rerank_top_n: int | None = None, executor: Executor | None = None,
+                 experience: ExperienceRecall | None = None) -> None:
         """:param executor: where a recall embeds its query and scans vectors while the calling thread
             reads the query and searches full text (None: one after the other, in the calling
             thread). The storage's prepared vector search must then run beside its other calls,
-            as the port promises (ADR 0022)."""
+            as the port promises (ADR 0022).
+        :param experience: finds active procedures and policies for how-to questions (docs/experience.md)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -68,12 +71,13 @@ class RecallService:
         self._ranking = ranking or RankingConfig()
         self._reranker = reranker
         self._rerank_top_n = rerank_top_n or DEFAULT_TOP_N
+        self._experience = experience
 
     def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None,
-               now: datetime | None = None, session: str | None = None) -> RecallResult:
+               now: datetime | None = None, session: str | None = None, intent: str | None = None) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
         :param valid_at: the world time asked about (default ``now``).
@@ -94,8 +98,12 @@ class RecallService:
             ``observe``: only count such intrusions in ``result.notes``; ``off``.
         :param session: keep only this session's events (claims have no session and stay); the
             ``k`` best are taken after this filter.
+        :param intent: ``auto`` (None): a how-to question ("how do I …", 怎么/如何…) also returns the
+            matching active procedures and policies first; ``procedure``: look for them whatever
+            the wording; ``facts``: never (docs/experience.md).
         :raises ValidationError: for an empty or over-long query, a bad ``k`` or namespace, naive times.
         """
+        mode = check_intent(intent)
         q = read_query(query, k=k, namespace=namespace, valid_at=valid_at, known_at=known_at, kinds=kinds,
                        include_archived=include_archived, understand_query=understand_query,
                        entity_constraint=entity_constraint, budget=budget, now=now, clock=self._clock,
@@ -106,6 +114,8 @@ class RecallService:
         ranked = run.items if session is None else [
             i for i in run.items if i.kind != "event" or i.session_id == session]
         items = tuple(ranked[:q.k])
+        if self._experience is not None and mode != "facts":
+            items = merge_items(self._experience.items(query, namespace=q.namespace, intent=mode, k=q.k), items, q.k)
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
         self._storage.record_access([i.id for i in items if i.kind == "claim"], q.clock_now)
         packet = None

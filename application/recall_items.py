@@ -44,6 +44,13 @@ class RecallItem:
     archived: bool = False
     #: Near-duplicates folded into this item (ranking); their evidence is in ``evidence``.
     folded: tuple[str, ...] = ()
+    # The experience channel's items (kind policy/procedure, docs/experience.md): their support.
+    support: int | None = None
+    successes: int | None = None
+    failures: int | None = None
+    reliability: float | None = None
+    steps: tuple[str, ...] = ()
+    policy_id: str | None = None
 
 
 @frozen

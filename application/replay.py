@@ -6,8 +6,10 @@ from collections.abc import Callable, Collection, Iterator
 
 from attrs import frozen
 
+from hlmem.application.experience import experience_differences
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent, TombstoneLedger
+from hlmem.domain.experience_events import is_experience_stream
 from hlmem.domain.redaction import redact
 from hlmem.domain.reducers import index_change
 from hlmem.domain.slots import SlotRegistry
@@ -124,6 +126,10 @@ class ReplayService:
         diffs = list(_diff("claim", claim_ids, live, rebuilt, live.get_claims, rebuilt.get_claims))
         diffs += _diff("event", obs_ids, live, rebuilt, live.get_observations, rebuilt.get_observations)
         diffs += _diff("conflict", conflict_ids, live, rebuilt, live.get_conflicts, rebuilt.get_conflicts)
+        diffs += experience_differences(live, rebuilt, [s for s in streams if is_experience_stream(s)])
+        derived_ids = [s for s in streams if s.startswith("dv_")]
+        if derived_ids and hasattr(live, "get_derived"):
+            diffs += _diff("derived item", derived_ids, live, rebuilt, live.get_derived, rebuilt.get_derived)
         for sid in {**streams, **rebuilt_versions}:
             if streams.get(sid, 0) != rebuilt_versions.get(sid, 0):
                 diffs.append(f"stream {sid}: version {streams.get(sid, 0)} live, "

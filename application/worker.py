@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from attrs import define, field
 
+from hlmem.application.derived import DerivedService
+from hlmem.application.derived_guard import DERIVE
 from hlmem.application.maintenance import MaintenanceReport, MaintenanceService
 from hlmem.application.pipeline import EXTRACT, ExtractionPipeline
 from hlmem.application.ports import Clock, Job, JobQueue, WorkerBeat, WorkerHeartbeats
@@ -97,9 +99,11 @@ class Worker:
     def __init__(self, queue: JobQueue, pipeline: ExtractionPipeline, clock: Clock, *, owner: str,
                  config: WorkerConfig | None = None, sleep: Callable[[float], None] | None = None,
                  maintenance: MaintenanceService | None = None, heartbeats: WorkerHeartbeats | None = None,
-                 pid: int = 0, host: str = "") -> None:
+                 pid: int = 0, host: str = "", derived: DerivedService | None = None) -> None:
         """:param heartbeats: where :meth:`run` and :meth:`run_once` say they are alive (None: nowhere).
-        :param pid: this process's id, and ``host`` its host name, recorded in the heartbeat."""
+        :param pid: this process's id, and ``host`` its host name, recorded in the heartbeat.
+        :param derived: runs the ``derive`` jobs (stale derived items rebuilt; ADR 0046) when no
+            extraction window is ready (None: those jobs wait)."""
         self._queue = queue
         self._pipeline = pipeline
         self._clock = clock
@@ -114,6 +118,7 @@ class Worker:
         self._pid, self._host = pid, host
         self._started_at: datetime | None = None
         self._last_beat: datetime | None = None
+        self._derived = derived
 
     def step(self, *, flush: bool = False, namespace: str | None = None, session_id: str | None = None) -> bool:
         """Process one window if one is ready (optionally of one session); return whether there was one."""
@@ -124,7 +129,7 @@ class Worker:
                                         idle_seconds=cfg.window_idle_seconds, flush=flush, namespace=namespace,
                                         session_id=session_id)
         if not jobs:
-            return False
+            return self._derive_step(namespace) if session_id is None else False
         self.stats.windows += 1
         try:
             result = self._pipeline.process(jobs, owner=self.owner)
@@ -138,6 +143,24 @@ class Worker:
         self.stats.claims += len(result.claims)
         self.stats.rejected += result.rejected
         self.stats.conflicts += len(result.conflicts)
+        return True
+
+    def _derive_step(self, namespace: str | None) -> bool:
+        """Rebuild stale derived items (up to ``window_size`` ``derive`` jobs) if any are ready."""
+        if self._derived is None:
+            return False
+        cfg = self.config
+        jobs = self._queue.claim_window(kind=DERIVE, owner=self.owner, now=self._clock.now(),
+                                        lease_seconds=cfg.lease_seconds, size=cfg.window_size, max_wait_seconds=0,
+                                        flush=True, namespace=namespace)
+        if not jobs:
+            return False
+        try:
+            self._derived.run_jobs(jobs, owner=self.owner)
+        except Exception as exc:  # recorded on the jobs like an extraction failure; the worker goes on
+            self._failed(jobs, exc)
+            return True
+        self.stats.jobs_succeeded += len(jobs)
         return True
 
     def _deferred(self, jobs: list[Job], exc: BudgetExceeded) -> None:

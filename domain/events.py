@@ -266,6 +266,56 @@ class FeedbackRecorded(DomainEvent):
     reason: str = ""
 
 
+@frozen(kw_only=True)
+class DerivedBuilt(DomainEvent):
+    """The offline (or LLM) builder summarised current claims into a derived item (docs/derived.md).
+
+    ``kind`` is ``observation_summary`` (several claims of one subject and slot family) or
+    ``mental_model`` (a subject's profile). ``sources`` are ``(claim_id, claim stream version)``
+    pairs as read; ``watermark`` the log position the builder read at. Not an
+    :class:`ObservationRecorded`: nothing here was said, it is derived (ADR 0046).
+    """
+
+    kind: str
+    subject: str
+    family: str = ""
+    label: str = ""
+    text: str
+    language: str = "en"
+    sources: tuple[tuple[str, int], ...] = ()
+    watermark: int = 0
+    builder: str = "rules"
+
+
+@frozen(kw_only=True)
+class DerivedRebuilt(DerivedBuilt):
+    """A stale (or outdated) derived item was built again from its group's current claims."""
+
+
+@frozen(kw_only=True)
+class DerivedBecameStale(DomainEvent):
+    """A source claim of the derived item was superseded, retracted, expired or forgotten; appended
+    in the same transaction as that change. ``scrubbed``: a forgotten source's content left the
+    item's text (its earlier payloads were erased), the key fields are restated and ``dropped``
+    source ids leave its sources."""
+
+    reason: str
+    triggers: tuple[str, ...] = ()
+    scrubbed: bool = False
+    dropped: tuple[str, ...] = ()
+    subject: str = ""
+    family: str = ""
+    label: str = ""
+
+
+@frozen(kw_only=True)
+class DerivedRemoved(DomainEvent):
+    """A rebuild found too few current claims for the item's group: it leaves the derived layer
+    (its history stays; a forgotten sole source removes it with ``ItemForgotten`` instead)."""
+
+    reason: str = ""
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ObservationRecorded,
     ClaimAsserted,
@@ -283,6 +333,10 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ClaimRevived,
     StoreRestored,
     FeedbackRecorded,
+    DerivedBuilt,
+    DerivedRebuilt,
+    DerivedBecameStale,
+    DerivedRemoved,
 )
 
 #: Governance actions ``hlmem audit`` lists (each carries an actor and a reason or decision).

@@ -24,11 +24,14 @@ from hlmem.domain.events import (
     ClaimAsserted,
     ClaimRetracted,
     ConflictOpened,
+    DerivedBecameStale,
+    DerivedBuilt,
     DomainEvent,
     ExtractionRecorded,
     FeedbackRecorded,
     ObservationRecorded,
 )
+from hlmem.domain.experience_events import EXPERIENCE_EVENT_TYPES, redact_experience
 
 #: Kinds of fingerprinted content (a prefix of the hashed message, so kinds never collide).
 OBSERVATION = "observation"
@@ -51,8 +54,14 @@ def redact(event: DomainEvent) -> DomainEvent:
                       evidence=())
     if isinstance(event, ExtractionRecorded):
         return evolve(event, rejected=tuple(("", reasons) for _label, reasons in event.rejected))
+    if isinstance(event, DerivedBuilt):  # and DerivedRebuilt: the text is made of claims' values
+        return evolve(event, subject="", family="", label="", text="")
+    if isinstance(event, DerivedBecameStale):
+        return evolve(event, subject="", family="", label="")
     if isinstance(event, (ClaimRetracted, FeedbackRecorded)):
         return evolve(event, reason="")
+    if isinstance(event, EXPERIENCE_EVENT_TYPES):
+        return redact_experience(event)
     return event
 
 

@@ -7,6 +7,10 @@ from datetime import datetime, timezone
 from hypothesis import strategies as st
 
 from hlmem.domain.events import (
+    DerivedBecameStale,
+    DerivedBuilt,
+    DerivedRebuilt,
+    DerivedRemoved,
     EVENT_TYPES,
     Cardinality,
     ClaimArchived,
@@ -165,6 +169,21 @@ EVENT_STRATEGIES: dict[type[DomainEvent], st.SearchStrategy[DomainEvent]] = {
         claim_id=st.none() | claim_ids,
     ),
 }
+
+# Derived items (ADR 0046): observation summaries and mental models.
+derived_ids = ids("dv")
+_derived_body = dict(
+    kind=st.sampled_from(("observation_summary", "mental_model")) | texts, subject=texts, family=texts, label=texts,
+    text=texts, language=st.sampled_from(("en", "zh")), watermark=st.integers(0, 2**40), builder=texts,
+    sources=st.lists(st.tuples(claim_ids, st.integers(1, 10**6)), max_size=3).map(tuple),
+)
+EVENT_STRATEGIES[DerivedBuilt] = st.builds(DerivedBuilt, **_envelope(derived_ids), **_derived_body)
+EVENT_STRATEGIES[DerivedRebuilt] = st.builds(DerivedRebuilt, **_envelope(derived_ids), **_derived_body)
+EVENT_STRATEGIES[DerivedBecameStale] = st.builds(
+    DerivedBecameStale, **_envelope(derived_ids), reason=texts, triggers=st.lists(claim_ids, max_size=3).map(tuple),
+    scrubbed=st.booleans(), dropped=st.lists(claim_ids, max_size=2).map(tuple), subject=texts, family=texts,
+    label=texts)
+EVENT_STRATEGIES[DerivedRemoved] = st.builds(DerivedRemoved, **_envelope(derived_ids), reason=texts)
 
 missing = set(EVENT_TYPES) - set(EVENT_STRATEGIES)
 assert not missing, f"tests/strategies.py has no strategy for {missing}"  # a new event needs one here

@@ -9,7 +9,7 @@ import click
 
 from hlmem.adapters.cli.context import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
 from hlmem.adapters.cli.render import plain
-from hlmem.application.forgetting import REPORT_COUNTS, ForgetReport
+from hlmem.application.forgetting import ForgetReport
 from hlmem.domain.time import format_timestamp
 
 #: How the counts read in a report, in order.
@@ -44,8 +44,8 @@ def _echo_report(report: ForgetReport) -> None:
         return
     head = "would forget" if report.dry_run else f"forgot ({report.forget_id})"
     click.echo(f"{head}: {what}")
-    for key in REPORT_COUNTS:
-        click.echo(f"  {LABELS[key]:<34} {report.counts[key]}")
+    for key in report.counts:  # an episode's forget counts other kinds (docs/experience.md)
+        click.echo(f"  {LABELS.get(key, key):<34} {report.counts[key]}")
     for note in report.notes:
         click.echo(f"note: {plain(note)}")
     if report.dry_run:

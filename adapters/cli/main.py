@@ -19,6 +19,8 @@ from hlmem.adapters.cli import ops_commands  # noqa: F401  (doctor, ops report)
 from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins list``, ADR 0032)
 from hlmem.adapters.cli import hermes_commands  # noqa: F401  (``hlmem hermes install``, ADR 0038)
 from hlmem.adapters.cli import serve_commands  # noqa: F401  (``hlmem serve``, REST: ADR 0036)
+from hlmem.adapters.cli import episode_commands  # noqa: F401  (``hlmem episode``, ADR 0045)
+from hlmem.adapters.cli import derived_commands  # noqa: F401  (derive, observations, profile: ADR 0046)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,
@@ -120,15 +122,18 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 @click.option("--no-understand", is_flag=True, help="Ignore the query's time words (现在, 之前, used to, 4月时).")
 @click.option("--budget", default=None, type=click.IntRange(0, None), metavar="TOKENS",
               help="Print a context packet for a prompt that never exceeds TOKENS (docs/packet.md).")
+@click.option("--intent", default="auto", show_default=True, type=click.Choice(["auto", "procedure", "facts"]),
+              help="procedure: put matching active procedures and policies first (auto: for how-to questions; "
+                   "docs/experience.md).")
 @json_option
 @click.pass_obj
 def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, include_archived: bool,
-           entity_constraint: str, no_understand: bool, budget: int | None, as_json: bool) -> None:
+           entity_constraint: str, no_understand: bool, budget: int | None, intent: str, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"), now=_ts(reference, "--now"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
                                  include_archived=include_archived, entity_constraint=entity_constraint,
-                                 understand_query=not no_understand, budget=budget)
+                                 understand_query=not no_understand, budget=budget, intent=intent)
     for note in result.notes:
         click.echo(f"note: {render.plain(note)}", err=True)
     if result.packet is not None and not as_json:

@@ -107,6 +107,10 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
                    qualifiers=dict(item.qualifiers), polarity=item.polarity, status=item.status, archived=item.archived,
                    valid_from=ts(item.valid_from), valid_to=ts(item.valid_to),
                    recorded_from=ts(item.recorded_from), recorded_to=ts(item.recorded_to))
+    elif item.kind in ("policy", "procedure"):  # the experience channel (docs/experience.md)
+        out.update(status=item.status, situation=item.subject, approach=item.value, support=item.support,
+                   successes=item.successes, failures=item.failures, reliability=item.reliability,
+                   steps=list(item.steps), policy_id=item.policy_id, recorded_at=ts(item.recorded_from))
     else:
         out.update(occurred_at=ts(item.occurred_at), recorded_at=ts(item.recorded_from),
                    session=item.session_id, role=item.role)

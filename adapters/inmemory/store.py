@@ -21,12 +21,14 @@ from attrs import evolve, frozen
 
 from hlmem.adapters.embedders.cached import content_hash
 from hlmem.adapters.inmemory.activity import InMemoryActivity
+from hlmem.adapters.inmemory.experience import InMemoryExperience
 from hlmem.adapters.inmemory.journal import Journal
 from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import prepare, query_terms, segment_for_index
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
+from hlmem.domain.derived import DerivedState, is_derived_id, step_derived
 from hlmem.domain.errors import ConcurrencyConflict, ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.forgetting import ERASED_TEXT, fragment_forms, holds_any, mentions
@@ -72,7 +74,11 @@ class InMemoryStorage:
         self.jobs: dict = {}
         self.embedding_cache = InMemoryCache()
         self.tombstones = InMemoryTombstoneLedger()
+        #: The experience channel's projection (ADR 0045), journaled with the rest.
+        self.experience = InMemoryExperience(self._journal)
         self._activity = InMemoryActivity(lambda: self._claims)
+        #: Derived items (dv_ streams, ADR 0046), projected by their own reducer.
+        self._derived: dict[str, DerivedState] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -138,11 +144,17 @@ class InMemoryStorage:
     def _project(self, event: DomainEvent) -> None:
         """One step of the fold in place (the reducers' own step), journaled entry by entry."""
         journal = self._journal
+        if is_derived_id(event.stream_id):
+            journal.remember(self._derived, event.stream_id)
+            step_derived(event, self._derived)
+            journal.set(self._versions, event.stream_id, event.version)
+            return
         for stream_id in touched_streams(event):
             for states in (self._claims, self._observations, self._conflicts):
                 journal.remember(states, stream_id)
         journal.remember_length(self._edges)
         step(event, self._claims, self._observations, self._conflicts, self._edges)
+        self.experience.project(event)
         journal.set(self._versions, event.stream_id, event.version)
         self._snapshot = None
 
@@ -197,7 +209,8 @@ class InMemoryStorage:
         # The states themselves: nothing cheaper to compare here.
         out: dict[str, object] = {}
         for sid in stream_ids:
-            state = self._claims.get(sid) or self._observations.get(sid) or self._conflicts.get(sid)
+            state = (self._claims.get(sid) or self._observations.get(sid) or self._conflicts.get(sid)
+                     or self._derived.get(sid))
             if state is not None:
                 out[sid] = state
         return out
@@ -267,7 +280,29 @@ class InMemoryStorage:
         out["claims"] = len(self._claims)
         out["vectors"] = sum(1 for i in self._items.values() if i.vector is not None)
         out.update({f"conflicts_{k}": v for k, v in Counter(c.status for c in self._conflicts.values()).items()})
+        derived = Counter(d.status for d in self._derived.values())
+        out.update({f"derived_{k}": v for k, v in derived.items()})
+        if derived:
+            out["derived"] = sum(derived.values())
         return out
+
+    # -- derived items (DerivedReader, ADR 0046) -------------------------------------------------------
+
+    def get_derived(self, ids: Sequence[str]) -> dict[str, DerivedState]:
+        derived = self._derived
+        return {i: derived[i] for i in dict.fromkeys(ids) if i in derived}
+
+    def derived_citing(self, claim_ids: Sequence[str]) -> dict[str, DerivedState]:
+        wanted = set(claim_ids)
+        return {d.derived_id: d for d in sorted(self._derived.values(), key=lambda d: d.derived_id)
+                if wanted.intersection(d.source_ids)}
+
+    def derived_items(self, namespace: str, *, subject: str | None = None,
+                      kind: str | None = None) -> list[DerivedState]:
+        key = None if subject is None else subject_key(subject)
+        return [d for d in sorted(self._derived.values(), key=lambda d: d.derived_id)
+                if d.namespace == namespace and (kind is None or d.kind == kind)
+                and (key is None or (d.subject and subject_key(d.subject) == key))]
 
     # -- search ---------------------------------------------------------------------------------
 

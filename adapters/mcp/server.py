@@ -101,12 +101,15 @@ def build_server(memory: Memory) -> MCPServer:
         budget: Annotated[int | None, Field(ge=0, description="Also return a context packet of at most this many "
                                                               "tokens (docs/packet.md).")] = None,
         kinds: Annotated[list[Literal["claim", "event"]] | None, Field(description="Restrict item kinds.")] = None,
+        intent: Annotated[Literal["auto", "procedure", "facts"], Field(
+            description="auto: a how-to question also returns learnt procedures and policies first; procedure: "
+                        "look for them whatever the wording; facts: never (docs/experience.md).")] = "auto",
     ) -> shapes.RecallOut:
         """Relevant claims and events that held at valid_at (world time) as known at known_at (record time),
         best first; with budget, also a context packet ready for a prompt."""
         return await call("memory_recall", lambda: render.recall_dict(mem.recall(
             query, k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, session=session,
-            kinds=tuple(kinds or ("claim", "event")), budget=budget)))  # type: ignore[return-value]
+            kinds=tuple(kinds or ("claim", "event")), budget=budget, intent=intent)))  # type: ignore[return-value]
 
     @server.tool(annotations=WRITE)
     async def memory_save(

@@ -102,6 +102,9 @@ class RecallIn(_Body):
     entity_constraint: Literal["enforce", "observe", "off"] = "enforce"
     budget: int | None = Field(None, ge=0, le=1_000_000)
     format: Literal["json", "packet"] = "json"
+    #: ``auto``: a how-to question also returns active procedures and policies; ``procedure``:
+    #: look for them whatever the wording; ``facts``: never (docs/experience.md).
+    intent: Literal["auto", "procedure", "facts"] = "auto"
 
 
 class ResolveIn(_Body):

@@ -407,6 +407,82 @@ def _worker_heartbeats(con: apsw.Connection) -> None:
     )
 
 
+def _experience(con: apsw.Connection) -> None:
+    # The experience channel's projections (adapters/sqlite/experience.py, ADR 0045): each state is
+    # the reducer's value as JSON, with the columns the reads filter on beside it.
+    con.execute(
+        """
+        CREATE TABLE episodes (
+            episode_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX episodes_by_signature ON episodes (namespace, signature);
+        CREATE TABLE policies (
+            policy_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX policies_by_signature ON policies (namespace, signature);
+        CREATE TABLE policy_support (
+            episode_id TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            PRIMARY KEY (episode_id, policy_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE procedures (
+            procedure_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            source_episode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX procedures_by_policy ON procedures (policy_id);
+        CREATE INDEX procedures_by_source ON procedures (source_episode);
+        """
+    )
+
+
+def _derived(con: apsw.Connection) -> None:
+    # Observation summaries and mental models (adapters/sqlite/derived_rows.py, ADR 0046): the
+    # projection of the dv_ streams, and which claims each was built from (staleness looks up by claim).
+    con.execute(
+        """
+        CREATE TABLE derived_items (
+            derived_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            family TEXT NOT NULL,
+            label TEXT NOT NULL,
+            text TEXT NOT NULL,
+            language TEXT NOT NULL,
+            watermark INTEGER NOT NULL,
+            builder TEXT NOT NULL,
+            built_at INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('current','stale','removed','forgotten')),
+            stale_since INTEGER,
+            stale_reason TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX derived_items_subject ON derived_items(namespace, subject_key);
+        CREATE TABLE derived_sources (
+            derived_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            claim_id TEXT NOT NULL,
+            claim_version INTEGER NOT NULL,
+            PRIMARY KEY (derived_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX derived_sources_claim ON derived_sources(claim_id);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -422,6 +498,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_context_fts", _context),
     Migration("0013_budget", _budget),
     Migration("0014_worker_heartbeats", _worker_heartbeats),
+    Migration("0015_experience", _experience),
+    Migration("0016_derived", _derived),
 )
 
 

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 import apsw
 
-from hlmem.adapters.sqlite import conflict_rows, rows
+from hlmem.adapters.sqlite import conflict_rows, derived_rows, rows
+from hlmem.domain.derived import DerivedState, is_derived_id, step_derived
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge
@@ -31,6 +32,9 @@ class Projector:
         self._dirty_obs: set[str] = set()
         self._dirty_conflicts: set[str] = set()
         self._edges: list[tuple] = []
+        # Derived items (dv_ streams, ADR 0046): their own reducer, their own tables.
+        self._derived: dict[str, DerivedState] = {}
+        self._dirty_derived: set[str] = set()
 
     def reset(self) -> None:
         """Forget cached states (call at the end of every transaction, committed or not)."""
@@ -41,6 +45,8 @@ class Projector:
         self._dirty_obs.clear()
         self._dirty_conflicts.clear()
         self._edges.clear()
+        self._derived.clear()
+        self._dirty_derived.clear()
 
     def seed(self, claims: Iterable[ClaimState]) -> None:
         """Remember claim states just read inside the current transaction (saves re-reading them)."""
@@ -60,6 +66,12 @@ class Projector:
 
     def project(self, event: DomainEvent, position: int) -> None:
         """Apply one event (already in the log at ``position``) to the cached states; ``flush`` writes."""
+        if is_derived_id(event.stream_id):
+            if event.stream_id not in self._derived and event.version != 1:
+                self._derived.update(derived_rows.load(self._con, [event.stream_id]))
+            step_derived(event, self._derived)
+            self._dirty_derived.add(event.stream_id)
+            return
         touched = touched_streams(event)
         if event.version != 1:
             self._load(touched)
@@ -88,6 +100,9 @@ class Projector:
             rows.save_observation(self._con, self._observations[oid])
         for cid in self._dirty_conflicts:
             conflict_rows.save_conflict(self._con, self._conflicts[cid])
+        if self._dirty_derived:
+            derived_rows.save(self._con, [self._derived[i] for i in sorted(self._dirty_derived) if i in self._derived])
+            self._dirty_derived.clear()
         if self._edges:
             self._con.executemany(
                 "INSERT INTO supersede_edges (position, old_id, new_id, recorded_at) VALUES (?,?,?,?)", self._edges)

@@ -10,16 +10,18 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
-from hlmem.adapters.sqlite import conflict_rows, context, erasure, event_log, integrity, rows, search
+from hlmem.adapters.sqlite import conflict_rows, context, derived_rows, erasure, event_log, integrity, rows, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
+from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
 from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
+from hlmem.domain.derived import DerivedState, is_derived_id
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
@@ -63,6 +65,8 @@ class SQLiteStorage:
         self._data_version = -1
         self.embedding_cache = SQLiteEmbeddingCache(self.db)
         self.tombstones = SQLiteTombstoneLedger(self.db)
+        #: The experience channel's projection (ADR 0045), written in each append's transaction.
+        self.experience = SQLiteExperience(self.db)
         self._activity = SQLiteActivity(self.db)
         self._finish_pending_erasure()
 
@@ -79,11 +83,13 @@ class SQLiteStorage:
     def _undone(self) -> None:
         # A rolled-back write (or a failed commit): what the caches took from it is not true.
         self._projector.reset()
+        self.experience.reset()
         self._vectors.invalidate()
         self._model = None
 
     def _ending(self) -> None:
         self._projector.reset()
+        self.experience.reset()
 
     @property
     def connection(self) -> apsw.Connection:
@@ -133,6 +139,7 @@ class SQLiteStorage:
             drops: set[str] = set()
             for offset, event in enumerate(events):
                 self._projector.project(event, first + offset)
+                self.experience.project(event)
                 if dropped := Projector.drops_item(event):
                     items.pop(dropped, None)
                     drops.add(dropped)
@@ -142,6 +149,7 @@ class SQLiteStorage:
                     kind = "event" if item.startswith("ev_") else "claim"
                     items[item] = (item, kind, event.namespace, entry.text, entry.vector)
             self._projector.flush()
+            self.experience.flush()
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
             indexed = search.index_items(self._con, list(items.values()))
@@ -231,7 +239,24 @@ class SQLiteStorage:
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
         """The projection rows of each stream, undecoded: equal rows decode to equal states."""
         with self._lock, _translated("reading projections"):
-            return _projection_rows(self._con, stream_ids)
+            out = _projection_rows(self._con, stream_ids)
+            out.update(derived_rows.fingerprints(self._con, [i for i in stream_ids if is_derived_id(i)]))
+            return out
+
+    # -- derived items (DerivedReader; adapters/sqlite/derived_rows.py, ADR 0046) -----------------
+
+    def get_derived(self, ids: Sequence[str]) -> dict[str, DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.load(self._con, [i for i in ids if is_derived_id(i)])
+
+    def derived_citing(self, claim_ids: Sequence[str]) -> dict[str, DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.citing(self._con, claim_ids)
+
+    def derived_items(self, namespace: str, *, subject: str | None = None,
+                      kind: str | None = None) -> list[DerivedState]:
+        with self._lock, _translated("reading derived items"):
+            return derived_rows.items(self._con, namespace, subject, kind)
 
     # -- projection queries ---------------------------------------------------------------------
 
@@ -325,6 +350,7 @@ class SQLiteStorage:
             out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
             for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
                 out[f"conflicts_{status}"] = n
+            out.update(derived_rows.counts(self._con))
             return out
 
     # -- search ---------------------------------------------------------------------------------

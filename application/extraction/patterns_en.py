@@ -120,6 +120,17 @@ _JUDGEMENT = re.compile(r"(?i:(?:very|so|too|really|pretty|quite|a\s+bit|kind\s+
 #: Plans too vague to remember ("we'll see tomorrow").
 _VAGUE_PLAN = re.compile(r"(?i:see|check|try|do\s+it|do\s+that|go|look|think|decide|know|talk|be\s+\w+|continue|help|"
                          r"let\s+you\s+know|get\s+back\s+to\s+you|see\s+about\s+it|fine|ok|okay|busy|free|back)")
+#: Conversational promises and encouragement, not plans worth remembering ("I'll keep you posted",
+#: "I'll definitely check it out", "I'm sure you'll do great", "I'll keep pushing").
+_SMALL_TALK_PLAN = re.compile(
+    r"(?i:(?:definitely|totally|surely|probably|really|def|for\s+sure)\s+)*(?i:"
+    r"sure\b|make\s+sure\b|never\s+forget\b|ttyl\b|"
+    r"(?:keep|let|send|show|tell|update|text|call|message|ping|email|share|get\s+back|talk|see|catch\s+up|"
+    r"fill|hit)\b(?:\s+\S+){0,3}?\s+(?:you|ya|u)\b|"
+    r"(?:keep|bear)\s+(?:that|it|this|them)\s+in\s+mind|(?:check|try|look\s+into|think\s+about)\s+(?:it|that|this|them)\b|"
+    r"give\s+(?:it|that|this)\s+a\s+(?:try|shot|go)|add\s+(?:it|that|this)\s+to\s+my\s+list|"
+    r"take\s+(?:your|the|that)\s+advice|try\s+(?:my|our)\s+best|"
+    r"keep\s+(?:working|pushing|going|trying|plugging|searching|at\s+it|it\s+up|that\s+in))")
 _DANGLING = re.compile(r"\s+(?i:on|at|in|by|for|the|this|next|last)\s*$")
 _CHANGE = re.compile(r"(?i:switched|changed|moved|went\s+back|turned|enabled|disabled|set|upgraded|updated|rolled|bumped|"
                      r"downgraded|reverted|joined|started|became|promoted)")
@@ -251,7 +262,8 @@ def plan_value(clause: Clause) -> str | None:
     value = " ".join(m["v"].split())
     for _ in range(3):
         value = _DANGLING.sub("", value)
-    if not value or len(value) > 80 or _VAGUE_PLAN.fullmatch(value) or DEICTIC_VALUE.match(value):
+    if (not value or len(value) > 80 or _VAGUE_PLAN.fullmatch(value) or DEICTIC_VALUE.match(value)
+            or _SMALL_TALK_PLAN.match(value)):
         return None
     return value
 

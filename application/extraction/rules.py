@@ -7,8 +7,10 @@ no rule covers stays recallable as the verbatim event.
 
 Shape of what it emits (the same as the LLM extractor's):
 
-- first-person facts have the subject ``用户`` in Chinese text and ``user`` in English text, and
-  only when the event's role is the user's (an assistant's "我" is not the user);
+- first-person facts have the subject ``用户`` in Chinese text and ``user`` in English text when
+  the event's role is the user's; an assistant's, tool's or system's "我" states nothing of its
+  own. Any other role names a participant (a group chat's "Caroline"): their first person is
+  about that name (``Caroline · lives_in · …``, ``Caroline's sister``, ``Caroline的表哥``);
 - the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
   ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
 - valid time: a resolved time expression (:mod:`hlmem.domain.temporal`) or the event's occurred time. A
@@ -32,6 +34,7 @@ from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.patterns_common import label_index, scope_for
+from hlmem.domain.provenance import NON_USER_ROLES
 from hlmem.domain.temporal import resolve
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
 from hlmem.domain.events import Cardinality
@@ -68,7 +71,8 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
                   labels: Mapping[str, str] | None = None, *, tagger: Tagger | None = None) -> list[CandidateClaim]:
     """Candidate claims of one event (see the module docstring for their shape)."""
     labels = label_index(registry) if labels is None else labels
-    by_user = event.role.strip().lower() in USER_ROLES
+    speaker = speaker_of(event.role)
+    by_user = speaker is not None
     topic: str | None = None
     topic_start: int | None = None
     person: str | None = None  # the third party last named (for 他, 其, she)
@@ -88,13 +92,35 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         for fact in facts:
             cand = _candidate(fact, clause, event)
             if cand is not None:
-                out.append(cand)
+                out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
         person = personal.named_person(facts) or person
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
             topic, topic_start = entity, clause.start
     return out
+
+
+def speaker_of(role: str) -> str | None:
+    """Whose first person an event's text is: ``""`` the user's, a participant's name (any role
+    that is neither the user's nor in :data:`~hlmem.domain.provenance.NON_USER_ROLES`, as written),
+    or None for a role that speaks for no one (assistant, tool, system…)."""
+    folded = role.strip().lower()
+    if folded in USER_ROLES:
+        return ""
+    if not folded or folded in NON_USER_ROLES:
+        return None
+    return " ".join(role.split())
+
+
+def _as_speaker(subject: str, speaker: str) -> str:
+    """A subject written from the user (用户, user's sister) rewritten from a named speaker."""
+    if subject in SPEAKER.values():
+        return speaker
+    for prefix, joint in (("用户的", "的"), ("user's ", "'s ")):
+        if subject.startswith(prefix):
+            return f"{speaker}{joint}{subject[len(prefix):]}"
+    return subject
 
 
 def _guarded(fact: Fact, clause: Clause, tagger: Tagger | None) -> bool:

@@ -19,6 +19,7 @@ budget          BudgetLedger; value Reservation
 heartbeat       WorkerHeartbeats; value WorkerBeat (ADR 0035)
 providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
 storage         Storage: the composition of the storage roles
+derived         DerivedReader (observation summaries, mental models; ADR 0046)
 needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore:
                 what each service asks of storage
 ==============  =======================================================================
@@ -30,6 +31,7 @@ from hlmem.application.ports.activity import ActivityLog
 from hlmem.application.ports.basics import Clock, IdGenerator, Transactional
 from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
+from hlmem.application.ports.derived import DerivedReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
 from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
@@ -47,6 +49,7 @@ __all__ = [
     "Candidate",
     "ClaimReader",
     "ConflictStore",
+    "DerivedReader",
     "Clock",
     "Embedder",
     "EmbeddingCache",
@@ -77,3 +80,8 @@ __all__ = [
     "WriteStore",
     "check_worker_state",
 ]
+
+# The experience channel's optional read role (ADR 0045).
+from hlmem.application.ports.experience import ExperienceReader, HasExperience  # noqa: E402
+
+__all__ += ["ExperienceReader", "HasExperience"]

@@ -136,6 +136,33 @@ def test_stdio_every_tool_resource_and_prompt(tmp_path: Path) -> None:
     anyio.run(main)
 
 
+def test_stdio_recall_answers_a_howto_question_with_the_procedure(tmp_path: Path) -> None:
+    from hlmem import Memory
+
+    with Memory(tmp_path / "memory.db", embedder="hash", now=NOW) as mem:
+        mem.set_experience_thresholds({"min_support": 3, "min_reliability": 0.3, "probation": 1,
+                                       "procedure_min_successes": 3, "procedure_min_reliability": 0.3})
+        for _ in range(4):
+            ep = mem.start_episode("rotate the TLS certificate", approach="certbot")
+            mem.record_step(ep.episode_id, "certbot renew", tool="certbot")
+            mem.end_episode(ep.episode_id, "succeeded", reward=1.0)
+    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
+                                   cwd=str(tmp_path))
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                found = await call(session, "memory_recall", query="How do I rotate the TLS certificate?")
+                head = [(i["kind"], i["approach"], i["support"]) for i in found["items"][:2]]
+                assert head == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
+                facts = await call(session, "memory_recall", query="How do I rotate the TLS certificate?",
+                                   intent="facts")
+                assert all(i["kind"] in ("claim", "event") for i in facts["items"])
+
+    anyio.run(main)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -151,6 +151,26 @@ def test_recall_with_both_clocks_a_budget_and_the_packet_format(client: httpx.Cl
     _error(client.post("/v1/recall", json={"query": "bob", "known_at": "yesterday-ish"}), 400, "invalid_timestamp")
 
 
+def test_recall_returns_procedures_and_policies_for_a_howto_question(client: httpx.Client, store: Memory) -> None:
+    store.set_experience_thresholds({"min_support": 3, "min_reliability": 0.3, "probation": 1,
+                                     "procedure_min_successes": 3, "procedure_min_reliability": 0.3})
+    for _ in range(4):
+        ep = store.start_episode("rotate the TLS certificate", approach="certbot", namespace="exp")
+        store.record_step(ep.episode_id, "certbot renew", tool="certbot")
+        store.end_episode(ep.episode_id, "succeeded", reward=1.0)
+    asked = client.post("/v1/recall", json={"query": "How do I rotate the TLS certificate?", "namespace": "exp"})
+    assert asked.status_code == 200, asked.text
+    kinds = [(i["kind"], i.get("approach"), i.get("support")) for i in asked.json()["items"][:2]]
+    assert kinds == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
+    explicit = client.post("/v1/recall", json={"query": "TLS certificate", "namespace": "exp",
+                                               "intent": "procedure"}).json()["items"]
+    assert explicit[0]["kind"] == "procedure" and explicit[0]["steps"] == ["certbot: certbot renew"]
+    facts = client.post("/v1/recall", json={"query": "How do I rotate the TLS certificate?", "namespace": "exp",
+                                            "intent": "facts"}).json()["items"]
+    assert all(i["kind"] in ("claim", "event") for i in facts)
+    _error(client.post("/v1/recall", json={"query": "x", "intent": "maybe"}), 422, "invalid_body")
+
+
 def test_explain_an_event_and_a_claim(client: httpx.Client) -> None:
     event = client.post("/v1/events", json={"text": "I work at Acme", "session": "chat"}).json()
     explained = client.get(f"/v1/explain/{event['id']}").json()

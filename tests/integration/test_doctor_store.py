@@ -20,6 +20,21 @@ from hlmem.adapters.sqlite.migrations import MIGRATIONS
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)
 
 
+def _schema(migrations) -> set[tuple[str, str]]:
+    con = apsw.Connection(":memory:")
+    for migration in migrations:
+        migration.apply(con)
+    return {(kind.upper(), name) for kind, name in con.execute(
+        "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")}
+
+
+def _made_by_last_migration() -> list[tuple[str, str]]:
+    """The tables, indexes, triggers and views the newest migration adds (tables last)."""
+    made = _schema(MIGRATIONS) - _schema(MIGRATIONS[:-1])
+    assert made, f"{MIGRATIONS[-1].name} creates no schema object: the test needs another way to undo it"
+    return sorted(made, key=lambda item: item[0] == "TABLE")
+
+
 def _doctor(db: Path, **kwargs):
     return {c.name: c for c in run_doctor(db, Settings(), now=NOW, environ={}, **kwargs)}
 
@@ -35,7 +50,8 @@ def test_an_older_store_warns_with_the_command_and_is_left_unmigrated(tmp_path: 
     db = _events(tmp_path / "old.db", 3)
     last = MIGRATIONS[-1].name
     con = apsw.Connection(str(db))
-    con.execute("DROP TABLE worker_heartbeats")  # what the last migration (0014) made, undone: the store of the version before
+    for kind, name in _made_by_last_migration():  # undone: the store of the version before
+        con.execute(f'DROP {kind} IF EXISTS "{name}"')
     con.execute("DELETE FROM _migrations WHERE name = ?", (last,))
     con.close()
     digest = hashlib.sha256(db.read_bytes()).hexdigest()

@@ -17,12 +17,19 @@ Evidence (issue 11): claims cite events from the bundle, forgotten ones included
 name no event; both stores must refuse the forgotten and unknown ones alike, and no live claim
 ever rests on an event that is forgotten or missing.
 
+Derived items (issue 17 item 6, ADR 0046): observation summaries and mental models are built on
+both stores, and every service appends through the staleness guard. No item may cite a forgotten
+claim or keep a forgotten claim's content in its log; no current item may rest on a claim that is
+not active, checked at the end of every write transaction (``_StalenessAudit``), not just after
+each rule; the projection equals the fold of the log, and replay rebuilds it.
+
 A failing run prints its seed (tests/conftest.py); ``pytest tests/stateful --hypothesis-seed=N``
 replays it. Sequences the machine found are pinned as plain tests at the end of this file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -42,14 +49,19 @@ from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.sqlite.backup import backup
 from hlmem.adapters.sqlite.restore import restore
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.application.experience import ExperienceService
+from hlmem.application.experience_forget import BothEnforcers, ExperienceForgetService
 from hlmem.application.forgetting import ForgetService
+from hlmem.application.derived import DerivedService
+from hlmem.application.derived_guard import guarded
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
 from hlmem.application.recall import RecallService
 from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim, RecordObservation
-from hlmem.domain.events import Cardinality, ItemForgotten
+from hlmem.domain.derived import CURRENT, FORGOTTEN, STALE, project_derived
+from hlmem.domain.events import Cardinality, DerivedBuilt, ItemForgotten
 from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.forgetting import ForgetTarget
 from hlmem.domain.lifecycle import LifecyclePolicy
@@ -59,6 +71,11 @@ from hlmem.domain.reducers import project
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.slots import normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus
+from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
+from hlmem.domain.experience_events import is_experience_stream
+from hlmem.domain.experience_policy import PolicyThresholds
+from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_state import PolicyState, ProcedureState
 
 UTC = timezone.utc
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
@@ -98,6 +115,11 @@ MAX_BACKUPS = 3
 #: Valid-time starts, in days from T0 (None: "from now"); negative ones land before known claims.
 STARTS = (None, None, None, -30, -10, -3, -1, 0, 1, 2, 5, 10, 30)
 LENGTHS = (None, None, 1, 3, 7, 40)
+#: The experience channel's pools and its low thresholds (so policies and procedures come and go).
+GOALS = ("fix the build", "Fix the build!", "deploy app v2", "deploy app v3")
+APPROACHES = ("make", "ninja")
+MACHINE_THRESHOLDS = PolicyThresholds(min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
+                                      procedure_min_successes=2, procedure_min_reliability=0.2)
 
 #: (subject, slot, value index, start, length, namespace) of one AssertClaim.
 claim_commands = st.tuples(
@@ -140,6 +162,47 @@ def _rectangles_overlap(a, b) -> bool:
         a.recorded_from, a.recorded_to, b.recorded_from, b.recorded_to)
 
 
+class _StalenessAudit:
+    """The store as the services see it, checking at the end of each outermost write transaction
+    (inside it, before the commit) that no current derived item rests on a claim that is not
+    active: staleness must be decided in the transaction that changed the source. Failures are
+    recorded, not raised (a raise would roll back and look like a refusal to the rules)."""
+
+    def __init__(self, store, failures: list) -> None:
+        self._store = store
+        self._failures = failures
+        self._depth = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def _check(self) -> None:
+        store = self._store
+        ids = sorted({d.derived_id for ns in NAMESPACES for d in store.derived_items(ns) if d.status == CURRENT})
+        for item in store.get_derived(ids).values():
+            claims = store.get_claims(list(item.source_ids))
+            bad = [c for c in item.source_ids if c not in claims or claims[c].status is not ClaimStatus.ACTIVE]
+            if bad:
+                self._failures.append((item.derived_id, bad, store.last_position()))
+
+    @contextlib.contextmanager
+    def transaction(self):
+        with self._store.transaction():
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            if self._depth == 0:
+                self._check()
+
+    def append(self, events, index=None, **kwargs):
+        position = self._store.append(events, index, **kwargs)
+        if self._depth == 0:
+            self._check()
+        return position
+
+
 class MemoryMachine(RuleBasedStateMachine):
     """In-memory and SQLite stores driven in lockstep."""
 
@@ -179,6 +242,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem_inspect = InspectService(self.mem, DEFAULT_REGISTRY, self.mem.tombstones)
         self.mem_forget = ForgetService(self.mem, self.mem.tombstones, self.clock, self.mem_ids, DEFAULT_REGISTRY)
         self.mem_maintain = MaintenanceService(self.mem, self.clock, self.mem_ids, DEFAULT_REGISTRY, policy=POLICY)
+        self._derived_wiring("mem")
 
     def _open_sql(self) -> None:
         # NORMAL keeps WAL commits fast; durability across real crashes is test_sqlite_log's job.
@@ -190,9 +254,28 @@ class MemoryMachine(RuleBasedStateMachine):
         self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
         self.writes_since_reopen = 0
         self.generation += 1
+        self._derived_wiring("sql")
 
     def _forget_service(self, store: SQLiteStorage) -> ForgetService:
-        return ForgetService(store, store.tombstones, self.clock, self.sql_ids, DEFAULT_REGISTRY)
+        # Guarded like every service (ADR 0046): a restore's forget cascades to derived items too.
+        return ForgetService(guarded(store, self.sql_ids), store.tombstones, self.clock, self.sql_ids,
+                             DEFAULT_REGISTRY)
+
+    def _derived_wiring(self, side: str) -> None:
+        """The writing services of one side over the staleness guard (and the audit), and its
+        derived-item service; called wherever the machine (re)wires a side."""
+        failures = self.__dict__.setdefault("staleness_failures", [])
+        store, ids = (self.mem, self.mem_ids) if side == "mem" else (self.sql, self.sql_ids)
+        audited = guarded(_StalenessAudit(store, failures), ids)
+        setattr(self, f"{side}_writes", WriteService(audited, self.clock, ids, DEFAULT_REGISTRY))
+        setattr(self, f"{side}_forget", ForgetService(audited, store.tombstones, self.clock, ids, DEFAULT_REGISTRY))
+        setattr(self, f"{side}_maintain", MaintenanceService(audited, self.clock, ids, DEFAULT_REGISTRY, policy=POLICY))
+        setattr(self, f"{side}_derived", DerivedService(store, self.clock, ids, DEFAULT_REGISTRY))
+
+    def _enforcer(self, store: SQLiteStorage) -> BothEnforcers:
+        """Restore's tombstone enforcement on both channels (facts, then episodes: ADR 0045)."""
+        return BothEnforcers(self._forget_service(store),
+                             ExperienceForgetService(store, store.tombstones, self.clock, self.sql_ids))
 
     def teardown(self) -> None:
         if self.sql is not None:
@@ -447,7 +530,7 @@ class MemoryMachine(RuleBasedStateMachine):
         target, info = data.draw(st.sampled_from(self.backups))
         self._log_cache.clear()
         self.sql.close()
-        result = restore(self.path, target, clock=self.clock, ids=self.sql_ids, enforcer=self._forget_service,
+        result = restore(self.path, target, clock=self.clock, ids=self.sql_ids, enforcer=self._enforcer,
                          actor="machine", reason="rule")
         self._open_sql()
         assert result.position == self.sql.last_position()
@@ -473,6 +556,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.sql_writes = WriteService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY)
         self.sql_forget = self._forget_service(self.sql)
         self.sql_maintain = MaintenanceService(self.sql, self.clock, self.sql_ids, DEFAULT_REGISTRY, policy=POLICY)
+        self._derived_wiring("sql")
         self.generation += 1
         # Restoring an earlier backup never brings back what was forgotten since.
         states = {**self._all_claims(self.sql), **self._all_observations(self.sql)}
@@ -654,6 +738,182 @@ class MemoryMachine(RuleBasedStateMachine):
                 if text:
                     found = recall.recall(text, k=200, namespace=ns, include_archived=True)
                     assert sid not in {i.id for i in found.items}, (sid, text)
+
+    # -- the experience channel (issue 17, ADR 0045) ------------------------------------------------
+    # Episodes run on both stores with the same ids; ending one runs its situation's policy
+    # lifecycle. Thresholds are low, so that a few episodes make candidates, active policies and
+    # procedures, and a few failures retire and demote them.
+
+    episodes = Bundle("episodes")
+
+    def _experience(self, store, ids):
+        return ExperienceService(store, self.clock, ids, MACHINE_THRESHOLDS)
+
+    def _both_experience(self, call):
+        mem = _outcome(lambda: call(self._experience(self.mem, self.mem_ids)))
+        sql = _outcome(lambda: call(self._experience(self.sql, self.sql_ids)))
+        assert mem == sql, f"in-memory {mem} != sqlite {sql}"
+        self.writes_since_reopen += 1
+        return mem
+
+    @rule(target=episodes, goal=st.sampled_from(GOALS), approach=st.sampled_from(APPROACHES))
+    def start_episode(self, goal: str, approach: str) -> str:
+        result, error = self._both_experience(lambda x: x.start(StartEpisode(goal=goal, approach=approach)))
+        assert error is None, error
+        return result.episode_id
+
+    @rule(episode=episodes, action=st.sampled_from(("build", "test", "ship", "build")), failed=st.booleans(),
+          evidence=st.lists(observations, max_size=1), cost=st.sampled_from((0.0, 1.5, -1.0)))
+    def record_step(self, episode: str, action: str, failed: bool, evidence: list[str], cost: float) -> None:
+        result, error = self._both_experience(lambda x: x.record_step(RecordStep(
+            episode_id=episode, action=action, error="E42" if failed else "", evidence=tuple(evidence), cost=cost)))
+        count_event(f"episode step: {error or 'recorded'}")
+        if cost < 0:
+            assert error is not None  # refused, and nothing was written (the logs still agree)
+
+    @rule(episode=episodes, status=st.sampled_from(("succeeded", "succeeded", "failed", "cancelled")),
+          reward=st.sampled_from((None, 0.0, 1.0, 1.5)))
+    def end_episode(self, episode: str, status: str, reward: float | None) -> None:
+        result, error = self._both_experience(lambda x: x.end(EndEpisode(episode_id=episode, status=status,
+                                                                        reward=reward)))
+        count_event(f"episode end: {error or 'ended'}")
+        if result is not None:
+            for e in result.changes:
+                count_event(f"experience change: {type(e).__name__}")
+
+    @rule(target=episodes, goal=st.sampled_from(GOALS), approach=st.sampled_from(APPROACHES),
+          outcomes=st.lists(st.sampled_from(("succeeded", "succeeded", "failed")), min_size=2, max_size=4))
+    def run_episodes(self, goal: str, approach: str, outcomes: list[str]) -> str:
+        """Several whole episodes of one situation: what makes policies, procedures and their changes likely."""
+        last = ""
+        for status in outcomes:
+            last = self.start_episode(goal, approach)
+            self.record_step(last, "build", False, [], 0.0)
+            self.end_episode(last, status, None)
+        return last
+
+    @rule(episode=episodes)
+    def forget_episode(self, episode: str) -> None:
+        outcomes = []
+        for store, ids in ((self.mem, self.mem_ids), (self.sql, self.sql_ids)):
+            service = ExperienceForgetService(store, store.tombstones, self.clock, ids)
+            report, error = _outcome(lambda s=service: s.forget_episode(episode, actor="machine", reason="rule"))
+            outcomes.append((error,) if report is None else (dict(report.counts), report.items, report.forget_id,
+                                                             report.already_forgotten))
+        assert outcomes[0] == outcomes[1], outcomes
+        self.writes_since_reopen += 1
+        if len(outcomes[0]) > 1:
+            self.forgotten |= set(outcomes[0][1])
+            count_event("forget episode: " + ("already forgotten" if outcomes[0][3] else
+                                               f"removed {min(len(outcomes[0][1]), 3)}+"))
+
+    def _experience_states(self, store) -> dict:
+        ids = list(dict.fromkeys(e.stream_id for e in self._log(store) if is_experience_stream(e.stream_id)))
+        x = store.experience
+        return {**x.get_episodes(ids), **x.get_policies(ids), **x.get_procedures(ids)}
+
+    @invariant()
+    def experience_equals_fold_and_agrees(self) -> None:
+        if not self._changed("experience_equals_fold_and_agrees"):
+            return
+        folded: dict = {}
+        for event in self._log(self.sql):
+            if is_experience_stream(event.stream_id):
+                folded[event.stream_id] = reduce_experience(folded.get(event.stream_id), event)
+        assert self._experience_states(self.sql) == folded
+        assert self._experience_states(self.mem) == folded
+
+    @invariant()
+    def no_active_policy_without_support(self) -> None:
+        if not self._changed("no_active_policy_without_support"):
+            return
+        states = self._experience_states(self.sql)
+        for sid, state in states.items():
+            if sid.startswith("po_") and state.status in ("candidate", "active"):
+                assert state.support, state
+                for eid in state.episodes:
+                    assert states[eid].status in ("succeeded", "failed"), (sid, eid, states[eid].status)
+            if sid.startswith("pd_") and state.status == "active":
+                assert states[state.policy_id].status == "active", (sid, states[state.policy_id])
+                assert states[state.source_episode].status == "succeeded"
+        live = [p for p in states.values() if isinstance(p, PolicyState) and p.status in ("candidate", "active")]
+        per_situation = {(p.namespace, p.signature) for p in live}
+        assert len(per_situation) == len(live), "two live policies for one situation"
+
+    @invariant()
+    def forgotten_episodes_leave_nothing(self) -> None:
+        gone = {s for s in self.forgotten if s.startswith("ep_")}
+        if not gone or not self._changed("forgotten_episodes_leave_nothing"):
+            return
+        for store in (self.mem, self.sql):
+            states = self._experience_states(store)
+            for eid in gone:
+                if eid in states:  # (a restore of an older backup may predate the episode)
+                    assert states[eid].status == "forgotten" and states[eid].goal == "", states[eid]
+                    assert all(not s.action and not s.observation for s in states[eid].steps)
+            for state in states.values():
+                if isinstance(state, PolicyState):
+                    assert not gone & set(state.episodes), state
+                elif isinstance(state, ProcedureState) and state.status != "forgotten":
+                    assert state.source_episode not in gone, state
+
+
+    # -- derived items (issue 17 item 6, ADR 0046) ----------------------------------------------------
+
+    @rule(subject=st.sampled_from((None, *SUBJECTS)), ns=st.sampled_from(NAMESPACES))
+    def derive(self, subject: str | None, ns: str) -> None:
+        """Build observation summaries and mental models (one subject or all) on both stores."""
+        got = [_outcome(lambda s=service: s.build(ns, subject)) for service in (self.mem_derived, self.sql_derived)]
+        assert got[0] == got[1], got
+        self.writes_since_reopen += 1
+        if got[0][0] is not None:
+            count_event(f"derive: built {min(len(got[0][0].built), 2)}+, rebuilt {min(len(got[0][0].rebuilt), 1)}+, "
+                        f"removed {min(len(got[0][0].removed), 1)}+")
+
+    @rule()
+    def rebuild_stale(self) -> None:
+        """What the worker's ``derive`` jobs do: rebuild every stale item (both stores alike)."""
+        stale = [sorted(d.derived_id for ns in NAMESPACES for d in store.derived_items(ns) if d.status == STALE)
+                 for store in (self.mem, self.sql)]
+        assert stale[0] == stale[1], stale
+        got = [_outcome(lambda s=service: s.rebuild(stale[0])) for service in (self.mem_derived, self.sql_derived)]
+        assert got[0] == got[1], got
+        self.writes_since_reopen += 1
+        count_event(f"rebuild: {min(len(stale[0]), 2)}+ stale")
+        for store in (self.mem, self.sql):
+            left = [d for d in store.get_derived(stale[0]).values() if d.status == STALE]
+            assert not left, left
+
+    @invariant()
+    def derived_items_follow_their_sources(self) -> None:
+        """No derived item cites a forgotten claim or keeps its content in the log; a current one
+        rests on active claims only, at the end of every write transaction; projection = fold."""
+        failures = self.__dict__.get("staleness_failures", [])
+        assert not failures, f"a current derived item outlived its source's transaction: {failures[:3]}"
+        if not self._changed("derived_items_follow_their_sources"):
+            return
+        folds = []
+        for store in (self.mem, self.sql):
+            log = self._log(store)
+            folded = project_derived(log)
+            assert store.get_derived(list(folded)) == folded
+            claims = self._all_claims(store)
+            gone = {cid for cid, c in claims.items() if c.status is ClaimStatus.FORGOTTEN}
+            for d in folded.values():
+                if d.status == FORGOTTEN:
+                    assert (d.text, d.subject, d.sources) == ("", "", ()), d
+                    continue
+                assert not gone.intersection(d.source_ids), (d.derived_id, gone.intersection(d.source_ids))
+                assert all(c in claims for c in d.source_ids), d
+                if d.status == CURRENT:
+                    assert all(claims[c].status is ClaimStatus.ACTIVE for c in d.source_ids), d
+            for event in log:
+                if isinstance(event, DerivedBuilt) and gone.intersection(c for c, _ in event.sources):
+                    assert is_redacted(event), event
+            folds.append(folded)
+        assert folds[0] == folds[1]
+        if folds[0]:
+            count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))
 
 
 TestMemoryMachine = MemoryMachine.TestCase
@@ -847,3 +1107,81 @@ def test_a_legacy_claim_left_citing_only_forgotten_events_is_forgotten_and_its_l
         assert store.get_claims(["cl_legacy"])["cl_legacy"].status is ClaimStatus.FORGOTTEN
     finally:
         store.close()
+
+
+def test_the_experience_rules_by_hand_policies_procedures_forget_restore_replay() -> None:
+    """A pinned run through the experience rules: episodes make an active policy and a procedure,
+    a backup is taken, an episode is forgotten, failures retire the policy, the backup is restored
+    (the forgotten episode stays forgotten) and the log is replayed; every invariant after each step."""
+    ids: list[str] = []
+
+    class Draw:
+        def draw(self, _strategy):
+            return MemoryMachine_backups[0]
+
+    MemoryMachine_backups: list = []
+
+    def remember_backup(m):
+        m.take_backup()
+        MemoryMachine_backups.append(m.backups[-1])
+
+    def assert_learnt(m):
+        assert [p.status for p in m.sql.experience.policies("default")] == ["active"]
+        assert [p.status for p in m.sql.experience.procedures("default")] == ["active"]
+
+    steps = [lambda m: ids.append(m.run_episodes("fix the build", "make", ["succeeded"] * 4)),
+             lambda m: ids.append(m.run_episodes("Fix the build!", "make", ["succeeded", "succeeded"])),
+             lambda m: assert_learnt(m),
+             remember_backup,
+             lambda m: m.forget_episode(ids[0]),
+             lambda m: m.run_episodes("fix the build", "make", ["failed", "failed", "failed"]),
+             lambda m: m.restore_backup(Draw()),
+             lambda m: m.run_episodes("deploy app v2", "ninja", ["succeeded", "failed", "succeeded"]),
+             lambda m: m.forget_episode(ids[1]),
+             lambda m: m.replay_into_sqlite()]
+    _drive(steps)
+
+
+def test_derived_items_go_stale_in_the_source_transaction_and_forget_takes_their_text() -> None:
+    """The derived layer's rules on one sequence (issue 17 item 6): build, supersede a source (stale
+    at once, on both stores), rebuild, back up, forget one source (scrubbed: the text erased, the
+    id dropped), forget the subject (the sole support gone: tombstones), restore the backup (the
+    ledger's forgets cascade to the restored items), replay. Every invariant runs after each step."""
+    likes, theme = SLOTS[4], SLOTS[0]
+    seen: dict[str, str] = {}
+
+    def keep(name, call):
+        return lambda m: seen.__setitem__(name, call(m))
+
+    def statuses(m) -> list[str]:
+        return sorted(d.status for d in m.sql.derived_items("default"))
+
+    def expect(want):
+        def check(m):
+            assert statuses(m) == want and statuses(m) == sorted(d.status for d in m.mem.derived_items("default"))
+        return check
+
+    _drive([
+        lambda m: m.first_observation(TEXTS[0]),
+        keep("tea", lambda m: m.assert_claim(("user", likes, 0, None, None, "default"))),
+        keep("coffee", lambda m: m.assert_claim(("user", likes, 1, None, None, "default"))),
+        keep("dark", lambda m: m.assert_claim(("user", theme, 0, None, None, "default"))),
+        lambda m: m.derive(None, "default"),
+        expect(["current", "current"]),  # the preferences summary (likes, theme), the user's model
+        lambda m: m.assert_claim(("user", theme, 1, None, None, "default")),  # dark -> light
+        expect(["stale", "stale"]),
+        lambda m: m.rebuild_stale(),
+        expect(["current", "current"]),
+        lambda m: m.take_backup(),
+        lambda m: m.forget_claim(seen["tea"], "default"),
+        expect(["stale", "stale"]),
+        lambda m: m.rebuild_stale(),  # coffee and light are left: both rebuilt without tea
+        expect(["current", "current"]),
+        lambda m: m.forget_claim(seen["coffee"], "default"),
+        lambda m: m.rebuild_stale(),  # one preference left: the summary goes, the model stays
+        expect(["current", "removed"]),
+        lambda m: m.forget_subject("user", "default"),
+        expect(["forgotten", "forgotten"]),
+        lambda m: m.restore_backup(_Drawn(m.backups[0])),
+        lambda m: m.replay_into_sqlite(),
+    ])

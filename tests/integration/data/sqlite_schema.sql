@@ -21,6 +21,12 @@ CREATE INDEX conflicts_status ON conflicts(namespace, status, opened_at);
 CREATE INDEX context_pairs_first ON context_pairs(first_key);
 -- index context_pairs_second on context_pairs
 CREATE INDEX context_pairs_second ON context_pairs(second_key);
+-- index derived_items_subject on derived_items
+CREATE INDEX derived_items_subject ON derived_items(namespace, subject_key);
+-- index derived_sources_claim on derived_sources
+CREATE INDEX derived_sources_claim ON derived_sources(claim_id);
+-- index episodes_by_signature on episodes
+CREATE INDEX episodes_by_signature ON episodes (namespace, signature);
 -- index jobs_ready on jobs
 CREATE INDEX jobs_ready ON jobs(kind, state, available_at);
 -- index jobs_terminal on jobs
@@ -37,6 +43,12 @@ CREATE INDEX observations_session ON observations(namespace, session_id);
 CREATE INDEX observations_session_order ON observations(namespace, session_id, recorded_at, event_id);
 -- index observations_speakers on observations
 CREATE INDEX observations_speakers ON observations(namespace, forgotten, role);
+-- index policies_by_signature on policies
+CREATE INDEX policies_by_signature ON policies (namespace, signature);
+-- index procedures_by_policy on procedures
+CREATE INDEX procedures_by_policy ON procedures (policy_id);
+-- index procedures_by_source on procedures
+CREATE INDEX procedures_by_source ON procedures (source_episode);
 -- index sqlite_autoindex__migrations_1 on _migrations (automatic)
 -- index sqlite_autoindex_embedding_cache_1 on embedding_cache (automatic)
 -- index sqlite_autoindex_events_1 on events (automatic)
@@ -143,6 +155,33 @@ CREATE TABLE context_pairs (
         );
 -- table context_vocab on context_vocab
 CREATE VIRTUAL TABLE context_vocab USING fts5vocab(context_fts, 'row');
+-- table derived_items on derived_items
+CREATE TABLE derived_items (
+            derived_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            family TEXT NOT NULL,
+            label TEXT NOT NULL,
+            text TEXT NOT NULL,
+            language TEXT NOT NULL,
+            watermark INTEGER NOT NULL,
+            builder TEXT NOT NULL,
+            built_at INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('current','stale','removed','forgotten')),
+            stale_since INTEGER,
+            stale_reason TEXT NOT NULL
+        ) WITHOUT ROWID;
+-- table derived_sources on derived_sources
+CREATE TABLE derived_sources (
+            derived_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            claim_id TEXT NOT NULL,
+            claim_version INTEGER NOT NULL,
+            PRIMARY KEY (derived_id, seq)
+        ) WITHOUT ROWID;
 -- table embedding_cache on embedding_cache
 CREATE TABLE "embedding_cache" (
             id INTEGER PRIMARY KEY,
@@ -151,6 +190,14 @@ CREATE TABLE "embedding_cache" (
             vec BLOB NOT NULL,
             UNIQUE (model, content_hash)
         );
+-- table episodes on episodes
+CREATE TABLE episodes (
+            episode_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
 -- table event_payloads on event_payloads
 CREATE TABLE event_payloads (
             position INTEGER PRIMARY KEY REFERENCES events(position),
@@ -251,6 +298,29 @@ CREATE TABLE payload_erasures (
             erased_at TEXT NOT NULL,
             reason TEXT NOT NULL
         );
+-- table policies on policies
+CREATE TABLE policies (
+            policy_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+-- table policy_support on policy_support
+CREATE TABLE policy_support (
+            episode_id TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            PRIMARY KEY (episode_id, policy_id)
+        ) WITHOUT ROWID;
+-- table procedures on procedures
+CREATE TABLE procedures (
+            procedure_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            policy_id TEXT NOT NULL,
+            source_episode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
 -- table supersede_edges on supersede_edges
 CREATE TABLE supersede_edges (
             position INTEGER NOT NULL,
@@ -300,4 +370,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived

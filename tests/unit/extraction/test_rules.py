@@ -339,3 +339,49 @@ def test_window_of_several_events_keeps_each_events_evidence() -> None:
 def test_extraction_is_deterministic() -> None:
     text = "我现在主要用深色模式。其实5月就搬去北京了，我的上司叫王强。nginx 端口是 8080"
     assert run(text) == run(text)
+
+
+def test_a_named_participants_first_person_is_about_that_name() -> None:
+    """A group chat's roles are names (LoCoMo's Caroline and Melanie): "I" is the speaker, by name."""
+    assert triples("I moved to Lisbon last year.", role="Caroline") == [("Caroline", "lives_in", "Lisbon", True)]
+    assert triples("我住在杭州", role="王芳") == [("王芳", "lives_in", "杭州", True)]
+    kin = {c.subject for c in run("My sister is a nurse.", role="Melanie")}
+    assert kin == {"Melanie's sister"}
+    assert {c.subject for c in run("我表哥是医生", role="王芳")} == {"王芳的表哥"}
+    # A third party the participant names stays that third party.
+    assert ("Alice", "lives_in", "Porto", True) in triples("Alice lives in Porto.", role="Caroline")
+    # Spacing in the role is normalised; user roles stay the user, speaking roles say nothing.
+    assert triples("I live in Madrid.", role="  Jean  Luc ") == [("Jean Luc", "lives_in", "Madrid", True)]
+    assert triples("I live in Madrid.", role="Human") == [("user", "lives_in", "Madrid", True)]
+    for role in ("assistant", "Tool", "system", "developer", ""):
+        assert triples("I live in Madrid.", role=role) == [], role
+
+
+def test_named_speakers_do_not_collide_with_the_user_in_memory() -> None:
+    from hlmem import Memory
+
+    with Memory(":memory:", embedder="none") as mem:
+        mem.add("I live in Berlin.", session="group", role="user")
+        mem.add("I live in Lisbon.", session="group", role="Caroline")
+        mem.add("I live in Oslo.", session="group", role="Melanie")
+        current = {(c.subject, c.value) for c in mem.claims(predicate="lives_in", status="active").items}
+        assert current == {("user", "Berlin"), ("Caroline", "Lisbon"), ("Melanie", "Oslo")}
+
+
+@pytest.mark.parametrize("text", [
+    "I'll keep you posted!", "I'll let you know how it goes.", "I'll definitely check it out.",
+    "I'm sure you'll do great.", "I'll send it to you later.", "I'll keep pushing forward.",
+    "I'll keep that in mind.", "I'll try my best.", "I'll give it a try.", "Talk to you soon, I'll see you around.",
+    "I'll make sure to spread the word about it.",
+])
+def test_conversational_promises_are_not_plans(text: str) -> None:
+    """Chat small talk phrased as a future ("I'll keep you posted") is no plan worth a claim (LoCoMo)."""
+    assert [c for c in run(text, role="Caroline") if c.predicate == "plan"] == []
+    assert [c for c in run(text) if c.predicate == "plan"] == []
+
+
+def test_real_plans_of_a_named_speaker_stay_plans() -> None:
+    assert triples("I'm going to visit Rome next month.", role="Caroline") == [("Caroline", "plan", "visit Rome", True)]
+    assert triples("I'll call my mom tomorrow.", role="Melanie") == [("Melanie", "plan", "call my mom", True)]
+    assert ("Melanie", "plan", "thinking about going camping", True) in triples(
+        "I'm thinking about going camping next weekend, I'll take the kids.", role="Melanie")

@@ -1,0 +1,111 @@
+"""The experience half of the ``Memory`` facade: episodes, their steps and ends, policies, procedures.
+
+``Memory`` inherits these methods; each turns its arguments into one command and makes one call
+into :class:`~hlmem.application.experience.ExperienceService` (or, to forget, the
+:class:`~hlmem.application.experience_forget.ExperienceForgetService`). docs/experience.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from attrs import fields
+from dependency_injector import providers
+
+from hlmem.adapters.arguments import Timestamp, when
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
+from hlmem.domain.experience_policy import PolicyThresholds
+
+if TYPE_CHECKING:
+    from hlmem.adapters.container import Container
+    from hlmem.application.experience import EpisodeEndResult
+    from hlmem.application.forgetting import ForgetReport
+    from hlmem.domain.events import DomainEvent
+    from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+
+
+class ExperienceApi:
+    """Episodes and what is learnt from them, over ``Memory``'s container."""
+
+    _container: Container
+    namespace: str
+
+    def start_episode(self, goal: str, *, context: str = "", approach: str = "", namespace: str | None = None,
+                      started_at: Timestamp = None, actor: str = "agent") -> EpisodeState:
+        """Begin an episode towards ``goal`` (``context``: a tool or error signature that refines the
+        situation; ``approach``: how it will be tackled, else the trace's tools). Returns it, running."""
+        return self._container.experience().start(StartEpisode(
+            goal=goal, namespace=namespace or self.namespace, context=context, approach=approach,
+            started_at=when(started_at, "started_at"), actor=actor))
+
+    def record_step(self, episode_id: str, action: str, *, tool: str = "", observation: str = "", error: str = "",
+                    cost: float = 0.0, value: float | None = None, evidence: Iterable[str] = (),
+                    occurred_at: Timestamp = None) -> EpisodeState:
+        """Append a step to a running episode's trace; ``evidence`` cites events (``ev_…``) that exist.
+
+        :raises NotFound: an unknown episode; ``EpisodeEndedError``: an ended one;
+            ``UnusableEvidence``: a cited event that does not exist or was forgotten.
+        """
+        if isinstance(evidence, str):
+            evidence = (evidence,)
+        return self._container.experience().record_step(RecordStep(
+            episode_id=episode_id, action=action, tool=tool, observation=observation, error=error, cost=cost,
+            value=value, evidence=tuple(evidence), occurred_at=when(occurred_at, "occurred_at")))
+
+    def end_episode(self, episode_id: str, status: str, *, reward: float | None = None, outcome: str = "",
+                    approach: str = "") -> EpisodeEndResult:
+        """End a running episode (``succeeded``, ``failed``, ``cancelled``; ``reward`` 0..1); the
+        policies of its situation are updated in the same transaction (``result.changes``)."""
+        return self._container.experience().end(EndEpisode(episode_id=episode_id, status=status, reward=reward,
+                                                           outcome=outcome, approach=approach))
+
+    def episode(self, episode_id: str) -> EpisodeState:
+        """One episode with its trace. :raises NotFound: an unknown id."""
+        return self._container.experience().show(episode_id)
+
+    def episodes(self, *, status: str | None = None, namespace: str | None = None, limit: int = 50,
+                 after: str | None = None) -> list[EpisodeState]:
+        """A page of episodes ordered by id; pass the last id as ``after`` for the next."""
+        return self._container.experience().list(namespace or self.namespace, status=status, limit=limit,
+                                                 after=after)
+
+    def policies(self, *, status: str | None = None, namespace: str | None = None) -> list[PolicyState]:
+        """The policies learnt in a namespace (every status but forgotten unless asked)."""
+        return self._container.experience().policies(namespace or self.namespace, status=status)
+
+    def procedures(self, *, status: str | None = None, namespace: str | None = None) -> list[ProcedureState]:
+        """The procedures (every version) learnt in a namespace."""
+        return self._container.experience().procedures(namespace or self.namespace, status=status)
+
+    def induce_policies(self, *, namespace: str | None = None) -> tuple[DomainEvent, ...]:
+        """Run policy induction over every situation of the namespace; returns the events it appended."""
+        return self._container.experience().induce(namespace or self.namespace)
+
+    def forget_episode(self, episode_id: str, *, dry_run: bool = False, actor: str = "user",
+                       reason: str = "") -> ForgetReport:
+        """Forget an episode with its trace, the procedures built from it and the policies it leaves
+        without support (docs/experience.md); ``dry_run`` only reports."""
+        return self._container.experience_forget().forget_episode(episode_id, actor=actor, reason=reason,
+                                                                  dry_run=dry_run)
+
+    @property
+    def experience_thresholds(self) -> PolicyThresholds:
+        """The thresholds policy induction uses now."""
+        return self._container.experience().thresholds
+
+    def set_experience_thresholds(self, thresholds: PolicyThresholds | Mapping[str, Any]) -> PolicyThresholds:
+        """Use other induction thresholds from now on (the object, or a mapping of its fields)."""
+        if isinstance(thresholds, Mapping):
+            known = {f.name for f in fields(PolicyThresholds)}
+            unknown = sorted(set(thresholds) - known)
+            if unknown:
+                raise ValidationError(f"unknown experience threshold(s): {', '.join(unknown)}", field="experience")
+            thresholds = PolicyThresholds(**dict(thresholds))
+        if not isinstance(thresholds, PolicyThresholds):
+            raise ValidationError("thresholds must be a PolicyThresholds or a mapping", field="experience")
+        self._container.experience_thresholds.override(providers.Object(thresholds))
+        for name in ("experience", "experience_recall", "recall"):
+            getattr(self._container, name).reset()
+        return thresholds

@@ -1,0 +1,205 @@
+"""The experience channel's write and read service: episodes, steps, ends, and the induction
+they trigger (docs/experience.md, ADR 0045).
+
+Each command is one write transaction: read the states it decides against, call the pure
+decision (:mod:`hlmem.domain.experience_decisions`), append. Ending an episode also runs the
+policy lifecycle of its situation (:mod:`hlmem.domain.experience_policy`) in the same
+transaction, so the log never holds an ended episode whose policies were not updated. Nothing
+here waits for fact extraction: episodes are written directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from typing import Protocol
+
+from attrs import frozen
+
+from hlmem.application.ports import (ClaimReader, Clock, EventLog, ExperienceReader, HasExperience, IdGenerator,
+                                     Transactional)
+from hlmem.domain.errors import NotFound, UnsupportedOperation, ValidationError
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_decisions import (
+    EndEpisode,
+    RecordStep,
+    StartEpisode,
+    check_episode_id,
+    decide_end,
+    decide_start,
+    decide_step,
+)
+from hlmem.domain.experience_policy import PolicyThresholds, Situation, induce, on_episode_end
+from hlmem.domain.experience_state import EPISODE_STATUSES, POLICY_STATUSES, EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.commands import check_namespace
+
+class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Protocol):
+    """What the experience service asks of storage (ADR 0028's style: an intersection of roles)."""
+
+
+#: The most episodes one situation's induction reads (the newest are kept past it).
+SITUATION_LIMIT = 100_000
+
+
+@frozen
+class EpisodeEndResult:
+    """An ended episode and what its end changed in policies and procedures (their events)."""
+
+    episode: EpisodeState
+    changes: tuple[DomainEvent, ...]
+
+
+def experience_of(storage: object) -> ExperienceReader:
+    """The store's experience projection, or a clear error for a store that keeps none."""
+    reader = getattr(storage, "experience", None)
+    if reader is None:
+        raise UnsupportedOperation(f"this store ({type(storage).__name__}) keeps no experience channel "
+                                   "(episodes, policies, procedures)")
+    return reader
+
+
+class ExperienceService:
+    """Starts, extends and ends episodes; induces policies and procedures; reads them back."""
+
+    def __init__(self, storage: ExperienceStore, clock: Clock, ids: IdGenerator,
+                 thresholds: PolicyThresholds | None = None) -> None:
+        """:param storage: a store with the event log, observations (step evidence), transactions and
+            ``storage.experience`` (:class:`~hlmem.application.ports.HasExperience`)."""
+        self._log = storage
+        self._claims = storage
+        self._tx = storage
+        self._clock = clock
+        self._ids = ids
+        self.thresholds = thresholds or PolicyThresholds()
+        self._reader = experience_of(storage)
+
+    @property
+    def reader(self) -> ExperienceReader:
+        """The projection this service reads."""
+        return self._reader
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    def start(self, cmd: StartEpisode) -> EpisodeState:
+        """Begin an episode; returns its state (``running``)."""
+        event = decide_start(cmd, episode_id=self._ids.new("ep"), event_id=self._ids.new("lg"),
+                             now=self._clock.now())
+        with self._tx.transaction():
+            self._log.append([event])
+        return self._reader.get_episodes([event.stream_id])[event.stream_id]
+
+    def record_step(self, cmd: RecordStep) -> EpisodeState:
+        """Append one step; returns the episode with it.
+
+        :raises NotFound: for an unknown episode; ``EpisodeEndedError`` for an ended one;
+            ``UnusableEvidence`` for cited events that do not exist or were forgotten.
+        """
+        episode_id = check_episode_id(cmd.episode_id)
+        with self._tx.transaction():
+            episode = self._reader.get_episodes([episode_id]).get(episode_id)
+            cited = self._claims.get_observations(list(cmd.evidence)) if cmd.evidence else {}
+            event = decide_step(cmd, episode, cited, event_id=self._ids.new("lg"), now=self._clock.now())
+            self._log.append([event])
+            return self._reader.get_episodes([episode_id])[episode_id]
+
+    def end(self, cmd: EndEpisode) -> EpisodeEndResult:
+        """End an episode and run its situation's policy lifecycle, in one transaction."""
+        episode_id = check_episode_id(cmd.episode_id)
+        with self._tx.transaction():
+            episode = self._reader.get_episodes([episode_id]).get(episode_id)
+            now = self._clock.now()
+            self._log.append([decide_end(cmd, episode, event_id=self._ids.new("lg"), now=now)])
+            ended = self._reader.get_episodes([episode_id])[episode_id]
+            changes = on_episode_end(self._situation(ended.namespace, ended.signature), ended, self.thresholds,
+                                     new_id=self._ids.new, now=now)
+            if changes:
+                self._log.append(changes)
+        return EpisodeEndResult(ended, tuple(changes))
+
+    def induce(self, namespace: str = "default") -> tuple[DomainEvent, ...]:
+        """Run induction over every situation of ``namespace`` (idempotent: nothing new, nothing written)."""
+        _check_namespace(namespace)
+        out: list[DomainEvent] = []
+        with self._tx.transaction():
+            now = self._clock.now()
+            for signature in self._reader.signatures(namespace):
+                events = induce(self._situation(namespace, signature), self.thresholds, new_id=self._ids.new,
+                                now=now)
+                if events:
+                    self._log.append(events)
+                    out += events
+        return tuple(out)
+
+    def _situation(self, namespace: str, signature: str) -> Situation:
+        episodes = self._reader.episodes(namespace, signature=signature, limit=SITUATION_LIMIT)
+        policies = self._reader.policies(namespace, signature=signature)
+        procedures = self._reader.procedures_of([p.policy_id for p in policies])
+        return Situation(namespace, signature, tuple(episodes), tuple(policies), tuple(procedures))
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def show(self, episode_id: str) -> EpisodeState:
+        """One episode with its trace (a forgotten one as its tombstone).
+
+        :raises NotFound: for an unknown id.
+        """
+        episode_id = check_episode_id(episode_id)
+        found = self._reader.get_episodes([episode_id]).get(episode_id)
+        if found is None:
+            raise NotFound(f"no episode {episode_id}")
+        return found
+
+    def list(self, namespace: str = "default", *, status: str | None = None, limit: int = 50,
+             after: str | None = None) -> list[EpisodeState]:
+        """A page of episodes ordered by id (forgotten ones only when asked for by status)."""
+        _check_namespace(namespace)
+        if status is not None and status not in EPISODE_STATUSES:
+            raise ValidationError(f"status is one of {', '.join(EPISODE_STATUSES)}, not {status!r}", field="status")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ValidationError(f"limit must be 1..1000, not {limit!r}", field="limit")
+        return self._reader.episodes(namespace, status=status, after=after, limit=limit)
+
+    def policies(self, namespace: str = "default", *, status: str | None = None) -> list[PolicyState]:
+        """The namespace's policies (forgotten ones only when asked for by status)."""
+        _check_namespace(namespace)
+        if status is not None and status not in POLICY_STATUSES:
+            raise ValidationError(f"status is one of {', '.join(POLICY_STATUSES)}, not {status!r}", field="status")
+        return self._reader.policies(namespace, status=status)
+
+    def procedures(self, namespace: str = "default", *, status: str | None = None) -> list[ProcedureState]:
+        """The namespace's procedures, every version (forgotten ones only when asked for)."""
+        _check_namespace(namespace)
+        return self._reader.procedures(namespace, status=status)
+
+    def procedures_of(self, policy_ids: Sequence[str]) -> list[ProcedureState]:
+        """The not-forgotten procedures of these policies."""
+        return self._reader.procedures_of(policy_ids)
+
+
+def _check_namespace(namespace: str) -> None:
+    problems = check_namespace(namespace)
+    if problems:
+        raise problems[0]
+
+
+def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[str]) -> list[str]:
+    """Replay's comparison of the experience projection: one line per stream whose state differs.
+
+    A store without the experience channel on both sides has nothing to compare; on one side
+    only, every experience stream differs.
+    """
+    if not stream_ids:
+        return []
+    a, b = getattr(live, "experience", None), getattr(rebuilt, "experience", None)
+    if a is None or b is None:
+        return [f"experience stream {sid}: the {'live' if a is None else 'rebuilt'} store keeps no experience "
+                "channel" for sid in stream_ids]
+    diffs = []
+    for start in range(0, len(stream_ids), 500):
+        chunk = stream_ids[start:start + 500]
+        left = {**a.get_episodes(chunk), **a.get_policies(chunk), **a.get_procedures(chunk)}
+        right = {**b.get_episodes(chunk), **b.get_policies(chunk), **b.get_procedures(chunk)}
+        for sid in chunk:
+            if left.get(sid) != right.get(sid):
+                diffs.append(f"experience {sid}: live {left.get(sid)!r} != rebuilt {right.get(sid)!r}")
+    return diffs

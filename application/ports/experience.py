@@ -1,0 +1,62 @@
+"""The experience channel's read role (ADR 0045): episodes, policies and procedures as projected.
+
+A store that keeps the experience channel exposes an :class:`ExperienceReader` as
+``store.experience`` (:class:`HasExperience`); its projection is updated by the store's own
+``append`` through :func:`hlmem.domain.experience_reducers.reduce_experience`, in the append's
+transaction, like every other projection. The role is optional: a store without it refuses the
+experience commands with a clear error (``UnsupportedOperation``) and stays a full ``Storage``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+
+
+@runtime_checkable
+class ExperienceReader(Protocol):
+    """Reads of the experience projection.
+
+    Contract:
+    - ``get_*`` return the states of the ids they know (forgotten ones as tombstones), silently
+      leaving out unknown ids.
+    - ``episodes`` lists one namespace's episodes ordered by id, after ``after`` (exclusive),
+      at most ``limit``, optionally of one ``status`` and/or ``signature``; forgotten episodes
+      only when ``status="forgotten"`` is asked for.
+    - ``policies`` and ``procedures`` list one namespace's, ordered by id, optionally filtered;
+      forgotten ones only when that status is asked for.
+    - ``policies_citing(episode_ids)`` are the not-forgotten policies whose support holds any of
+      them; ``procedures_of(policy_ids, episode_ids)`` the not-forgotten procedures of those
+      policies or built from those episodes.
+    - ``signatures(namespace)`` lists the distinct signatures of the namespace's ended,
+      not-forgotten episodes, sorted.
+    """
+
+    def get_episodes(self, ids: Sequence[str]) -> dict[str, EpisodeState]: ...
+
+    def episodes(self, namespace: str, *, status: str | None = None, signature: str | None = None,
+                 after: str | None = None, limit: int = 100) -> list[EpisodeState]: ...
+
+    def get_policies(self, ids: Sequence[str]) -> dict[str, PolicyState]: ...
+
+    def policies(self, namespace: str, *, status: str | None = None,
+                 signature: str | None = None) -> list[PolicyState]: ...
+
+    def policies_citing(self, episode_ids: Sequence[str]) -> list[PolicyState]: ...
+
+    def get_procedures(self, ids: Sequence[str]) -> dict[str, ProcedureState]: ...
+
+    def procedures(self, namespace: str, *, status: str | None = None) -> list[ProcedureState]: ...
+
+    def procedures_of(self, policy_ids: Sequence[str], episode_ids: Sequence[str] = ()) -> list[ProcedureState]: ...
+
+    def signatures(self, namespace: str) -> list[str]: ...
+
+
+@runtime_checkable
+class HasExperience(Protocol):
+    """A store that keeps the experience channel's projection as ``store.experience``."""
+
+    experience: ExperienceReader

@@ -1,0 +1,315 @@
+"""Policy induction and the policy/procedure lifecycle: deterministic, offline, pure (ADR 0045).
+
+A **policy** says "in situation T prefer approach P". T is a trigger signature
+(:mod:`hlmem.domain.experience_signature`); P an approach (named by the agent, or the distinct
+tools of the trace). Its statistics come from ended episodes only — succeeded counts as a
+success, failed as a failure, cancelled not at all — and its **reliability** is the Wilson score
+lower bound of the success rate at ``z`` (default 1.645, a one-sided 95 % bound): few episodes
+give a low bound however lucky they were, so support and reliability are one number's two sides.
+
+Induction over one signature (:func:`induce`): the approach with the highest reliability is
+proposed as a *candidate* when it has at least ``min_support`` episodes, a reliability of at
+least ``min_reliability``, and — when other approaches were tried in the same situation — a
+reliability at least ``min_lead`` above the others' pooled success rate (so a situation where
+every approach does about as well, noise, yields no policy). A candidate is on **probation**:
+once ``probation`` further outcomes are in, it becomes *active* as soon as its reliability meets
+the threshold, and it retires as soon as the evidence is against it — its lead over the other
+approaches fell below ``min_lead``, or even the Wilson *upper* bound fell below
+``min_reliability``; in between it stays a candidate and keeps its evidence (a proposal is made
+when the bound first crosses the threshold, so the next outcomes often dip below it: retiring
+then would throw away a good approach's record). An active policy **retires** after
+``retire_after`` consecutive failures, or when another approach outranks it. A retired policy
+returns only on fresh evidence — a success its support had not counted — and is then judged on
+its whole record, the failures that retired it included.
+
+A **procedure** is an active policy that stayed reliable (``procedure_min_successes``
+successes, reliability of at least ``procedure_min_reliability``): the steps of its latest
+successful episode, without failed steps and duplicates, versioned (1, 2, … per policy). Any
+failure of its policy after promotion demotes it; a later promotion (after a success) is the
+next version.
+
+An LLM may word a policy for people; it never sees or sets these numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+
+from attrs import frozen
+
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_events import (
+    PolicyActivated,
+    PolicyOutcomeRecorded,
+    PolicyProposed,
+    PolicyRetired,
+    ProcedureDemoted,
+    ProcedurePromoted,
+)
+from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_signature import normalize_approach
+from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+
+LIVE = ("candidate", "active")
+
+
+@frozen(kw_only=True)
+class PolicyThresholds:
+    """When induction proposes, activates, retires and promotes (docs/experience.md;
+    ``Memory.set_experience_thresholds``)."""
+
+    min_support: int = 5
+    min_reliability: float = 0.6
+    min_lead: float = 0.15
+    z: float = 1.645
+    probation: int = 3
+    retire_after: int = 3
+    procedure_min_successes: int = 8
+    procedure_min_reliability: float = 0.75
+
+    def __attrs_post_init__(self) -> None:
+        problems = []
+        for name in ("min_support", "probation", "retire_after", "procedure_min_successes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                problems.append(f"{name} must be a whole number of at least 1, not {value!r}")
+        for name in ("min_reliability", "min_lead", "procedure_min_reliability"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                problems.append(f"{name} must be 0..1, not {value!r}")
+        if not isinstance(self.z, (int, float)) or not 0.0 < self.z <= 5.0:
+            problems.append(f"z must be in (0, 5], not {self.z!r}")
+        if problems:
+            raise ValidationError("invalid experience thresholds: " + "; ".join(problems), field="experience")
+
+
+def wilson_lower(successes: int, n: int, z: float) -> float:
+    """The Wilson score interval's lower bound for ``successes`` out of ``n`` (0 when ``n`` is 0)."""
+    if n <= 0:
+        return 0.0
+    p = successes / n
+    z2 = z * z
+    centre = p + z2 / (2 * n)
+    margin = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, (centre - margin) / (1 + z2 / n))
+
+
+def reliability(policy: PolicyState, thresholds: PolicyThresholds) -> float:
+    """The policy's reliability: the Wilson lower bound of its supporting episodes' success rate."""
+    return wilson_lower(policy.successes, len(policy.support), thresholds.z)
+
+
+@frozen
+class ApproachStats:
+    """One approach's ended episodes in one situation, in the order they ended."""
+
+    approach: str
+    outcomes: tuple[tuple[str, bool], ...]
+
+    @property
+    def n(self) -> int:
+        """Episodes counted."""
+        return len(self.outcomes)
+
+    @property
+    def successes(self) -> int:
+        """Episodes that succeeded."""
+        return sum(1 for _, ok in self.outcomes if ok)
+
+
+def _ended_order(e: EpisodeState) -> tuple:
+    return (e.ended_at, e.episode_id)
+
+
+def approach_stats(episodes: Iterable[EpisodeState]) -> dict[str, ApproachStats]:
+    """Per approach, the succeeded/failed episodes in the order they ended."""
+    grouped: dict[str, list[tuple[str, bool]]] = {}
+    for e in sorted((e for e in episodes if e.succeeded is not None and e.approach), key=_ended_order):
+        grouped.setdefault(e.approach, []).append((e.episode_id, bool(e.succeeded)))
+    return {a: ApproachStats(a, tuple(o)) for a, o in sorted(grouped.items())}
+
+
+@frozen
+class Situation:
+    """What the lifecycle reads about one signature: its episodes, policies and their procedures."""
+
+    namespace: str
+    signature: str
+    episodes: tuple[EpisodeState, ...]
+    policies: tuple[PolicyState, ...]
+    procedures: tuple[ProcedureState, ...]
+
+
+class _Plan:
+    """Events decided so far, with the states they lead to (decisions read their own results)."""
+
+    def __init__(self, situation: Situation, new_id: Callable[[str], str], now: datetime) -> None:
+        self.events: list[DomainEvent] = []
+        self.policies = {p.policy_id: p for p in situation.policies}
+        self.procedures = {p.procedure_id: p for p in situation.procedures}
+        self.situation = situation
+        self.new_id = new_id
+        self.now = now
+
+    def add(self, cls, stream_id: str, version: int, **payload) -> None:
+        event = cls(event_id=self.new_id("lg"), stream_id=stream_id, version=version, recorded_at=self.now,
+                    namespace=self.situation.namespace, **payload)
+        self.events.append(event)
+        if stream_id.startswith("po_"):
+            self.policies[stream_id] = reduce_experience(self.policies.get(stream_id), event)
+        else:
+            self.procedures[stream_id] = reduce_experience(self.procedures.get(stream_id), event)
+
+    def policy_event(self, cls, policy: PolicyState, **payload) -> PolicyState:
+        self.add(cls, policy.policy_id, self.policies[policy.policy_id].version + 1, **payload)
+        return self.policies[policy.policy_id]
+
+    def active_procedures(self, policy_id: str) -> list[ProcedureState]:
+        return [p for p in self.procedures.values() if p.policy_id == policy_id and p.status == "active"]
+
+    def demote(self, policy_id: str, reason: str, episode_id: str | None = None) -> None:
+        for proc in self.active_procedures(policy_id):
+            self.add(ProcedureDemoted, proc.procedure_id, proc.version + 1, reason=reason, episode_id=episode_id)
+
+
+def on_episode_end(situation: Situation, episode: EpisodeState, thresholds: PolicyThresholds, *,
+                   new_id: Callable[[str], str], now: datetime) -> list[DomainEvent]:
+    """Everything one ended episode changes in its situation: the outcome on the live policy of its
+    approach (probation, retirement, procedure demotion or promotion), then induction."""
+    plan = _Plan(situation, new_id, now)
+    outcome = episode.succeeded
+    if outcome is not None and episode.approach:
+        for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
+            if policy.status in LIVE and policy.approach == episode.approach:
+                _count(plan, policy, episode, thresholds)
+    _induce(plan, thresholds)
+    return plan.events
+
+
+def induce(situation: Situation, thresholds: PolicyThresholds, *, new_id: Callable[[str], str],
+           now: datetime) -> list[DomainEvent]:
+    """Induction over one situation alone (``hlmem episode induce``): propose, outrank, promote."""
+    plan = _Plan(situation, new_id, now)
+    _induce(plan, thresholds)
+    return plan.events
+
+
+def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThresholds) -> None:
+    if any(e == episode.episode_id for e, _ in policy.support):
+        return
+    ok = bool(episode.succeeded)
+    policy = plan.policy_event(PolicyOutcomeRecorded, policy, episode_id=episode.episode_id, succeeded=ok)
+    rel = reliability(policy, t)
+    if policy.status == "candidate" and policy.since_proposal >= t.probation:
+        lead = _lead(plan, policy, rel)
+        upper = 1.0 - wilson_lower(policy.failures, len(policy.support), t.z)
+        if upper < t.min_reliability or (lead is not None and lead < t.min_lead):
+            why = (f"reliability at most {upper:.2f} < {t.min_reliability:.2f}" if upper < t.min_reliability
+                   else f"lead {lead:.2f} < {t.min_lead:.2f}")
+            policy = plan.policy_event(PolicyRetired, policy, reason=f"failed probation: {why}")
+        elif rel >= t.min_reliability:
+            policy = plan.policy_event(PolicyActivated, policy, reason=f"passed probation: {policy.since_proposal} "
+                                       f"outcomes, reliability {rel:.2f}")
+    elif policy.status == "active" and policy.streak >= t.retire_after:
+        policy = plan.policy_event(PolicyRetired, policy, reason=f"{policy.streak} consecutive failures")
+    if not ok or policy.status == "retired":
+        plan.demote(policy.policy_id, "a failure after promotion" if not ok else "its policy retired",
+                    episode.episode_id)
+    _promote(plan, policy, t)
+
+
+def _lead(plan: _Plan, policy: PolicyState, rel: float) -> float | None:
+    """How far ``rel`` is above the other approaches' pooled success rate (None: none tried)."""
+    others = [s for a, s in approach_stats(plan.situation.episodes).items() if a != policy.approach]
+    tried = sum(s.n for s in others)
+    return rel - sum(s.successes for s in others) / tried if tried else None
+
+
+def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
+    if policy.status != "active" or policy.streak > 0 or plan.active_procedures(policy.policy_id):
+        return  # a policy whose latest outcome failed waits for a success before its next version
+    rel = reliability(policy, t)
+    if policy.successes < t.procedure_min_successes or rel < t.procedure_min_reliability:
+        return
+    episodes = {e.episode_id: e for e in plan.situation.episodes}
+    wins = [episodes[e] for e, ok in policy.support if ok and e in episodes and episodes[e].status == "succeeded"]
+    for source in sorted(wins, key=_ended_order, reverse=True):
+        steps = procedure_steps(source)
+        if steps:
+            number = 1 + max((p.number for p in plan.procedures.values() if p.policy_id == policy.policy_id),
+                             default=0)
+            plan.add(ProcedurePromoted, plan.new_id("pd"), 1, policy_id=policy.policy_id, number=number,
+                     steps=steps, source_episode=source.episode_id,
+                     reason=f"{policy.successes} successes, reliability {rel:.2f}")
+            return
+
+
+def procedure_steps(episode: EpisodeState) -> tuple[str, ...]:
+    """The reusable steps of a successful trace: failed steps dropped, repeats kept once, in order."""
+    out: dict[str, str] = {}
+    for step in episode.steps:
+        if step.error or not step.action:
+            continue
+        text = f"{step.tool}: {step.action}" if step.tool else step.action
+        out.setdefault(normalize_approach(text), text)
+    return tuple(out.values())
+
+
+def _induce(plan: _Plan, t: PolicyThresholds) -> None:
+    situation = plan.situation
+    retired = {p.approach: p for p in plan.policies.values() if p.status == "retired"}
+    live = [p for p in plan.policies.values() if p.status in LIVE]
+    all_stats = approach_stats(situation.episodes)
+    # A retired policy returns only on fresh evidence: a success its support had not counted. Its
+    # record is then judged whole (a streak of failures, a lost lead count against it as before).
+    stats = {a: s for a, s in all_stats.items() if a not in retired or _fresh_success(s, retired[a])}
+    best = _best(stats, all_stats, t)
+    if best is not None and not any(p.approach == best.approach for p in live):
+        reason = (f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}")
+        old = retired.get(best.approach)
+        # Offline the situation is worded as its signature: no one episode's goal text (forgetting
+        # that episode would otherwise leave its words in the policy).
+        goal = situation.signature
+        if old is not None:
+            plan.policy_event(PolicyProposed, old, signature=situation.signature, approach=best.approach,
+                              situation=goal, support=best.outcomes, reason=reason)
+            proposed = old.policy_id
+        else:
+            proposed = plan.new_id("po")
+            plan.add(PolicyProposed, proposed, 1, signature=situation.signature, approach=best.approach,
+                     situation=goal, support=best.outcomes, reason=reason)
+        for other in live:
+            plan.policy_event(PolicyRetired, other, reason=f"outranked by {proposed}")
+            plan.demote(other.policy_id, "its policy was outranked")
+    for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
+        _promote(plan, policy, t)
+
+
+def _fresh_success(stats: ApproachStats, policy: PolicyState) -> bool:
+    counted = set(policy.episodes)
+    return any(ok and e not in counted for e, ok in stats.outcomes)
+
+
+def _best(stats: dict[str, ApproachStats], all_stats: dict[str, ApproachStats],
+          t: PolicyThresholds) -> ApproachStats | None:
+    """The approach induction may propose, or None (too little support, reliability or lead)."""
+    if not stats:
+        return None
+    ranked = sorted(stats.values(), key=lambda s: (-wilson_lower(s.successes, s.n, t.z), -s.n, s.approach))
+    best = ranked[0]
+    rel = wilson_lower(best.successes, best.n, t.z)
+    if best.n < t.min_support or rel < t.min_reliability:
+        return None
+    others = [s for a, s in all_stats.items() if a != best.approach]
+    tried = sum(s.n for s in others)
+    if tried and rel - sum(s.successes for s in others) / tried < t.min_lead:
+        return None
+    return best
+
+
+def live_policies(policies: Sequence[PolicyState]) -> list[PolicyState]:
+    """The candidate and active policies among ``policies``."""
+    return [p for p in policies if p.status in LIVE]

@@ -1,0 +1,124 @@
+"""Projected states of the experience channel: episodes with their trace, policies, procedures.
+
+Frozen values, built only by :mod:`hlmem.domain.experience_reducers`. A forgotten stream keeps
+its structure (ids, times, version, counts) and loses its content, exactly what a replay of the
+redacted log rebuilds.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from attrs import frozen
+
+#: Statuses an episode ends in (``running`` until then; ``forgotten`` after a forget).
+END_STATUSES = ("succeeded", "failed", "cancelled")
+EPISODE_STATUSES = ("running", *END_STATUSES, "forgotten")
+POLICY_STATUSES = ("candidate", "active", "retired", "forgotten")
+PROCEDURE_STATUSES = ("active", "demoted", "forgotten")
+
+
+@frozen
+class Step:
+    """One step of a trace: what was done, what came back, what it cost and was worth."""
+
+    index: int
+    action: str
+    tool: str
+    observation: str
+    error: str
+    cost: float
+    value: float | None
+    evidence: tuple[str, ...]
+    occurred_at: datetime
+    event_id: str
+
+
+@frozen
+class EpisodeState:
+    """A task-level experience: one goal, its ordered steps and how it ended."""
+
+    episode_id: str
+    namespace: str
+    goal: str
+    signature: str
+    context: str
+    approach: str
+    started_at: datetime
+    recorded_at: datetime
+    version: int
+    status: str = "running"
+    steps: tuple[Step, ...] = ()
+    ended_at: datetime | None = None
+    reward: float | None = None
+    outcome: str = ""
+    actor: str = "agent"
+
+    @property
+    def ended(self) -> bool:
+        """Whether the episode is over (ended or forgotten)."""
+        return self.status != "running"
+
+    @property
+    def succeeded(self) -> bool | None:
+        """True or False for a succeeded or failed episode, None otherwise."""
+        return {"succeeded": True, "failed": False}.get(self.status)
+
+    @property
+    def cost(self) -> float:
+        """The steps' total cost."""
+        return sum(s.cost for s in self.steps)
+
+
+@frozen
+class PolicyState:
+    """"In situation ``signature`` prefer ``approach``", with the episodes that support it."""
+
+    policy_id: str
+    namespace: str
+    signature: str
+    approach: str
+    situation: str
+    proposed_at: datetime
+    version: int
+    status: str = "candidate"
+    #: ``(episode_id, succeeded)`` in the order they were counted.
+    support: tuple[tuple[str, bool], ...] = ()
+    #: Outcomes counted since the (last) proposal: probation counts these.
+    since_proposal: int = 0
+    #: Failures in a row at the end of ``support``.
+    streak: int = 0
+    changed_at: datetime | None = None
+    reason: str = ""
+
+    @property
+    def successes(self) -> int:
+        """Supporting episodes that succeeded."""
+        return sum(1 for _, ok in self.support if ok)
+
+    @property
+    def failures(self) -> int:
+        """Supporting episodes that failed."""
+        return sum(1 for _, ok in self.support if not ok)
+
+    @property
+    def episodes(self) -> tuple[str, ...]:
+        """The supporting episodes' ids."""
+        return tuple(e for e, _ in self.support)
+
+
+@frozen
+class ProcedureState:
+    """One promoted version of a policy's steps (the source episode's successful trace, de-duplicated)."""
+
+    procedure_id: str
+    namespace: str
+    policy_id: str
+    number: int
+    steps: tuple[str, ...]
+    source_episode: str
+    promoted_at: datetime
+    version: int
+    status: str = "active"
+    changed_at: datetime | None = None
+    reason: str = ""

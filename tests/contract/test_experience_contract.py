@@ -1,0 +1,121 @@
+"""The experience channel's read role (``ExperienceReader``, ADR 0045), once per adapter.
+
+The projection is built the way production builds it: events appended through the store's own
+``append`` by the :class:`ExperienceService`; the suite checks the reads' contract, that a failed
+transaction leaves no trace in the projection, and that both adapters agree state for state.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from hlmem.adapters.clock import FixedClock
+from hlmem.adapters.ids import SequentialIds
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.application.experience import ExperienceService, experience_differences
+from hlmem.application.experience_forget import ExperienceForgetService
+from hlmem.application.ports import ExperienceReader, HasExperience
+from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
+from hlmem.domain.experience_policy import PolicyThresholds
+
+from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
+
+LOW = PolicyThresholds(min_support=3, min_reliability=0.4, min_lead=0.1, probation=1, retire_after=2,
+                       procedure_min_successes=3, procedure_min_reliability=0.4)
+
+
+def run_workload(store, *, episodes: int = 12, namespace: str = "default") -> ExperienceService:
+    """Episodes of two situations: ``pip`` always works for installing, ``retry`` half the time."""
+    clock = FixedClock(T0)
+    svc = ExperienceService(store, clock, SequentialIds(), LOW)
+    for n in range(episodes):
+        clock.advance(timedelta(minutes=1))
+        install = n % 3 != 2
+        goal = f"install package lib{n}.py" if install else "flaky network call"
+        approach = ("pip" if n % 2 == 0 else "conda") if install else "retry"
+        ep = svc.start(StartEpisode(goal=goal, namespace=namespace, approach=approach))
+        svc.record_step(RecordStep(episode_id=ep.episode_id, action=f"{approach} install", tool=approach))
+        svc.record_step(RecordStep(episode_id=ep.episode_id, action="check", error="E1" if n % 4 == 1 else ""))
+        ok = approach == "pip" or (approach == "retry" and n % 2 == 0)
+        svc.end(EndEpisode(episode_id=ep.episode_id, status="succeeded" if ok else "failed", reward=float(ok)))
+    return svc
+
+
+class ExperienceReaderContract(StoreContract):
+    def test_the_store_has_the_role(self, store) -> None:
+        assert isinstance(store, HasExperience)
+        assert isinstance(store.experience, ExperienceReader)
+
+    def test_episodes_are_read_back_in_order_with_their_steps(self, store) -> None:
+        svc = run_workload(store)
+        reader = store.experience
+        listed = reader.episodes("default", limit=100)
+        assert [e.episode_id for e in listed] == sorted(e.episode_id for e in listed) and len(listed) == 12
+        one = listed[0]
+        assert [s.index for s in one.steps] == [1, 2] and one.status in ("succeeded", "failed")
+        assert reader.get_episodes([one.episode_id, "ep_unknown"]) == {one.episode_id: one}
+        page = reader.episodes("default", limit=5, after=listed[3].episode_id)
+        assert [e.episode_id for e in page] == [e.episode_id for e in listed[4:9]]
+        assert all(e.status == "failed" for e in reader.episodes("default", status="failed"))
+        assert reader.episodes("other") == []
+        sig = one.signature
+        assert all(e.signature == sig for e in reader.episodes("default", signature=sig))
+        assert reader.signatures("default") == sorted({e.signature for e in listed})
+        assert svc.show(one.episode_id) == one
+
+    def test_policies_and_procedures_follow_the_outcomes(self, store) -> None:
+        run_workload(store)
+        reader = store.experience
+        policies = reader.policies("default")
+        pip = [p for p in policies if p.approach == "pip"]
+        assert pip and pip[0].status == "active" and pip[0].failures == 0
+        assert reader.get_policies([pip[0].policy_id]) == {pip[0].policy_id: pip[0]}
+        assert all(p.status == "active" for p in reader.policies("default", status="active"))
+        assert reader.policies("default", signature=pip[0].signature) == [
+            p for p in policies if p.signature == pip[0].signature]
+        first = pip[0].episodes[0]
+        assert pip[0] in reader.policies_citing([first])
+        procs = reader.procedures_of([pip[0].policy_id])
+        assert procs and procs[0].policy_id == pip[0].policy_id and procs[0].number == 1
+        assert procs[0].steps == ("pip: pip install", "check") or procs[0].steps[0] == "pip: pip install"
+        assert reader.procedures_of([], [procs[0].source_episode]) == procs
+        assert reader.get_procedures([procs[0].procedure_id]) == {procs[0].procedure_id: procs[0]}
+        assert procs[0] in reader.procedures("default")
+
+    def test_forgotten_streams_are_listed_only_when_asked_for(self, store) -> None:
+        run_workload(store)
+        reader = store.experience
+        victim = reader.episodes("default")[0]
+        ExperienceForgetService(store, store.tombstones, FixedClock(T0), SequentialIds(start=10_000)).forget_episode(
+            victim.episode_id)
+        assert victim.episode_id not in {e.episode_id for e in reader.episodes("default")}
+        gone = reader.episodes("default", status="forgotten")
+        assert [e.episode_id for e in gone] == [victim.episode_id] and gone[0].goal == "" and gone[0].steps[0].action == ""
+        assert all(victim.episode_id not in p.episodes for p in reader.policies("default"))
+        assert reader.policies_citing([victim.episode_id]) == []
+
+    def test_a_failed_transaction_leaves_no_trace(self, store) -> None:
+        svc = ExperienceService(store, FixedClock(T0), SequentialIds())
+        with pytest.raises(RuntimeError), store.transaction():
+            ep = svc.start(StartEpisode(goal="deploy the site"))
+            assert store.experience.get_episodes([ep.episode_id])
+            raise RuntimeError("boom")
+        assert store.experience.episodes("default") == []
+        assert store.experience.get_episodes([ep.episode_id]) == {}
+
+    def test_the_projection_equals_the_in_memory_fold(self, store) -> None:
+        run_workload(store)
+        other = InMemoryStorage()
+        other.append([s.event for s in store.read()])
+        ids = list(store.stream_versions())
+        assert experience_differences(store, other, [i for i in ids if i[:3] in ("ep_", "po_", "pd_")]) == []
+
+
+class TestInMemoryExperience(InMemoryStore, ExperienceReaderContract):
+    pass
+
+
+class TestSQLiteExperience(SQLiteStore, ExperienceReaderContract):
+    pass
