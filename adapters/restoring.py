@@ -10,8 +10,8 @@ from dependency_injector import providers
 from hlmem.adapters.arguments import Timestamp, when
 from hlmem.adapters.container import Container
 from hlmem.adapters.sqlite.restore import RestoreInfo
-from hlmem.domain.errors import UnsupportedOperation
 from hlmem.application.experience_forget import BothEnforcers
+from hlmem.domain.errors import UnsupportedOperation
 
 __all__ = ["refuse_postgres", "reopen", "restore_store", "restore_with"]
 
