@@ -116,3 +116,17 @@ print(json.dumps([listed['problem'], row['loaded'], row['error'], added.exit_cod
     problem, loaded, error, added, code, output = json.loads(done.stdout.strip().splitlines()[-1])
     assert (problem, loaded, error, added, code) == (None, True, None, 0, 1)
     assert "pip install 'hlmem[postgres]'" in output and "Traceback" not in output
+
+
+def test_the_derived_layer_and_the_experience_channel_are_refused_clearly(postgres_url: str) -> None:
+    """Neither projection is kept on PostgreSQL yet (docs/postgres.md): a clear error, nothing written."""
+    from hlmem.domain.errors import UnsupportedOperation
+
+    with Memory(postgres_url, embedder="hash") as mem:
+        mem.remember("Alice", "works_in", "Boston")
+        before = mem.storage.last_position()
+        for call in (lambda: mem.derive(), lambda: mem.observations(), lambda: mem.mental_model("Alice"),
+                     lambda: mem.start_episode("deploy the site")):
+            with pytest.raises(UnsupportedOperation, match="keeps no"):
+                call()
+        assert mem.storage.last_position() == before

@@ -8,7 +8,9 @@ must stay forgotten, and the PostgreSQL log replayed into a fresh SQLite file (t
 ``replay_into_sqlite`` rule) must rebuild equal projections. With test_memory_machine.py holding
 SQLite to the same in-memory reference, the three stores agree.
 
-Backups and restores are SQLite files (``hlmem backup``): that rule is left out here. Examples:
+Backups and restores are SQLite files (``hlmem backup``): that rule is left out here, and so are
+the derived layer's and the experience channel's rules, which the PostgreSQL store does not keep
+yet. Examples:
 12 (a database each), ``HLMEM_PG_MACHINE_EXAMPLES=N`` for more.
 """
 
@@ -65,6 +67,45 @@ class PostgresMemoryMachine(MemoryMachine):
     @rule()
     def take_backup(self) -> None:
         """Backups are SQLite files: not taken here (so no restore runs either)."""
+
+    # The derived layer (ADR 0046) and the experience channel (ADR 0045) came to main after the
+    # PostgreSQL store was written; it keeps neither projection yet (docs/postgres.md, "What is not
+    # supported"), so their rules and invariants are left out here, like backups. With no derived
+    # item built, the in-memory side's staleness guard appends nothing, and the logs still agree.
+
+    @precondition(lambda self: False)
+    @rule()
+    def derive(self) -> None:
+        """Derived items: not kept by the PostgreSQL store yet."""
+
+    @precondition(lambda self: False)
+    @rule()
+    def rebuild_stale(self) -> None:
+        """Derived items: not kept by the PostgreSQL store yet."""
+
+    def derived_items_follow_their_sources(self) -> None:
+        """Not an invariant here: no derived item exists on either side."""
+
+    @precondition(lambda self: False)
+    @rule(target=MemoryMachine.episodes)
+    def start_episode(self) -> str:
+        """Episodes: the experience channel is not kept by the PostgreSQL store yet."""
+        raise AssertionError("never runs")
+
+    @precondition(lambda self: False)
+    @rule(target=MemoryMachine.episodes)
+    def run_episodes(self) -> str:
+        """Episodes: the experience channel is not kept by the PostgreSQL store yet."""
+        raise AssertionError("never runs")
+
+    def experience_equals_fold_and_agrees(self) -> None:
+        """Not an invariant here: no episode exists on either side."""
+
+    def no_active_policy_without_support(self) -> None:
+        """Not an invariant here: no episode exists on either side."""
+
+    def forgotten_episodes_leave_nothing(self) -> None:
+        """Not an invariant here: no episode exists on either side."""
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
