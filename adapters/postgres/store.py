@@ -23,8 +23,9 @@ from hlmem.adapters.postgres.store_reads import ForgetReads
 from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
 from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
-from hlmem.domain.errors import StorageError
+from hlmem.domain.errors import StorageError, UnsupportedOperation
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_events import is_experience_stream
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
 from hlmem.domain.queries import holds
 from hlmem.domain.slots import normalize_predicate
@@ -91,6 +92,7 @@ class PostgresStorage(ForgetReads):
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None, *,
                payloads: Mapping[str, str] | None = None) -> int:
+        _refuse_unkept(events)
         index = index or {}
         if any(entry.vector is not None for entry in index.values()):
             model = self.vector_model()
@@ -379,3 +381,15 @@ def _tags_of(types: Collection[type[DomainEvent]]) -> list[str]:
         if TAGS.get(final) in wanted:
             out.append(tag)
     return sorted(set(out))
+
+
+def _refuse_unkept(events: Sequence[DomainEvent]) -> None:
+    """The derived layer (``dv_``) and the experience channel (``ep_``/``po_``/``pd_``) are not
+    projected here yet: their events are refused before anything is written (docs/postgres.md)."""
+    for event in events:
+        if event.stream_id.startswith("dv_") or is_experience_stream(event.stream_id):
+            what = "derived items" if event.stream_id.startswith("dv_") else "the experience channel"
+            raise UnsupportedOperation(
+                f"the PostgreSQL store keeps no {what} yet (event {event.event_id} of {event.stream_id}); keep a "
+                "store that uses them on SQLite (docs/postgres.md). A replay into PostgreSQL that stopped here "
+                "may have written part of the log: drop and recreate that database before another try")

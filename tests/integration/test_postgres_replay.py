@@ -79,3 +79,24 @@ def test_a_postgres_store_verifies_against_its_own_replay(tmp_path: Path, postgr
         assert done.code == 0 and json.loads(done.out)["equal"], done
     finally:
         drop_database(postgres_admin_url, name)
+
+
+def test_a_log_with_derived_items_or_episodes_is_refused_clearly(tmp_path: Path, postgres_admin_url: str) -> None:
+    """The PostgreSQL store keeps neither the derived layer nor the experience channel yet: a
+    replay of a SQLite log that uses them stops with a clear error (docs/postgres.md)."""
+    for extra in ("derive", "episode"):
+        db = tmp_path / f"{extra}.db"
+        with Memory(str(db), embedder="hash") as mem:
+            mem.remember("Alice", "works_in", "Boston")
+            mem.remember("Alice", "likes", "tea")
+            if extra == "derive":
+                assert mem.derive().built
+            else:
+                mem.start_episode("deploy the site")
+        url, name = new_database(postgres_admin_url)
+        try:
+            run = run_cli(db, ["replay", "--into", url, "--verify", "--json"], env=cli_env(db, HLMEM_EMBEDDER="hash"))
+            assert run.code == 1 and "keeps no" in run.err and "Traceback" not in run.err, run
+            assert "internal error" not in run.err
+        finally:
+            drop_database(postgres_admin_url, name)
