@@ -19,7 +19,7 @@ from hlmem.application.derived_guard import DERIVE
 from hlmem.application.ports import Clock, IdGenerator, Job, JobQueue
 from hlmem.domain.derived import FORGOTTEN, KINDS, MENTAL_MODEL, OBSERVATION_SUMMARY, REMOVED, DerivedState
 from hlmem.domain.derived_build import decide_builds, draft_items
-from hlmem.domain.errors import NotFound, ValidationError
+from hlmem.domain.errors import NotFound, UnsupportedOperation, ValidationError
 from hlmem.domain.events import DerivedBuilt, DerivedRemoved
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ClaimState, ClaimStatus, subject_key
@@ -70,10 +70,17 @@ class DerivedService:
         self._registry = registry
         self._jobs = jobs
 
+    def _need_derived(self) -> None:
+        """A clear error for a store that keeps no derived items (the PostgreSQL store, for now)."""
+        if not hasattr(self._storage, "get_derived"):
+            raise UnsupportedOperation(f"this store ({type(self._storage).__name__}) keeps no derived items "
+                                       "(observation summaries, mental models)")
+
     # -- building ----------------------------------------------------------------------------------
 
     def build(self, namespace: str = "default", subject: str | None = None) -> BuildReport:
         """Build (or bring up to date) the items of one subject, or of every subject of the namespace."""
+        self._need_derived()
         if subject is not None and not subject.strip():
             raise ValidationError("subject is empty", field="subject")
         subjects = [subject] if subject is not None else self._subjects(namespace)
@@ -84,6 +91,7 @@ class DerivedService:
 
     def rebuild(self, derived_ids: Sequence[str]) -> BuildReport:
         """Rebuild the subjects of these items (stale ones come back current, or are removed)."""
+        self._need_derived()
         found = self._storage.get_derived(list(derived_ids))
         groups = sorted({(d.namespace, subject_key(d.subject)): d.subject for d in found.values()
                          if d.status != FORGOTTEN and d.subject}.items())
@@ -147,6 +155,7 @@ class DerivedService:
 
     def observations(self, namespace: str = "default", *, subject: str | None = None) -> list[DerivedView]:
         """The observation summaries (of one subject)."""
+        self._need_derived()
         return self.items(namespace, subject=subject, kind=OBSERVATION_SUMMARY)
 
     def mental_model(self, subject: str, namespace: str = "default") -> DerivedView:
@@ -154,6 +163,7 @@ class DerivedService:
 
         :raises NotFound: when none was built (``hlmem derive`` builds it) or it was removed.
         """
+        self._need_derived()
         found = self.items(namespace, subject=subject, kind=MENTAL_MODEL)
         if not found:
             raise NotFound(f"no mental model of {subject!r} in namespace {namespace!r} (run `hlmem derive`)")
@@ -161,6 +171,7 @@ class DerivedService:
 
     def show(self, derived_id: str) -> DerivedView:
         """One derived item by id, whatever its status (a forgotten one is a blank tombstone)."""
+        self._need_derived()
         found = self._storage.get_derived([derived_id]).get(derived_id)
         if found is None:
             raise NotFound(f"no derived item {derived_id}")

@@ -385,3 +385,4 @@ def _tags_of(types: Collection[type[DomainEvent]]) -> list[str]:
         if TAGS.get(final) in wanted:
             out.append(tag)
     return sorted(set(out))
+

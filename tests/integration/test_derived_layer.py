@@ -115,3 +115,30 @@ def test_restoring_a_backup_from_before_the_forget_does_not_bring_the_text_back(
         assert SECRET not in got.text and got.status == "stale"
         assert _files_holding(db, SECRET) == []
         assert all(SECRET not in v.item.text for v in mem._container.derived().items(include_removed=True))
+
+
+def test_a_store_without_the_derived_role_is_refused_clearly() -> None:
+    """A storage plugin may leave the DerivedReader role out: the service says so and writes nothing."""
+    from hlmem.adapters.clock import FixedClock
+    from hlmem.adapters.ids import SequentialIds
+    from hlmem.adapters.inmemory.store import InMemoryStorage
+    from hlmem.application.derived import DerivedService
+    from hlmem.domain.errors import UnsupportedOperation
+    from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
+
+    class WithoutDerived:
+        def __init__(self, inner) -> None:
+            self._inner = inner
+
+        def __getattr__(self, name: str):
+            if name in ("get_derived", "derived_citing", "derived_items"):
+                raise AttributeError(name)
+            return getattr(self._inner, name)
+
+    store = InMemoryStorage()
+    service = DerivedService(WithoutDerived(store), FixedClock(T0), SequentialIds(), DEFAULT_REGISTRY)
+    for call in (service.build, service.observations, lambda: service.mental_model("Alice"),
+                 lambda: service.show("dv_1"), lambda: service.rebuild(["dv_1"])):
+        with pytest.raises(UnsupportedOperation, match="keeps no derived items"):
+            call()
+    assert store.last_position() == 0

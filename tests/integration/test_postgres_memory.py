@@ -116,3 +116,4 @@ print(json.dumps([listed['problem'], row['loaded'], row['error'], added.exit_cod
     problem, loaded, error, added, code, output = json.loads(done.stdout.strip().splitlines()[-1])
     assert (problem, loaded, error, added, code) == (None, True, None, 0, 1)
     assert "pip install 'hlmem[postgres]'" in output and "Traceback" not in output
+

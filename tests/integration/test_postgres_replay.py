@@ -79,3 +79,43 @@ def test_a_postgres_store_verifies_against_its_own_replay(tmp_path: Path, postgr
         assert done.code == 0 and json.loads(done.out)["equal"], done
     finally:
         drop_database(postgres_admin_url, name)
+
+
+
+def test_a_log_with_derived_items_and_episodes_replays_into_postgres_and_back(tmp_path: Path,
+                                                                             postgres_admin_url: str) -> None:
+    """Both channels' projections travel: derived items and episodes, policies and procedures are
+    rebuilt in PostgreSQL and compared (``--verify``), and a forgotten episode stays forgotten."""
+    db = tmp_path / "both.db"
+    with Memory(str(db), embedder="hash") as mem:
+        mem.remember("Alice", "works_in", "Boston")
+        mem.remember("Alice", "likes", "tea")
+        assert mem.derive().built
+        mem.set_experience_thresholds({"min_support": 2, "min_reliability": 0.1, "min_lead": 0.0, "probation": 1,
+                                       "procedure_min_successes": 2, "procedure_min_reliability": 0.1})
+        episodes = []
+        for _ in range(3):
+            ep = mem.start_episode("deploy the site", approach="rsync")
+            mem.record_step(ep.episode_id, "rsync the build", tool="rsync")
+            mem.end_episode(ep.episode_id, "succeeded", reward=1.0)
+            episodes.append(ep.episode_id)
+        gone = mem.start_episode("mine the wombatite vault", approach="pickaxe").episode_id
+        mem.end_episode(gone, "failed")
+        mem.forget_episode(gone)
+        assert [p.status for p in mem.policies()] == ["active"]
+    url, name = new_database(postgres_admin_url)
+    try:
+        run = run_cli(db, ["replay", "--into", url, "--verify", "--json"], env=cli_env(db, HLMEM_EMBEDDER="hash"))
+        assert run.code == 0 and json.loads(run.out)["equal"], run
+        with Memory(url, embedder="hash") as pg:
+            assert [p.status for p in pg.policies()] == ["active"]
+            assert {d.item.subject for d in pg.observations()} | {pg.mental_model("Alice").item.subject} == {"Alice"}
+            assert pg.storage.experience.get_episodes([gone])[gone].status == "forgotten"
+            assert pg.storage.db.con.execute(
+                "SELECT count(*) FROM event_payloads WHERE strpos(payload, 'wombatite') > 0").fetchone()[0] == 0
+        back = tmp_path / "back.db"
+        run = run_cli(back, ["--db", url, "replay", "--into", str(back), "--verify", "--json"],
+                      env=cli_env(back, HLMEM_EMBEDDER="hash"))
+        assert run.code == 0 and json.loads(run.out)["equal"], run
+    finally:
+        drop_database(postgres_admin_url, name)

@@ -8,7 +8,8 @@ must stay forgotten, and the PostgreSQL log replayed into a fresh SQLite file (t
 ``replay_into_sqlite`` rule) must rebuild equal projections. With test_memory_machine.py holding
 SQLite to the same in-memory reference, the three stores agree.
 
-Backups and restores are SQLite files (``hlmem backup``): that rule is left out here. Examples:
+Every rule runs here, the derived layer's and the experience channel's included, but backups and
+restores, which are SQLite files (``hlmem backup``). Examples:
 12 (a database each), ``HLMEM_PG_MACHINE_EXAMPLES=N`` for more.
 """
 
