@@ -71,7 +71,7 @@ class DerivedService:
         self._jobs = jobs
 
     def _need_derived(self) -> None:
-        """A clear error for a store that keeps no derived items (the PostgreSQL store, for now)."""
+        """A clear error for a store that keeps no derived items (a storage plugin may leave the role out)."""
         if not hasattr(self._storage, "get_derived"):
             raise UnsupportedOperation(f"this store ({type(self._storage).__name__}) keeps no derived items "
                                        "(observation summaries, mental models)")
