@@ -165,6 +165,32 @@ def holds_any(text: str | None, forms: Sequence[str]) -> bool:
 # --- fingerprints --------------------------------------------------------------------------------
 
 
+def jobs_to_scrub(rows: Iterable[tuple[str, str, str | None, str | None]], event_ids: Iterable[str],
+                  fragments: Iterable[str]) -> set[str]:
+    """Which jobs' error text and raw response a forget must blank, from ``(job_id, payload JSON,
+    last_error, raw_response)`` rows (every store keeping raw responses decides so).
+
+    A job is hit when it serves a forgotten event, when its error or raw response contains a
+    fragment of forgotten content, or when it shares a raw response with a hit job (the jobs of
+    one window fail with one response).
+    """
+    rows = list(rows)
+    wanted, forms = set(event_ids), fragment_forms(fragments)
+    hit: set[str] = set()
+    responses: set[str] = set()
+    for job_id, payload, error, raw in rows:
+        try:
+            event_id = json.loads(payload).get("event_id")
+        except (ValueError, AttributeError):
+            event_id = None
+        if event_id in wanted or holds_any(error, forms) or holds_any(raw, forms):
+            hit.add(job_id)
+            if raw:
+                responses.add(raw)
+    hit.update(job_id for job_id, _p, _e, raw in rows if raw and raw in responses)
+    return hit
+
+
 def _encodable(text: str) -> str:
     # A lone surrogate cannot be hashed as UTF-8; spell it out (deterministically) instead.
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -9,7 +9,6 @@ after writing its ``payload_erasures`` row (the trigger refuses any other change
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -21,7 +20,7 @@ from hlmem.adapters.serialization import UPCASTERS, decode, encode_payload
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import SchemaError
-from hlmem.domain.forgetting import ERASED_TEXT, fragment_forms, holds_any, mentions
+from hlmem.domain.forgetting import ERASED_TEXT, mentions, jobs_to_scrub
 from hlmem.domain.redaction import redact
 from hlmem.domain.state import ClaimStatus, ObservationState
 from hlmem.domain.time import format_timestamp
@@ -171,22 +170,10 @@ class ForgetReads:
             return self._con.execute("DELETE FROM embedding_cache WHERE content_hash = ANY(%s)", (keys,)).rowcount
 
     def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int:
-        wanted, forms = set(event_ids), fragment_forms(fragments)
         with self.transaction(), translated("scrubbing jobs"):  # type: ignore[attr-defined]
-            rows = self._con.execute("SELECT job_id, payload, last_error, raw_response FROM jobs "
-                                     "WHERE last_error IS NOT NULL OR raw_response IS NOT NULL").fetchall()
-            hit: set[str] = set()
-            responses: set[str] = set()
-            for job_id, payload, error, raw in rows:
-                try:
-                    event_id = json.loads(payload).get("event_id")
-                except (ValueError, AttributeError):
-                    event_id = None
-                if event_id in wanted or holds_any(error, forms) or holds_any(raw, forms):
-                    hit.add(job_id)
-                    if raw:
-                        responses.add(raw)
-            hit.update(job_id for job_id, _p, _e, raw in rows if raw and raw in responses)
+            hit = jobs_to_scrub(self._con.execute("SELECT job_id, payload, last_error, raw_response FROM jobs "
+                                                  "WHERE last_error IS NOT NULL OR raw_response IS NOT NULL"
+                                                  ).fetchall(), event_ids, fragments)
             if hit:
                 with self._con.cursor() as cur:
                     cur.executemany("UPDATE jobs SET last_error = CASE WHEN last_error IS NULL THEN NULL ELSE %s END, "

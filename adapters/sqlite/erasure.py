@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import apsw
 
 from hlmem.adapters.embedders.cached import content_hash
-from hlmem.domain.forgetting import ERASED_TEXT, fragment_forms, holds_any, mentions
+from hlmem.domain.forgetting import ERASED_TEXT, mentions, jobs_to_scrub
 
 
 def _chunks(ids: Sequence[str], size: int = 500):
@@ -101,28 +101,11 @@ def drop_cached_vectors(con: apsw.Connection, texts: Sequence[str]) -> int:
 
 
 def scrub_jobs(con: apsw.Connection, event_ids: Sequence[str], fragments: Sequence[str]) -> int:
-    """Blank the error text and raw response of jobs that may hold forgotten content.
-
-    A job is hit when it serves a forgotten event, when its error or raw response contains a
-    fragment of forgotten content, or when it shares a raw response with a hit job (the jobs of
-    one window fail with one response).
-    """
-    wanted = set(event_ids)
-    forms = fragment_forms(fragments)
-    rows = con.execute("SELECT job_id, payload, last_error, raw_response FROM jobs "
-                       "WHERE last_error IS NOT NULL OR raw_response IS NOT NULL").fetchall()
-    hit: set[str] = set()
-    responses: set[str] = set()
-    for job_id, payload, error, raw in rows:
-        try:
-            event_id = json.loads(payload).get("event_id")
-        except (ValueError, AttributeError):
-            event_id = None
-        if event_id in wanted or holds_any(error, forms) or holds_any(raw, forms):
-            hit.add(job_id)
-            if raw:
-                responses.add(raw)
-    hit.update(job_id for job_id, _p, _e, raw in rows if raw and raw in responses)
+    """Blank the error text and raw response of the jobs that may hold forgotten content
+    (:func:`hlmem.domain.forgetting.jobs_to_scrub` says which)."""
+    hit = jobs_to_scrub(con.execute("SELECT job_id, payload, last_error, raw_response FROM jobs "
+                                    "WHERE last_error IS NOT NULL OR raw_response IS NOT NULL").fetchall(),
+                        event_ids, fragments)
     if hit:
         con.executemany(
             "UPDATE jobs SET last_error = CASE WHEN last_error IS NULL THEN NULL ELSE ? END, raw_response = NULL "
