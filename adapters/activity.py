@@ -1,19 +1,21 @@
 """What both storage adapters' access telemetry shares: merging pending accesses and the term match for archived claims.
 
 The lifecycle rules themselves are the domain's (:mod:`hlmem.domain.lifecycle`); this module only
-merges accesses and scores archived claims (``InMemoryActivity`` in :mod:`hlmem.adapters.inmemory.activity`,
+merges accesses, gives the SQL stores their lifecycle query's parameters and scores archived claims (``InMemoryActivity`` in :mod:`hlmem.adapters.inmemory.activity`,
 ``SQLiteActivity`` in :mod:`hlmem.adapters.sqlite.activity`). ADR 0015 explains why accesses are not events.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
 
 from hlmem.adapters.text.segment import query_terms
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ValidationError
-from hlmem.domain.lifecycle import Activity
+from hlmem.domain.lifecycle import Activity, LifecyclePolicy
+from hlmem.domain.time import to_micros
 
 KINDS = ("expire", "archive")
 
@@ -60,3 +62,28 @@ def rank_archived(scored: list[tuple[float, str]], limit: int) -> list[Candidate
     """Candidates from ``(score, claim_id)`` pairs: best first, ties by id."""
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:max(limit, 0)]
     return [Candidate(cid, "claim", rank, score) for rank, (score, cid) in enumerate(scored, start=1)]
+
+
+#: Float slack added to ``now`` in the SQL stores' lifecycle formulas (microseconds): a superset, never a miss.
+SLACK_US = 1_000_000
+
+
+def micros(delta: timedelta | None) -> int | None:
+    """A duration in whole microseconds (None stays None)."""
+    return None if delta is None else delta // timedelta(microseconds=1)
+
+
+def lifecycle_params(kind: str, *, now: datetime, policy: LifecyclePolicy, after: str, limit: int,
+                     names: Callable[[frozenset[str]], Any]) -> dict[str, Any]:
+    """The named parameters of the SQL stores' ``expire`` or ``archive`` candidate query (``names``
+    encodes a predicate set the way that store's SQL reads it)."""
+    t = to_micros(now)
+    if kind == "expire":
+        params = {"plans": names(policy.plan_predicates), "plan_by": t - micros(policy.plan_grace),
+                  "ttl": micros(policy.temporal_ttl)}
+    else:
+        params = {"identity": names(policy.identity_predicates), "h_temporal": micros(policy.half_life_temporal),
+                  "h_permanent": micros(policy.half_life_permanent), "h_identity": micros(policy.half_life_identity),
+                  "floor": policy.activation_floor, "grace": micros(policy.archive_grace)}
+    params.update(after=after, now=t, slack=t + SLACK_US, limit=max(int(limit), 0))
+    return params

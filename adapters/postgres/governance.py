@@ -14,9 +14,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from hlmem.adapters.activity import add_access, archived_terms, check_kind, match_score, merge, rank_archived
+from hlmem.adapters.activity import (
+    add_access,
+    archived_terms,
+    check_kind,
+    lifecycle_params,
+    match_score,
+    merge,
+    rank_archived,
+)
 from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import StorageError
@@ -28,7 +36,6 @@ from hlmem.domain.time import format_timestamp, from_micros, parse_timestamp, to
 SALT_KEY = "tombstone_salt"
 FLUSH_CLAIMS = 4_096
 FLUSH_SECONDS = 300.0
-_SLACK_US = 1_000_000
 _COLUMNS = "fingerprint, kind, stream_id, forgotten_at, forget_id"
 
 
@@ -127,9 +134,6 @@ _ARCHIVE = (
     "ORDER BY c.claim_id LIMIT %(limit)s")
 
 
-def _us(delta: timedelta | None) -> int | None:
-    return None if delta is None else delta // timedelta(microseconds=1)
-
 
 class PostgresActivity:
     """The ``ActivityLog`` methods of the PostgreSQL store (which delegates to this)."""
@@ -193,16 +197,8 @@ class PostgresActivity:
         check_kind(kind)
         if self._pending:
             self.flush()
-        t = to_micros(now)
-        if kind == "expire":
-            sql, params = _EXPIRE, {"plans": sorted(policy.plan_predicates), "plan_by": t - _us(policy.plan_grace),
-                                    "ttl": _us(policy.temporal_ttl)}
-        else:
-            sql, params = _ARCHIVE, {
-                "identity": sorted(policy.identity_predicates), "h_temporal": _us(policy.half_life_temporal),
-                "h_permanent": _us(policy.half_life_permanent), "h_identity": _us(policy.half_life_identity),
-                "floor": policy.activation_floor, "grace": _us(policy.archive_grace)}
-        params.update(after=after, now=t, slack=t + _SLACK_US, limit=max(int(limit), 0))
+        sql = _EXPIRE if kind == "expire" else _ARCHIVE
+        params = lifecycle_params(kind, now=now, policy=policy, after=after, limit=limit, names=sorted)
         with self._db.lock:
             return [r[0] for r in self._db.con.execute(sql, params)]
 

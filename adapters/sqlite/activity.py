@@ -13,11 +13,19 @@ import json
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import apsw
 
-from hlmem.adapters.activity import add_access, archived_terms, check_kind, match_score, merge, rank_archived
+from hlmem.adapters.activity import (
+    add_access,
+    archived_terms,
+    check_kind,
+    lifecycle_params,
+    match_score,
+    merge,
+    rank_archived,
+)
 from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS
 from hlmem.adapters.sqlite.db import Db
 from hlmem.application.ports import Candidate
@@ -31,8 +39,6 @@ FLUSH_CLAIMS = 4_096
 #: purpose: every commit makes other connections drop their vector and term-count caches
 #: (``SQLiteStorage._check_external_writes``), and a cold vector cache costs ~1 s at 100k.
 FLUSH_SECONDS = 300.0
-#: Float slack added to ``now`` in the SQL formulas (microseconds): a superset, never a miss.
-_SLACK_US = 1_000_000
 
 
 _UPSERT = ("INSERT INTO claim_activity (claim_id, last_access, accesses) SELECT ?, ?, ? "
@@ -62,9 +68,6 @@ _ARCHIVE = (
     "ORDER BY c.claim_id LIMIT :limit"
 )
 
-
-def _us(delta: timedelta | None) -> int | None:
-    return None if delta is None else delta // timedelta(microseconds=1)
 
 
 def _json(names: frozenset[str]) -> str:
@@ -161,17 +164,8 @@ class SQLiteActivity:
         check_kind(kind)
         if self._pending:
             self.flush(wait=False)  # the SQL reads last accesses from the table
-        t = to_micros(now)
-        if kind == "expire":
-            sql, params = _EXPIRE, {
-                "plans": _json(policy.plan_predicates), "plan_by": t - _us(policy.plan_grace),
-                "ttl": _us(policy.temporal_ttl)}
-        else:
-            sql, params = _ARCHIVE, {
-                "identity": _json(policy.identity_predicates), "h_temporal": _us(policy.half_life_temporal),
-                "h_permanent": _us(policy.half_life_permanent), "h_identity": _us(policy.half_life_identity),
-                "floor": policy.activation_floor, "grace": _us(policy.archive_grace)}
-        params.update(after=after, now=t, slack=t + _SLACK_US, limit=max(int(limit), 0))
+        sql = _EXPIRE if kind == "expire" else _ARCHIVE
+        params = lifecycle_params(kind, now=now, policy=policy, after=after, limit=limit, names=_json)
         with self._db.lock:
             return [r[0] for r in self._con.execute(sql, params)]
 
