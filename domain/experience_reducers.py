@@ -96,18 +96,21 @@ def _outcome(event: PolicyOutcomeRecorded, state):
                   version=event.version)
 
 
+def _moved(event, state, kind: type, status: str):
+    """A policy's or procedure's status change (a tombstone or another kind of state only takes the version)."""
+    if not isinstance(state, kind) or state.status == "forgotten":
+        return state if state is None else evolve(state, version=event.version)
+    return evolve(state, status=status, changed_at=event.recorded_at, reason=event.reason, version=event.version)
+
+
 @_on.register
 def _activated(event: PolicyActivated, state):
-    if not isinstance(state, PolicyState) or state.status == "forgotten":
-        return state if state is None else evolve(state, version=event.version)
-    return evolve(state, status="active", changed_at=event.recorded_at, reason=event.reason, version=event.version)
+    return _moved(event, state, PolicyState, "active")
 
 
 @_on.register
 def _retired(event: PolicyRetired, state):
-    if not isinstance(state, PolicyState) or state.status == "forgotten":
-        return state if state is None else evolve(state, version=event.version)
-    return evolve(state, status="retired", changed_at=event.recorded_at, reason=event.reason, version=event.version)
+    return _moved(event, state, PolicyState, "retired")
 
 
 @_on.register
@@ -129,9 +132,7 @@ def _promoted(event: ProcedurePromoted, state):
 
 @_on.register
 def _demoted(event: ProcedureDemoted, state):
-    if not isinstance(state, ProcedureState) or state.status == "forgotten":
-        return state if state is None else evolve(state, version=event.version)
-    return evolve(state, status="demoted", changed_at=event.recorded_at, reason=event.reason, version=event.version)
+    return _moved(event, state, ProcedureState, "demoted")
 
 
 @_on.register
