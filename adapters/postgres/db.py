@@ -10,12 +10,12 @@ savepoint. Nothing here takes a database-wide lock (ADR 0048).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hlmem.adapters.postgres.schema import DDL, SCHEMA_LOCK, SCHEMA_VERSION
-from hlmem.domain.errors import ConcurrencyConflict, ConfigurationError, HlmemError, StorageError
+from hlmem.adapters.postgres.schema import DDL, SCHEMA_LOCK, SCHEMA_VERSION, UPGRADES
+from hlmem.domain.errors import ConcurrencyConflict, ConfigurationError, HlmemError, SchemaError, StorageError
 
 if TYPE_CHECKING:
     import psycopg
@@ -90,8 +90,10 @@ def _identity(con: psycopg.Connection) -> None:
                 "ON CONFLICT (key) DO NOTHING")
 
 
-def ensure_schema(con: psycopg.Connection) -> None:
-    """Create the extension and the tables once; several processes may race here."""
+def ensure_schema(con: psycopg.Connection,
+                  after: Mapping[str, Callable[[psycopg.Connection], None]] | None = None) -> None:
+    """Create the extension and the tables once, or upgrade an older layout (``after``: the Python
+    steps of an upgrade, by the layout they start from); several processes may race here."""
     psycopg = _psycopg()
     with translated("opening the store"):
         if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]:
@@ -108,9 +110,16 @@ def ensure_schema(con: psycopg.Connection) -> None:
         # first; seen with 8 processes opening a new database). Asked of pg_tables, not to_regclass:
         # this transaction began before that commit, and to_regclass answers from the backend's
         # catalog cache, which still holds "no such table" until something makes it read the news.
+        layout = None
         if con.execute("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() "
-                       "AND tablename = 'meta')").fetchone()[0] and con.execute(
-                "SELECT 1 FROM meta WHERE key = 'pg_schema' AND value = %s", (SCHEMA_VERSION,)).fetchone():
+                       "AND tablename = 'meta')").fetchone()[0]:
+            found = con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone()
+            layout = found[0] if found else None
+        if layout == SCHEMA_VERSION:
+            _identity(con)
+            return
+        if layout is not None:
+            _upgrade(con, layout, after or {})
             _identity(con)
             return
         found = con.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
@@ -126,6 +135,21 @@ def ensure_schema(con: psycopg.Connection) -> None:
         con.execute("INSERT INTO meta (key, value) VALUES ('pg_schema', %s) ON CONFLICT (key) DO NOTHING",
                     (SCHEMA_VERSION,))
         _identity(con)
+
+
+def _upgrade(con: psycopg.Connection, layout: str, after: Mapping[str, Callable[[psycopg.Connection], None]]) -> None:
+    """Bring an older layout up to this one, step by step, in the caller's transaction; ``after``
+    holds the steps that are Python, not SQL (run after the SQL step from the same layout)."""
+    while layout != SCHEMA_VERSION:
+        step = UPGRADES.get(layout)
+        if step is None:
+            raise SchemaError(f"this PostgreSQL store has layout {layout!r}, which this hlmem cannot read "
+                              f"(it writes layout {SCHEMA_VERSION}); use the hlmem that made it")
+        con.execute(step)
+        if layout in after:
+            after[layout](con)
+        layout = str(int(layout) + 1)
+        con.execute("UPDATE meta SET value = %s WHERE key = 'pg_schema'", (layout,))
 
 
 def _nothing() -> None:

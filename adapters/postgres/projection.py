@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hlmem.adapters.postgres import derived, experience, search, states
+from hlmem.adapters.postgres import derived, experience, postings, search, states
 from hlmem.adapters.postgres.schema import LOG_LOCK
 from hlmem.adapters.serialization import encode_payload, tag_of
 from hlmem.application.ports import IndexEntry
@@ -92,8 +92,10 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
     # writers build them side by side. Rows of one item_id written by two writers at once collide
     # on its unique key: the later one fails as a ConcurrencyConflict (ADR 0048).
     adds, drops = _index_changes(events, index)
-    vectors_changed = _index(con, adds, drops)
+    counts = postings.TextCounts()
+    vectors_changed = _index(con, adds, drops, counts)
     con.execute("SELECT pg_advisory_xact_lock(%s)", (LOG_LOCK,))
+    postings.apply(con, counts)
     _check_versions(con, events)
     (last,) = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
     first = last + 1
@@ -183,12 +185,15 @@ def _check_versions(con: psycopg.Connection, events: Sequence[DomainEvent]) -> N
         versions[event.stream_id] = event.version
 
 
-def _index(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str]) -> bool:
-    """Write the search index rows: dropped items go, added ones are (re)written with their vectors."""
+def _index(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str], counts: postings.TextCounts) -> bool:
+    """Write the search index rows: dropped items go, added ones are (re)written with their vectors
+    and postings; ``counts`` collects what the namespace statistics must change by."""
     gone = sorted(drops | set(adds))
     vectors_changed = False
     if gone:
-        deleted = con.execute("DELETE FROM items WHERE item_id = ANY(%s) RETURNING item_key", (gone,)).fetchall()
+        deleted = con.execute("DELETE FROM items WHERE item_id = ANY(%s) RETURNING item_key, namespace, tokens",
+                              (gone,)).fetchall()
+        postings.remove(con, [(key, ns, toks.split(" ") if toks else []) for key, ns, toks in deleted], counts)
         vectors_changed = bool(deleted) and bool(drops)
     if not adds:
         return vectors_changed
@@ -196,10 +201,11 @@ def _index(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str]) -> 
     keys = {}
     with con.cursor() as cur:
         for row in rows:
-            cur.execute("INSERT INTO items (item_id, kind, namespace, tokens, ntok, tsv) "
-                        "VALUES (%s,%s,%s,%s,%s, array_to_tsvector(%s::text[])) RETURNING item_key",
-                        (*row[:5], sorted(set(row[5]))))
+            cur.execute("INSERT INTO items (item_id, kind, namespace, tokens, ntok) "
+                        "VALUES (%s,%s,%s,%s,%s) RETURNING item_key", row[:5])
             keys[row[0]] = cur.fetchone()[0]
+    postings.add(con, [(keys[row[0]], row[2], row[5]) for row in rows], counts)
+    with con.cursor() as cur:
         vecs = [(keys[i], ns, search.literal(v)) for i, _k, ns, _t, v in adds.values() if v is not None]
         if vecs:
             cur.executemany("INSERT INTO vectors (item_key, namespace, vec) VALUES (%s, %s, %s::vector)", vecs)

@@ -10,11 +10,47 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
 LOG_LOCK = 1847_0002
+
+POSTINGS_DDL = """
+CREATE TABLE IF NOT EXISTS postings (
+    namespace text NOT NULL,
+    token text COLLATE "C" NOT NULL,
+    tf integer NOT NULL,
+    nntok integer NOT NULL,
+    item_key bigint NOT NULL,
+    sig bigint NOT NULL,
+    PRIMARY KEY (namespace, token, tf, nntok, item_key) INCLUDE (sig)
+);
+CREATE TABLE IF NOT EXISTS term_df (
+    namespace text NOT NULL,
+    token text COLLATE "C" NOT NULL,
+    df bigint NOT NULL,
+    tf_max integer NOT NULL,
+    min_length integer NOT NULL,
+    PRIMARY KEY (namespace, token)
+);
+CREATE TABLE IF NOT EXISTS text_totals (
+    namespace text PRIMARY KEY,
+    docs bigint NOT NULL,
+    tokens bigint NOT NULL
+);
+"""
+
+#: Steps from an older layout to this one, keyed by the layout they start from.
+UPGRADES = {
+    # 1 -> 2: full text moves from a GIN-indexed tsvector (every match scored) to posting lists
+    # read from their heads (ADR 0050); ``postings.rebuild`` then makes the lists from the items'
+    # stored tokens (it needs the segmenter, so it is Python, not SQL).
+    "1": POSTINGS_DDL + """
+DROP INDEX IF EXISTS items_tsv;
+ALTER TABLE items DROP COLUMN IF EXISTS tsv;
+""",
+}
 
 DDL = r"""
 CREATE TABLE IF NOT EXISTS meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
@@ -125,18 +161,19 @@ CREATE TABLE IF NOT EXISTS extraction_sources (
     PRIMARY KEY (event_id, stream_id)
 );
 
--- The search index: hlmem's own tokens (jieba + unicode61 rules) as a tsvector with GIN, vectors apart.
+-- The search index: hlmem's own tokens (jieba + unicode61 rules) per item, and posting lists in
+-- impact order (tf descending, length ascending as nntok = -length descending, key descending) with
+-- document frequencies and totals per namespace (adapters/postgres/postings.py, ADR 0050); vectors apart.
 CREATE TABLE IF NOT EXISTS items (
     item_key bigserial PRIMARY KEY,
     item_id text COLLATE "C" NOT NULL UNIQUE,
     kind text NOT NULL,
     namespace text NOT NULL,
     tokens text NOT NULL,
-    ntok integer NOT NULL,
-    tsv tsvector NOT NULL
+    ntok integer NOT NULL
 );
-CREATE INDEX IF NOT EXISTS items_tsv ON items USING gin (tsv);
 CREATE INDEX IF NOT EXISTS items_namespace ON items (namespace, item_key);
+""" + POSTINGS_DDL + r"""
 CREATE TABLE IF NOT EXISTS vectors (
     item_key bigint PRIMARY KEY REFERENCES items (item_key) ON DELETE CASCADE,
     namespace text NOT NULL,

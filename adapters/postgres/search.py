@@ -1,12 +1,14 @@
-"""Full text and vectors on PostgreSQL: hlmem's tokens in a GIN-indexed ``tsvector``, pgvector HNSW with exact rescoring.
+"""Full text and vectors on PostgreSQL: hlmem's tokens in posting lists read from their heads, pgvector HNSW with exact rescoring.
 
 Full text: an item's search text is segmented by jieba (``segment_for_index``) and split by the
-unicode61 rules hlmem's other stores use; those tokens are stored as a ``tsvector`` built with
-``array_to_tsvector`` (no PostgreSQL parser or dictionary: the ``'simple'`` configuration's parser
-splits ``3.11.7``, URLs and diacritics differently from SQLite's FTS5, and the stores must agree).
-The GIN index finds every item holding all tokens of some query term; the candidates are then
-scored with the same BM25 (k1 1.2, b 0.75, a term matched as a phrase) as the in-memory store,
-over the namespace's statistics, so the three stores rank alike.
+unicode61 rules hlmem's other stores use (no PostgreSQL parser or dictionary: they split ``3.11.7``,
+URLs and diacritics differently from SQLite's FTS5, and the stores must agree). The tokens are kept
+with the item, and as posting lists in impact order with exact document frequencies and namespace
+totals (:mod:`hlmem.adapters.postgres.postings`). A query reads the heads of its terms' lists and
+stops once nothing unread can reach the best ``limit`` (:mod:`hlmem.adapters.text.bm25_topk`,
+ADR 0050): the same BM25 (k1 1.2, b 0.75, a term matched as a phrase) as the in-memory store, with
+the same floats and ties, so the three stores rank alike, at a cost that follows the list heads
+rather than the store's size.
 
 Vectors: ``vectors.vec`` (pgvector) with an HNSW index (cosine) over ``vec::vector(dim)``, made
 when the model is bound. A namespace with at most :data:`EXACT_BELOW` vectors is scanned exactly
@@ -18,14 +20,16 @@ fewer than asked for. Vectors travel in pgvector's binary form.
 
 from __future__ import annotations
 
-import math
+import functools
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hlmem.adapters.postgres.db import translated
+from hlmem.adapters.text.bm25_topk import Posting, count_phrase, idf, score_of, top_k
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate
@@ -38,7 +42,7 @@ if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL store is opened 
 EXACT_BELOW = 20_000
 #: How many approximate neighbours the first stage takes per asked-for result (at least 200).
 FIRST_STAGE = 8
-#: A lexeme longer than this is cut in the tsvector and in queries alike (PostgreSQL's limit is 2 KiB).
+#: A token longer than this is cut in the index and in queries alike (a btree entry must stay small).
 LEXEME_CHARS = 200
 
 SEARCHABLE = ("LEFT JOIN claims c ON c.claim_id = i.item_id LEFT JOIN observations o ON o.event_id = i.item_id "
@@ -55,6 +59,36 @@ def tokens_of(text: str) -> list[str]:
     return [_clean(p) for raw in segment_for_index(text).split() for p in unicode61_tokens(raw) if _clean(p)]
 
 
+@functools.lru_cache(maxsize=65_536)
+def _expansion(token: str) -> tuple[str, ...]:
+    """What ``token`` becomes as a query term: a Chinese word, its search-mode expansion
+    (``居住地`` -> ``居住 住地 居住地``); most tokens, themselves."""
+    return tuple(tokens_of(token))
+
+
+def phrase_keys(tokens: Sequence[str]) -> Counter:
+    """The word expansions occurring in ``tokens``, with how often: every occurrence of a phrase
+    that is some token's expansion ends at that token, so checking each position finds them all
+    (however they came about), and a phrase's list holds every item where it occurs."""
+    found: Counter = Counter()
+    for j, token in enumerate(tokens):
+        parts = _expansion(token)
+        n = len(parts)
+        if n > 1 and j + 1 >= n and parts[-1] == token and tuple(tokens[j + 1 - n:j + 1]) == parts:
+            found[" ".join(parts)] += 1
+    return found
+
+
+def list_key(term: Sequence[str]) -> str | None:
+    """The posting list a query term reads: a token's own; a phrase's if it is its last token's
+    expansion (:func:`phrase_keys` lists those); else ``None`` (found through its rarest token)."""
+    if len(term) == 1:
+        return term[0]
+    if term and _expansion(term[-1]) == tuple(term):
+        return " ".join(term)
+    return None
+
+
 def index_rows(entries: Sequence[tuple[str, str, str, str]]) -> list[tuple]:
     """``(item_id, kind, namespace, text)`` as ``items`` rows (without the key)."""
     out = []
@@ -64,117 +98,100 @@ def index_rows(entries: Sequence[tuple[str, str, str, str]]) -> list[tuple]:
     return out
 
 
-def _lexeme(token: str) -> str:
-    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
 def _terms(query: str) -> list[list[str]]:
     terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
     return [[_clean(p) for raw in t for p in unicode61_tokens(raw) if _clean(p)] for t in terms if t]
 
 
 def _count_phrase(doc: list[str], parts: list[str]) -> int:
-    if not parts:
-        return 0
-    n = len(parts)
-    return sum(1 for i in range(len(doc) - n + 1) if doc[i:i + n] == parts)
-
-
-class TextStats:
-    """Per namespace: (item count, token total) of searchable items, kept until the log moves."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[int, int, int]] = {}
-
-    def get(self, con: psycopg.Connection, namespace: str, position: int) -> tuple[int, int]:
-        found = self._cache.get(namespace)
-        if found is None or found[0] != position:
-            n, total = con.execute(f"SELECT count(*), coalesce(sum(i.ntok), 0) FROM items i {SEARCHABLE} "
-                                   "AND i.namespace = %s", (namespace,)).fetchone()
-            found = (position, int(n), int(total))
-            self._cache[namespace] = found
-        return found[1], found[2]
-
-    def clear(self) -> None:
-        self._cache.clear()
+    return count_phrase(doc, parts)
 
 
 def bm25(terms: list[list[str]], docs: list[tuple[int, str, str, list[str]]], n_docs: int, total: int,
          limit: int, *, exact: bool) -> list[Candidate]:
-    """The in-memory store's BM25 over candidate ``docs`` ``(key, id, kind, tokens)``, with the
-    namespace's ``n_docs`` and token ``total``. Ties: the item indexed last first."""
-    counted = [(key, item_id, kind, len(doc), [_count_phrase(doc, t) for t in terms])
-               for key, item_id, kind, doc in docs]
-    return bm25_counted(len(terms), counted, n_docs, total, limit, exact=exact)
-
-
-def bm25_counted(n_terms: int, docs: list[tuple[int, str, str, int, list[int]]], n_docs: int, total: int,
-                 limit: int, *, exact: bool) -> list[Candidate]:
-    """:func:`bm25` over ``(key, id, kind, token count, [tf of each term])``: the same arithmetic in
-    the same order, so both give equal floats."""
-    if not n_terms or not docs or limit <= 0 or n_docs == 0:
+    """The in-memory store's BM25 over candidate ``docs`` ``(key, id, kind, tokens)`` (every item
+    holding some term), with the namespace's ``n_docs`` and token ``total``. Ties: the item indexed
+    last first. The exhaustive scorer: :func:`text_candidates` finds the same by pruning."""
+    if not terms or not docs or limit <= 0 or n_docs == 0:
         return []
     avg = total / n_docs or 1.0
-    df = [sum(1 for d in docs if d[4][j] > 0) for j in range(n_terms)]
+    tfs = {key: [count_phrase(doc, t) for t in terms] for key, _i, _k, doc in docs}
+    idfs = [idf(n_docs, f) if (f := sum(1 for d in tfs.values() if d[j])) else 0.0 for j in range(len(terms))]
     scored = []
-    for key, item_id, kind, length, tfs in docs:
-        score, matched = 0.0, 0
-        for tf, f in zip(tfs, df):
-            if tf:
-                matched += 1
-                idf = math.log(1 + (n_docs - f + 0.5) / (f + 0.5))
-                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+    for key, item_id, kind, doc in docs:
+        score, matched = score_of(tfs[key], idfs, len(doc), avg)
         if score > 0:
-            scored.append((score, -key, item_id, kind, exact and matched == n_terms))
+            scored.append((score, -key, item_id, kind, exact and matched == len(terms)))
     scored.sort(key=lambda s: (-s[0], s[1]))
     return [Candidate(i, k, r, s, hit) for r, (s, _, i, k, hit) in enumerate(scored[:limit], start=1)]
 
 
-def _pattern(parts: list[str]) -> str:
-    """A phrase as it appears in an item's padded tokens (each token between its own two spaces)."""
-    return "".join(f" {p} " for p in parts)
+class _Postings:
+    """:class:`~hlmem.adapters.text.bm25_topk.PostingSource` over one namespace's tables.
+
+    Never as prepared statements: a generic plan does not know how long a token's list is, and
+    for a common token picked a plan a thousand times slower (seen: 30 s for 5,000 look-ups).
+    """
+
+    def __init__(self, con: psycopg.Connection, namespace: str) -> None:
+        self._con = con
+        self._namespace = namespace
+
+    def statistics(self, tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        rows = self._con.execute("SELECT token, df, tf_max, min_length FROM term_df WHERE namespace = %s "
+                                 "AND token = ANY(%s) AND df > 0", (self._namespace, list(tokens)),
+                                 prepare=False).fetchall()
+        return {token: (int(df), tf_max, min_length) for token, df, tf_max, min_length in rows}
+
+    def postings(self, token: str, after: Posting | None, limit: int) -> tuple[np.ndarray, ...]:
+        # The primary key read backwards (tf descending, nntok = -length descending, key descending),
+        # the chunk sent as three packed big-endian arrays.
+        where = "namespace = %s AND token = %s"
+        params: list = [self._namespace, token]
+        if after is not None:
+            key, tf, length = after
+            where += " AND (tf, nntok, item_key) < (%s, %s, %s)"
+            params += [tf, -length, key]
+        row = self._con.execute(
+            "SELECT string_agg(int8send(item_key), ''::bytea), string_agg(int4send(tf), ''::bytea), "
+            "string_agg(int4send(-nntok), ''::bytea), string_agg(int8send(sig), ''::bytea) "
+            "FROM (SELECT item_key, tf, nntok, sig FROM postings "
+            f"WHERE {where} ORDER BY tf DESC, nntok DESC, item_key DESC LIMIT %s) s", (*params, limit),
+            prepare=False).fetchone()
+        if row[0] is None:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        return (np.frombuffer(row[0], dtype=">i8").astype(np.int64), np.frombuffer(row[1], dtype=">i4").astype(np.int64),
+                np.frombuffer(row[2], dtype=">i4").astype(np.int64), np.frombuffer(row[3], dtype=">i8").astype(np.int64))
+
+    def holding(self, token: str, keys: Sequence[int], lengths: Sequence[int], tf_max: int) -> dict[int, int]:
+        # Whole primary keys: each item's length is known and its frequency is one of 1..tf_max.
+        # LATERAL with LIMIT 1 (an item has one posting per token): one index probe per item and
+        # frequency; a plain join is planned as a hash join over the whole list.
+        rows = self._con.execute(
+            "SELECT c.item_key, h.tf FROM unnest(%s::bigint[], %s::integer[]) AS c(item_key, ntok) CROSS JOIN "
+            "LATERAL (SELECT p.tf FROM generate_series(1, %s) AS f(tf) JOIN postings p "
+            "ON p.namespace = %s AND p.token = %s AND p.tf = f.tf AND p.nntok = -c.ntok AND p.item_key = c.item_key "
+            "LIMIT 1) h", (list(keys), list(lengths), max(1, tf_max), self._namespace, token), prepare=False).fetchall()
+        return dict(rows)
+
+    def documents(self, keys: Sequence[int]) -> dict[int, tuple[str, str, list[str]]]:
+        rows = self._con.execute("SELECT item_key, item_id, kind, tokens FROM items WHERE item_key = ANY(%s)",
+                                 (list(keys),), prepare=False).fetchall()
+        return {key: (item_id, kind, tokens.split(" ") if tokens else []) for key, item_id, kind, tokens in rows}
 
 
-def _self_overlapping(parts: list[str]) -> bool:
-    """Whether two occurrences of the phrase can overlap (``a a`` in ``a a a``): then a substring
-    count would miss some, and the phrase is counted on the token list instead."""
-    return any(parts[:k] == parts[-k:] for k in range(1, len(parts)))
-
-
-#: An item's tokens with each token between its own two spaces: a phrase's occurrences are then the
-#: non-overlapping occurrences of its pattern, which ``replace`` counts on the server.
-_PADDED = "CROSS JOIN LATERAL (SELECT ' ' || replace(i.tokens, ' ', '  ') || ' ' AS d) p"
-
-
-def text_candidates(con: psycopg.Connection, stats: TextStats, position: int, namespace: str, query: str,
-                    limit: int) -> list[Candidate]:
+def text_candidates(con: psycopg.Connection, namespace: str, query: str, limit: int) -> list[Candidate]:
+    """The namespace's best ``limit`` items by BM25, read from the heads of the posting lists
+    (:func:`~hlmem.adapters.text.bm25_topk.top_k`); the caller gives one snapshot (a transaction)."""
     terms = _terms(query)
-    usable = [t for t in terms if t]
-    if not usable or limit <= 0:
+    if not any(terms) or limit <= 0:
         return []
-    tsquery = " | ".join("(" + " & ".join(_lexeme(p) for p in t) + ")" for t in usable)
-    # Term frequencies are counted by the server, so only small rows travel (an item's tokens only
-    # when some term is a self-overlapping phrase).
-    on_server = [j for j, t in enumerate(terms) if t and not _self_overlapping(t)]
-    counts = "".join(", (length(p.d) - length(replace(p.d, %s, ''))) / length(%s)" for _ in on_server)
-    params: list = [x for j in on_server for x in (_pattern(terms[j]), _pattern(terms[j]))]
-    here = [j for j, t in enumerate(terms) if t and j not in set(on_server)]
-    rows = con.execute(f"SELECT i.item_key, i.item_id, i.kind, i.ntok{', i.tokens' if here else ''}{counts} "
-                       f"FROM items i {_PADDED} {SEARCHABLE} "
-                       "AND i.namespace = %s AND i.tsv @@ %s::tsquery", (*params, namespace, tsquery)).fetchall()
-    first = 5 if here else 4
-    docs = []
-    for r in rows:
-        tfs = [0] * len(terms)
-        for n, j in enumerate(on_server):
-            tfs[j] = r[first + n]
-        if here:
-            doc = r[4].split(" ") if r[4] else []
-            for j in here:
-                tfs[j] = _count_phrase(doc, terms[j])
-        docs.append((r[0], r[1], r[2], r[3], tfs))
-    n_docs, total = stats.get(con, namespace, position)
-    return bm25_counted(len(terms), docs, n_docs, total, limit, exact=True)
+    found = con.execute("SELECT docs, tokens FROM text_totals WHERE namespace = %s", (namespace,)).fetchone()
+    if found is None:
+        return []
+    return top_k(terms, int(found[0]), int(found[1]), limit, _Postings(con, namespace),
+                 keys=[list_key(t) if t else None for t in terms])
 
 
 # -- vectors ---------------------------------------------------------------------------------------

@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from hlmem.adapters.postgres import search
-from hlmem.adapters.postgres import derived
+from hlmem.adapters.postgres import derived, postings, search
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
 from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
@@ -52,7 +51,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         self.url = url
         con = connect(url)
         try:
-            ensure_schema(con)
+            ensure_schema(con, {"1": postings.rebuild})  # layout 1 -> 2: list every item (ADR 0050)
             from pgvector.psycopg import register_vector
 
             register_vector(con)
@@ -62,7 +61,6 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         self.db = PgDb(con, undone=self._undone)
         self._con = con
         self._lock = self.db.lock
-        self._stats = search.TextStats()
         self._searcher = search.VectorSearcher(url)
         self._model: tuple[str, int] | None = None
         self.embedding_cache = PostgresEmbeddingCache(self.db)
@@ -81,7 +79,6 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 
     def _undone(self) -> None:
         self._model = None
-        self._stats.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -289,8 +286,12 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         with self._lock, translated("full-text search"):
-            position = self._con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
-            return search.text_candidates(self._con, self._stats, position, namespace, query, limit)
+            if self.db.depth:  # inside a write transaction: its own view
+                return search.text_candidates(self._con, namespace, query, limit)
+            # Statistics, lists and items from one snapshot, whatever commits meanwhile.
+            with self._con.transaction():
+                self._con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                return search.text_candidates(self._con, namespace, query, limit)
 
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]:
         found = self.vector_search(namespace, limit)

@@ -27,8 +27,8 @@ from hlmem.domain.time import format_timestamp
 
 PENDING_KEY = "erasure_pending"
 #: Tables whose dead row versions may hold forgotten content after a forget.
-_ERASED_TABLES = ("event_payloads", "observations", "claims", "items", "vectors", "embedding_cache", "jobs",
-                  "conflicts")
+_ERASED_TABLES = ("event_payloads", "observations", "claims", "items", "postings", "term_df", "vectors",
+                  "embedding_cache", "jobs", "conflicts")
 
 
 class ForgetReads:
