@@ -72,3 +72,10 @@ def test_every_plugin_group_and_its_built_ins_are_in_the_plugins_doc(kind: str, 
     text = _text("plugins.md")
     assert f"`{group}`" in text and f"`{kind}`" in text
     assert all(f"`{name}`" in text for name in BUILTIN_ENTRY_POINTS[group])
+
+
+def test_no_merge_conflict_is_left_in_the_docs() -> None:
+    # One once landed in docs/architecture.md (the ADR list), unnoticed by every other check.
+    marker = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "adr").glob("*.md"))]
+    assert [str(f.relative_to(ROOT)) for f in files if marker.search(f.read_text(encoding="utf-8"))] == []
