@@ -1,4 +1,4 @@
-"""PostgreSQL full text, the write side: posting lists, document frequencies and totals (ADR 0050).
+"""PostgreSQL full text, the write side: posting lists, document frequencies and totals (ADR 0051).
 
 An indexed item gives one ``postings`` row per distinct token (its frequency in the item, the
 item's length negated, the item's key, and its signature: a 64-bit Bloom filter of everything it

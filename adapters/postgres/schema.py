@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS text_totals (
 #: Steps from an older layout to this one, keyed by the layout they start from.
 UPGRADES = {
     # 1 -> 2: full text moves from a GIN-indexed tsvector (every match scored) to posting lists
-    # read from their heads (ADR 0050); ``postings.rebuild`` then makes the lists from the items'
+    # read from their heads (ADR 0051); ``postings.rebuild`` then makes the lists from the items'
     # stored tokens (it needs the segmenter, so it is Python, not SQL).
     "1": POSTINGS_DDL + """
 DROP INDEX IF EXISTS items_tsv;
@@ -163,7 +163,7 @@ CREATE TABLE IF NOT EXISTS extraction_sources (
 
 -- The search index: hlmem's own tokens (jieba + unicode61 rules) per item, and posting lists in
 -- impact order (tf descending, length ascending as nntok = -length descending, key descending) with
--- document frequencies and totals per namespace (adapters/postgres/postings.py, ADR 0050); vectors apart.
+-- document frequencies and totals per namespace (adapters/postgres/postings.py, ADR 0051); vectors apart.
 CREATE TABLE IF NOT EXISTS items (
     item_key bigserial PRIMARY KEY,
     item_id text COLLATE "C" NOT NULL UNIQUE,

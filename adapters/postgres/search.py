@@ -6,7 +6,7 @@ URLs and diacritics differently from SQLite's FTS5, and the stores must agree). 
 with the item, and as posting lists in impact order with exact document frequencies and namespace
 totals (:mod:`hlmem.adapters.postgres.postings`). A query reads the heads of its terms' lists and
 stops once nothing unread can reach the best ``limit`` (:mod:`hlmem.adapters.text.bm25_topk`,
-ADR 0050): the same BM25 (k1 1.2, b 0.75, a term matched as a phrase) as the in-memory store, with
+ADR 0051): the same BM25 (k1 1.2, b 0.75, a term matched as a phrase) as the in-memory store, with
 the same floats and ties, so the three stores rank alike, at a cost that follows the list heads
 rather than the store's size.
 

@@ -51,7 +51,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         self.url = url
         con = connect(url)
         try:
-            ensure_schema(con, {"1": postings.rebuild})  # layout 1 -> 2: list every item (ADR 0050)
+            ensure_schema(con, {"1": postings.rebuild})  # layout 1 -> 2: list every item (ADR 0051)
             from pgvector.psycopg import register_vector
 
             register_vector(con)

@@ -1,4 +1,4 @@
-"""Exact BM25 top-k from the heads of posting lists, without scoring every match (ADR 0050).
+"""Exact BM25 top-k from the heads of posting lists, without scoring every match (ADR 0051).
 
 The stores rank full text with one BM25 (k1 1.2, b 0.75, each query term matched as a phrase of
 its tokens, idf over the namespace, ties to the item indexed last). Scoring every item that holds
@@ -10,7 +10,7 @@ ascending, key descending), a chunk at a time: along that order a contribution n
 within one (tf, length) *plateau* the keys fall as ties are broken. Each token's statistics give
 its document frequency and bounds on its frequency and item length, so a term not read yet still
 has a bound. A phrase term (several tokens) has a list of its own when the store keeps one (the
-PostgreSQL store lists every occurrence of a word's search-mode expansion, ADR 0050); any other
+PostgreSQL store lists every occurrence of a word's search-mode expansion, ADR 0051); any other
 phrase is materialised whole from its rarest token's postings and the items' tokens, because its
 document frequency must be exact.
 

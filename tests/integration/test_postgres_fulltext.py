@@ -1,4 +1,4 @@
-"""PostgreSQL full text from posting-list heads (ADR 0050): equal to the in-memory store's BM25,
+"""PostgreSQL full text from posting-list heads (ADR 0051): equal to the in-memory store's BM25,
 phrase lists for word expansions, nothing of a forgotten item left, and the layout-1 upgrade."""
 
 from __future__ import annotations
