@@ -96,7 +96,7 @@ def run(args) -> dict:
     types = make_types(rng, args)
     thresholds = PolicyThresholds(min_support=args.min_support, min_reliability=args.min_reliability,
                                   min_lead=args.min_lead, z=args.z, probation=args.probation,
-                                  retire_after=args.retire_after)
+                                  retire_after=args.retire_after, retire_z=args.retire_z)
     with tempfile.TemporaryDirectory(prefix="hlmem-exp-bench-") as tmp:
         path = ":memory:" if args.store == "memory" else Path(tmp) / "exp.db"
         return _run(args, rng, types, thresholds, path)
@@ -157,7 +157,7 @@ def _run(args, rng: random.Random, types: list[dict], thresholds: PolicyThreshol
         "epsilon": args.epsilon if args.agent == "follow" else None,
         "thresholds": {"min_support": thresholds.min_support, "min_reliability": thresholds.min_reliability,
                        "min_lead": thresholds.min_lead, "z": thresholds.z, "probation": thresholds.probation,
-                       "retire_after": thresholds.retire_after},
+                       "retire_after": thresholds.retire_after, "retire_z": thresholds.retire_z},
         "best_named": right, "best_types": scored, "best_named_share": round(right / scored, 4) if scored else None,
         "noise_types_with_policy": noisy_live, "active_policies": sum(1 for p in policies if p.status == "active"),
         "active_procedures": len(procedures), "signatures_per_type_max": max(len(s) for s in signatures.values()),
@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--z", type=float, default=d.z)
     ap.add_argument("--probation", type=int, default=d.probation)
     ap.add_argument("--retire-after", type=int, default=d.retire_after)
+    ap.add_argument("--retire-z", type=float, default=d.retire_z)
     ap.add_argument("--seeds", default="", help="Comma-separated seeds: one summary row each (overrides --seed).")
     args = ap.parse_args(argv)
     if not 0 <= args.noise_types <= args.task_types <= len(VERBS) * len(OBJECTS) or args.episodes < 1 \

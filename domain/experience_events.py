@@ -69,6 +69,8 @@ class PolicyProposed(DomainEvent):
     situation: str = ""
     support: tuple[tuple[str, bool], ...] = ()
     reason: str = ""
+    #: The situation's ended (succeeded/failed) episodes at the proposal: probation counts from here.
+    situation_outcomes: int = 0
 
 
 @frozen(kw_only=True)
@@ -81,16 +83,20 @@ class PolicyOutcomeRecorded(DomainEvent):
 
 @frozen(kw_only=True)
 class PolicyActivated(DomainEvent):
-    """The candidate passed probation: recall offers it."""
+    """The candidate passed probation: recall offers it. ``statistics``: the review's numbers
+    (``domain/experience_review.py``, ADR 0050) as ``(name, value)`` pairs."""
 
     reason: str = ""
+    statistics: tuple[tuple[str, float], ...] = ()
 
 
 @frozen(kw_only=True)
 class PolicyRetired(DomainEvent):
-    """The policy stopped being offered (consecutive failures, failed probation, outranked)."""
+    """The policy stopped being offered (consecutive failures, failed probation, outranked);
+    a failed probation carries the review's numbers in ``statistics``."""
 
     reason: str = ""
+    statistics: tuple[tuple[str, float], ...] = ()
 
 
 @frozen(kw_only=True)

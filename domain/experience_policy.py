@@ -11,13 +11,13 @@ Induction over one signature (:func:`induce`): the approach with the highest rel
 proposed as a *candidate* when it has at least ``min_support`` episodes, a reliability of at
 least ``min_reliability``, and — when other approaches were tried in the same situation — a
 reliability at least ``min_lead`` above the others' pooled success rate (so a situation where
-every approach does about as well, noise, yields no policy). A candidate is on **probation**:
-once ``probation`` further outcomes are in, it becomes *active* as soon as its reliability meets
-the threshold, and it retires as soon as the evidence is against it — its lead over the other
-approaches fell below ``min_lead``, or even the Wilson *upper* bound fell below
-``min_reliability``; in between it stays a candidate and keeps its evidence (a proposal is made
-when the bound first crosses the threshold, so the next outcomes often dip below it: retiring
-then would throw away a good approach's record). An active policy **retires** after
+every approach does about as well, noise, yields no policy). A candidate is on **probation**,
+reviewed after every ended episode of its situation by :mod:`hlmem.domain.experience_review`
+(ADR 0050): once ``probation`` outcomes of the situation (any approach) have come in since the
+proposal, it becomes *active* when its reliability meets ``min_reliability`` and its lead over
+the other approaches, a two-proportion z statistic, reaches ``z``; it retires when even its
+Wilson *upper* bound is below ``min_reliability`` or its lead z fell below ``retire_z``; in
+between it stays a candidate and keeps its evidence. An active policy **retires** after
 ``retire_after`` consecutive failures, or when another approach outranks it. A retired policy
 returns only on fresh evidence — a success its support had not counted — and is then judged on
 its whole record, the failures that retired it included.
@@ -33,7 +33,6 @@ An LLM may word a policy for people; it never sees or sets these numbers.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
@@ -50,6 +49,7 @@ from hlmem.domain.experience_events import (
     ProcedurePromoted,
 )
 from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_review import ACTIVATE, RETIRE, review_candidate, wilson_bounds
 from hlmem.domain.experience_signature import normalize_approach
 from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
 
@@ -66,6 +66,9 @@ class PolicyThresholds:
     min_lead: float = 0.15
     z: float = 1.645
     probation: int = 3
+    #: A candidate whose lead z over the situation's other approaches falls below this after
+    #: probation retires (ADR 0050).
+    retire_z: float = 1.0
     retire_after: int = 3
     procedure_min_successes: int = 8
     procedure_min_reliability: float = 0.75
@@ -82,19 +85,16 @@ class PolicyThresholds:
                 problems.append(f"{name} must be 0..1, not {value!r}")
         if not isinstance(self.z, (int, float)) or not 0.0 < self.z <= 5.0:
             problems.append(f"z must be in (0, 5], not {self.z!r}")
+        if isinstance(self.retire_z, bool) or not isinstance(self.retire_z, (int, float)) \
+                or not -5.0 <= self.retire_z <= 5.0:
+            problems.append(f"retire_z must be -5..5, not {self.retire_z!r}")
         if problems:
             raise ValidationError("invalid experience thresholds: " + "; ".join(problems), field="experience")
 
 
 def wilson_lower(successes: int, n: int, z: float) -> float:
     """The Wilson score interval's lower bound for ``successes`` out of ``n`` (0 when ``n`` is 0)."""
-    if n <= 0:
-        return 0.0
-    p = successes / n
-    z2 = z * z
-    centre = p + z2 / (2 * n)
-    margin = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, (centre - margin) / (1 + z2 / n))
+    return wilson_bounds(successes, n, z)[0]
 
 
 def reliability(policy: PolicyState, thresholds: PolicyThresholds) -> float:
@@ -185,6 +185,9 @@ def on_episode_end(situation: Situation, episode: EpisodeState, thresholds: Poli
         for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
             if policy.status in LIVE and policy.approach == episode.approach:
                 _count(plan, policy, episode, thresholds)
+    for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
+        if policy.status == "candidate":
+            _review(plan, policy, thresholds, episode.episode_id)
     _induce(plan, thresholds)
     return plan.events
 
@@ -202,18 +205,7 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
         return
     ok = bool(episode.succeeded)
     policy = plan.policy_event(PolicyOutcomeRecorded, policy, episode_id=episode.episode_id, succeeded=ok)
-    rel = reliability(policy, t)
-    if policy.status == "candidate" and policy.since_proposal >= t.probation:
-        lead = _lead(plan, policy, rel)
-        upper = 1.0 - wilson_lower(policy.failures, len(policy.support), t.z)
-        if upper < t.min_reliability or (lead is not None and lead < t.min_lead):
-            why = (f"reliability at most {upper:.2f} < {t.min_reliability:.2f}" if upper < t.min_reliability
-                   else f"lead {lead:.2f} < {t.min_lead:.2f}")
-            policy = plan.policy_event(PolicyRetired, policy, reason=f"failed probation: {why}")
-        elif rel >= t.min_reliability:
-            policy = plan.policy_event(PolicyActivated, policy, reason=f"passed probation: {policy.since_proposal} "
-                                       f"outcomes, reliability {rel:.2f}")
-    elif policy.status == "active" and policy.streak >= t.retire_after:
+    if policy.status == "active" and policy.streak >= t.retire_after:
         policy = plan.policy_event(PolicyRetired, policy, reason=f"{policy.streak} consecutive failures")
     if not ok or policy.status == "retired":
         plan.demote(policy.policy_id, "a failure after promotion" if not ok else "its policy retired",
@@ -221,11 +213,19 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
     _promote(plan, policy, t)
 
 
-def _lead(plan: _Plan, policy: PolicyState, rel: float) -> float | None:
-    """How far ``rel`` is above the other approaches' pooled success rate (None: none tried)."""
-    others = [s for a, s in approach_stats(plan.situation.episodes).items() if a != policy.approach]
-    tried = sum(s.n for s in others)
-    return rel - sum(s.successes for s in others) / tried if tried else None
+def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
+    """A candidate's comparative review against its situation's other approaches (ADR 0050)."""
+    counts = {a: (st.successes, st.n) for a, st in approach_stats(plan.situation.episodes).items()}
+    waited = max(0, sum(n for _, n in counts.values()) - policy.proposed_outcomes)
+    counts[policy.approach] = (policy.successes, len(policy.support))
+    review = review_candidate(policy.approach, counts, waited, probation=t.probation,
+                              min_reliability=t.min_reliability, z=t.z, retire_z=t.retire_z)
+    if review.decision == ACTIVATE:
+        policy = plan.policy_event(PolicyActivated, policy, reason=review.reason, statistics=review.statistics)
+        _promote(plan, policy, t)
+    elif review.decision == RETIRE:
+        plan.policy_event(PolicyRetired, policy, reason=review.reason, statistics=review.statistics)
+        plan.demote(policy.policy_id, "its policy retired", episode_id)
 
 
 def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
@@ -273,14 +273,15 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
         # Offline the situation is worded as its signature: no one episode's goal text (forgetting
         # that episode would otherwise leave its words in the policy).
         goal = situation.signature
+        outcomes = sum(st.n for st in all_stats.values())  # probation counts the situation's outcomes from here
         if old is not None:
             plan.policy_event(PolicyProposed, old, signature=situation.signature, approach=best.approach,
-                              situation=goal, support=best.outcomes, reason=reason)
+                              situation=goal, support=best.outcomes, reason=reason, situation_outcomes=outcomes)
             proposed = old.policy_id
         else:
             proposed = plan.new_id("po")
             plan.add(PolicyProposed, proposed, 1, signature=situation.signature, approach=best.approach,
-                     situation=goal, support=best.outcomes, reason=reason)
+                     situation=goal, support=best.outcomes, reason=reason, situation_outcomes=outcomes)
         for other in live:
             plan.policy_event(PolicyRetired, other, reason=f"outranked by {proposed}")
             plan.demote(other.policy_id, "its policy was outranked")

@@ -79,7 +79,7 @@ def _proposed(event: PolicyProposed, state):
     support = tuple(dict.fromkeys((e, bool(ok)) for e, ok in event.support))
     base = dict(signature=event.signature, approach=event.approach, situation=event.situation, support=support,
                 status="candidate", since_proposal=0, streak=_streak(support), changed_at=event.recorded_at,
-                reason=event.reason, version=event.version)
+                reason=event.reason, version=event.version, proposed_outcomes=event.situation_outcomes)
     if isinstance(state, PolicyState):
         return evolve(state, **base)
     return PolicyState(policy_id=event.stream_id, namespace=event.namespace, proposed_at=event.recorded_at, **base)

@@ -84,12 +84,15 @@ class PolicyState:
     status: str = "candidate"
     #: ``(episode_id, succeeded)`` in the order they were counted.
     support: tuple[tuple[str, bool], ...] = ()
-    #: Outcomes counted since the (last) proposal: probation counts these.
+    #: The policy's own outcomes counted since the (last) proposal (probation counts the
+    #: situation's outcomes since ``proposed_outcomes`` instead, ADR 0050).
     since_proposal: int = 0
     #: Failures in a row at the end of ``support``.
     streak: int = 0
     changed_at: datetime | None = None
     reason: str = ""
+    #: The situation's counted outcomes when it was (last) proposed: probation counts from here.
+    proposed_outcomes: int = 0
 
     @property
     def successes(self) -> int:

@@ -7,7 +7,7 @@ import itertools
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hlmem.domain.errors import ValidationError
@@ -22,6 +22,7 @@ from hlmem.domain.experience_events import (
 )
 from hlmem.domain.experience_policy import PolicyThresholds, Situation, on_episode_end, wilson_lower
 from hlmem.domain.experience_reducers import reduce_experience
+from hlmem.domain.experience_review import ACTIVATE, RETIRE, STAY, lead_z, review_candidate, wilson_bounds
 from hlmem.domain.experience_signature import trigger_signature
 from hlmem.domain.procedure_intent import howto_task, match_score
 from hlmem.domain.redaction import redact
@@ -121,17 +122,61 @@ def test_probation_waits_for_evidence_either_way() -> None:
 
 
 def test_probation_retires_a_candidate_that_lost_its_lead() -> None:
+    # pip 2/6, then uv 5/5 is proposed (reliability .65, .32 above pip's rate). Three failures
+    # leave 5/8 against 2/6: lead z 1.08, still >= retire_z 1.0, so it stays a candidate; the
+    # fourth (5/9, z 0.84) retires it, although its upper bound (.79) is still above the bar.
     w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
     for ok in (True, False, False, True, False, False):
         w.run("pip", ok)
     for _ in range(5):
         w.run("uv", True)
     (policy,) = w.policies.values()
-    assert policy.approach == "uv" and policy.status == "candidate"
-    kinds = [[type(e) for e in w.run("uv", False)] for _ in range(3)]
-    assert kinds[0] == kinds[1] == [PolicyOutcomeRecorded] and PolicyRetired in kinds[2]
+    assert policy.approach == "uv" and policy.status == "candidate" and policy.proposed_outcomes == 11
+    kinds = [[type(e) for e in w.run("uv", False)] for _ in range(4)]
+    assert kinds[:3] == [[PolicyOutcomeRecorded]] * 3 and kinds[3] == [PolicyOutcomeRecorded, PolicyRetired]
     retired = w.policies[policy.policy_id]
-    assert retired.status == "retired" and retired.reason.startswith("failed probation: lead 0.0")
+    assert retired.status == "retired" and retired.reason.startswith("failed probation: 5/9 succeeded against 2/6")
+    (event,) = [e for e in w.log if isinstance(e, PolicyRetired)]
+    stats = dict(event.statistics)
+    assert stats["n"] == 9 and stats["others_n"] == 6 and 0.8 < stats["lead_z"] < 1.0
+    assert stats["situation_outcomes_since_proposal"] == 4
+
+
+def test_probation_counts_the_situations_outcomes_not_only_its_own() -> None:
+    # uv 5/5 against pip 2/6 is proposed; its lead z (2.29) already clears z, but probation waits for
+    # three outcomes of the situation. Three pip episodes (no uv episode at all) complete it: uv
+    # 5/5 against 5/9 (z 1.76) is activated on the others' outcomes.
+    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
+    for ok in (True, False, False, True, False, False):
+        w.run("pip", ok)
+    for _ in range(5):
+        w.run("uv", True)
+    (policy,) = w.policies.values()
+    assert [type(e) for e in w.run("pip", True)] == [] and [type(e) for e in w.run("pip", True)] == []
+    assert [type(e) for e in w.run("pip", True)] == [PolicyActivated]
+    active = w.policies[policy.policy_id]
+    assert active.status == "active" and active.since_proposal == 0 and len(active.support) == 5
+    (event,) = [e for e in w.log if isinstance(e, PolicyActivated)]
+    assert dict(event.statistics)["others_successes"] == 5 and 1.645 <= dict(event.statistics)["lead_z"] < 1.8
+
+
+def test_activation_needs_a_clear_lead_not_only_reliability() -> None:
+    # uv 5/5 against pip 2/5 is proposed (z 2.29). Three pip successes fill probation but bring pip
+    # to 5/8: uv is still reliable (.65) yet its lead z is 1.56 < 1.645, so it stays a candidate
+    # (and is not retired: 1.56 >= retire_z). One more uv success (6/6 against 5/8, z 1.69) activates it.
+    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3,
+                               procedure_min_successes=50))
+    for ok in (True, True, False, False, False):
+        w.run("pip", ok)
+    for _ in range(5):
+        w.run("uv", True)
+    (policy,) = w.policies.values()
+    for _ in range(3):
+        assert w.run("pip", True) == []
+    assert w.policies[policy.policy_id].status == "candidate"
+    assert lead_z(5, 5, 5, 8) < 1.645 <= lead_z(6, 6, 5, 8)
+    assert [type(e) for e in w.run("uv", True)] == [PolicyOutcomeRecorded, PolicyActivated]
+    assert w.policies[policy.policy_id].status == "active"
 
 
 def test_a_retired_policy_returns_on_a_fresh_success_judged_on_its_whole_record() -> None:
@@ -167,11 +212,41 @@ def test_noise_gives_no_policy_and_a_better_approach_outranks() -> None:
     assert statuses["fast"] in ("candidate", "active") and statuses["slow"] == "retired"
 
 
+def test_the_review_statistics() -> None:
+    assert lead_z(5, 5, 2, 6) == pytest.approx(2.2887, abs=1e-3)
+    assert lead_z(3, 6, 3, 6) == 0.0 and lead_z(4, 4, 4, 4) == 0.0 and lead_z(0, 3, 0, 2) == 0.0
+    assert lead_z(1, 2, 0, 0) is None and lead_z(0, 0, 3, 4) is None
+    lo, hi = wilson_bounds(9, 11, 1.96)
+    assert abs(lo - 0.523) < 0.01 and wilson_bounds(0, 0, 1.645) == (0.0, 1.0)
+    # Only one approach tried: no lead to test, the absolute bar alone decides.
+    alone = review_candidate("make", {"make": (9, 9)}, 3, probation=3, min_reliability=0.6, z=1.645, retire_z=1.0)
+    assert alone.decision == ACTIVATE and alone.lead_z is None and "no other approach tried" in alone.reason
+    early = review_candidate("make", {"make": (9, 9), "ninja": (0, 9)}, 2, probation=3, min_reliability=0.6,
+                             z=1.645, retire_z=1.0)
+    assert early.decision == STAY
+    bad = review_candidate("make", {"make": (2, 9), "ninja": (0, 0)}, 5, probation=3, min_reliability=0.6,
+                           z=1.645, retire_z=1.0)
+    assert bad.decision == RETIRE and bad.upper < 0.6
+
+
+@given(st.integers(0, 60), st.integers(1, 60), st.integers(0, 60), st.integers(1, 60))
+@example(5, 5, 0, 1)  # the upper bound of 5/5 once came out as 0.9999999999999999 (rounding)
+def test_lead_z_is_antisymmetric_and_the_bounds_hold_the_rate(s: int, n: int, os_: int, on: int) -> None:
+    s, os_ = min(s, n), min(os_, on)
+    assert lead_z(s, n, os_, on) == pytest.approx(-lead_z(os_, on, s, n))
+    assert (lead_z(s, n, os_, on) > 0) == (s / n > os_ / on) or s / n == os_ / on
+    lo, hi = wilson_bounds(s, n, 1.645)
+    assert 0.0 <= lo <= s / n <= hi <= 1.0
+    assert hi == pytest.approx(1.0 - wilson_bounds(n - s, n, 1.645)[0])
+
+
 def test_thresholds_are_checked() -> None:
     with pytest.raises(ValidationError):
         PolicyThresholds(min_reliability=1.5)
     with pytest.raises(ValidationError):
         PolicyThresholds(probation=0)
+    with pytest.raises(ValidationError):
+        PolicyThresholds(retire_z=9.0)
 
 
 def test_redaction_and_the_tombstone_agree() -> None:
