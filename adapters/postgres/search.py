@@ -45,6 +45,8 @@ FIRST_STAGE = 8
 #: A token longer than this is cut in the index and in queries alike (a btree entry must stay small).
 LEXEME_CHARS = 200
 
+#: Items whose claim or observation is not forgotten. The index holds no other (a forget drops its
+#: items in the forget's transaction), so searches read ``items`` alone; listings keep the check.
 SEARCHABLE = ("LEFT JOIN claims c ON c.claim_id = i.item_id LEFT JOIN observations o ON o.event_id = i.item_id "
               "WHERE coalesce(c.status, '') <> 'forgotten' AND coalesce(o.forgotten, false) = false")
 
@@ -126,6 +128,16 @@ def bm25(terms: list[list[str]], docs: list[tuple[int, str, str, list[str]]], n_
     return [Candidate(i, k, r, s, hit) for r, (s, _, i, k, hit) in enumerate(scored[:limit], start=1)]
 
 
+def _int_array(values: Sequence[int]) -> str:
+    """Integers as an array literal: thousands of them are sent in one string, not element by element."""
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def _self_overlapping(parts: Sequence[str]) -> bool:
+    """Whether two occurrences of the phrase can overlap (``a a`` in ``a a a``)."""
+    return any(list(parts[:k]) == list(parts[-k:]) for k in range(1, len(parts)))
+
+
 class _Postings:
     """:class:`~hlmem.adapters.text.bm25_topk.PostingSource` over one namespace's tables.
 
@@ -172,12 +184,29 @@ class _Postings:
             "SELECT c.item_key, h.tf FROM unnest(%s::bigint[], %s::integer[]) AS c(item_key, ntok) CROSS JOIN "
             "LATERAL (SELECT p.tf FROM generate_series(1, %s) AS f(tf) JOIN postings p "
             "ON p.namespace = %s AND p.token = %s AND p.tf = f.tf AND p.nntok = -c.ntok AND p.item_key = c.item_key "
-            "LIMIT 1) h", (list(keys), list(lengths), max(1, tf_max), self._namespace, token), prepare=False).fetchall()
+            "LIMIT 1) h", (_int_array(keys), _int_array(lengths), max(1, tf_max), self._namespace, token),
+            prepare=False).fetchall()
+        return dict(rows)
+
+    def phrase_frequencies(self, keys: Sequence[int], parts: Sequence[str]) -> dict[int, int]:
+        if not keys:
+            return {}
+        if _self_overlapping(parts):  # ``a a`` in ``a a a``: a substring count would miss some
+            return {key: tf for key, (_i, _k, tokens) in self.documents(keys).items()
+                    if (tf := count_phrase(tokens, parts))}
+        # Counted on the server: with each token between its own two spaces, the phrase's
+        # occurrences are the non-overlapping occurrences of its padded pattern.
+        pattern = "".join(f" {p} " for p in parts)
+        rows = self._con.execute(
+            "SELECT item_key, n FROM (SELECT item_key, (length(d) - length(replace(d, %s, ''))) / length(%s) AS n "
+            "FROM (SELECT item_key, ' ' || replace(tokens, ' ', '  ') || ' ' AS d FROM items "
+            "WHERE item_key = ANY(%s::bigint[])) s) c WHERE n > 0", (pattern, pattern, _int_array(keys)),
+            prepare=False).fetchall()
         return dict(rows)
 
     def documents(self, keys: Sequence[int]) -> dict[int, tuple[str, str, list[str]]]:
-        rows = self._con.execute("SELECT item_key, item_id, kind, tokens FROM items WHERE item_key = ANY(%s)",
-                                 (list(keys),), prepare=False).fetchall()
+        rows = self._con.execute("SELECT item_key, item_id, kind, tokens FROM items WHERE item_key = ANY(%s::bigint[])",
+                                 (_int_array(keys),), prepare=False).fetchall()
         return {key: (item_id, kind, tokens.split(" ") if tokens else []) for key, item_id, kind, tokens in rows}
 
 
@@ -281,21 +310,30 @@ class VectorSearcher:
         if count > EXACT_BELOW:
             with con.transaction():
                 con.execute(f"SET LOCAL hnsw.ef_search = {min(pool, 1000)}")
+                # The vectors come as pgvector's send format (a 4-byte header, then big-endian
+                # float32s), read straight into numpy rather than one Vector object per row.
                 rows = con.execute(
-                    f"SELECT v.item_key, i.item_id, i.kind, v.vec FROM (SELECT item_key, vec FROM vectors "
+                    f"SELECT v.item_key, i.item_id, i.kind, vector_send(v.vec) FROM (SELECT item_key, vec FROM vectors "
                     f"ORDER BY vec::vector({dim}) <=> %s::vector({dim}) LIMIT %s) v "
-                    f"JOIN items i ON i.item_key = v.item_key {SEARCHABLE} AND i.namespace = %s",
+                    "JOIN items i ON i.item_key = v.item_key WHERE i.namespace = %s",
                     (literal(vector), pool, namespace), binary=True).fetchall()
             if len(rows) >= limit:
                 return _rank(rows, query, limit)
         # Exact: the server scans every searchable vector of the namespace (inner product, no index:
         # the HNSW index is on another expression and operator), keeps the best ``pool`` (ties by
         # key, as ``_rank`` breaks them), and only those travel, in binary, to be rescored here.
-        rows = con.execute(f"SELECT v.item_key, i.item_id, i.kind, v.vec FROM vectors v "
-                           f"JOIN items i ON i.item_key = v.item_key {SEARCHABLE} AND v.namespace = %s "
+        rows = con.execute(f"SELECT v.item_key, i.item_id, i.kind, vector_send(v.vec) FROM vectors v "
+                           "JOIN items i ON i.item_key = v.item_key WHERE v.namespace = %s "
                            "ORDER BY v.vec <#> %s::vector, v.item_key LIMIT %s",
                            (namespace, literal(vector), pool), binary=True).fetchall()
         return _rank(rows, query, limit)
+
+
+def _as_array(vec) -> np.ndarray:
+    """A vector from the server: pgvector's send format (bytes) or its Python type."""
+    if isinstance(vec, (bytes, bytearray, memoryview)):
+        return np.frombuffer(vec, dtype=">f4", offset=4).astype(np.float32)
+    return np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
 
 
 def _rank(rows: list[tuple], query: np.ndarray, limit: int) -> list[Candidate]:
@@ -303,7 +341,7 @@ def _rank(rows: list[tuple], query: np.ndarray, limit: int) -> list[Candidate]:
     if not rows:
         return []
     rows = sorted(rows, key=lambda r: r[0])
-    matrix = np.stack([np.asarray(r[3].to_numpy() if hasattr(r[3], "to_numpy") else r[3], dtype=np.float32) for r in rows])
+    matrix = np.stack([_as_array(r[3]) for r in rows])
     scores = matrix @ query
     order = np.argsort(-scores, kind="stable")[:limit]
     return [Candidate(rows[j][1], rows[j][2], r, float(scores[j])) for r, j in enumerate(order, start=1)]

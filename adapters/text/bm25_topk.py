@@ -44,7 +44,7 @@ Document = tuple[str, str, Sequence[str]]
 FIRST_CHUNK = 256
 MAX_CHUNK = 65_536
 #: Items resolved in the first round of resolving; each later round four times as many.
-RESOLVE_BATCH = 256
+RESOLVE_BATCH = 512
 #: What looking an item up in one list costs, in postings read.
 PROBE_COST = 4
 
@@ -65,6 +65,11 @@ class PostingSource(Protocol):
     def holding(self, token: str, keys: Sequence[int], lengths: Sequence[int], tf_max: int) -> Mapping[int, int]:
         """Which of the items ``keys`` (of these lengths) ``token``'s list holds, with their
         frequencies (at most ``tf_max``); an item it does not hold is left out."""
+        ...
+
+    def phrase_frequencies(self, keys: Sequence[int], parts: Sequence[str]) -> Mapping[int, int]:
+        """How often each of the items ``keys`` holds ``parts`` as consecutive tokens (overlapping
+        occurrences too); an item that does not is left out."""
         ...
 
     def documents(self, keys: Sequence[int]) -> Mapping[int, Document]:
@@ -386,7 +391,7 @@ def _unseen_excluded(lists: Sequence[_List], avg: float, threshold: tuple[float,
 
 def _phrase_list(term: Sequence[str], stats: Mapping[str, tuple[int, int, int]], n_docs: int,
                  source: PostingSource, docs: dict[int, Document], chunk: int) -> _List:
-    """A phrase's complete list: its rarest token's items, counted on their tokens."""
+    """A phrase's complete list: its rarest token's items that may hold it, counted by the store."""
     rarest = min(term, key=lambda p: (stats[p][0], p))
     keys, _tfs, lengths, signatures = (np.asarray(a, dtype=np.int64) for a in source.postings(rarest, None, stats[rarest][0]))
     mask = 0
@@ -395,11 +400,8 @@ def _phrase_list(term: Sequence[str], stats: Mapping[str, tuple[int, int, int]],
     mask = mask - (1 << 64) if mask >= 1 << 63 else mask
     maybe = (signatures & mask) == mask  # items whose signature lacks a part's bit cannot hold the phrase
     keys, lengths, signatures = keys[maybe], lengths[maybe], signatures[maybe]
-    keys = keys.tolist()
-    wanted = [key for key in keys if key not in docs]
-    if wanted:
-        docs.update(source.documents(wanted))
-    tfs = np.asarray([count_phrase(docs[key][2], term) for key in keys], dtype=np.int64)
+    found = source.phrase_frequencies(keys.tolist(), term)
+    tfs = np.asarray([found.get(key, 0) for key in keys.tolist()], dtype=np.int64)
     held = tfs > 0
     lst = _List(0.0, None, 0, 0, chunk)
     lst.keys, lst.tfs = np.asarray(keys, dtype=np.int64)[held], tfs[held]

@@ -58,6 +58,10 @@ class ListSource:
         assert all(held[k] <= tf_max for k in keys if k in held)
         return {k: held[k] for k in keys if k in held}
 
+    def phrase_frequencies(self, keys, parts):
+        self.fetched += len(keys)
+        return {k: tf for k in keys if (tf := count_phrase(self.corpus[k], parts))}
+
     def documents(self, keys):
         self.fetched += len(keys)
         return {k: (f"it{k}", "claim" if k % 2 else "event", self.corpus[k]) for k in keys}
