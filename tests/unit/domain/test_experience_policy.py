@@ -121,16 +121,22 @@ def test_probation_waits_for_evidence_either_way() -> None:
     assert w.policies[policy.policy_id].status == "active" and len(w.policies[policy.policy_id].support) == 9
 
 
-def test_probation_retires_a_candidate_that_lost_its_lead() -> None:
-    # pip 2/6, then uv 5/5 is proposed (reliability .65, .32 above pip's rate). Three failures
-    # leave 5/8 against 2/6: lead z 1.08, still >= retire_z 1.0, so it stays a candidate; the
-    # fourth (5/9, z 0.84) retires it, although its upper bound (.79) is still above the bar.
+def _uv_proposed_against_pip() -> tuple[World, object]:
+    """pip 2/6, then uv 5/5: uv is proposed (reliability .65, .32 above pip's rate)."""
     w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
     for ok in (True, False, False, True, False, False):
         w.run("pip", ok)
     for _ in range(5):
         w.run("uv", True)
     (policy,) = w.policies.values()
+    return w, policy
+
+
+def test_probation_retires_a_candidate_that_lost_its_lead() -> None:
+    # pip 2/6, then uv 5/5 is proposed (reliability .65, .32 above pip's rate). Three failures
+    # leave 5/8 against 2/6: lead z 1.08, still >= retire_z 1.0, so it stays a candidate; the
+    # fourth (5/9, z 0.84) retires it, although its upper bound (.79) is still above the bar.
+    w, policy = _uv_proposed_against_pip()
     assert policy.approach == "uv" and policy.status == "candidate" and policy.proposed_outcomes == 11
     kinds = [[type(e) for e in w.run("uv", False)] for _ in range(4)]
     assert kinds[:3] == [[PolicyOutcomeRecorded]] * 3 and kinds[3] == [PolicyOutcomeRecorded, PolicyRetired]
@@ -146,12 +152,7 @@ def test_probation_counts_the_situations_outcomes_not_only_its_own() -> None:
     # uv 5/5 against pip 2/6 is proposed; its lead z (2.29) already clears z, but probation waits for
     # three outcomes of the situation. Three pip episodes (no uv episode at all) complete it: uv
     # 5/5 against 5/9 (z 1.76) is activated on the others' outcomes.
-    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
-    for ok in (True, False, False, True, False, False):
-        w.run("pip", ok)
-    for _ in range(5):
-        w.run("uv", True)
-    (policy,) = w.policies.values()
+    w, policy = _uv_proposed_against_pip()
     assert [type(e) for e in w.run("pip", True)] == [] and [type(e) for e in w.run("pip", True)] == []
     assert [type(e) for e in w.run("pip", True)] == [PolicyActivated]
     active = w.policies[policy.policy_id]
