@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS postings (
     sig bigint NOT NULL,
     PRIMARY KEY (namespace, token, tf, nntok, item_key) INCLUDE (sig)
 );
+-- Look-ups of given items in a token's list: one probe each, whatever their frequency.
+CREATE INDEX IF NOT EXISTS postings_item ON postings (namespace, token, item_key) INCLUDE (tf);
 CREATE TABLE IF NOT EXISTS term_df (
     namespace text NOT NULL,
     token text COLLATE "C" NOT NULL,

@@ -177,15 +177,10 @@ class _Postings:
                 np.frombuffer(row[2], dtype=">i4").astype(np.int64), np.frombuffer(row[3], dtype=">i8").astype(np.int64))
 
     def holding(self, token: str, keys: Sequence[int], lengths: Sequence[int], tf_max: int) -> dict[int, int]:
-        # Whole primary keys: each item's length is known and its frequency is one of 1..tf_max.
-        # LATERAL with LIMIT 1 (an item has one posting per token): one index probe per item and
-        # frequency; a plain join is planned as a hash join over the whole list.
-        rows = self._con.execute(
-            "SELECT c.item_key, h.tf FROM unnest(%s::bigint[], %s::integer[]) AS c(item_key, ntok) CROSS JOIN "
-            "LATERAL (SELECT p.tf FROM generate_series(1, %s) AS f(tf) JOIN postings p "
-            "ON p.namespace = %s AND p.token = %s AND p.tf = f.tf AND p.nntok = -c.ntok AND p.item_key = c.item_key "
-            "LIMIT 1) h", (_int_array(keys), _int_array(lengths), max(1, tf_max), self._namespace, token),
-            prepare=False).fetchall()
+        # ``postings_item`` (token, item): the sorted keys are probed in one index scan.
+        rows = self._con.execute("SELECT item_key, tf FROM postings WHERE namespace = %s AND token = %s "
+                                 "AND item_key = ANY(%s::bigint[])",
+                                 (self._namespace, token, _int_array(sorted(keys))), prepare=False).fetchall()
         return dict(rows)
 
     def phrase_frequencies(self, keys: Sequence[int], parts: Sequence[str]) -> dict[int, int]:

@@ -46,7 +46,7 @@ MAX_CHUNK = 65_536
 #: Items resolved in the first round of resolving; each later round four times as many.
 RESOLVE_BATCH = 512
 #: What looking an item up in one list costs, in postings read.
-PROBE_COST = 4
+PROBE_COST = 1
 
 
 class PostingSource(Protocol):
@@ -233,8 +233,10 @@ def top_k(terms: Sequence[Sequence[str]], n_docs: int, total: int, limit: int, s
     idfs = [lst.idf for lst in lists]
     batch = resolve_batch
     just_resolved = False
+    table: _Table | None = None
     while True:
-        table = _Table(lists)
+        if table is None:  # made again only when postings were read; look-ups update it in place
+            table = _Table(lists)
         lower = _scores(table.known, idfs, table.lengths, avg)
         threshold = _threshold(table.keys, lower, limit)
         candidates = table.candidates(lists, idfs, avg, lower, threshold)
@@ -246,7 +248,7 @@ def top_k(terms: Sequence[Sequence[str]], n_docs: int, total: int, limit: int, s
                  and lists[j].chunk <= first_chunk * 8]
         if len(candidates) > batch and heads:
             _advance(lists[heads[0]], source)
-            just_resolved = False
+            table, just_resolved = None, False
             continue
         if len(candidates) and (excluded or not just_resolved):
             # Reading the rest of a short list settles every item's frequency there; resolving
@@ -257,10 +259,9 @@ def top_k(terms: Sequence[Sequence[str]], n_docs: int, total: int, limit: int, s
                 lst = lists[shortest]
                 lst.chunk = max(lst.chunk, lst.df - len(lst.keys) + 1)
                 _advance(lst, source)
-                just_resolved = False
+                table, just_resolved = None, False
                 continue
-            chosen = candidates[:batch]
-            _resolve(lists, table.keys[chosen], table.lengths[chosen], table.unknown[chosen], source)
+            _resolve(lists, table, candidates[:batch], source)
             batch *= 4
             just_resolved = True
             continue
@@ -272,7 +273,7 @@ def top_k(terms: Sequence[Sequence[str]], n_docs: int, total: int, limit: int, s
         useful = [j for j in open_lists if lists[j].bound_at(length, avg) > 0] or open_lists
         _advance(lists[min(useful, key=lambda j: (lists[j].df - len(lists[j].keys), -lists[j].bound_at(length, avg),
                                                    j))], source)
-        just_resolved = False
+        table, just_resolved = None, False
 
     complete = table.complete
     scores = lower[complete]
@@ -425,14 +426,17 @@ def _advance(lst: _List, source: PostingSource) -> None:
     lst.chunk = min(lst.chunk * 8, MAX_CHUNK)
 
 
-def _resolve(lists: Sequence[_List], keys: np.ndarray, lengths: np.ndarray, unknown: np.ndarray,
-             source: PostingSource) -> None:
-    """Look the items up in every list where their frequency is unknown."""
+def _resolve(lists: Sequence[_List], table: _Table, rows: np.ndarray, source: PostingSource) -> None:
+    """Look the items of ``rows`` up in every list where their frequency is unknown (recorded in
+    the list, for the next table, and in ``table`` at once)."""
     for j, lst in enumerate(lists):
-        rows = np.flatnonzero(unknown[:, j])
-        if not len(rows):
+        asked_rows = rows[table.unknown[rows, j]]
+        if not len(asked_rows):
             continue
-        asked = keys[rows].tolist()
-        found = source.holding(lst.token, asked, lengths[rows].tolist(), lst.tf_max)
-        for key in asked:
-            lst.probed[key] = found.get(key, 0)
+        asked = table.keys[asked_rows].tolist()
+        found = source.holding(lst.token, asked, table.lengths[asked_rows].tolist(), lst.tf_max)
+        tfs = [found.get(key, 0) for key in asked]
+        lst.probed.update(zip(asked, tfs))
+        table.known[asked_rows, j] = tfs
+        table.unknown[asked_rows, j] = False
+    table.complete[rows] = ~table.unknown[rows].any(axis=1)
