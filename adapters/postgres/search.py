@@ -105,10 +105,6 @@ def _terms(query: str) -> list[list[str]]:
     return [[_clean(p) for raw in t for p in unicode61_tokens(raw) if _clean(p)] for t in terms if t]
 
 
-def _count_phrase(doc: list[str], parts: list[str]) -> int:
-    return count_phrase(doc, parts)
-
-
 def bm25(terms: list[list[str]], docs: list[tuple[int, str, str, list[str]]], n_docs: int, total: int,
          limit: int, *, exact: bool) -> list[Candidate]:
     """The in-memory store's BM25 over candidate ``docs`` ``(key, id, kind, tokens)`` (every item

@@ -17,6 +17,7 @@ from hlmem.adapters.embedders.cached import content_hash
 from hlmem.adapters.postgres import search, states
 from hlmem.adapters.postgres.db import translated
 from hlmem.adapters.serialization import UPCASTERS, decode, encode_payload
+from hlmem.adapters.text.bm25_topk import count_phrase
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import SchemaError
@@ -66,7 +67,7 @@ class ForgetReads:
         with self._lock, translated("context search"):
             pairs, docs = self._pairs(namespace)
         terms = search._terms(query)
-        matching = [d for d in docs if any(t and search._count_phrase(d[3], t) for t in terms)]
+        matching = [d for d in docs if any(t and count_phrase(d[3], t) for t in terms)]
         total = sum(len(d[3]) for d in docs)
         # Ties among pairs: the later pair first (as the in-memory store ranks them).
         hits = search.bm25(terms, [(n, i, k, toks) for n, i, k, toks in matching], len(docs), total, len(docs),

@@ -154,18 +154,6 @@ class _List:
         self.done = token is None
         self.chunk = chunk
 
-    def unseen_bound(self, avg: float) -> float:
-        """The most an item not read from this list can get from it."""
-        if self.done:
-            return 0.0
-        if self.cursor is None:
-            return contribution(self.idf, self.tf_max, self.min_length, avg)
-        _key, tf, length = self.cursor
-        bound = contribution(self.idf, tf, length, avg)
-        if tf > 1:  # a lower frequency may come with a shorter item
-            bound = max(bound, contribution(self.idf, tf - 1, max(tf - 1, self.min_length), avg))
-        return bound
-
     def bound_at(self, length: int, avg: float) -> float:
         """The most an item of ``length`` tokens not read from this list can get from it."""
         if self.done or length < self.min_length:
@@ -229,7 +217,7 @@ def top_k(terms: Sequence[Sequence[str]], n_docs: int, total: int, limit: int, s
             df, tf_max, min_length = stats[key]
             lists.append(_List(idf(n_docs, df), key, tf_max, min_length, first_chunk, df))
         else:
-            lists.append(_phrase_list(term, stats, n_docs, source, docs, first_chunk))
+            lists.append(_phrase_list(term, stats, n_docs, source, first_chunk))
     idfs = [lst.idf for lst in lists]
     batch = resolve_batch
     just_resolved = False
@@ -391,7 +379,7 @@ def _unseen_excluded(lists: Sequence[_List], avg: float, threshold: tuple[float,
 
 
 def _phrase_list(term: Sequence[str], stats: Mapping[str, tuple[int, int, int]], n_docs: int,
-                 source: PostingSource, docs: dict[int, Document], chunk: int) -> _List:
+                 source: PostingSource, chunk: int) -> _List:
     """A phrase's complete list: its rarest token's items that may hold it, counted by the store."""
     rarest = min(term, key=lambda p: (stats[p][0], p))
     keys, _tfs, lengths, signatures = (np.asarray(a, dtype=np.int64) for a in source.postings(rarest, None, stats[rarest][0]))
