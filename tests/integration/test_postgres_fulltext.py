@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.memory_api import Memory
-from hlmem.adapters.postgres import search
+from hlmem.adapters.postgres import postings, projection, search
 from hlmem.adapters.postgres.store import PostgresStorage
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.errors import SchemaError
@@ -50,8 +50,6 @@ def test_text_candidates_equal_the_in_memory_store(postgres_url: str) -> None:
         gone = data.draw(st.sets(st.sampled_from([e.stream_id for e in events])), label="dropped")
         if gone:  # items leave the index (as a forget drops them): counts and lists follow
             with pg.db.transaction():
-                from hlmem.adapters.postgres import postings, projection
-
                 counts = postings.TextCounts()
                 projection._index(pg._con, {}, set(gone), counts)
                 postings.apply(pg._con, counts)
