@@ -88,13 +88,13 @@ def restore(obj: _Ctx, path: str, force: bool, yes: bool, reason: str, as_json: 
         if not sys.stdin.isatty():
             click.echo("error: restore replaces the store; pass --yes to confirm without a terminal", err=True)
             sys.exit(EXIT_USAGE)
-        click.confirm(f"Replace the store at {obj.db} with backup {info.backup_id} (store {info.store_id}, "
+        click.confirm(f"Replace the store at {obj.shown_db} with backup {info.backup_id} (store {info.store_id}, "
                       f"log position {info.position}, made {ts(info.created_at)})?", abort=True)
     result = restore_store(obj.db, path, force=force, reason=reason, now=obj.now)
     if as_json:
         _emit(restore_dict(result), True)
         return
-    click.echo(f"restored {obj.db} from backup {info.backup_id} (log position {info.position}); "
+    click.echo(f"restored {obj.shown_db} from backup {info.backup_id} (log position {info.position}); "
                f"{result.reapplied} forgotten streams enforced again; event {result.restored_id}")
     for note in result.notes:
         click.echo(f"note: {plain(note)}", err=True)

@@ -68,7 +68,7 @@ def effective_config(obj: _Ctx) -> dict[str, Any]:
     settings = {field.name: {"value": _plain(getattr(loaded.settings, field.name)),
                              "source": str(loaded.sources[field.name])}
                 for field in attrs.fields(type(loaded.settings))}
-    settings["db"]["value"] = obj.db  # the store actually opened (the user data directory's when unset)
+    settings["db"]["value"] = obj.shown_db  # the store actually opened (the user data directory's when unset)
     return {"config_file": {"path": None if location.path is None else str(location.path),
                             "origin": location.origin if location.path else None,
                             "default": str(location.default)},

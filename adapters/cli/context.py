@@ -68,6 +68,13 @@ class _Ctx:
         """The store file: ``--db``, ``$HLMEM_DB``, the config file's ``db``, else the user data directory's."""
         return default_db(self.loaded.settings)
 
+    @property
+    def shown_db(self) -> str:
+        """The store as printed: a PostgreSQL URL without its password, a file path as given."""
+        from hlmem.adapters.postgres.db import shown_store
+
+        return shown_store(self.db)
+
     def memory(self):
         if self._mem is None:
             from hlmem.adapters.memory_api import Memory
@@ -100,7 +107,7 @@ class _Group(click.Group):
             obj = ctx.find_object(_Ctx)
             if (isinstance(exc, (StorageCorrupt, StorageFull)) and exc.path is None and obj is not None
                     and obj._loaded is not None):
-                text = f"{text} [store: {obj.db}]"  # met where the adapter did not know the file's name
+                text = f"{text} [store: {obj.shown_db}]"  # met where the adapter did not know the file's name
             click.echo(f"error: {render.plain(text)}", err=True)
             ctx.exit(EXIT_CORRUPT if isinstance(exc, StorageCorrupt) else EXIT_ERROR)
         except OSError as exc:

@@ -194,7 +194,7 @@ def feedback(obj: _Ctx, item_id: str, verdict: str, reason: str) -> None:
 def stats(obj: _Ctx, as_json: bool) -> None:
     """Counts of events, claims by status and vectors, and the embedding model."""
     data = obj.memory().stats()
-    data["db"] = obj.db
+    data["db"] = obj.shown_db
     _emit(data, as_json) if as_json else click.echo("\n".join(render.plain(f"{k}: {v}") for k, v in data.items()))
 
 

@@ -49,10 +49,10 @@ def doctor(obj: _Ctx, is_live: bool, as_json: bool) -> None:
                         store_named=obj.loaded.sources["db"].kind != "default")
     code = exit_code(checks)
     if as_json:
-        _emit({"store": obj.db, "status": ("ok", "warn", "fail")[code], "exit_code": code,
+        _emit({"store": obj.shown_db, "status": ("ok", "warn", "fail")[code], "exit_code": code,
                "checks": [c.as_dict() for c in checks]}, True)
     else:
-        table = Table(title=render.cell(f"hlmem doctor: {obj.db}"))
+        table = Table(title=render.cell(f"hlmem doctor: {obj.shown_db}"))
         for col in ("check", "status", "detail", "what to do"):
             table.add_column(col, overflow="fold")
         for c in checks:

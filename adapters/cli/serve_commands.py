@@ -34,6 +34,6 @@ def serve(obj: _Ctx, host: str | None, port: int | None, token_env: str | None) 
     check_bind(settings.host, token, settings.token_env)  # before the store opens
     app = create_app(obj.memory(), settings, token=token)
     guard = "a bearer token" if token else "no token (loopback only)"
-    click.echo(f"hlmem serving {obj.db} on http://{settings.host}:{settings.port} with {guard}; "
+    click.echo(f"hlmem serving {obj.shown_db} on http://{settings.host}:{settings.port} with {guard}; "
                "API docs at /docs, schema at /openapi.json", err=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", access_log=False)

@@ -25,6 +25,7 @@ import apsw
 from hlmem.adapters.ops.environment import DISK_WARN_BYTES
 from hlmem.adapters.ops.snapshot import dir_bytes, existing_dir, file_bytes, open_readonly
 from hlmem.adapters.ops.store_checks import STALE_AFTER, beat_state
+from hlmem.adapters.postgres.db import shown_store
 from hlmem.adapters.sqlite.heartbeat import read_beats
 from hlmem.domain.budget import BudgetLimits
 from hlmem.domain.errors import ValidationError
@@ -76,7 +77,7 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
         (their model has no rate), not the expected state of a store without prices.
     """
     store = Path(path).expanduser()
-    out: dict[str, Any] = {"version": REPORT_VERSION, "store": str(store), "exists": store.exists(),
+    out: dict[str, Any] = {"version": REPORT_VERSION, "store": shown_store(str(path)), "exists": store.exists(),
                            "since": format_timestamp(since), "now": format_timestamp(now), "priced": priced}
     out["storage"] = storage(store, backups)  # before opening: what was there, not what a reader adds
     con = open_readonly(store) if store.exists() else None

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from hlmem.adapters.postgres.schema import DDL, SCHEMA_LOCK, SCHEMA_VERSION, UPGRADES
 from hlmem.domain.errors import ConcurrencyConflict, ConfigurationError, HlmemError, SchemaError, StorageError
@@ -20,7 +21,7 @@ from hlmem.domain.errors import ConcurrencyConflict, ConfigurationError, HlmemEr
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PgDb", "connect", "is_postgres_url", "redacted_url", "translated"]
+__all__ = ["PgDb", "connect", "is_postgres_url", "redacted_url", "shown_store", "translated"]
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -43,14 +44,28 @@ def is_postgres_url(path: str) -> bool:
 
 
 def redacted_url(url: str) -> str:
-    """``url`` without its password, for messages."""
-    psycopg = _psycopg()
+    """``url`` with its password (in the user part or a ``password=`` parameter) shown as ``***``, for
+    messages and for anything the CLI or a report prints. Pure string work: it needs no psycopg, so
+    ``hlmem doctor`` can show a URL it cannot connect to."""
     try:
-        params = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.Error:
+        parts = urlsplit(url)
+    except ValueError:
         return "a PostgreSQL URL"
-    params.pop("password", None)
-    return "postgresql:" + " ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    query = "&".join(f"{k}=***" if k.lower() == "password" else f"{k}={v}" if sep else k
+                     for k, sep, v in (p.partition("=") for p in parts.query.split("&") if p))
+    # Put together by hand: urlunsplit drops the empty host of ``postgresql:///db``.
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def shown_store(db: str) -> str:
+    """How a store is shown to people: a PostgreSQL URL without its password, a file path as given."""
+    return redacted_url(db) if is_postgres_url(db) else db
 
 
 @contextmanager
