@@ -95,6 +95,28 @@ def support_sessions(scored: Sequence[Scored], sessions: Mapping[str, str], conf
     return out + list(scored[top:])
 
 
+def spread_sessions(scored: Sequence[Scored], sessions: Mapping[str, str], config: RankingConfig) -> list[Scored]:
+    """``scored`` taken greedily, each event's score less ``spread_weight`` × the best score × the
+    events of its session already taken (``sessions``: event id → session); the order changes, the
+    scores do not. Recall passes the visible items shown, a few more than ``k``."""
+    head = list(scored)
+    if config.spread_weight <= 0 or len(head) < 2:
+        return head
+    step = config.spread_weight * max(head[0].score, 0.0)
+    taken: dict[str, int] = {}
+    out: list[Scored] = []
+    while head:
+        def effective(s: Scored) -> float:
+            session = sessions.get(s.item_id)
+            return s.score - (step * taken.get(session, 0) if session is not None else 0.0)
+        best = max(range(len(head)), key=lambda i: (effective(head[i]), -i))
+        pick = head.pop(best)
+        if (session := sessions.get(pick.item_id)) is not None:
+            taken[session] = taken.get(session, 0) + 1
+        out.append(pick)
+    return out
+
+
 def named_speaker(query: str, speakers: Sequence[str]) -> str | None:
     """The one speaker (event role) ``query`` names (:func:`mentions`), or None for none or several."""
     folded = unicodedata.normalize("NFKC", query).casefold()

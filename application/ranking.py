@@ -79,12 +79,13 @@ class RankingConfig:
     :param successor_weight: the turn after a relevant event in the same session is worth at least
         this share of its predecessor's relevance (answers often follow the turn that matches the
         question: "What flavour did Nate make?" → "I made ice cream…" → "Chocolate and vanilla").
-        Chosen by leave-one-conversation-out on LoCoMo (folds: 0.6–0.85, most 0.7); MemDaily gains too.
+        0.6, ``predecessor_weight`` 0.5, ``session_weight`` 0.25 and ``spread_weight`` 0.12 were
+        re-chosen together by nested cross-validation over LoCoMo and MemDaily ``mixed`` (ADR 0052,
+        ``python -m benchmarks.retrieval.tune``).
     :param successor_top: how many of the best events pass relevance on to their successor.
     :param predecessor_weight: the turn before each of the ``successor_top`` best events is worth at
         least this share of its relevance (a message read with the one before it: "Tom's new job…" →
-        "He starts in May"). Leave-one-haystack-out over LoCoMo and the MemDaily subset together
-        (folds: 0.7, once 0.6): MemDaily subset R@10 +0.015 held out, LoCoMo −0.001 (neutral).
+        "He starts in May"). See ``successor_weight`` for how it was chosen.
     :param reply_weight: a turn said by another speaker right after a full-text hit gets this share
         of the hit's full-text level added (the reply read in the context of the turn it answers).
         0.4: leave-one-conversation-out on LoCoMo chose 0.5 on R@10 alone (+0.027 held out), 0.4 gives
@@ -105,8 +106,13 @@ class RankingConfig:
         ``session_top`` best gains this × (the summed score of the other events of its session
         there) / (the best session's sum): evidence that agrees within one conversation (one
         user's history, one meeting) counts together, as passages of one document do in IR.
-        Chosen with the fusion weights (see ``context_weight``); top 50 beat 30 on MemDaily.
+        See ``successor_weight`` for how it was chosen; top 50 beat 30 on MemDaily.
     :param session_top: how many of the best items take part in the session evidence.
+    :param spread_weight: diversification across sessions for a count or list question
+        (:mod:`hlmem.domain.list_intent`), after the final score: the visible items shown are taken
+        greedily, each event losing ``spread_weight`` × the best score for every event of its
+        session already taken (xQuAD-like). "What martial arts has John done?" otherwise gets ten
+        turns of one session. 0: off.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param fold_duplicates: fold near-duplicate items into one.
@@ -124,16 +130,17 @@ class RankingConfig:
     activation_weight: float = 0.0
     usefulness_weight: float = 0.1
     history_weight: float = 0.3
-    successor_weight: float = 0.7
+    successor_weight: float = 0.6
     successor_top: int = 10
-    predecessor_weight: float = 0.7
+    predecessor_weight: float = 0.5
     reply_weight: float = 0.4
     reply_top: int = 10
     neighbour_gap_s: float | None = 1800.0
     speaker_weight: float = 0.5
     speaker_top: int = 30
-    session_weight: float = 0.5
+    session_weight: float = 0.25
     session_top: int = 50
+    spread_weight: float = 0.12
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     fold_duplicates: bool = True

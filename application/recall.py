@@ -19,7 +19,7 @@ from attrs import Factory, define
 from hlmem.application.packet import PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Reranker
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
-                                            support_sessions)
+                                            spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
@@ -246,6 +246,15 @@ class RecallService:
                               window=q.window)
         run.scored = fold(ranked, run.features) if q.config.fold_duplicates else ranked
 
+    def _spread(self, run: _Run) -> None:
+        """A list question's best items spread across sessions (conversation.spread_sessions)."""
+        q, config = run.query, run.query.config
+        if not q.many or not q.events or config.spread_weight <= 0 or len(run.scored) <= 1:
+            return
+        ids = [s.item_id for s in run.scored if s.kind == "event"]
+        if len(ids) > 1:
+            run.scored = spread_sessions(run.scored, run.reads.sessions(ids), config)
+
     def _constrain(self, run: _Run) -> None:
         """Items about an entity the query names with confidence rank first (entity_constraint.py)."""
         q, claims = run.query, run.claims
@@ -335,8 +344,8 @@ class RecallService:
 #: The stages of a recall, in order: each takes the run and leaves its part in it (ADR 0031).
 STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
-    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._constrain,
-    RecallService._build, RecallService._rerank,
+    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._spread,
+    RecallService._constrain, RecallService._build, RecallService._rerank,
 )
 
 

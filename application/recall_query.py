@@ -18,6 +18,7 @@ from hlmem.application.ranking import RankingConfig
 from hlmem.domain import temporal
 from hlmem.domain.commands import check_namespace
 from hlmem.domain.errors import ValidationError
+from hlmem.domain.list_intent import asks_for_many
 from hlmem.domain.query_understanding import QueryIntent, TimeMode, merge, understand
 from hlmem.domain.time import require_aware
 
@@ -38,6 +39,8 @@ class RecallQuery:
     :param history: the query asks about the past (and no explicit ``valid_at``).
     :param window: the period the query names (``[start, end)``), ranked first, nothing hidden.
     :param clock_now: the clock's now (the default ``known_at``; when accesses are recorded).
+    :param many: the query asks for a count or a list (:mod:`hlmem.domain.list_intent`): the best
+        items are spread across sessions.
     """
 
     text: str
@@ -58,6 +61,7 @@ class RecallQuery:
     current: bool
     history: bool
     window: tuple[datetime | None, datetime | None] | None
+    many: bool = False
     notes: tuple[str, ...] = ()
 
     @property
@@ -119,12 +123,15 @@ def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None,
     # June") instead favours what happened or held within it.
     current = intent is not None and intent.time_mode in (TimeMode.CURRENT, TimeMode.AT)
     vrange = intent.valid_range if intent is not None and explicit_valid is None else None
+    cue = asks_for_many(query) if understand_query else None
+    if cue is not None and config.spread_weight > 0:
+        notes.append(f"list question ({cue!r}): the best items are spread across sessions")
     return RecallQuery(
         text=query, search_text=search_text, k=k, namespace=namespace, kinds=tuple(kinds),
         include_archived=include_archived, entity_constraint=entity_constraint, budget=budget, now=now,
         clock_now=clock_now, valid_at=valid, known_at=known, intent=intent, config=config, pool=max(50, k * 5),
         current=current, history=intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None,
-        window=(vrange.start, vrange.end) if vrange is not None else None, notes=tuple(notes))
+        window=(vrange.start, vrange.end) if vrange is not None else None, many=cue is not None, notes=tuple(notes))
 
 
 def _instants(intent: QueryIntent | None, query: str, now: datetime, clock_now: datetime,

@@ -285,3 +285,44 @@ def test_session_evidence_lifts_what_agrees_within_one_conversation() -> None:
     assert out["c1"].score == 0.55  # below session_top: untouched, stays after the head
     assert [s.item_id for s in support_sessions(scored, sessions, config)] == ["a1", "a2", "b1", "c1"]
     assert support_sessions(scored, {}, config) == scored  # claims, or nothing known: unchanged
+
+
+def test_the_spread_takes_turns_between_sessions_without_changing_scores() -> None:
+    from hlmem.application.conversation import spread_sessions
+
+    config = RankingConfig(spread_weight=0.1)
+    # Session A holds the four best; B's best is 0.05 below A's second.
+    scored = [_scored("a1", 1.0), _scored("a2", 0.95), _scored("a3", 0.94), _scored("b1", 0.9), _scored("a4", 0.89),
+              _scored("c1", 0.8)]
+    sessions = {"a1": "A", "a2": "A", "a3": "A", "a4": "A", "b1": "B", "c1": "C"}
+    out = spread_sessions(scored, sessions, config)
+    # After a1, a2 is worth 0.95 - 0.1 (one A taken) < b1's 0.9; then a2 0.85 > c1 0.8; then c1 0.8
+    # beats a3 0.94 - 0.2 and a4 0.89 - 0.2; then a3, a4.
+    assert [s.item_id for s in out] == ["a1", "b1", "a2", "c1", "a3", "a4"]
+    assert {s.item_id: s.score for s in out} == {s.item_id: s.score for s in scored}
+    assert spread_sessions(scored, sessions, RankingConfig()) == scored  # weight 0: off
+    assert spread_sessions(scored, {}, config) == scored  # no sessions known (claims): unchanged
+
+
+def test_only_a_list_question_is_spread(tmp_path) -> None:
+    off = {"recency_weight": 0.0, "session_weight": 0.0, "successor_weight": 0.0, "predecessor_weight": 0.0,
+           "reply_weight": 0.0}
+    asked = T0 + timedelta(days=10)
+
+    def sessions(config: dict, query: str) -> tuple[list[str], tuple[str, ...]]:
+        with Memory(tmp_path / f"m{len(list(tmp_path.iterdir()))}.db", embedder="none", ranking=config) as mem:
+            for i in range(4):
+                mem.add(f"We hiked the Alps trail number {i} in the Alps", session="trip",
+                        occurred_at=T0 + timedelta(minutes=i))
+            mem.add("We hiked a coast trail", session="later", occurred_at=T0 + timedelta(days=9))
+            result = mem.recall(query, k=3, now=asked)
+        return [i.session_id for i in result.items], result.notes
+
+    listing, one = "Which trails have we hiked in the Alps?", "Which trail did we hike in the Alps?"
+    assert sessions(off, listing)[0] == ["trip"] * 3
+    spread, notes = sessions({**off, "spread_weight": 1.0}, listing)
+    assert spread[:2] == ["trip", "later"]
+    assert any(n.startswith("list question ('Which trails have')") for n in notes)
+    single, notes = sessions({**off, "spread_weight": 1.0}, one)
+    assert single == sessions(off, one)[0] == ["trip"] * 3
+    assert not any(n.startswith("list question") for n in notes)
