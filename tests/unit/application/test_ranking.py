@@ -221,7 +221,7 @@ def test_recall_folds_duplicate_events_with_merged_evidence() -> None:
 
 
 def test_the_next_turn_of_a_relevant_event_is_lifted() -> None:
-    config = RankingConfig()
+    config = RankingConfig(successor_weight=0.7)
     items = [Scored(item_id="q", kind="event", relevance=1.0, score=1.0, ranks={"text": 1}),
              Scored(item_id="x", kind="event", relevance=0.5, score=0.5, ranks={"text": 2}),
              Scored(item_id="a", kind="event", relevance=0.1, score=0.1, ranks={"vector": 9})]
@@ -300,7 +300,7 @@ def test_the_spread_takes_turns_between_sessions_without_changing_scores() -> No
     # beats a3 0.94 - 0.2 and a4 0.89 - 0.2; then a3, a4.
     assert [s.item_id for s in out] == ["a1", "b1", "a2", "c1", "a3", "a4"]
     assert {s.item_id: s.score for s in out} == {s.item_id: s.score for s in scored}
-    assert spread_sessions(scored, sessions, RankingConfig()) == scored  # weight 0: off
+    assert spread_sessions(scored, sessions, RankingConfig(spread_weight=0.0)) == scored  # weight 0: off
     assert spread_sessions(scored, {}, config) == scored  # no sessions known (claims): unchanged
 
 
