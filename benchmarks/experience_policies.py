@@ -17,7 +17,10 @@ name the best approach? For each noise-only type, is there no live policy? Targe
 none. The log is replayed and compared (the projection must rebuild exactly). As a yardstick of
 what the evidence allows at all, a one-shot two-proportion z test on the final counts is
 reported at several thresholds (``one_shot_test``: types it would name right, noise-only types
-it would give a policy). ``--seeds 1,2,3`` runs several seeds and prints one row each.
+it would give a policy), and so is the Bayes oracle of ``experience_ceiling.py`` (``oracle``): the
+posterior, under the world's own parameters, that a type is real with its best-looking approach
+best, at several thresholds — on the same final counts no rule names more types for as few noise
+policies. ``--seeds 1,2,3`` runs several seeds and prints one row each.
 
     python benchmarks/experience_policies.py                      # 1,000 episodes, seed 17
     python benchmarks/experience_policies.py --seeds 1,2,3,4,5,17 --episodes 3000
@@ -35,6 +38,7 @@ import time
 from pathlib import Path
 
 from _common import emit, machine_facts, print_table
+from experience_ceiling import THRESHOLDS, World, posterior
 
 from hlmem import Memory
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
@@ -164,6 +168,7 @@ def _run(args, rng: random.Random, types: list[dict], thresholds: PolicyThreshol
         "seconds": round(elapsed, 2), "episodes_per_s": round(args.episodes / elapsed, 1),
         "replay_equal": replay.equal,
         "one_shot_test": one_shot(types, counts, args.min_support),
+        "oracle": oracle(types, counts, world_of(args)),
         "target_met": bool(scored) and right / scored >= 0.9 and noisy_live == 0, "machine": machine_facts()}}
 
 
@@ -195,6 +200,26 @@ def one_shot(types: list[dict], counts: dict[int, dict[str, list[int]]], min_sup
                 named += a == t["best"]
         out.append({"z": zc, "best_named": named, "noise_flagged": flagged})
     return out
+
+
+def world_of(args) -> World:
+    """The generator's parameters as the oracle knows them."""
+    return World(args.approaches, (args.best_low, args.best_high), (args.other_low, args.other_high),
+                 (args.noise_low, args.noise_high), args.flip, args.noise_types / args.task_types)
+
+
+def oracle(types: list[dict], counts: dict[int, dict[str, list[int]]], world: World) -> list[dict]:
+    """The Bayes oracle on the final counts (``experience_ceiling.posterior``): per threshold, the
+    types whose most probable best approach is the real best with a posterior at least that high,
+    and the noise-only types it would give a policy."""
+    picks = []
+    for t in types:
+        c = counts[t["id"]]
+        pick, prob = posterior([(c[a][0], c[a][1]) for a in t["approaches"]], world)
+        picks.append((t, t["approaches"][pick], prob))
+    return [{"threshold": th,
+             "best_named": sum(1 for t, a, p in picks if not t["noise"] and a == t["best"] and p >= th),
+             "noise_flagged": sum(1 for t, _, p in picks if t["noise"] and p >= th)} for th in THRESHOLDS]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,13 +269,16 @@ def main(argv: list[str] | None = None) -> int:
               f"procedures; {s['episodes_per_s']} episodes/s; replay equal: {s['replay_equal']}")
         print("one-shot z test on the final counts (named / noise given a policy): "
               + ", ".join(f"z {o['z']}: {o['best_named']}/{o['noise_flagged']}" for o in s["one_shot_test"]))
+        print("Bayes oracle on the final counts (named / noise given a policy): "
+              + ", ".join(f"p {o['threshold']}: {o['best_named']}/{o['noise_flagged']}" for o in s["oracle"]))
         emit(s)
         return 0 if s["target_met"] and s["replay_equal"] else 1
     summaries = [r["summary"] for r in results]
     rows = [{"seed": s["seed"], "best_named": f"{s['best_named']}/{s['best_types']}",
              "noise_with_policy": s["noise_types_with_policy"], "procedures": s["active_procedures"],
              "episodes_per_s": s["episodes_per_s"], "replay_equal": s["replay_equal"],
-             **{f"one_shot_z{o['z']}": f"{o['best_named']}/{o['noise_flagged']}" for o in s["one_shot_test"]}}
+             **{f"one_shot_z{o['z']}": f"{o['best_named']}/{o['noise_flagged']}" for o in s["one_shot_test"]},
+             **{f"oracle_p{o['threshold']}": f"{o['best_named']}/{o['noise_flagged']}" for o in s["oracle"]}}
             for s in summaries]
     first = summaries[0]
     print_table(f"experience policies: {first['episodes']} episodes, {first['task_types']} task types "
@@ -260,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     noisy = sum(s["noise_types_with_policy"] for s in summaries)
     print(f"\nover {len(seeds)} seeds: best approach named for {share:.1%} of types; "
           f"noise-only types with a policy: {noisy} in all")
+    for i, th in enumerate(THRESHOLDS):
+        o_named = sum(s["oracle"][i]["best_named"] for s in summaries)
+        o_noise = sum(s["oracle"][i]["noise_flagged"] for s in summaries)
+        print(f"  Bayes oracle at p >= {th}: {o_named / max(1, sum(s['best_types'] for s in summaries)):.1%} named, "
+              f"{o_noise} noise-only types given a policy")
     met = all(s["target_met"] and s["replay_equal"] for s in summaries)
     emit({"benchmark": "experience_policies", "seeds": seeds, "best_named_share": round(share, 4),
           "noise_types_with_policy": noisy, "target_met_every_seed": met,
