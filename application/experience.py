@@ -37,10 +37,6 @@ class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Proto
     """What the experience service asks of storage (ADR 0028's style: an intersection of roles)."""
 
 
-#: The most episodes one situation's induction reads (the newest are kept past it).
-SITUATION_LIMIT = 100_000
-
-
 @frozen
 class EpisodeEndResult:
     """An ended episode and what its end changed in policies and procedures (their events)."""
@@ -131,10 +127,13 @@ class ExperienceService:
         return tuple(out)
 
     def _situation(self, namespace: str, signature: str) -> Situation:
-        episodes = self._reader.episodes(namespace, signature=signature, limit=SITUATION_LIMIT)
+        # The outcomes alone (approach, success, end order), never the situation's whole episodes
+        # with their traces: an end must not get slower as the situation's history grows (ADR 0045).
+        outcomes = self._reader.outcomes(namespace, signature)
         policies = self._reader.policies(namespace, signature=signature)
         procedures = self._reader.procedures_of([p.policy_id for p in policies])
-        return Situation(namespace, signature, tuple(episodes), tuple(policies), tuple(procedures))
+        return Situation(namespace, signature, tuple(outcomes), tuple(policies), tuple(procedures),
+                         self._reader.get_episodes)
 
     # -- reads ------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ An LLM may word a policy for people; it never sees or sets these numbers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
 from attrs import frozen
@@ -51,7 +51,7 @@ from hlmem.domain.experience_events import (
 from hlmem.domain.experience_reducers import reduce_experience
 from hlmem.domain.experience_review import ACTIVATE, RETIRE, review_candidate, wilson_bounds
 from hlmem.domain.experience_signature import normalize_approach
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState, outcomes_of
 
 LIVE = ("candidate", "active")
 
@@ -120,27 +120,41 @@ class ApproachStats:
         return sum(1 for _, ok in self.outcomes if ok)
 
 
-def _ended_order(e: EpisodeState) -> tuple:
-    return (e.ended_at, e.episode_id)
-
-
-def approach_stats(episodes: Iterable[EpisodeState]) -> dict[str, ApproachStats]:
-    """Per approach, the succeeded/failed episodes in the order they ended."""
+def approach_stats(outcomes: Iterable[EpisodeOutcome]) -> dict[str, ApproachStats]:
+    """Per approach, the succeeded/failed episodes in the order they ended (``outcomes``' order)."""
     grouped: dict[str, list[tuple[str, bool]]] = {}
-    for e in sorted((e for e in episodes if e.succeeded is not None and e.approach), key=_ended_order):
-        grouped.setdefault(e.approach, []).append((e.episode_id, bool(e.succeeded)))
+    for o in outcomes:
+        grouped.setdefault(o.approach, []).append((o.episode_id, o.succeeded))
     return {a: ApproachStats(a, tuple(o)) for a, o in sorted(grouped.items())}
+
+
+#: Reads whole episodes by id (a reader's ``get_episodes``): only a promotion needs a trace.
+EpisodeLoader = Callable[[Sequence[str]], Mapping[str, EpisodeState]]
+
+#: Episodes a promotion loads at a time while it looks for the latest win with reusable steps.
+_LOAD_CHUNK = 16
 
 
 @frozen
 class Situation:
-    """What the lifecycle reads about one signature: its episodes, policies and their procedures."""
+    """What the lifecycle reads about one signature: the outcomes of its ended episodes in the
+    order they ended (:func:`~hlmem.domain.experience_state.outcomes_of`), its policies and their
+    procedures, and ``load_episodes`` for the few whole episodes a promotion reads."""
 
     namespace: str
     signature: str
-    episodes: tuple[EpisodeState, ...]
+    outcomes: tuple[EpisodeOutcome, ...]
     policies: tuple[PolicyState, ...]
     procedures: tuple[ProcedureState, ...]
+    load_episodes: EpisodeLoader
+
+    @classmethod
+    def of_episodes(cls, namespace: str, signature: str, episodes: Iterable[EpisodeState],
+                    policies: Iterable[PolicyState], procedures: Iterable[ProcedureState]) -> Situation:
+        """A situation over episodes already in hand (tests, in-process callers)."""
+        held = {e.episode_id: e for e in episodes if e.signature == signature and e.namespace == namespace}
+        return cls(namespace, signature, outcomes_of(held.values()), tuple(policies), tuple(procedures),
+                   lambda ids: {i: held[i] for i in ids if i in held})
 
 
 class _Plan:
@@ -153,6 +167,8 @@ class _Plan:
         self.situation = situation
         self.new_id = new_id
         self.now = now
+        #: Per approach, the situation's outcomes: the plan's own events never change them.
+        self.stats = approach_stats(situation.outcomes)
 
     def add(self, cls, stream_id: str, version: int, **payload) -> None:
         event = cls(event_id=self.new_id("lg"), stream_id=stream_id, version=version, recorded_at=self.now,
@@ -215,7 +231,7 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
 
 def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
     """A candidate's comparative review against its situation's other approaches (ADR 0050)."""
-    counts = {a: (st.successes, st.n) for a, st in approach_stats(plan.situation.episodes).items()}
+    counts = {a: (st.successes, st.n) for a, st in plan.stats.items()}
     waited = max(0, sum(n for _, n in counts.values()) - policy.proposed_outcomes)
     counts[policy.approach] = (policy.successes, len(policy.support))
     review = review_candidate(policy.approach, counts, waited, probation=t.probation,
@@ -234,17 +250,27 @@ def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
     rel = reliability(policy, t)
     if policy.successes < t.procedure_min_successes or rel < t.procedure_min_reliability:
         return
-    episodes = {e.episode_id: e for e in plan.situation.episodes}
-    wins = [episodes[e] for e, ok in policy.support if ok and e in episodes and episodes[e].status == "succeeded"]
-    for source in sorted(wins, key=_ended_order, reverse=True):
-        steps = procedure_steps(source)
-        if steps:
-            number = 1 + max((p.number for p in plan.procedures.values() if p.policy_id == policy.policy_id),
-                             default=0)
-            plan.add(ProcedurePromoted, plan.new_id("pd"), 1, policy_id=policy.policy_id, number=number,
-                     steps=steps, source_episode=source.episode_id,
-                     reason=f"{policy.successes} successes, reliability {rel:.2f}")
-            return
+    source = _latest_win_with_steps(plan.situation, policy)
+    if source is not None:
+        number = 1 + max((p.number for p in plan.procedures.values() if p.policy_id == policy.policy_id), default=0)
+        plan.add(ProcedurePromoted, plan.new_id("pd"), 1, policy_id=policy.policy_id, number=number,
+                 steps=procedure_steps(source), source_episode=source.episode_id,
+                 reason=f"{policy.successes} successes, reliability {rel:.2f}")
+
+
+def _latest_win_with_steps(situation: Situation, policy: PolicyState) -> EpisodeState | None:
+    """The most recently ended succeeded episode of ``policy``'s support whose trace leaves
+    reusable steps, loading whole episodes a few at a time, newest first."""
+    ended = {o.episode_id: i for i, o in enumerate(situation.outcomes) if o.succeeded}
+    wins = sorted((e for e, ok in policy.support if ok and e in ended), key=ended.__getitem__, reverse=True)
+    for start in range(0, len(wins), _LOAD_CHUNK):
+        chunk = wins[start:start + _LOAD_CHUNK]
+        loaded = situation.load_episodes(chunk)
+        for episode_id in chunk:
+            source = loaded.get(episode_id)
+            if source is not None and source.status == "succeeded" and procedure_steps(source):
+                return source
+    return None
 
 
 def procedure_steps(episode: EpisodeState) -> tuple[str, ...]:
@@ -262,7 +288,7 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
     situation = plan.situation
     retired = {p.approach: p for p in plan.policies.values() if p.status == "retired"}
     live = [p for p in plan.policies.values() if p.status in LIVE]
-    all_stats = approach_stats(situation.episodes)
+    all_stats = plan.stats
     # A retired policy returns only on fresh evidence: a success its support had not counted. Its
     # record is then judged whole (a streak of failures, a lost lead count against it as before).
     stats = {a: s for a, s in all_stats.items() if a not in retired or _fresh_success(s, retired[a])}

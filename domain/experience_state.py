@@ -7,6 +7,7 @@ redacted log rebuilds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from attrs import frozen
@@ -32,6 +33,18 @@ class Step:
     evidence: tuple[str, ...]
     occurred_at: datetime
     event_id: str
+
+
+@frozen
+class EpisodeOutcome:
+    """What the policy lifecycle reads of one ended episode: which approach, and whether it worked.
+
+    Readers list a situation's outcomes in the order the episodes ended (``ended_at``, then id),
+    so the lifecycle never has to load whole episodes, with their traces, to count them."""
+
+    episode_id: str
+    approach: str
+    succeeded: bool
 
 
 @frozen
@@ -68,6 +81,15 @@ class EpisodeState:
     def cost(self) -> float:
         """The steps' total cost."""
         return sum(s.cost for s in self.steps)
+
+
+def outcomes_of(episodes: Iterable[EpisodeState]) -> tuple[EpisodeOutcome, ...]:
+    """The outcomes the lifecycle counts among ``episodes``: succeeded or failed ones with an
+    approach, in the order they ended (``ended_at``, then id). Cancelled, running and forgotten
+    episodes count for nothing."""
+    counted = sorted((e for e in episodes if e.succeeded is not None and e.approach),
+                     key=lambda e: (e.ended_at, e.episode_id))
+    return tuple(EpisodeOutcome(e.episode_id, e.approach, bool(e.succeeded)) for e in counted)
 
 
 @frozen

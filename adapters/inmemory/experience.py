@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from hlmem.adapters.inmemory.journal import Journal
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.experience_reducers import reduce_experience, touches_experience
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState, outcomes_of
 
 
 class InMemoryExperience:
@@ -83,6 +83,10 @@ class InMemoryExperience:
         policies, episodes = set(policy_ids), set(episode_ids)
         return sorted((p for p in self._procedures.values() if p.status != "forgotten"
                        and (p.policy_id in policies or p.source_episode in episodes)), key=lambda p: p.procedure_id)
+
+    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]:
+        return list(outcomes_of(e for e in self._episodes.values()
+                                if e.namespace == namespace and e.signature == signature))
 
     def signatures(self, namespace: str) -> list[str]:
         return sorted({e.signature for e in self._episodes.values() if e.namespace == namespace

@@ -17,7 +17,7 @@ from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.adapters.serialization import converter
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.experience_reducers import reduce_experience
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
 if TYPE_CHECKING:
     import psycopg
@@ -162,6 +162,17 @@ class PostgresExperience:
         return self._select("procedures", ProcedureState,
                             "(policy_id = ANY(%s) OR source_episode = ANY(%s)) AND status <> 'forgotten' "
                             "ORDER BY procedure_id", (policies, episodes))
+
+    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]:
+        # Two fields of each state, read by the server: no trace is decoded in Python. Stored
+        # timestamps are fixed-width UTC text, so they sort as the instants do (byte order, "C").
+        with self._db.lock, translated("reading the experience projection"):
+            rows = self._db.con.execute(
+                "SELECT episode_id, approach, status FROM (SELECT episode_id, status, state::json ->> 'approach' "
+                "AS approach, state::json ->> 'ended_at' AS ended FROM episodes WHERE namespace = %s "
+                "AND signature = %s AND status IN ('succeeded', 'failed')) AS counted WHERE approach <> '' "
+                "ORDER BY ended COLLATE \"C\", episode_id", (namespace, signature)).fetchall()
+        return [EpisodeOutcome(e, a, s == "succeeded") for e, a, s in rows]
 
     def signatures(self, namespace: str) -> list[str]:
         with self._db.lock, translated("reading the experience projection"):

@@ -15,7 +15,7 @@ from hlmem.adapters.serialization import converter
 from hlmem.adapters.sqlite.db import Db, translated
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.experience_reducers import reduce_experience, touches_experience
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
 _TABLES = {"ep_": ("episodes", "episode_id", EpisodeState), "po_": ("policies", "policy_id", PolicyState),
            "pd_": ("procedures", "procedure_id", ProcedureState)}
@@ -167,6 +167,17 @@ class SQLiteExperience:
                                       f"{column} IN ({marks}) AND status != 'forgotten'", chunk):
                     out[p.procedure_id] = p
         return [out[p] for p in sorted(out)]
+
+    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]:
+        # Two fields of each state, read by SQLite's JSON functions: no trace is decoded in Python.
+        # Stored timestamps are fixed-width UTC text, so they sort as the instants do.
+        with self._db.lock, translated("reading the experience projection"):
+            rows = self._db.con.execute(
+                "SELECT episode_id, approach, status FROM (SELECT episode_id, status, json_extract(state, "
+                "'$.approach') AS approach, json_extract(state, '$.ended_at') AS ended FROM episodes "
+                "WHERE namespace = ? AND signature = ? AND status IN ('succeeded', 'failed')) "
+                "WHERE approach != '' ORDER BY ended, episode_id", (namespace, signature)).fetchall()
+        return [EpisodeOutcome(e, a, s == "succeeded") for e, a, s in rows]
 
     def signatures(self, namespace: str) -> list[str]:
         with self._db.lock, translated("reading the experience projection"):

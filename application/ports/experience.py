@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
 
 @runtime_checkable
@@ -30,6 +30,11 @@ class ExperienceReader(Protocol):
     - ``policies_citing(episode_ids)`` are the not-forgotten policies whose support holds any of
       them; ``procedures_of(policy_ids, episode_ids)`` the not-forgotten procedures of those
       policies or built from those episodes.
+    - ``outcomes(namespace, signature)`` lists the counted outcomes of one situation: its
+      succeeded or failed (not cancelled, running or forgotten) episodes that name an approach, as
+      :class:`~hlmem.domain.experience_state.EpisodeOutcome`, in the order they ended (``ended_at``,
+      then episode id). It reads no trace, so the policy lifecycle can run at every episode's end
+      of a situation with a long history.
     - ``signatures(namespace)`` lists the distinct signatures of the namespace's ended,
       not-forgotten episodes, sorted.
     """
@@ -51,6 +56,8 @@ class ExperienceReader(Protocol):
     def procedures(self, namespace: str, *, status: str | None = None) -> list[ProcedureState]: ...
 
     def procedures_of(self, policy_ids: Sequence[str], episode_ids: Sequence[str] = ()) -> list[ProcedureState]: ...
+
+    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]: ...
 
     def signatures(self, namespace: str) -> list[str]: ...
 

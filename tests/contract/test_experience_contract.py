@@ -19,6 +19,7 @@ from hlmem.application.experience_forget import ExperienceForgetService
 from hlmem.application.ports import ExperienceReader, HasExperience
 from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
 from hlmem.domain.experience_policy import PolicyThresholds
+from hlmem.domain.experience_state import EpisodeOutcome, outcomes_of
 
 from support.stores import T0, InMemoryStore, PostgresStore, SQLiteStore, StoreContract
 
@@ -83,6 +84,40 @@ class ExperienceReaderContract(StoreContract):
         assert reader.procedures_of([], [procs[0].source_episode]) == procs
         assert reader.get_procedures([procs[0].procedure_id]) == {procs[0].procedure_id: procs[0]}
         assert procs[0] in reader.procedures("default")
+
+    def test_outcomes_are_the_counted_episodes_in_the_order_they_ended(self, store) -> None:
+        clock = FixedClock(T0)
+        svc = ExperienceService(store, clock, SequentialIds(), LOW)
+
+        def start(approach: str = "make", goal: str = "build the site", namespace: str = "default") -> str:
+            clock.advance(timedelta(seconds=1))
+            return svc.start(StartEpisode(goal=goal, namespace=namespace, approach=approach)).episode_id
+
+        def end(episode_id: str, status: str) -> None:
+            svc.end(EndEpisode(episode_id=episode_id, status=status))
+
+        a, b, c, d = start(), start("bazel"), start(), start("bazel")
+        cancelled, unnamed, running, forgotten = start(), start(""), start(), start()
+        elsewhere, other_goal = start(namespace="other"), start(goal="lint the docs")
+        clock.advance(timedelta(minutes=1))
+        end(c, "succeeded")
+        clock.advance(timedelta(minutes=1))
+        end(d, "failed")
+        end(b, "succeeded")  # the same instant as d: the id decides
+        clock.advance(timedelta(minutes=1))
+        for episode_id, status in ((a, "failed"), (cancelled, "cancelled"), (unnamed, "succeeded"),
+                                   (forgotten, "succeeded"), (elsewhere, "succeeded"), (other_goal, "failed")):
+            end(episode_id, status)
+        ExperienceForgetService(store, store.tombstones, FixedClock(T0), SequentialIds(start=10_000)).forget_episode(
+            forgotten)
+        reader = store.experience
+        sig = reader.get_episodes([a])[a].signature
+        assert reader.outcomes("default", sig) == [
+            EpisodeOutcome(c, "make", True), EpisodeOutcome(b, "bazel", True), EpisodeOutcome(d, "bazel", False),
+            EpisodeOutcome(a, "make", False)]
+        assert reader.outcomes("default", sig) == list(outcomes_of(reader.episodes("default", signature=sig)))
+        assert running and reader.outcomes("default", "no such situation") == []
+        assert [o.episode_id for o in reader.outcomes("other", sig)] == [elsewhere]
 
     def test_forgotten_streams_are_listed_only_when_asked_for(self, store) -> None:
         run_workload(store)

@@ -50,24 +50,42 @@ class World:
             table[e.stream_id] = reduce_experience(table.get(e.stream_id), e)
             self.log.append(e)
 
-    def run(self, approach: str, ok: bool, goal: str = "fix the build") -> list:
+    def run(self, approach: str, ok: bool, goal: str = "fix the build", error: str = "") -> list:
         now = T0 + timedelta(minutes=next(self.counter))
         start = decide_start(StartEpisode(goal=goal, approach=approach), episode_id=self.new_id("ep"),
                              event_id=self.new_id("lg"), now=now)
         self.apply([start])
         ep = self.episodes[start.stream_id]
-        self.apply([decide_step(RecordStep(episode_id=ep.episode_id, action=f"run {approach}", tool=approach), ep,
-                                {}, event_id=self.new_id("lg"), now=now)])
+        self.apply([decide_step(RecordStep(episode_id=ep.episode_id, action=f"run {approach}", tool=approach,
+                                           error=error), ep, {}, event_id=self.new_id("lg"), now=now)])
         ep = self.episodes[start.stream_id]
         self.apply([decide_end(EndEpisode(episode_id=ep.episode_id, status="succeeded" if ok else "failed"), ep,
                                event_id=self.new_id("lg"), now=now)])
         ep = self.episodes[start.stream_id]
-        situation = Situation("default", ep.signature,
-                              tuple(e for e in self.episodes.values() if e.signature == ep.signature),
-                              tuple(self.policies.values()), tuple(self.procedures.values()))
-        changes = on_episode_end(situation, ep, self.t, new_id=self.new_id, now=now)
+        changes = on_episode_end(self.situation(ep.signature), ep, self.t, new_id=self.new_id, now=now)
         self.apply(changes)
         return changes
+
+    def situation(self, signature: str) -> Situation:
+        return Situation.of_episodes("default", signature, self.episodes.values(), self.policies.values(),
+                                     self.procedures.values())
+
+
+class LoadCountingWorld(World):
+    """A world whose situations record every whole episode the lifecycle asks for."""
+
+    def __init__(self, thresholds: PolicyThresholds) -> None:
+        super().__init__(thresholds)
+        self.loads: list[list[str]] = []
+
+    def situation(self, signature: str) -> Situation:
+        inner = super().situation(signature)
+
+        def load(ids):
+            self.loads.append(list(ids))
+            return inner.load_episodes(ids)
+
+        return Situation(inner.namespace, inner.signature, inner.outcomes, inner.policies, inner.procedures, load)
 
 
 def test_signatures_set_incidental_detail_aside() -> None:
@@ -106,6 +124,23 @@ def test_candidate_probation_activation_and_retirement() -> None:
     assert [p.status for p in w.procedures.values()] == ["demoted"]
     last = [type(e) for e in w.run("make", False)]
     assert PolicyRetired in last and w.policies[policy.policy_id].reason == "2 consecutive failures"
+
+
+def test_only_a_promotion_reads_whole_episodes_newest_first_a_few_at_a_time() -> None:
+    w = LoadCountingWorld(PolicyThresholds(min_support=3, min_reliability=0.3, probation=1,
+                                           procedure_min_successes=40, procedure_min_reliability=0.3))
+    for _ in range(20):
+        w.run("make", True)
+    with_steps = max(w.episodes)
+    for _ in range(19):
+        w.run("make", True, error="E_FLAKY")  # succeeded, but its only step failed: nothing to reuse
+    assert w.loads == [] and not w.procedures  # 39 ends counted from outcomes alone
+    after = [type(e) for e in w.run("make", True, error="E_FLAKY")]
+    assert ProcedurePromoted in after
+    (procedure,) = w.procedures.values()
+    assert procedure.source_episode == with_steps and procedure.steps == ("make: run make",)
+    newest_first = sorted(w.episodes, reverse=True)
+    assert w.loads == [newest_first[:16], newest_first[16:32]]  # the 20 newest have no steps
 
 
 def test_probation_waits_for_evidence_either_way() -> None:
