@@ -32,7 +32,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.parametrize(("method", "path", "json"), [
     ("GET", "/v1/stats", None), ("POST", "/v1/memories", {"subject": "a", "predicate": "b", "value": "c"}),
-    ("POST", "/v1/recall", {"query": "c"}), ("GET", "/openapi.json", None), ("GET", "/docs", None),
+    ("POST", "/v1/recall", {"query": "c"}), ("POST", "/v1/episodes", {"goal": "deploy the site"}),
+    ("GET", "/v1/policies", None), ("GET", "/openapi.json", None), ("GET", "/docs", None),
     ("GET", "/v1/nothing-here", None),
 ])
 def test_every_route_but_health_needs_the_token(url: str, method: str, path: str, json: dict | None) -> None:
