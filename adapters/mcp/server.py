@@ -1,4 +1,7 @@
-"""The MCP server: nine ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+"""The MCP server: sixteen ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+
+The experience channel's seven tools (episodes, policies, procedures) are in
+:mod:`~hlmem.adapters.mcp.experience_tools`.
 
 Each tool parses its JSON arguments (the SDK validates them against the input schema built from
 the signature), makes one call into :class:`~hlmem.Memory` and returns the CLI's JSON shape
@@ -50,7 +53,9 @@ CONTEXT_BUDGET = 800
 INSTRUCTIONS = (
     "Long-term memory with two clocks. memory_recall before answering from memory; memory_save each "
     "user turn verbatim; memory_remember an explicit fact; memory_correct a wrong claim by id; "
-    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first).")
+    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first). For a task: "
+    "memory_episode_start, memory_episode_step per action, memory_episode_end with how it went; a how-to "
+    "memory_recall (or memory_policies, memory_procedures) returns what worked before.")
 
 Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save.")]
 Time = Annotated[str | None, Field(description="ISO 8601 with a timezone, e.g. 2026-05-01T09:00:00+08:00.")]
@@ -144,14 +149,14 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=ERASE)
     async def memory_forget(
-        id: Annotated[str | None, Field(description="Forget this claim or event (cl_…/ev_…).")] = None,
+        id: Annotated[str | None, Field(description="Forget this claim, event or episode (cl_…/ev_…/ep_…).")] = None,
         session: Annotated[str | None, Field(description="Forget every event of this session.")] = None,
         subject: Annotated[str | None, Field(description="Forget everything about this subject.")] = None,
         namespace: Namespace = None,
         dry_run: Annotated[bool, Field(description="Only report what would go.")] = False,
         reason: Annotated[str, Field(description="Kept in the audit log; do not repeat the forgotten text.")] = "",
     ) -> shapes.ForgetOut:
-        """Erase a claim or event, a whole session, or everything about a subject, with its cascade
+        """Erase a claim, event or episode, a whole session, or everything about a subject, with its cascade
         (give exactly one of id, session, subject). Cannot be undone: try dry_run first."""
         return await call("memory_forget", lambda: report_dict(mem.forget(
             id, session=session, subject=subject, namespace=namespace, dry_run=dry_run, actor="mcp",
@@ -197,6 +202,10 @@ def build_server(memory: Memory) -> MCPServer:
         """Say whether a recalled claim or event helped; it feeds ranking and lifecycle."""
         return await call("memory_feedback", lambda: shapes.write_dict(mem.feedback(
             id, verdict, actor="mcp", reason=reason)))  # type: ignore[return-value]
+
+    from hlmem.adapters.mcp.experience_tools import add_experience_tools  # it imports this module's names
+
+    add_experience_tools(server, call)
 
     async def packet(query: str) -> str:
         def run() -> str:
