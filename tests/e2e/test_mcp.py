@@ -236,6 +236,29 @@ def test_stdio_episode_policy_and_procedure_tools(tmp_path: Path) -> None:
     anyio.run(main)
 
 
+def test_stdio_the_environments_experience_thresholds_reach_the_server(tmp_path: Path) -> None:
+    eager = ('{"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
+             '"procedure_min_reliability": 0.3}')
+    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"],
+                                   env=env_for(tmp_path, HLMEM_EXPERIENCE=eager), cwd=str(tmp_path))
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                for _ in range(4):
+                    ep = await call(session, "memory_episode_start", goal="rotate the TLS certificate",
+                                    approach="certbot")
+                    await call(session, "memory_episode_step", episode_id=ep["id"], action="certbot renew",
+                               tool="certbot")
+                    ended = await call(session, "memory_episode_end", episode_id=ep["id"], status="succeeded")
+                assert {c["event"] for c in ended["changes"]} >= {"PolicyActivated", "ProcedurePromoted"}
+                policies = (await call(session, "memory_policies"))["items"]
+                assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
+
+    anyio.run(main)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
