@@ -11,7 +11,7 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
-from support.cli import HLMEM, cli_env  # noqa: E402
+from support.cli import HLMEM, cli_env, end_process  # noqa: E402
 
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
@@ -56,6 +56,19 @@ async def error_of(mcp: ClientSession, tool: str, /, **arguments: Any) -> str:
     result = await mcp.call_tool(tool, arguments)
     assert result.is_error, (tool, result.structured_content)
     return result.content[0].text
+
+
+def over_stdio(tmp_path: Path, body: Callable[[ClientSession], Awaitable[None]], **env: str) -> None:
+    """``body(session)`` against ``hlmem mcp`` spawned over stdio in ``tmp_path`` (bounded by LIMIT)."""
+    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path, **env),
+                                   cwd=str(tmp_path))
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await body(session)
+
+    anyio.run(main)
 
 
 async def exercise(session: ClientSession) -> None:
@@ -126,34 +139,21 @@ async def exercise(session: ClientSession) -> None:
 
 
 def test_stdio_every_tool_resource_and_prompt(tmp_path: Path) -> None:
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
-                                   cwd=str(tmp_path))
-
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await exercise(session)
-
-    anyio.run(main)
+    over_stdio(tmp_path, exercise)
 
 
 def test_stdio_recall_answers_a_howto_question_with_the_procedure(tmp_path: Path) -> None:
     seed_policy(tmp_path / "memory.db")
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
-                                   cwd=str(tmp_path))
 
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                found = await call(session, "memory_recall", query="How do I rotate the TLS certificate?")
-                head = [(i["kind"], i["approach"], i["support"]) for i in found["items"][:2]]
-                assert head == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
-                facts = await call(session, "memory_recall", query="How do I rotate the TLS certificate?",
-                                   intent="facts")
-                assert all(i["kind"] in ("claim", "event") for i in facts["items"])
+    async def body(session: ClientSession) -> None:
+        await session.initialize()
+        found = await call(session, "memory_recall", query="How do I rotate the TLS certificate?")
+        head = [(i["kind"], i["approach"], i["support"]) for i in found["items"][:2]]
+        assert head == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
+        facts = await call(session, "memory_recall", query="How do I rotate the TLS certificate?", intent="facts")
+        assert all(i["kind"] in ("claim", "event") for i in facts["items"])
 
-    anyio.run(main)
+    over_stdio(tmp_path, body)
 
 
 async def exercise_episodes(session: ClientSession) -> None:
@@ -225,38 +225,24 @@ def seed_policy(path: Path) -> None:
 
 def test_stdio_episode_policy_and_procedure_tools(tmp_path: Path) -> None:
     seed_policy(tmp_path / "memory.db")
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
-                                   cwd=str(tmp_path))
-
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await exercise_episodes(session)
-
-    anyio.run(main)
+    over_stdio(tmp_path, exercise_episodes)
 
 
 def test_stdio_the_environments_experience_thresholds_reach_the_server(tmp_path: Path) -> None:
     eager = ('{"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
              '"procedure_min_reliability": 0.3}')
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"],
-                                   env=env_for(tmp_path, HLMEM_EXPERIENCE=eager), cwd=str(tmp_path))
 
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                for _ in range(4):
-                    ep = await call(session, "memory_episode_start", goal="rotate the TLS certificate",
-                                    approach="certbot")
-                    await call(session, "memory_episode_step", episode_id=ep["id"], action="certbot renew",
-                               tool="certbot")
-                    ended = await call(session, "memory_episode_end", episode_id=ep["id"], status="succeeded")
-                assert {c["event"] for c in ended["changes"]} >= {"PolicyActivated", "ProcedurePromoted"}
-                policies = (await call(session, "memory_policies"))["items"]
-                assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
+    async def body(session: ClientSession) -> None:
+        await session.initialize()
+        for _ in range(4):
+            ep = await call(session, "memory_episode_start", goal="rotate the TLS certificate", approach="certbot")
+            await call(session, "memory_episode_step", episode_id=ep["id"], action="certbot renew", tool="certbot")
+            ended = await call(session, "memory_episode_end", episode_id=ep["id"], status="succeeded")
+        assert {c["event"] for c in ended["changes"]} >= {"PolicyActivated", "ProcedurePromoted"}
+        policies = (await call(session, "memory_policies"))["items"]
+        assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
 
-    anyio.run(main)
+    over_stdio(tmp_path, body, HLMEM_EXPERIENCE=eager)
 
 
 def free_port() -> int:
@@ -277,14 +263,7 @@ def http_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tupl
         wait_for_port(port, proc)
         yield f"http://127.0.0.1:{port}/mcp", token
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        if proc.stderr:
-            proc.stderr.close()
+        end_process(proc, timeout=10)
 
 
 def wait_for_port(port: int, proc: subprocess.Popen) -> None:

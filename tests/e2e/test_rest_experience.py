@@ -4,9 +4,6 @@ them; bad input refused with a clear 4xx that writes nothing."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +15,7 @@ import httpx  # noqa: E402
 from hlmem import Memory  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
 from support.cli import HLMEM, cli_env  # noqa: E402
-from support.rest_server import serving  # noqa: E402
+from support.rest_server import free_port, serve_process, serving  # noqa: E402
 
 #: Low thresholds, so four successes make an active policy and its procedure.
 EAGER = {"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3,
@@ -187,34 +184,14 @@ def test_bad_input_is_a_clear_4xx_and_writes_nothing(client: httpx.Client, store
 
 @pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 def test_hlmem_serve_induces_with_the_config_files_experience_thresholds(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     config = tmp_path / "hlmem.toml"
     config.write_text(f'embedder = "hash"\n[server]\nport = {port}\n[experience]\n'
                       + "".join(f"{k} = {v}\n" for k, v in EAGER.items()), encoding="utf-8")
     env = cli_env(tmp_path / "m.db", HLMEM_CONFIG=str(config))
-    proc = subprocess.Popen([HLMEM, "serve"], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        for _ in range(600):  # up to a minute for a cold start on a loaded machine
-            assert proc.poll() is None, proc.stderr.read().decode()
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/health", timeout=5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-            for _ in range(4):
-                _episode(http, "rotate the TLS certificate", approach="certbot")
-            policies = _ok(http.get("/v1/policies"))["items"]
-            assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
-            assert [p["version"] for p in _ok(http.get("/v1/procedures"))["items"]] == [1]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-        proc.stderr.close()
+    with serve_process(HLMEM, port, env, tmp_path) as base, httpx.Client(base_url=base, timeout=30) as http:
+        for _ in range(4):
+            _episode(http, "rotate the TLS certificate", approach="certbot")
+        policies = _ok(http.get("/v1/policies"))["items"]
+        assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
+        assert [p["version"] for p in _ok(http.get("/v1/procedures"))["items"]] == [1]
