@@ -90,7 +90,8 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     @server.tool(annotations=READ)
     async def memory_episode_get(episode_id: EpisodeId) -> shapes.EpisodeOut:
         """One episode with its steps in order."""
-        return await call("memory_episode_get", lambda: episode_dict(mem.episode(episode_id)))  # type: ignore[return-value]
+        return await call("memory_episode_get",
+                          lambda: episode_dict(mem.episode(episode_id)))  # type: ignore[return-value]
 
     @server.tool(annotations=READ)
     async def memory_episode_list(

@@ -149,7 +149,8 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=ERASE)
     async def memory_forget(
-        id: Annotated[str | None, Field(description="Forget this claim, event or episode (cl_…/ev_…/ep_…).")] = None,
+        id: Annotated[str | None, Field(
+            description="Forget this claim, event or episode (cl_…/ev_…/ep_…).")] = None,
         session: Annotated[str | None, Field(description="Forget every event of this session.")] = None,
         subject: Annotated[str | None, Field(description="Forget everything about this subject.")] = None,
         namespace: Namespace = None,
