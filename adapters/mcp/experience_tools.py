@@ -14,7 +14,7 @@ from pydantic import Field
 
 from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.adapters.mcp import shapes
-from hlmem.adapters.mcp.server import READ, WRITE, Namespace, Time
+from hlmem.adapters.mcp.calls import READ, WRITE, Namespace, Time
 from hlmem.domain.experience_decisions import (
     MAX_ACTION_CHARS,
     MAX_GOAL_CHARS,
@@ -26,7 +26,7 @@ from hlmem.domain.experience_decisions import (
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from hlmem.adapters.mcp.server import Calls
+    from hlmem.adapters.mcp.calls import Calls
 
 #: Episodes started through MCP are recorded with this actor.
 ACTOR = "mcp"
