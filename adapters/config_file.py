@@ -31,7 +31,8 @@ CONFIG_ENV = "HLMEM_CONFIG"
 FILE_NAME = "hlmem.toml"
 
 #: Each settings field and its key in the file: a top-level key, or ``table.key``. The fields
-#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins``, ``budget`` and ``server`` are whole tables.
+#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins``, ``budget``, ``server`` and ``experience`` are
+#: whole tables.
 FILE_KEYS: Mapping[str, str] = {
     "db": "db",
     "embedder": "embedder",
@@ -52,6 +53,7 @@ FILE_KEYS: Mapping[str, str] = {
     "plugins": "plugins",
     "budget": "budget",
     "server": "server",
+    "experience": "experience",
 }
 _FIELD_OF = {key: field for field, key in FILE_KEYS.items()}
 #: Tables whose keys are separate fields (``[llm] model`` is ``llm_model``).

@@ -259,7 +259,8 @@ class Container(containers.DeclarativeContainer):
     # Recall's query vectors are remembered in process memory (the last 512 texts; ADR 0044).
     query_embedder = providers.Singleton(_memo, raw_embedder)
     # The experience channel (docs/experience.md, ADR 0045): episodes, policy induction, forget, recall.
-    #: ``experience_thresholds``: a PolicyThresholds, or None for the defaults (``Memory.set_experience_thresholds``).
+    #: ``experience_thresholds``: a PolicyThresholds (the settings' ``[experience]``, put here by build_container;
+    #: ``Memory.set_experience_thresholds`` overrides it), or None for the defaults.
     experience_thresholds = providers.Object(None)
     experience = providers.Singleton(ExperienceService, storage, clock, ids, experience_thresholds)
     experience_forget = providers.Singleton(ExperienceForgetService, storage, storage.provided.tombstones, clock, ids)

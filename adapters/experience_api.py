@@ -20,7 +20,7 @@ from hlmem.domain.experience_policy import PolicyThresholds
 
 if TYPE_CHECKING:
     from hlmem.adapters.container import Container
-    from hlmem.application.experience import EpisodeEndResult
+    from hlmem.application.experience import EpisodeEndResult, EpisodePage
     from hlmem.application.forgetting import ForgetReport
     from hlmem.domain.events import DomainEvent
     from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
@@ -69,6 +69,12 @@ class ExperienceApi:
                  after: str | None = None) -> list[EpisodeState]:
         """A page of episodes ordered by id; pass the last id as ``after`` for the next."""
         return self._container.experience().list(namespace or self.namespace, status=status, limit=limit,
+                                                 after=after)
+
+    def episode_page(self, *, status: str | None = None, namespace: str | None = None, limit: int = 50,
+                     after: str | None = None) -> EpisodePage:
+        """:meth:`episodes` with the cursor of the next page (None on the last): REST and MCP list with it."""
+        return self._container.experience().page(namespace or self.namespace, status=status, limit=limit,
                                                  after=after)
 
     def policies(self, *, status: str | None = None, namespace: str | None = None) -> list[PolicyState]:

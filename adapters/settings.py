@@ -24,12 +24,14 @@ from hlmem.adapters.settings_sections import (
     PluginSettings,
     ServerSettings,
     budget_settings,
+    experience_thresholds,
     plugin_settings,
     server_settings,
 )
 from hlmem.application.maintenance import MaintenanceConfig
 from hlmem.application.ranking import RankingConfig
 from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.experience_policy import PolicyThresholds
 from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.provenance import ProvenanceMode
 
@@ -80,6 +82,8 @@ class Settings:
     budget: BudgetSettings = BudgetSettings()
     #: ``hlmem serve``'s address, token variable and body limit (docs/rest.md); config file only.
     server: ServerSettings = ServerSettings()
+    #: Policy induction's thresholds (docs/experience.md); ``Memory.set_experience_thresholds`` wins.
+    experience: PolicyThresholds = PolicyThresholds()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -134,6 +138,7 @@ ENV: Mapping[str, str] = {
     "recall_parallel": "HLMEM_RECALL_PARALLEL",
     "numba": "HLMEM_NUMBA",
     "debug": "HLMEM_DEBUG",
+    "experience": "HLMEM_EXPERIENCE",
 }
 
 
@@ -153,13 +158,13 @@ def _flag(raw: str, variable: str) -> bool:  # noqa: ARG001
     return bool(raw)
 
 
-def _json_object(raw: str, variable: str) -> Mapping[str, Any]:
+def _json_object(raw: str, variable: str, fields_of: str = "RankingConfig") -> Mapping[str, Any]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
         raise ConfigurationError(f"{variable} is not JSON: {exc}") from exc
     if not isinstance(value, Mapping):
-        raise ConfigurationError(f"{variable} must be a JSON object of RankingConfig fields")
+        raise ConfigurationError(f"{variable} must be a JSON object of {fields_of} fields")
     if isinstance(value.get("similarity_floors"), list):  # JSON has no tuples
         value = {**value, "similarity_floors": tuple(tuple(p) for p in value["similarity_floors"])}
     return value
@@ -169,6 +174,7 @@ _FROM_TEXT: Mapping[str, Callable[[str, str], Any]] = {
     "embedder": lambda raw, variable: raw.lower(),
     "block_reingest": _switch, "recall_parallel": _switch, "numba": _switch, "debug": _flag,
     "ranking": _json_object,
+    "experience": lambda raw, variable: _json_object(raw, variable, "PolicyThresholds"),
 }
 
 
@@ -234,7 +240,7 @@ def _maintenance(value: Any, where: str) -> MaintenanceConfig:
 _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
     "embedder": _embedder, "provenance": _provenance, "ranking": _ranking, "lifecycle": _lifecycle,
     "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
-    "server": server_settings,
+    "server": server_settings, "experience": experience_thresholds,
     "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,
     "debug": _boolean,
 }

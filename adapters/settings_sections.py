@@ -1,5 +1,6 @@
-"""Three tables of the settings: ``plugins`` (the allowlist, what is enabled, per-plugin options),
-``budget`` and ``server`` (``hlmem serve``: docs/rest.md).
+"""Four tables of the settings: ``plugins`` (the allowlist, what is enabled, per-plugin options),
+``budget``, ``server`` (``hlmem serve``: docs/rest.md) and ``experience`` (policy induction's
+thresholds: docs/experience.md).
 
 Both are frozen values validated when made, like every other setting (ADR 0029): a config
 file's ``[plugins]`` and ``[budget]`` tables load into them through
@@ -15,12 +16,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from attrs import frozen
+from attrs import fields, frozen
 
 from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.experience_policy import PolicyThresholds, threshold_problems
 
 __all__ = ["ENTRY_POINT_GROUPS", "AllowedPlugin", "BudgetSettings", "PluginSettings", "ServerSettings",
-           "budget_settings", "plugin_settings", "server_settings"]
+           "budget_settings", "experience_thresholds", "plugin_settings", "server_settings"]
 
 #: The entry-point group of each port a plugin may implement (docs/plugins.md).
 ENTRY_POINT_GROUPS: Mapping[str, str] = MappingProxyType({
@@ -241,3 +243,27 @@ def server_settings(value: ServerSettings | Mapping[str, Any] | None, where: str
     if type(size) is not int or size <= 0:
         raise ConfigurationError(f"{where}.max_body_bytes must be a whole number of bytes > 0, not {size!r}")
     return ServerSettings(host=host.strip(), port=port, token_env=token_env, max_body_bytes=size)
+
+
+def experience_thresholds(value: PolicyThresholds | Mapping[str, Any] | None,
+                          where: str = "experience") -> PolicyThresholds:
+    """The ``[experience]`` table (any of :class:`PolicyThresholds`' fields; the rest keep their
+    defaults) as a :class:`PolicyThresholds`, validated now by the domain's own rule.
+
+    :raises ConfigurationError: an unknown key, or every bad value at once, each named by its key.
+    """
+    if value is None or isinstance(value, PolicyThresholds):
+        return value or PolicyThresholds()
+    value = _table(value, where)
+    names = [f.name for f in fields(PolicyThresholds)]
+    messages = []
+    try:
+        _unknown(value, set(names), where)
+    except ConfigurationError as exc:
+        messages.append(str(exc))
+    default = PolicyThresholds()
+    merged = {name: value.get(name, getattr(default, name)) for name in names}
+    messages += [f"{where}.{name} {text}" for name, text in threshold_problems(merged)]
+    if messages:
+        raise ConfigurationError("; ".join(messages))
+    return PolicyThresholds(**merged)

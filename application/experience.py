@@ -38,6 +38,14 @@ class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Proto
 
 
 @frozen
+class EpisodePage:
+    """A page of episodes ordered by id; ``next_cursor`` (the last id) is None on the last page."""
+
+    items: tuple[EpisodeState, ...]
+    next_cursor: str | None
+
+
+@frozen
 class EpisodeEndResult:
     """An ended episode and what its end changed in policies and procedures (their events)."""
 
@@ -151,12 +159,20 @@ class ExperienceService:
     def list(self, namespace: str = "default", *, status: str | None = None, limit: int = 50,
              after: str | None = None) -> list[EpisodeState]:
         """A page of episodes ordered by id (forgotten ones only when asked for by status)."""
+        return [*self.page(namespace, status=status, limit=limit, after=after).items]
+
+    def page(self, namespace: str = "default", *, status: str | None = None, limit: int = 50,
+             after: str | None = None) -> EpisodePage:
+        """Up to ``limit`` episodes with ids after ``after``, and the cursor of the next page when
+        another episode matches (read one past the page to know)."""
         _check_namespace(namespace)
         if status is not None and status not in EPISODE_STATUSES:
             raise ValidationError(f"status is one of {', '.join(EPISODE_STATUSES)}, not {status!r}", field="status")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValidationError(f"limit must be 1..1000, not {limit!r}", field="limit")
-        return self._reader.episodes(namespace, status=status, after=after, limit=limit)
+        found = self._reader.episodes(namespace, status=status, after=after, limit=limit + 1)
+        more = len(found) > limit
+        return EpisodePage(tuple(found[:limit]), found[limit - 1].episode_id if more else None)
 
     def policies(self, namespace: str = "default", *, status: str | None = None) -> list[PolicyState]:
         """The namespace's policies (forgotten ones only when asked for by status)."""

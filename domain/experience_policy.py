@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
-from attrs import frozen
+from attrs import fields, frozen
 
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import DomainEvent
@@ -74,22 +74,35 @@ class PolicyThresholds:
     procedure_min_reliability: float = 0.75
 
     def __attrs_post_init__(self) -> None:
-        problems = []
-        for name in ("min_support", "probation", "retire_after", "procedure_min_successes"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                problems.append(f"{name} must be a whole number of at least 1, not {value!r}")
-        for name in ("min_reliability", "min_lead", "procedure_min_reliability"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                problems.append(f"{name} must be 0..1, not {value!r}")
-        if not isinstance(self.z, (int, float)) or not 0.0 < self.z <= 5.0:
-            problems.append(f"z must be in (0, 5], not {self.z!r}")
-        if isinstance(self.retire_z, bool) or not isinstance(self.retire_z, (int, float)) \
-                or not -5.0 <= self.retire_z <= 5.0:
-            problems.append(f"retire_z must be -5..5, not {self.retire_z!r}")
+        problems = threshold_problems({f.name: getattr(self, f.name) for f in fields(PolicyThresholds)})
         if problems:
-            raise ValidationError("invalid experience thresholds: " + "; ".join(problems), field="experience")
+            raise ValidationError("invalid experience thresholds: " + "; ".join(f"{name} {text}"
+                                                                                for name, text in problems),
+                                  field="experience")
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def threshold_problems(values: Mapping[str, object]) -> list[tuple[str, str]]:
+    """Each bad threshold among ``values`` (every field of :class:`PolicyThresholds`) as
+    ``(name, "must be …, not …")``: one rule for the object and the config file (docs/config.md)."""
+    problems = []
+    for name in ("min_support", "probation", "retire_after", "procedure_min_successes"):
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append((name, f"must be a whole number of at least 1, not {value!r}"))
+    for name in ("min_reliability", "min_lead", "procedure_min_reliability"):
+        value = values[name]
+        if not _number(value) or not 0.0 <= value <= 1.0:  # type: ignore[operator]
+            problems.append((name, f"must be 0..1, not {value!r}"))
+    z, retire_z = values["z"], values["retire_z"]
+    if not _number(z) or not 0.0 < z <= 5.0:  # type: ignore[operator]
+        problems.append(("z", f"must be in (0, 5], not {z!r}"))
+    if not _number(retire_z) or not -5.0 <= retire_z <= 5.0:  # type: ignore[operator]
+        problems.append(("retire_z", f"must be -5..5, not {retire_z!r}"))
+    return problems
 
 
 def wilson_lower(successes: int, n: int, z: float) -> float:

@@ -45,6 +45,21 @@ def procedure_dict(p: Any) -> dict[str, Any]:
             "promoted_at": format_timestamp(p.promoted_at), "changed_at": format_timestamp(p.changed_at)}
 
 
+def step_dict(e: Any) -> dict[str, Any]:
+    """A recorded step as JSON: the episode without its trace, and the step just added."""
+    return episode_dict(e, steps=False) | {"step": episode_dict(e)["steps"][-1]}
+
+
+def change_dicts(changes: Any) -> list[dict[str, Any]]:
+    """Policy and procedure events as JSON: the event's type, its stream, its reason."""
+    return [{"event": type(e).__name__, "stream": e.stream_id, "reason": getattr(e, "reason", "")} for e in changes]
+
+
+def end_dict(result: Any) -> dict[str, Any]:
+    """An ended episode as JSON (without its trace), with what its end changed in policies and procedures."""
+    return episode_dict(result.episode, steps=False) | {"changes": change_dicts(result.changes)}
+
+
 def _change_lines(changes: Any) -> list[str]:
     return [f"{type(e).__name__} {e.stream_id}" + (f": {plain(e.reason)}" if getattr(e, "reason", "") else "")
             for e in changes]
@@ -91,7 +106,7 @@ def step(obj: _Ctx, episode_id: str, action: str, tool: str, observation: str, e
     e = obj.memory().record_step(episode_id, action, tool=tool, observation=observation, error=error, cost=cost,
                                  value=value, evidence=evidence)
     if as_json:
-        _emit(episode_dict(e, steps=False) | {"step": episode_dict(e)["steps"][-1]}, True)
+        _emit(step_dict(e), True)
     else:
         click.echo(f"step {len(e.steps)} of {e.episode_id} ({e.steps[-1].event_id})")
 
@@ -109,9 +124,7 @@ def end(obj: _Ctx, episode_id: str, status: str, reward: float | None, outcome: 
     """End a running episode; prints what it changed in policies and procedures."""
     result = obj.memory().end_episode(episode_id, status, reward=reward, outcome=outcome, approach=approach)
     if as_json:
-        _emit(episode_dict(result.episode, steps=False) | {"changes": [
-            {"event": type(e).__name__, "stream": e.stream_id, "reason": getattr(e, "reason", "")}
-            for e in result.changes]}, True)
+        _emit(end_dict(result), True)
         return
     click.echo(f"ended {result.episode.episode_id}: {result.episode.status}")
     for line in _change_lines(result.changes):
@@ -194,8 +207,7 @@ def induce(obj: _Ctx, namespace: str | None, as_json: bool) -> None:
     """Run policy induction over every situation (idempotent; episode end does it for its own)."""
     changes = obj.memory().induce_policies(namespace=namespace)
     if as_json:
-        _emit([{"event": type(e).__name__, "stream": e.stream_id, "reason": getattr(e, "reason", "")}
-               for e in changes], True)
+        _emit(change_dicts(changes), True)
         return
     click.echo(f"{len(changes)} change(s)")
     for line in _change_lines(changes):

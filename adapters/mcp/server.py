@@ -1,8 +1,14 @@
-"""The MCP server: nine ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+"""The MCP server: sixteen ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+
+The experience channel's seven tools (episodes, policies, procedures) are in
+:mod:`~hlmem.adapters.mcp.experience_tools`.
 
 Each tool parses its JSON arguments (the SDK validates them against the input schema built from
 the signature), makes one call into :class:`~hlmem.Memory` and returns the CLI's JSON shape
 (:mod:`hlmem.adapters.mcp.shapes`) as structured content. No policy lives here.
+
+The call runner (:class:`~hlmem.adapters.mcp.calls.Calls`) and the arguments' annotations every
+tool shares are in :mod:`~hlmem.adapters.mcp.calls`.
 
 Threads: the SDK is async; ``Memory`` is synchronous and not meant to be entered by two threads
 at once, so every call runs in a worker thread (``anyio.to_thread``) behind one
@@ -18,27 +24,20 @@ going to the server's log (stderr), never to the client. The session goes on eit
 from __future__ import annotations
 
 import functools
-import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Literal
 
-import anyio
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.forget_commands import report_dict
 from hlmem.adapters.mcp import shapes
-from hlmem.domain.errors import HlmemError
+from hlmem.adapters.mcp.calls import ERASE, READ, WRITE, Calls, Id, Namespace, Pairs, Time
+from hlmem.adapters.mcp.experience_tools import add_experience_tools
 
 if TYPE_CHECKING:
     from hlmem.adapters.memory_api import Memory
-
-LOG = logging.getLogger("hlmem.mcp")
-T = TypeVar("T")
 
 #: The server's name in ``initialize`` (clients show it).
 SERVER_NAME = "hlmem"
@@ -50,36 +49,9 @@ CONTEXT_BUDGET = 800
 INSTRUCTIONS = (
     "Long-term memory with two clocks. memory_recall before answering from memory; memory_save each "
     "user turn verbatim; memory_remember an explicit fact; memory_correct a wrong claim by id; "
-    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first).")
-
-Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save.")]
-Time = Annotated[str | None, Field(description="ISO 8601 with a timezone, e.g. 2026-05-01T09:00:00+08:00.")]
-Namespace = Annotated[str | None, Field(description="Namespace (default: the server's, usually 'default').")]
-Pairs = Annotated[dict[str, str] | None, Field(description="Qualifiers, e.g. {\"company\": \"Acme\"}.")]
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
-ERASE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
-
-
-class Calls:
-    """Runs ``Memory`` calls one at a time in a worker thread, with errors turned into tool errors."""
-
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self._limiter = anyio.CapacityLimiter(1)
-
-    async def __call__(self, tool: str, fn: Callable[[], T]) -> T:
-        try:
-            return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
-        except HlmemError as exc:
-            raise ToolError(render.plain(exc, lines=True)) from None
-        except BaseExceptionGroup as exc:  # several validation problems at once
-            raise ToolError("; ".join(render.plain(e, lines=True) for e in exc.exceptions)) from None
-        except Exception as exc:  # a bug: the log gets the traceback, the client one line
-            LOG.exception("tool %s failed", tool)
-            raise ToolError(f"internal error in {tool} ({type(exc).__name__}); the server's log has the "
-                            "details") from None
+    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first). For a task: "
+    "memory_episode_start, memory_episode_step per action, memory_episode_end with how it went; a how-to "
+    "memory_recall (or memory_policies, memory_procedures) returns what worked before.")
 
 
 def build_server(memory: Memory) -> MCPServer:
@@ -144,14 +116,15 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(annotations=ERASE)
     async def memory_forget(
-        id: Annotated[str | None, Field(description="Forget this claim or event (cl_…/ev_…).")] = None,
+        id: Annotated[str | None, Field(
+            description="Forget this claim, event or episode (cl_…/ev_…/ep_…).")] = None,
         session: Annotated[str | None, Field(description="Forget every event of this session.")] = None,
         subject: Annotated[str | None, Field(description="Forget everything about this subject.")] = None,
         namespace: Namespace = None,
         dry_run: Annotated[bool, Field(description="Only report what would go.")] = False,
         reason: Annotated[str, Field(description="Kept in the audit log; do not repeat the forgotten text.")] = "",
     ) -> shapes.ForgetOut:
-        """Erase a claim or event, a whole session, or everything about a subject, with its cascade
+        """Erase a claim, event or episode, a whole session, or everything about a subject, with its cascade
         (give exactly one of id, session, subject). Cannot be undone: try dry_run first."""
         return await call("memory_forget", lambda: report_dict(mem.forget(
             id, session=session, subject=subject, namespace=namespace, dry_run=dry_run, actor="mcp",
@@ -197,6 +170,8 @@ def build_server(memory: Memory) -> MCPServer:
         """Say whether a recalled claim or event helped; it feeds ranking and lifecycle."""
         return await call("memory_feedback", lambda: shapes.write_dict(mem.feedback(
             id, verdict, actor="mcp", reason=reason)))  # type: ignore[return-value]
+
+    add_experience_tools(server, call)
 
     async def packet(query: str) -> str:
         def run() -> str:

@@ -119,3 +119,53 @@ def item_dict(item: ClaimState | ObservationState) -> dict[str, Any]:
     if isinstance(item, ClaimState):
         return {"kind": "claim", "claim": render.claim_dict(item)}
     return {"kind": "event", "event": render.observation_dict(item)}
+
+
+class EpisodeOut(TypedDict):
+    """An episode: the CLI's ``episode show --json`` (``steps`` in order; left out where a write answers)."""
+
+    id: str
+    namespace: str
+    goal: str
+    signature: str
+    context: str
+    approach: str
+    status: str
+    started_at: str | None
+    ended_at: str | None
+    reward: float | None
+    outcome: str
+    cost: float
+    step_count: int
+    steps: NotRequired[list[dict[str, Any]]]
+
+
+class StepOut(EpisodeOut):
+    """``memory_episode_step``: the CLI's ``episode step --json``, the episode and the ``step`` just added."""
+
+    step: dict[str, Any]
+
+
+class EndOut(EpisodeOut):
+    """``memory_episode_end``: the CLI's ``episode end --json``, the episode and the policy/procedure ``changes``."""
+
+    changes: list[dict[str, Any]]
+
+
+class EpisodePageOut(TypedDict):
+    """``memory_episode_list``: episodes without their traces, and the next page's cursor (null on the last)."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class PoliciesOut(TypedDict):
+    """``memory_policies``: the CLI's ``episode policies --json``, each with support and reliability."""
+
+    items: list[dict[str, Any]]
+
+
+class ProceduresOut(TypedDict):
+    """``memory_procedures``: the CLI's ``episode procedures --json``, every version."""
+
+    items: list[dict[str, Any]]

@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hlmem.adapters.server import routes_ops, routes_read, routes_write
+from hlmem.adapters.server import routes_experience, routes_ops, routes_read, routes_write
 from hlmem.adapters.server.api_docs import mount_api_docs
 from hlmem.adapters.server.auth import BearerAuth
 from hlmem.adapters.server.errors import body, message_of, status_and_code
@@ -54,7 +54,7 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
     app = FastAPI(title="hlmem", version=ours, description=DESCRIPTION, redoc_url=None,
                   docs_url=None)
     app.state.hlmem = ServerState(served, settings.max_body_bytes)
-    for module in (routes_read, routes_write, routes_ops):
+    for module in (routes_read, routes_write, routes_experience, routes_ops):
         app.include_router(module.router)
     mount_ui(app)  # the web inspector at /ui (docs/ui.md)
     mount_api_docs(app)  # Swagger UI from local files (no CDN)

@@ -11,6 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hlmem.domain.experience_decisions import (
+    MAX_ACTION_CHARS,
+    MAX_GOAL_CHARS,
+    MAX_OBSERVATION_CHARS,
+    MAX_SHORT_CHARS,
+    MAX_STEP_EVIDENCE,
+)
+
 Text = Field(min_length=1, max_length=100_000)
 Name = Field(min_length=1, max_length=1000)
 
@@ -127,3 +135,42 @@ class BackupIn(_Body):
     """Where on the server to write the backup (a new file, or a directory to name one in)."""
 
     path: str = Field(min_length=1, max_length=4096)
+
+
+class EpisodeIn(_Body):
+    """Begin an episode towards ``goal`` (``Memory.start_episode``); ``context`` refines the situation."""
+
+    goal: str = Field(min_length=1, max_length=MAX_GOAL_CHARS)
+    context: str = Field("", max_length=MAX_SHORT_CHARS)
+    approach: str = Field("", max_length=MAX_SHORT_CHARS)
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+    started_at: str | None = Field(None, max_length=64)
+
+
+class StepIn(_Body):
+    """One step of a running episode's trace (``Memory.record_step``); ``evidence`` cites events (``ev_…``)."""
+
+    action: str = Field(min_length=1, max_length=MAX_ACTION_CHARS)
+    tool: str = Field("", max_length=MAX_SHORT_CHARS)
+    observation: str = Field("", max_length=MAX_OBSERVATION_CHARS)
+    error: str = Field("", max_length=MAX_SHORT_CHARS)
+    cost: float = Field(0.0, ge=0.0)
+    value: float | None = Field(None, ge=-1.0, le=1.0)
+    evidence: list[str] = Field(default_factory=list, max_length=MAX_STEP_EVIDENCE)
+    occurred_at: str | None = Field(None, max_length=64)
+
+
+class EpisodeEndIn(_Body):
+    """How a running episode ended (``Memory.end_episode``): once, with a reward in 0..1."""
+
+    status: Literal["succeeded", "failed", "cancelled"]
+    reward: float | None = Field(None, ge=0.0, le=1.0)
+    outcome: str = Field("", max_length=MAX_OBSERVATION_CHARS)
+    approach: str = Field("", max_length=MAX_SHORT_CHARS)
+
+
+class EpisodeForgetIn(_Body):
+    """Forget an episode with its cascade (``Memory.forget_episode``); ``dry_run`` only reports."""
+
+    dry_run: bool = False
+    reason: str = Field("", max_length=2000)

@@ -81,3 +81,32 @@ def test_bad_input_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert hl(db, "episode", "end", eid, "maybe").code == 2
     empty = hl(db, "episode", "start", "  ")
     assert empty.code == 1 and "goal is empty" in empty.err
+
+
+EAGER_TOML = ("[experience]\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\n"
+              "procedure_min_successes = 3\nprocedure_min_reliability = 0.3\n")
+
+
+def test_the_config_files_experience_thresholds_drive_induction(tmp_path: Path) -> None:
+    db, config = tmp_path / "m.db", tmp_path / "hlmem.toml"
+    config.write_text(EAGER_TOML, encoding="utf-8")
+    for _ in range(4):
+        eid = hl(db, "--config", str(config), "episode", "start", "rotate the TLS certificate", "--approach",
+                 "certbot", "--json").json()["id"]
+        assert hl(db, "--config", str(config), "episode", "step", eid, "certbot renew", "--tool", "certbot").code == 0
+        ended = hl(db, "--config", str(config), "episode", "end", eid, "succeeded", "--json").json()
+    assert {c["event"] for c in ended["changes"]} >= {"PolicyActivated", "ProcedurePromoted"}
+    policies = hl(db, "--config", str(config), "episode", "policies", "--json").json()
+    assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
+    assert hl(db, "episode", "policies", "--json").json()[0]["status"] == "active"  # learnt: stays without the file
+    shown = hl(db, "--config", str(config), "config", "show", "--json").json()["settings"]["experience"]
+    assert shown["value"]["min_support"] == 3 and shown["value"]["z"] == 1.645
+    assert shown["source"] == f"{config}:experience"
+
+
+def test_a_bad_experience_threshold_in_the_config_file_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "hlmem.toml"
+    config.write_text("[experience]\nmin_support = 0\nmin_reliabilty = 0.5\n", encoding="utf-8")
+    bad = hl(tmp_path / "m.db", "--config", str(config), "episode", "list")
+    assert bad.code == 1 and "experience.min_support must be a whole number of at least 1, not 0" in bad.err
+    assert "unknown key(s) min_reliabilty" in bad.err and not (tmp_path / "m.db").exists()

@@ -11,7 +11,7 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
-from support.cli import HLMEM, cli_env  # noqa: E402
+from support.cli import HLMEM, cli_env, end_process  # noqa: E402
 
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
 TOOLS = {"memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
-         "memory_explain", "memory_history", "memory_feedback"}
+         "memory_explain", "memory_history", "memory_feedback", "memory_episode_start", "memory_episode_step",
+         "memory_episode_end", "memory_episode_get", "memory_episode_list", "memory_policies", "memory_procedures"}
 NOW = "2026-12-01T10:00:00+00:00"
 LIMIT = 60  # seconds per session: a hang fails the test instead of blocking the run
 
@@ -55,6 +56,19 @@ async def error_of(mcp: ClientSession, tool: str, /, **arguments: Any) -> str:
     result = await mcp.call_tool(tool, arguments)
     assert result.is_error, (tool, result.structured_content)
     return result.content[0].text
+
+
+def over_stdio(tmp_path: Path, body: Callable[[ClientSession], Awaitable[None]], **env: str) -> None:
+    """``body(session)`` against ``hlmem mcp`` spawned over stdio in ``tmp_path`` (bounded by LIMIT)."""
+    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path, **env),
+                                   cwd=str(tmp_path))
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await body(session)
+
+    anyio.run(main)
 
 
 async def exercise(session: ClientSession) -> None:
@@ -125,42 +139,110 @@ async def exercise(session: ClientSession) -> None:
 
 
 def test_stdio_every_tool_resource_and_prompt(tmp_path: Path) -> None:
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
-                                   cwd=str(tmp_path))
-
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await exercise(session)
-
-    anyio.run(main)
+    over_stdio(tmp_path, exercise)
 
 
 def test_stdio_recall_answers_a_howto_question_with_the_procedure(tmp_path: Path) -> None:
+    seed_policy(tmp_path / "memory.db")
+
+    async def body(session: ClientSession) -> None:
+        await session.initialize()
+        found = await call(session, "memory_recall", query="How do I rotate the TLS certificate?")
+        head = [(i["kind"], i["approach"], i["support"]) for i in found["items"][:2]]
+        assert head == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
+        facts = await call(session, "memory_recall", query="How do I rotate the TLS certificate?", intent="facts")
+        assert all(i["kind"] in ("claim", "event") for i in facts["items"])
+
+    over_stdio(tmp_path, body)
+
+
+async def exercise_episodes(session: ClientSession) -> None:
+    """The experience tools: an episode started, stepped, ended, read and forgotten; policies and
+    procedures listed; bad input as tool errors that write nothing."""
+    await session.initialize()
+    tools = {t.name: t for t in (await session.list_tools()).tools}
+    assert tools["memory_episode_start"].input_schema["required"] == ["goal"]
+    assert set(tools["memory_episode_end"].input_schema["required"]) == {"episode_id", "status"}
+    assert {"changes", "status", "id"} <= set(tools["memory_episode_end"].output_schema["required"])
+
+    saved = await call(session, "memory_save", text="the db container is up", extract=False)
+    ep = await call(session, "memory_episode_start", goal="Set up the dev database", approach="compose")
+    assert ep["id"].startswith("ep_") and ep["status"] == "running" and ep["steps"] == []
+    step = await call(session, "memory_episode_step", episode_id=ep["id"], action="docker compose up -d db",
+                      tool="docker", cost=0.2, value=0.5, evidence=[saved["id"]])
+    assert step["step"]["index"] == 1 and step["step"]["evidence"] == [saved["id"]] and step["step_count"] == 1
+    running = await call(session, "memory_episode_list", status="running")
+    assert [e["id"] for e in running["items"]] == [ep["id"]] and running["next_cursor"] is None
+
+    # Bad input: tool errors, the session goes on, the episode is as it was.
+    assert "no episode" in await error_of(session, "memory_episode_step", episode_id="ep_0000000000", action="x")
+    assert "episode id" in await error_of(session, "memory_episode_get", episode_id="cl_123")
+    assert await error_of(session, "memory_episode_start", goal="")  # schema: min_length
+    assert "goal" in await error_of(session, "memory_episode_start", goal="   ")
+    assert await error_of(session, "memory_episode_end", episode_id=ep["id"], status="succeeded", reward=1.5)
+    assert await error_of(session, "memory_episode_end", episode_id=ep["id"], status="running")
+    assert "ev_gone" in await error_of(session, "memory_episode_step", episode_id=ep["id"], action="x",
+                                       evidence=["ev_gone"])
+    assert (await call(session, "memory_episode_get", episode_id=ep["id"]))["step_count"] == 1
+    assert len((await call(session, "memory_episode_list"))["items"]) == 5  # the four seeded and this one
+
+    ended = await call(session, "memory_episode_end", episode_id=ep["id"], status="succeeded", reward=1.0,
+                       outcome="db up in 40 s")
+    assert ended["status"] == "succeeded" and ended["reward"] == 1.0 and isinstance(ended["changes"], list)
+    assert "already ended" in await error_of(session, "memory_episode_end", episode_id=ep["id"], status="failed")
+    assert "already ended" in await error_of(session, "memory_episode_step", episode_id=ep["id"], action="x")
+    shown = await call(session, "memory_episode_get", episode_id=ep["id"])
+    assert (shown["status"], shown["outcome"], [s["tool"] for s in shown["steps"]]) == (
+        "succeeded", "db up in 40 s", ["docker"])
+
+    # Policies and procedures learnt before the server started (tests/e2e/test_mcp.py seeds them).
+    policies = (await call(session, "memory_policies", status="active"))["items"]
+    assert [(p["approach"], p["support"], p["successes"]) for p in policies] == [("certbot", 4, 4)]
+    procedures = (await call(session, "memory_procedures"))["items"]
+    assert [(p["policy_id"], p["version"], p["steps"]) for p in procedures] == [
+        (policies[0]["id"], 1, ["certbot: certbot renew"])]
+    assert (await call(session, "memory_policies", status="retired"))["items"] == []
+
+    plan = await call(session, "memory_forget", id=ep["id"], dry_run=True)
+    assert plan["dry_run"] and plan["target"] == ep["id"]
+    gone = await call(session, "memory_forget", id=ep["id"])
+    assert not gone["dry_run"]
+    assert (await call(session, "memory_episode_get", episode_id=ep["id"]))["status"] == "forgotten"
+
+
+def seed_policy(path: Path) -> None:
+    """Four successful episodes under low thresholds: an active policy and its procedure."""
     from hlmem import Memory
 
-    with Memory(tmp_path / "memory.db", embedder="hash", now=NOW) as mem:
+    with Memory(path, embedder="hash", now=NOW) as mem:
         mem.set_experience_thresholds({"min_support": 3, "min_reliability": 0.3, "probation": 1,
                                        "procedure_min_successes": 3, "procedure_min_reliability": 0.3})
         for _ in range(4):
             ep = mem.start_episode("rotate the TLS certificate", approach="certbot")
             mem.record_step(ep.episode_id, "certbot renew", tool="certbot")
             mem.end_episode(ep.episode_id, "succeeded", reward=1.0)
-    params = StdioServerParameters(command=HLMEM, args=["--now", NOW, "mcp"], env=env_for(tmp_path),
-                                   cwd=str(tmp_path))
 
-    async def main() -> None:
-        with anyio.fail_after(LIMIT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                found = await call(session, "memory_recall", query="How do I rotate the TLS certificate?")
-                head = [(i["kind"], i["approach"], i["support"]) for i in found["items"][:2]]
-                assert head == [("procedure", "certbot", 4), ("policy", "certbot", 4)]
-                facts = await call(session, "memory_recall", query="How do I rotate the TLS certificate?",
-                                   intent="facts")
-                assert all(i["kind"] in ("claim", "event") for i in facts["items"])
 
-    anyio.run(main)
+def test_stdio_episode_policy_and_procedure_tools(tmp_path: Path) -> None:
+    seed_policy(tmp_path / "memory.db")
+    over_stdio(tmp_path, exercise_episodes)
+
+
+def test_stdio_the_environments_experience_thresholds_reach_the_server(tmp_path: Path) -> None:
+    eager = ('{"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
+             '"procedure_min_reliability": 0.3}')
+
+    async def body(session: ClientSession) -> None:
+        await session.initialize()
+        for _ in range(4):
+            ep = await call(session, "memory_episode_start", goal="rotate the TLS certificate", approach="certbot")
+            await call(session, "memory_episode_step", episode_id=ep["id"], action="certbot renew", tool="certbot")
+            ended = await call(session, "memory_episode_end", episode_id=ep["id"], status="succeeded")
+        assert {c["event"] for c in ended["changes"]} >= {"PolicyActivated", "ProcedurePromoted"}
+        policies = (await call(session, "memory_policies"))["items"]
+        assert [(p["status"], p["support"]) for p in policies] == [("active", 4)]
+
+    over_stdio(tmp_path, body, HLMEM_EXPERIENCE=eager)
 
 
 def free_port() -> int:
@@ -181,14 +263,7 @@ def http_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tupl
         wait_for_port(port, proc)
         yield f"http://127.0.0.1:{port}/mcp", token
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        if proc.stderr:
-            proc.stderr.close()
+        end_process(proc, timeout=10)
 
 
 def wait_for_port(port: int, proc: subprocess.Popen) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +15,7 @@ from hlmem.adapters.listen_guard import check_bind, is_loopback, read_token  # n
 from hlmem.adapters.settings import Settings  # noqa: E402
 from hlmem.domain.errors import ConfigurationError  # noqa: E402
 from support.cli import HLMEM, cli_env, run_cli  # noqa: E402
-from support.rest_server import serving  # noqa: E402
+from support.rest_server import free_port, serve_process, serving  # noqa: E402
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -32,7 +29,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.parametrize(("method", "path", "json"), [
     ("GET", "/v1/stats", None), ("POST", "/v1/memories", {"subject": "a", "predicate": "b", "value": "c"}),
-    ("POST", "/v1/recall", {"query": "c"}), ("GET", "/openapi.json", None), ("GET", "/docs", None),
+    ("POST", "/v1/recall", {"query": "c"}), ("POST", "/v1/episodes", {"goal": "deploy the site"}),
+    ("GET", "/v1/policies", None), ("GET", "/openapi.json", None), ("GET", "/docs", None),
     ("GET", "/v1/nothing-here", None),
 ])
 def test_every_route_but_health_needs_the_token(url: str, method: str, path: str, json: dict | None) -> None:
@@ -88,40 +86,13 @@ def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
     assert named.code == 1 and "OTHER_VAR" in named.err
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 def test_hlmem_serve_as_a_process_with_a_token_from_the_config_files_variable(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "hlmem.toml"
     config.write_text(f'embedder = "hash"\n[server]\nport = {port}\ntoken_env = "MY_SERVER_TOKEN"\n')
     env = cli_env(tmp_path / "m.db", HLMEM_CONFIG=str(config), MY_SERVER_TOKEN=TOKEN)
-    proc = subprocess.Popen([HLMEM, "serve"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        health = None
-        for _ in range(600):  # up to a minute for a cold start on a loaded machine
-            if proc.poll() is not None:
-                break
-            try:
-                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        assert health is not None and health.status_code == 200, proc.stderr.read().decode() if proc.poll() else ""
-        base = f"http://127.0.0.1:{port}"
+    with serve_process(HLMEM, port, env, tmp_path) as base:
         assert httpx.get(f"{base}/v1/stats", timeout=30).status_code == 401
         stats = httpx.get(f"{base}/v1/stats", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
         assert stats.status_code == 200 and stats.json()["embedder"] == "hash"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-        proc.stdout.close()
-        proc.stderr.close()

@@ -159,3 +159,15 @@ def _kept_process_state(cwd: Path, argv: list[str]) -> Iterator[None]:
             for number, handler in signals.items():
                 if signal.getsignal(number) is not handler:
                     signal.signal(number, handler)
+
+
+def end_process(proc: subprocess.Popen, timeout: float = 15) -> None:
+    """Terminate a server process a test started, kill it if it will not stop, close its stderr."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+    if proc.stderr:
+        proc.stderr.close()

@@ -16,6 +16,8 @@ from hlmem.adapters.memory_api import Memory
 from hlmem.adapters.settings import Settings
 from hlmem.adapters.settings_load import Source, load_settings
 from hlmem.application.ranking import RankingConfig
+from hlmem.domain.errors import ConfigurationError
+from hlmem.domain.experience_policy import PolicyThresholds
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -93,6 +95,55 @@ def test_a_broken_config_file_fails_memory_at_open() -> None:
     write(default_config_path(), 'embedder = "bogus"\n')
     with pytest.raises(Exception, match=f"{default_config_path()}: embedder"):
         Memory(":memory:", now=T0)
+
+
+EAGER = "[experience]\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\nz = 1.2\n"
+
+
+def test_experience_thresholds_from_the_file_then_the_environment_whole(tmp_path: Path) -> None:
+    path = write(tmp_path / "hlmem.toml", EAGER)
+    loaded = load_settings(path, environ={})
+    assert loaded.settings.experience == PolicyThresholds(min_support=3, min_reliability=0.3, probation=1, z=1.2)
+    assert loaded.sources["experience"] == Source("file", str(path), "experience")
+    # HLMEM_EXPERIENCE replaces the file's table as a whole, as HLMEM_RANKING does [ranking].
+    loaded = load_settings(path, environ={"HLMEM_EXPERIENCE": '{"min_support": 4}'})
+    assert loaded.settings.experience == PolicyThresholds(min_support=4)
+    assert loaded.sources["experience"] == Source("env", "HLMEM_EXPERIENCE")
+    assert load_settings(path, environ={"HLMEM_EXPERIENCE": "  "}).settings.experience.z == 1.2  # blank: unset
+
+
+def test_bad_experience_thresholds_in_the_file_and_the_environment_are_reported_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path / "hlmem.toml", "[experience]\nmin_support = 0\nz = true\nminimum = 2\n")
+    with pytest.raises(ExceptionGroup) as caught:
+        load_settings(path, environ={"HLMEM_EXPERIENCE": '{"min_lead": 1.5}'})
+    text = "; ".join(str(e) for e in caught.value.exceptions)
+    assert f"{path}: experience.min_support must be a whole number of at least 1, not 0" in text
+    assert f"{path}: experience.z must be in (0, 5], not True" in text
+    assert "unknown key(s) minimum" in text and "known: min_lead, min_reliability, min_support" in text
+    assert "HLMEM_EXPERIENCE.min_lead must be 0..1, not 1.5" in text
+    with pytest.raises(ConfigurationError, match="HLMEM_EXPERIENCE is not JSON"):
+        load_settings(None, environ={"HLMEM_EXPERIENCE": "min_support=3"})
+    with pytest.raises(ConfigurationError, match="HLMEM_EXPERIENCE must be a JSON object of PolicyThresholds"):
+        load_settings(None, environ={"HLMEM_EXPERIENCE": "[3]"})
+
+
+def test_memory_induces_with_the_configured_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    write(default_config_path(), EAGER + "procedure_min_successes = 3\nprocedure_min_reliability = 0.3\n")
+    with Memory(":memory:", now=T0, embedder="none") as mem:
+        assert mem.experience_thresholds.min_support == 3
+        for _ in range(4):
+            ep = mem.start_episode("rotate the TLS certificate", approach="certbot")
+            mem.record_step(ep.episode_id, "certbot renew", tool="certbot")
+            mem.end_episode(ep.episode_id, "succeeded", reward=1.0)
+        assert [(p.status, len(p.support)) for p in mem.policies()] == [("active", 4)]
+        assert [p.status for p in mem.procedures()] == ["active"]
+        assert mem.set_experience_thresholds({"min_support": 8}).min_support == 8  # the call still wins
+        assert mem.experience_thresholds.min_support == 8
+    monkeypatch.setenv("HLMEM_EXPERIENCE", '{"retire_after": 5}')
+    with Memory(":memory:", now=T0, embedder="none") as mem:
+        assert mem.experience_thresholds == PolicyThresholds(retire_after=5)  # the variable beats the file
+    with Memory(":memory:", now=T0, embedder="none", settings=Settings()) as mem:
+        assert mem.experience_thresholds == PolicyThresholds()
 
 
 # -- the round trip: any valid settings mapping, written as TOML and read back -------------------
@@ -183,6 +234,10 @@ SETTINGS_MAPPING = st.fixed_dictionaries({}, optional={
         "cost_per_day": st.none() | st.floats(0, 1e6, allow_nan=False) | st.integers(0, 100),
         "price_book": st.builds(lambda n: f"/books/{n}.json", NAME),
         "reservation_ttl_s": st.floats(0.5, 1e5, allow_nan=False)}),
+    "experience": st.fixed_dictionaries({}, optional={
+        "min_support": st.integers(1, 50), "min_reliability": WEIGHT, "min_lead": WEIGHT,
+        "z": st.floats(0.01, 5, allow_nan=False), "retire_z": st.floats(-5, 5, allow_nan=False),
+        "probation": st.integers(1, 20), "procedure_min_successes": st.integers(1, 50)}),
 }).map(lambda m: {k: ({kk: vv for kk, vv in v.items() if vv is not None} if isinstance(v, dict) and k == "budget"
                       else v) for k, v in m.items()})
 

@@ -92,3 +92,39 @@ def test_a_bad_server_table_is_refused_with_what_is_wrong(table: dict, message: 
     with pytest.raises(ConfigurationError) as caught:
         Settings.from_mapping({"server": table})
     assert message in str(caught.value)
+
+
+def test_an_experience_table_sets_some_thresholds_and_keeps_the_rest() -> None:
+    from hlmem.domain.experience_policy import PolicyThresholds
+
+    s = Settings.from_mapping({"experience": {"min_support": 8, "z": 2}})
+    assert s.experience == PolicyThresholds(min_support=8, z=2)
+    assert Settings().experience == PolicyThresholds() == Settings.from_mapping({"experience": {}}).experience
+    given = PolicyThresholds(probation=5)
+    assert Settings.from_mapping({"experience": given}).experience is given
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"min_support": 0}, "experience.min_support must be a whole number of at least 1, not 0"),
+    ({"min_support": 2.5}, "experience.min_support must be a whole number of at least 1, not 2.5"),
+    ({"probation": True}, "experience.probation must be a whole number of at least 1, not True"),
+    ({"min_reliability": 1.2}, "experience.min_reliability must be 0..1, not 1.2"),
+    ({"min_lead": "high"}, "experience.min_lead must be 0..1, not 'high'"),
+    ({"procedure_min_reliability": float("nan")}, "experience.procedure_min_reliability must be 0..1"),
+    ({"z": 0}, "experience.z must be in (0, 5], not 0"),
+    ({"z": True}, "experience.z must be in (0, 5], not True"),
+    ({"retire_z": -6}, "experience.retire_z must be -5..5, not -6"),
+    ({"min_suport": 3}, "unknown key(s) min_suport in hlmem.toml: experience; known: min_lead"),
+    ([3], "experience must be a table"),
+])
+def test_a_bad_experience_table_is_refused_naming_the_key(table: object, message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_mapping({"experience": table}, source="hlmem.toml")
+    assert message in str(caught.value) and "hlmem.toml" in str(caught.value)
+
+
+def test_every_bad_experience_threshold_is_named_at_once() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_mapping({"experience": {"min_support": 0, "z": 9, "other": 1}}, source="f.toml")
+    text = str(caught.value)
+    assert "unknown key(s) other" in text and "experience.min_support" in text and "experience.z" in text

@@ -283,6 +283,18 @@ def test_thresholds_are_checked() -> None:
         PolicyThresholds(probation=0)
     with pytest.raises(ValidationError):
         PolicyThresholds(retire_z=9.0)
+    with pytest.raises(ValidationError, match="z must be in"):
+        PolicyThresholds(z=True)  # a boolean is no number here (a TOML `true` must not mean 1)
+
+
+def test_threshold_problems_name_every_bad_field() -> None:
+    from attrs import asdict
+
+    from hlmem.domain.experience_policy import threshold_problems
+
+    assert threshold_problems(asdict(PolicyThresholds())) == []
+    bad = {**asdict(PolicyThresholds()), "min_support": 0, "min_lead": -0.1, "retire_z": False}
+    assert [name for name, _ in threshold_problems(bad)] == ["min_support", "min_lead", "retire_z"]
 
 
 def test_redaction_and_the_tombstone_agree() -> None:

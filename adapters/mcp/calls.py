@@ -1,0 +1,56 @@
+"""What every MCP tool shares: :class:`Calls`, which runs one ``Memory`` call at a time in a worker
+thread and turns errors into tool errors, and the arguments' annotations and tool hints.
+
+See :mod:`hlmem.adapters.mcp.server` (the tools, the resource and the prompt) for why calls run
+one at a time and how errors reach the client.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from hlmem.adapters.cli import render
+from hlmem.domain.errors import HlmemError
+
+if TYPE_CHECKING:
+    from hlmem.adapters.memory_api import Memory
+
+LOG = logging.getLogger("hlmem.mcp")
+T = TypeVar("T")
+
+Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save.")]
+Time = Annotated[str | None, Field(description="ISO 8601 with a timezone, e.g. 2026-05-01T09:00:00+08:00.")]
+Namespace = Annotated[str | None, Field(description="Namespace (default: the server's, usually 'default').")]
+Pairs = Annotated[dict[str, str] | None, Field(description="Qualifiers, e.g. {\"company\": \"Acme\"}.")]
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+ERASE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+
+
+class Calls:
+    """Runs ``Memory`` calls one at a time in a worker thread, with errors turned into tool errors."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._limiter = anyio.CapacityLimiter(1)
+
+    async def __call__(self, tool: str, fn: Callable[[], T]) -> T:
+        try:
+            return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
+        except HlmemError as exc:
+            raise ToolError(render.plain(exc, lines=True)) from None
+        except BaseExceptionGroup as exc:  # several validation problems at once
+            raise ToolError("; ".join(render.plain(e, lines=True) for e in exc.exceptions)) from None
+        except Exception as exc:  # a bug: the log gets the traceback, the client one line
+            LOG.exception("tool %s failed", tool)
+            raise ToolError(f"internal error in {tool} ({type(exc).__name__}); the server's log has the "
+                            "details") from None
