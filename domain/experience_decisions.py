@@ -19,7 +19,7 @@ from hlmem.domain.commands import _raise_all, _text_problems, check_namespace
 from hlmem.domain.errors import DomainRuleViolation, NotFound, ValidationError
 from hlmem.domain.evidence import check_evidence
 from hlmem.domain.experience_events import EpisodeEnded, EpisodeStarted, StepRecorded
-from hlmem.domain.experience_signature import approach_of, normalize_approach, trigger_signature
+from hlmem.domain.experience_signature import approach_of, has_words, normalize_approach, trigger_signature
 from hlmem.domain.experience_state import END_STATUSES, EpisodeState
 from hlmem.domain.state import ObservationState
 from hlmem.domain.time import require_aware
@@ -119,10 +119,10 @@ def decide_start(cmd: StartEpisode, *, episode_id: str, event_id: str, now: date
     problems += _text_problems(cmd.actor, "actor", 64)
     started = _time(cmd.started_at, "started_at", problems)
     _raise_all(problems, "episode")
+    if not has_words(cmd.goal):
+        raise ValidationError("the goal has no words left once numbers, paths, ids, quoted text and punctuation "
+                              "are set aside", field="goal")
     signature = trigger_signature(cmd.goal, cmd.context or "")
-    if not signature:
-        raise ValidationError("the goal has no words left once numbers, paths and punctuation are set aside",
-                              field="goal")
     return EpisodeStarted(event_id=event_id, stream_id=episode_id, version=1, recorded_at=now,
                           namespace=cmd.namespace, goal=cmd.goal.strip(), signature=signature,
                           context=(cmd.context or "").strip(), approach=normalize_approach(cmd.approach),

@@ -39,6 +39,12 @@ def normalize_situation(text: str) -> str:
     return out[:MAX_SIGNATURE_CHARS].strip()
 
 
+def has_words(text: str) -> bool:
+    """Whether ``text`` says anything once its values are set aside: some word of its normalised
+    form is not a placeholder (``42 / 3.1`` is ``<n> <n>``: no words)."""
+    return any(not (w.startswith("<") and w.endswith(">")) for w in normalize_situation(text).split())
+
+
 def trigger_signature(goal: str, context: str = "") -> str:
     """The signature of an episode: its normalised goal, then `` | `` and its normalised context if any."""
     head = normalize_situation(goal)

@@ -327,3 +327,15 @@ def test_match_scores() -> None:
     assert match_score("install package foo", "install package foo <n>") == 1.0
     assert match_score("deploy the app", "install package foo") == 0.0
     assert match_score("部署服务", "部署后端服务") > 0.3
+
+
+@pytest.mark.parametrize("goal", ["42 / 3.1", "`deploy`", "src/app.py v2.0 #1234", "?!…", "deadbeef12"])
+def test_a_goal_of_values_alone_is_refused(goal: str) -> None:
+    with pytest.raises(ValidationError, match="no words left"):
+        decide_start(StartEpisode(goal=goal), episode_id="ep_1", event_id="lg_1", now=T0)
+
+
+@pytest.mark.parametrize("goal, signature", [("部署 v2", "部署 <n>"), ("deploy 42", "deploy <n>"),
+                                             ("run `make` in src/x.py", "run <q> in <path>")])
+def test_a_goal_with_a_word_besides_its_values_is_taken(goal: str, signature: str) -> None:
+    assert decide_start(StartEpisode(goal=goal), episode_id="ep_1", event_id="lg_1", now=T0).signature == signature
