@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 import apsw
 
-from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
+from hlmem.adapters.serialization import decode, stored_tags
 from hlmem.adapters.sqlite import context, derived_rows, event_log, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.experience import SQLiteExperience
@@ -102,7 +102,7 @@ class SQLiteLog:
         """Events of the given types between ``after`` and ``before`` (exclusive), in log order
         or newest first. A scan of the envelopes by tag (no index: appends stay cheap; the audit
         reads this rarely — ADR 0016)."""
-        tags = _tags_of(types)
+        tags = stored_tags(types)
         if not tags or (limit is not None and limit <= 0):
             return
         marks = ",".join("?" * len(tags))
@@ -161,19 +161,6 @@ class SQLiteLog:
             out = _projection_rows(self._con, stream_ids)
             out.update(derived_rows.fingerprints(self._con, [i for i in stream_ids if is_derived_id(i)]))
             return out
-
-
-def _tags_of(types: Collection[type[DomainEvent]]) -> list[str]:
-    """Every stored tag that decodes to one of ``types`` (old tags through their upcasters too)."""
-    wanted = set(types)
-    out = []
-    for tag in (*TAGS, *UPCASTERS):
-        final = tag
-        while final in UPCASTERS:
-            final = UPCASTERS[final][0]
-        if TAGS.get(final) in wanted:
-            out.append(tag)
-    return sorted(set(out))
 
 
 def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[str, object]:
