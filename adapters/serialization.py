@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -117,6 +117,19 @@ def tag_of(event: DomainEvent) -> str:
         return TAG_OF[type(event)]
     except KeyError:
         raise SchemaError(f"event type {type(event).__name__} has no registered tag") from None
+
+
+def stored_tags(types: Collection[type[DomainEvent]]) -> list[str]:
+    """Every stored tag that decodes to one of ``types`` (old tags through their upcasters too), sorted."""
+    wanted = set(types)
+    out = []
+    for tag in (*TAGS, *UPCASTERS):
+        final = tag
+        while final in UPCASTERS:
+            final = UPCASTERS[final][0]
+        if TAGS.get(final) in wanted:
+            out.append(tag)
+    return sorted(set(out))
 
 
 def split(event: DomainEvent) -> tuple[dict[str, Any], dict[str, Any]]:

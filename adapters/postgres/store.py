@@ -21,7 +21,7 @@ from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
 from hlmem.adapters.postgres.projection import append_events, load_claims, load_conflicts, load_observations
 from hlmem.adapters.postgres.store_reads import ForgetReads
-from hlmem.adapters.serialization import TAGS, UPCASTERS, decode
+from hlmem.adapters.serialization import UPCASTERS, decode, stored_tags
 from hlmem.adapters.text import segment
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import StorageError
@@ -137,7 +137,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 
     def read_types(self, types: Collection[type[DomainEvent]], *, after: int = 0, before: int | None = None,
                    limit: int | None = None, newest_first: bool = False) -> Iterator[StoredEvent]:
-        tags = _tags_of(types)
+        tags = stored_tags(types)
         if not tags or (limit is not None and limit <= 0):
             return
         order = "DESC" if newest_first else "ASC"
@@ -374,16 +374,3 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 def _decode(row: Sequence) -> DomainEvent:
     return decode(row[4], {"event_id": row[1], "stream_id": row[2], "version": row[3], "recorded_at": row[5],
                            "namespace": row[6], "schema_version": row[7]}, row[8])
-
-
-def _tags_of(types: Collection[type[DomainEvent]]) -> list[str]:
-    wanted = set(types)
-    out = []
-    for tag in (*TAGS, *UPCASTERS):
-        final = tag
-        while final in UPCASTERS:
-            final = UPCASTERS[final][0]
-        if TAGS.get(final) in wanted:
-            out.append(tag)
-    return sorted(set(out))
-
