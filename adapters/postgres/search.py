@@ -33,7 +33,7 @@ from hlmem.adapters.text.bm25_topk import Posting, count_phrase, idf, score_of, 
 from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.application.ports import Candidate
-from hlmem.domain.errors import ModelMismatch, StorageError
+from hlmem.domain.errors import ModelMismatch
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL store is opened (hlmem[postgres])
     import psycopg
@@ -221,11 +221,6 @@ def vector_model(con: psycopg.Connection) -> tuple[str, int] | None:
     if "vector_model" not in rows:
         return None
     return rows["vector_model"], int(rows["vector_dim"])
-
-
-def ensure_dim(vector: bytes, dim: int) -> None:
-    if len(vector) != dim * 4:
-        raise StorageError(f"vector of {len(vector)} bytes does not fit the store's {dim}-d float32 vectors")
 
 
 def ensure_hnsw(con: psycopg.Connection, dim: int) -> None:

@@ -23,6 +23,7 @@ from hlmem.adapters.postgres.projection import append_events, load_claims, load_
 from hlmem.adapters.postgres.store_reads import ForgetReads
 from hlmem.adapters.serialization import UPCASTERS, decode, stored_tags
 from hlmem.adapters.text import segment
+from hlmem.adapters.vectors.fit import check_index_vectors, ensure_dim
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent
@@ -93,13 +94,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None, *,
                payloads: Mapping[str, str] | None = None) -> int:
         index = index or {}
-        if any(entry.vector is not None for entry in index.values()):
-            model = self.vector_model()
-            if model is None:
-                raise StorageError("bind_vector_model() must be called before storing vectors")
-            for entry in index.values():
-                if entry.vector is not None:
-                    search.ensure_dim(entry.vector, model[1])
+        check_index_vectors(index, self.vector_model)
         if not events:
             return self.last_position()
         with self.transaction(), translated("appending events"):
@@ -328,7 +323,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
         for _, vec in vectors:
-            search.ensure_dim(vec, dim)
+            ensure_dim(vec, dim)
         with self.transaction(), translated("replacing vectors"):
             # TRUNCATE, not DELETE: the new dimension's index must not meet the old rows' dead versions.
             self._con.execute("TRUNCATE vectors")

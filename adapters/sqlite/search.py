@@ -17,7 +17,7 @@ from hlmem.adapters.text.fts_query import build_match
 from hlmem.adapters.text.segment import query_terms, segment_for_index
 from hlmem.adapters.vectors.index import VectorIndex
 from hlmem.application.ports import Candidate
-from hlmem.domain.errors import ModelMismatch, StorageError
+from hlmem.domain.errors import ModelMismatch
 from hlmem.domain.time import to_micros
 
 #: How many more FTS hits to fetch than asked, to make up for other namespaces' hits.
@@ -444,7 +444,3 @@ def bind_vector_model(con: apsw.Connection, model_id: str, dim: int) -> None:
         )
 
 
-def ensure_dim(vector: bytes, dim: int) -> None:
-    """Refuse a vector whose byte length does not fit the store's dimension."""
-    if len(vector) != dim * 4:
-        raise StorageError(f"vector of {len(vector)} bytes does not fit the store's {dim}-d float32 vectors")

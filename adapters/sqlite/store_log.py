@@ -16,6 +16,7 @@ from hlmem.adapters.sqlite import context, derived_rows, event_log, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.projector import Projector
+from hlmem.adapters.vectors.fit import check_index_vectors
 from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import is_derived_id
 from hlmem.domain.errors import StorageError
@@ -42,14 +43,7 @@ class SQLiteLog:
             are instead of encoding them again).
         """
         index = index or {}
-        model = None
-        if any(entry.vector is not None for entry in index.values()):
-            model = self.vector_model()
-            if model is None:
-                raise StorageError("bind_vector_model() must be called before storing vectors")
-            for entry in index.values():
-                if entry.vector is not None:
-                    search.ensure_dim(entry.vector, model[1])
+        check_index_vectors(index, self.vector_model)
         if not events:
             return self.last_position()
         with self.transaction(), _translated("appending events"):

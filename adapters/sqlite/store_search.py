@@ -16,6 +16,7 @@ import apsw
 from hlmem.adapters.sqlite import context, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.text import segment
+from hlmem.adapters.vectors.fit import ensure_dim
 from hlmem.application.ports import Candidate
 
 
@@ -122,7 +123,7 @@ class SQLiteSearch:
 
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
         for _, vec in vectors:
-            search.ensure_dim(vec, dim)
+            ensure_dim(vec, dim)
         with self.transaction(), _translated("replacing vectors"):
             self._con.execute("DELETE FROM vectors")
             search.bump_vector_epoch(self._con)
