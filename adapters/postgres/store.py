@@ -303,9 +303,6 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
             return None
         return self._searcher.search_function(namespace, limit, model[1])
 
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None:
-        return self._searcher.mean_vector(ids)
-
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         claims = self.get_claims([i for i in ids if i.startswith("cl_")])
         observations = self.get_observations([i for i in ids if i.startswith("ev_")])

@@ -383,12 +383,6 @@ class VectorCache:
             return [Candidate(item_id, kinds.get(item_id, "claim"), rank, float(score))
                     for rank, (item_id, score) in enumerate(hits, start=1)]
 
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None:
-        """The mean of the unit vectors of ``ids`` loaded so far, as float32 bytes (None: none loaded)."""
-        with self._lock:
-            mean = None if self._index is None else self._index.mean_of(ids)
-        return None if mean is None else mean.astype("<f4").tobytes()
-
     def _load_new(self, con: apsw.Connection, dim: int) -> None:
         if self._index is None:
             self._index = VectorIndex(dim)

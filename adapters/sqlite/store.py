@@ -397,14 +397,6 @@ class SQLiteStorage:
 
         return search
 
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None:
-        with self._lock, _translated("vector search"):
-            model = self.vector_model()
-            if model is None:
-                return None
-            self._vectors.refresh(self._con, model[1])
-        return self._vectors.mean_vector(ids)
-
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:
         with self._lock, _translated("filtering by time"):
             return search.visible(self._con, ids, valid_at, known_at)

@@ -144,11 +144,6 @@ class VectorIndex:
             if len(self._ids) >= _MIN_CALIBRATION_ROWS or self._thresholds is not None:
                 self.calibrate()
 
-    def mean_of(self, ids: Collection[str]) -> np.ndarray | None:
-        """The mean of the (unit) vectors of ``ids`` that are in the index; None when none is."""
-        rows = [row for item in ids if (row := self._row_of.get(item)) is not None]
-        return self._vectors[rows].mean(axis=0) if rows else None
-
     def remove(self, ids: Collection[str]) -> int:
         """Drop ids, moving the last row into each hole; unknown ids are ignored.
 

@@ -38,9 +38,6 @@ class SearchIndex(Protocol):
       ``vector_candidates`` would. The function needs nothing else of the storage: it may run
       while another thread uses it, so recall scans vectors while its full-text search runs in
       another thread (ADR 0022).
-    - ``mean_vector(ids)`` is the mean of the unit-length stored vectors of those ``ids`` that have
-      one and are not forgotten, as float32 bytes (None when none has): recall's pseudo-relevance
-      feedback moves the query vector towards it (ADR 0054).
     - ``context_candidates`` is ``text_candidates`` over the conversational context: every pair of
       consecutive not-forgotten turns of a session (oldest first by recorded time; a lone turn is
       a pair of one), as :func:`hlmem.application.indexing.context_text` reads them; an event
@@ -77,8 +74,6 @@ class SearchIndex(Protocol):
     def vector_candidates(self, namespace: str, vector: bytes, limit: int) -> list[Candidate]: ...
 
     def vector_search(self, namespace: str, limit: int) -> Callable[[bytes], list[Candidate]] | None: ...
-
-    def mean_vector(self, ids: Sequence[str]) -> bytes | None: ...
 
     def visible(self, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]: ...
 

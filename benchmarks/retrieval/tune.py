@@ -64,9 +64,6 @@ GRID: dict[str, tuple[float, ...]] = {
     "session_top": (20, 50, 100),
     "successor_top": (5, 10, 20),
     "spread_weight": (0.0, 0.03, 0.05, 0.08, 0.12),
-    "feedback_weight": (0.0, 0.1, 0.2, 0.3, 0.5),
-    "feedback_alpha": (0.25, 0.5, 1.0, 2.0),
-    "feedback_top": (1, 3, 5, 10),
 }
 METRICS = ("r@10", "hit@10")
 

@@ -54,20 +54,6 @@ class VectorSearchContract(StoreContract):
         with pytest.raises(ModelMismatch):
             search(np.ones(32, "<f4").tobytes())
 
-    def test_mean_vector_is_the_mean_of_the_items_unit_vectors(self, store: Storage,
-                                                                vector_writes: WriteService) -> None:
-        """Pseudo-relevance feedback's read (ADR 0054): unknown ids are left out, none known is None."""
-        texts = ("dark theme in the editor", "flight to Hangzhou")
-        ids = [vector_writes.record(RecordObservation(text=text)).id for text in texts]
-        vectors = HashEmbedder(dim=64).embed_passages(list(texts)).astype(np.float64)
-        units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-        got = np.frombuffer(store.mean_vector([*ids, "ev_nobody"]), dtype="<f4")
-        assert got == pytest.approx(units.mean(axis=0), abs=1e-5)
-        one = np.frombuffer(store.mean_vector(ids[:1]), dtype="<f4")
-        assert one == pytest.approx(units[0], abs=1e-5)
-        assert store.mean_vector(["ev_nobody"]) is None
-        assert store.mean_vector([]) is None
-
     def test_a_vector_search_runs_beside_other_reads_and_writes(self, store: Storage,
                                                                 vector_writes: WriteService) -> None:
         """The function ``vector_search`` returns may run in another thread while this one reads and
