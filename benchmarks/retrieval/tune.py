@@ -20,7 +20,10 @@ Every setting is run end to end through ``Memory.recall`` over the cached stores
 --keep-stores`` built them; settings are read-path only), two at a time, and its per-question
 answers are cached in ``--cache`` so a rerun or a longer grid only runs what is new.
 
-    python -m benchmarks.retrieval.tune [--folds 4] [--passes 2] [--out FILE.json]
+    python -m benchmarks.retrieval.tune [--folds 4] [--passes 2] [--only a,b] [--out FILE.json]
+
+``--only`` searches those weights alone (the others stay at the product defaults): the held-out
+value of one new stage, without rerunning the whole grid.
 
 Prints a table per dataset (defaults vs held-out chosen, R@10 and hit@10), the weights each fold
 chose, and a JSON summary.
@@ -165,13 +168,13 @@ class Search:
         return self.cache[key_of(tuple(setting.items()))]
 
     def ascend(self, trains: list[dict[str, set[str]]], start: dict[str, Any], passes: int,
-               min_gain: float) -> list[dict[str, Any]]:
+               min_gain: float, grid: dict[str, tuple[float, ...]] | None = None) -> list[dict[str, Any]]:
         current = [dict(start) for _ in trains]
         self.scores([tuple(start.items())])
         for sweep in range(passes):
             changed = False
-            for name, grid in GRID.items():
-                values = sorted(set(grid) | {start[name]})
+            for name, values_of in (grid or GRID).items():
+                values = sorted(set(values_of) | {start[name]})
                 trials = [[{**cur, name: v} for v in values] for cur in current]
                 self.scores([tuple(t.items()) for ts in trials for t in ts])
                 for i, (train, ts) in enumerate(zip(trains, trials, strict=True)):
@@ -203,10 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--cache", type=Path, default=None, help="settings' answers (default <cache-dir>/tune.json)")
+    parser.add_argument("--only", default="", help="comma-separated weights to search (default: the whole grid)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.folds < 2:
         raise SystemExit("--folds: at least 2")
+    only = [n for n in args.only.split(",") if n]
+    if set(only) - set(GRID):
+        raise SystemExit(f"--only: unknown weights {sorted(set(only) - set(GRID))}; known: {', '.join(GRID)}")
+    grid = {n: GRID[n] for n in only} if only else GRID
     search = Search(args.cache or args.cache_dir / f"tune-{args.trajectories}.json", args.workers, args.trajectories,
                     args.cache_dir)
     try:
@@ -217,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         folds = deal_folds(names, args.folds)
         everything = {d: set(h) for d, h in names.items()}
         trains = [{d: everything[d] - fold[d] for d in names} for fold in folds]
-        chosen = search.ascend(trains + [everything], start, args.passes, args.min_gain)
+        chosen = search.ascend(trains + [everything], start, args.passes, args.min_gain, grid)
     finally:
         search.close()
-    rows, summary = [], {"folds": args.folds, "passes": args.passes, "min_gain": args.min_gain,
+    rows, summary = [], {"folds": args.folds, "passes": args.passes, "min_gain": args.min_gain, "searched": list(grid),
                          "trajectories": args.trajectories, "settings_run": len(search.cache), "datasets": {}}
     for d in names:
         entry: dict[str, Any] = {}
