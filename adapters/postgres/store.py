@@ -21,6 +21,7 @@ from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
 from hlmem.adapters.postgres.projection import append_events, load_claims, load_conflicts, load_observations
 from hlmem.adapters.postgres.store_reads import ForgetReads
+from hlmem.adapters.log_window import window_rows
 from hlmem.adapters.serialization import UPCASTERS, decode, stored_tags
 from hlmem.adapters.text import segment
 from hlmem.adapters.vectors.fit import check_index_vectors, ensure_dim
@@ -136,24 +137,18 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         if not tags or (limit is not None and limit <= 0):
             return
         order = "DESC" if newest_first else "ASC"
-        low, high, remaining = after, before if before is not None else 2 ** 62, limit
-        while remaining is None or remaining > 0:
-            size = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
+
+        def fetch(low: int, high: int, size: int) -> list:
             with self._lock, translated("reading the log"):
-                found = self._con.execute(
+                return self._con.execute(
                     "SELECT e.position, e.event_id, e.stream_id, e.version, e.tag, e.recorded_at, e.namespace, "
                     "e.schema_version, p.payload FROM events e LEFT JOIN event_payloads p ON p.position = e.position "
                     f"WHERE e.tag = ANY(%s) AND e.position > %s AND e.position < %s ORDER BY e.position {order} "
                     "LIMIT %s", (tags, low, high, size)).fetchall()
-            yield from (StoredEvent(row[0], _decode(row)) for row in found)
-            if len(found) < size:
-                return
-            if newest_first:
-                high = found[-1][0]
-            else:
-                low = found[-1][0]
-            if remaining is not None:
-                remaining -= len(found)
+
+        for row in window_rows(fetch, after=after, before=before, limit=limit, newest_first=newest_first,
+                               chunk=READ_CHUNK):
+            yield StoredEvent(row[0], _decode(row))
 
     def store_id(self) -> str:
         found = self.meta("store_id")

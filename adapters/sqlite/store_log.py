@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 import apsw
 
+from hlmem.adapters.log_window import window_rows
 from hlmem.adapters.serialization import decode, stored_tags
 from hlmem.adapters.sqlite import context, derived_rows, event_log, search
 from hlmem.adapters.sqlite.db import translated as _translated
@@ -101,27 +102,20 @@ class SQLiteLog:
             return
         marks = ",".join("?" * len(tags))
         order = "DESC" if newest_first else "ASC"
-        low, high, remaining = after, before, limit
-        while remaining is None or remaining > 0:
-            size = event_log.READ_CHUNK if remaining is None else min(event_log.READ_CHUNK, remaining)
+
+        def fetch(low: int, high: int, size: int) -> list:
             with self._lock, _translated("reading the log"):
-                found = self._con.execute(
+                return self._con.execute(
                     "SELECT e.position, e.event_id, e.stream_id, e.version, e.tag, e.recorded_at, e.namespace, "
                     "e.schema_version, p.payload FROM events e LEFT JOIN event_payloads p ON p.position = e.position "
                     f"WHERE e.tag IN ({marks}) AND e.position > ? AND e.position < ? ORDER BY e.position {order} "
-                    "LIMIT ?", (*tags, low, high if high is not None else 2 ** 62, size)).fetchall()
-                events = [StoredEvent(row[0], decode(row[4], {
-                    "event_id": row[1], "stream_id": row[2], "version": row[3], "recorded_at": row[5],
-                    "namespace": row[6], "schema_version": row[7]}, row[8])) for row in found]
-            yield from events
-            if len(found) < size:
-                return
-            if newest_first:
-                high = found[-1][0]
-            else:
-                low = found[-1][0]
-            if remaining is not None:
-                remaining -= len(found)
+                    "LIMIT ?", (*tags, low, high, size)).fetchall()
+
+        for row in window_rows(fetch, after=after, before=before, limit=limit, newest_first=newest_first,
+                               chunk=event_log.READ_CHUNK):
+            yield StoredEvent(row[0], decode(row[4], {
+                "event_id": row[1], "stream_id": row[2], "version": row[3], "recorded_at": row[5],
+                "namespace": row[6], "schema_version": row[7]}, row[8]))
 
     def store_id(self) -> str:
         """This store's identity: random, made once (migration ``0010_store_identity``); backups
