@@ -15,14 +15,15 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
+from hlmem.adapters.log_window import window_rows
 from hlmem.adapters.postgres import derived, postings, search
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
 from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
 from hlmem.adapters.postgres.projection import append_events, load_claims, load_conflicts, load_observations
 from hlmem.adapters.postgres.store_reads import ForgetReads
-from hlmem.adapters.log_window import window_rows
 from hlmem.adapters.serialization import UPCASTERS, decode, stored_tags
+from hlmem.adapters.sql_counts import projection_counts
 from hlmem.adapters.text import segment
 from hlmem.adapters.vectors.fit import check_index_vectors, ensure_dim
 from hlmem.application.ports import Candidate, IndexEntry, StoredEvent
@@ -262,13 +263,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
     def counts(self) -> dict[str, int]:
         with self._lock, translated("counting"):
             out = {"events": self._con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0],
-                   "observations": self._con.execute("SELECT count(*) FROM observations").fetchone()[0]}
-            for status, n in self._con.execute("SELECT status, count(*) FROM claims GROUP BY status"):
-                out[f"claims_{status}"] = n
-            out["claims"] = sum(v for k, v in out.items() if k.startswith("claims_"))
-            out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
-            for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
-                out[f"conflicts_{status}"] = n
+                   **projection_counts(self._con)}
             out.update(derived.counts(self._con))
             return out
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import apsw
 
+from hlmem.adapters.sql_counts import projection_counts
 from hlmem.adapters.sqlite import conflict_rows, derived_rows, event_log, rows
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.projector import Projector
@@ -108,14 +109,7 @@ class SQLiteClaims:
 
     def counts(self) -> dict[str, int]:
         with self._lock, _translated("counting"):
-            out = {"events": event_log.last_position(self._con)}
-            out["observations"] = self._con.execute("SELECT count(*) FROM observations").fetchone()[0]
-            for status, n in self._con.execute("SELECT status, count(*) FROM claims GROUP BY status"):
-                out[f"claims_{status}"] = n
-            out["claims"] = sum(v for k, v in out.items() if k.startswith("claims_"))
-            out["vectors"] = self._con.execute("SELECT count(*) FROM vectors").fetchone()[0]
-            for status, n in self._con.execute("SELECT status, count(*) FROM conflicts GROUP BY status"):
-                out[f"conflicts_{status}"] = n
+            out = {"events": event_log.last_position(self._con), **projection_counts(self._con)}
             out.update(derived_rows.counts(self._con))
             return out
 
