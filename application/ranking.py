@@ -113,6 +113,11 @@ class RankingConfig:
         greedily, each event losing ``spread_weight`` × the best score for every event of its
         session already taken (xQuAD-like). "What martial arts has John done?" otherwise gets ten
         turns of one session. 0: off.
+    :param bridge_top: for a question about "the one whose …" (那个电话是132…的人，他在哪工作？;
+        :func:`hlmem.domain.query_parts.referent`), how many heads of the best items (表弟 in
+        "我表弟的电话是132…") are followed with a recall of their own asking what the question asks;
+        their items are interleaved with the question's (ADR 0057). 0: off. 2 beat 1 and 3 on
+        MemDaily `mixed` (docs/benchmarks.md).
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param fold_duplicates: fold near-duplicate items into one.
@@ -141,6 +146,7 @@ class RankingConfig:
     session_weight: float = 0.25
     session_top: int = 50
     spread_weight: float = 0.12
+    bridge_top: int = 2
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     fold_duplicates: bool = True

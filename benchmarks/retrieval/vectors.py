@@ -11,6 +11,7 @@ apart), as for the baselines.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,9 @@ class DiskEmbeddingCache:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(path)
+        # Recall embeds a query it has not seen in its executor thread: one connection, one lock.
+        self._con = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
         self._con.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
                           "vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID")
         self._con.commit()
@@ -38,18 +41,20 @@ class DiskEmbeddingCache:
         """Vectors held for ``hashes`` (missing ones are absent)."""
         out: dict[str, bytes] = {}
         unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update(self._con.execute(f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})",
-                                         (model_id, *chunk)))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                out.update(self._con.execute(f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})",
+                                             (model_id, *chunk)))
         return out
 
     def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
         """Store ``(hash, float32 bytes)`` pairs and commit."""
-        self._con.executemany("INSERT OR IGNORE INTO vectors (model, key, vec) VALUES (?,?,?)",
-                              [(model_id, h, bytes(v)) for h, v in items])
-        self._con.commit()
+        with self._lock:
+            self._con.executemany("INSERT OR IGNORE INTO vectors (model, key, vec) VALUES (?,?,?)",
+                                  [(model_id, h, bytes(v)) for h, v in items])
+            self._con.commit()
 
     def close(self) -> None:
         """Close the file."""
