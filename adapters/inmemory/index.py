@@ -9,7 +9,7 @@ import numpy as np
 from attrs import frozen
 
 from hlmem.adapters.text.fts_query import unicode61_tokens
-from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.adapters.text.segment import search_terms, segment_for_index
 from hlmem.application.ports import Candidate
 
 
@@ -28,7 +28,7 @@ def bm25(query: str, items: Sequence[IndexedItem], tokens: Mapping[str, tuple[st
          exact: bool) -> list[Candidate]:
     """A small BM25 (k1 1.2, b 0.75) over ``tokens`` by item; each query term is matched as a phrase of
     its unicode61 tokens, like the FTS5 adapter. ``exact`` marks hits holding every term."""
-    terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
+    terms = [tuple(segment_for_index(t).split()) for t in search_terms(query)]
     terms = [t for t in terms if t]
     if not terms or not items or limit <= 0:
         return []

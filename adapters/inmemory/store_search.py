@@ -13,7 +13,7 @@ import numpy as np
 
 from hlmem.adapters.inmemory.index import IndexedItem, bm25
 from hlmem.adapters.inmemory.journal import Journal
-from hlmem.adapters.text.segment import prepare, segment_for_index
+from hlmem.adapters.text.segment import index_text, prepare
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate, IndexEntry
 from hlmem.domain.errors import ModelMismatch, StorageError
@@ -43,7 +43,7 @@ class InMemorySearch:
                 raise StorageError(f"vector of {len(entry.vector)} bytes does not fit {model[1]}-d float32")
             vector = np.frombuffer(entry.vector, dtype=np.float32)
         kind = "event" if event.stream_id.startswith("ev_") else "claim"
-        tokens = tuple(segment_for_index(entry.text).split())
+        tokens = tuple(index_text(entry.text).split())
         item = IndexedItem(event.stream_id, kind, event.namespace, tokens, vector)
         self._journal.set(self._items, event.stream_id, item)
 
@@ -75,7 +75,7 @@ class InMemorySearch:
         for turns in sessions.values():
             turns.sort(key=lambda o: (o.recorded_at, o.event_id))
             pairs += list(zip(turns, turns[1:])) if len(turns) > 1 else [(turns[0],)]
-        docs = [IndexedItem(str(n), "pair", namespace, tuple(segment_for_index(context_text(*p)).split()), None)
+        docs = [IndexedItem(str(n), "pair", namespace, tuple(index_text(context_text(*p)).split()), None)
                 for n, p in enumerate(pairs)]
         best: dict[str, Candidate] = {}
         for hit in bm25(query, docs, {d.item_id: d.tokens for d in docs}, len(docs), exact=False):

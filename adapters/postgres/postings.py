@@ -131,3 +131,30 @@ def rebuild(con: psycopg.Connection, batch: int = 5_000) -> None:
         add(con, [(key, ns, toks.split(" ") if toks else []) for key, ns, toks in rows], counts)
         last = rows[-1][0]
     apply(con, counts)
+
+
+def add_stems(con: psycopg.Connection, batch: int = 5_000) -> None:
+    """Layout 2 -> 3 (ADR 0058): each item's stored tokens followed by the stems of its English
+    words, then the lists made again (:func:`rebuild`), in the caller's transaction. The stored
+    tokens are unicode61 parts, so the parts of an atom (``e-mails``) are stemmed here, where new
+    text stems only whole words: a difference of a few tokens, in old items only."""
+    from hlmem.adapters.text.segment import stems_of
+
+    last = 0
+    while True:
+        rows = con.execute("SELECT item_key, tokens FROM items WHERE item_key > %s ORDER BY item_key LIMIT %s",
+                           (last, batch)).fetchall()
+        if not rows:
+            break
+        changed = []
+        for key, tokens in rows:
+            toks = tokens.split(" ") if tokens else []
+            stems = stems_of(toks)
+            if stems:
+                changed.append((key, " ".join(toks + stems), len(toks) + len(stems)))
+        if changed:
+            con.execute("UPDATE items SET tokens = d.tokens, ntok = d.ntok FROM unnest(%s::bigint[], %s::text[], "
+                        "%s::integer[]) AS d(item_key, tokens, ntok) WHERE items.item_key = d.item_key",
+                        ([k for k, _t, _n in changed], [t for _k, t, _n in changed], [n for _k, _t, n in changed]))
+        last = rows[-1][0]
+    rebuild(con, batch)

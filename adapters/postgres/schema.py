@@ -10,7 +10,7 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
@@ -52,6 +52,9 @@ UPGRADES = {
 DROP INDEX IF EXISTS items_tsv;
 ALTER TABLE items DROP COLUMN IF EXISTS tsv;
 """,
+    # 2 -> 3: items index the stems of their English words too (ADR 0058); ``postings.add_stems``
+    # adds them to the stored tokens and makes the lists again.
+    "2": "TRUNCATE postings, term_df, text_totals;",
 }
 
 DDL = r"""

@@ -31,7 +31,7 @@ import numpy as np
 from hlmem.adapters.postgres.db import translated
 from hlmem.adapters.text.bm25_topk import Posting, count_phrase, idf, score_of, top_k
 from hlmem.adapters.text.fts_query import unicode61_tokens
-from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.adapters.text.segment import search_terms, segment_for_index, stems_of
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ModelMismatch
 
@@ -57,7 +57,13 @@ def _clean(token: str) -> str:
 
 
 def tokens_of(text: str) -> list[str]:
-    """The unicode61 tokens of ``text``'s jieba segmentation (what BM25 counts)."""
+    """The unicode61 tokens of ``text``'s jieba segmentation, then the stems of its English words
+    (what BM25 counts; adapters/text/segment.index_text)."""
+    plain = _plain_tokens(text)
+    return plain + stems_of(plain)
+
+
+def _plain_tokens(text: str) -> list[str]:
     return [_clean(p) for raw in segment_for_index(text).split() for p in unicode61_tokens(raw) if _clean(p)]
 
 
@@ -65,7 +71,7 @@ def tokens_of(text: str) -> list[str]:
 def _expansion(token: str) -> tuple[str, ...]:
     """What ``token`` becomes as a query term: a Chinese word, its search-mode expansion
     (``居住地`` -> ``居住 住地 居住地``); most tokens, themselves."""
-    return tuple(tokens_of(token))
+    return tuple(_plain_tokens(token))
 
 
 def phrase_keys(tokens: Sequence[str]) -> Counter:
@@ -101,7 +107,7 @@ def index_rows(entries: Sequence[tuple[str, str, str, str]]) -> list[tuple]:
 
 
 def _terms(query: str) -> list[list[str]]:
-    terms = [tuple(segment_for_index(t).split()) for t in query_terms(query)]
+    terms = [tuple(segment_for_index(t).split()) for t in search_terms(query)]
     return [[_clean(p) for raw in t for p in unicode61_tokens(raw) if _clean(p)] for t in terms if t]
 
 

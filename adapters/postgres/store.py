@@ -54,7 +54,8 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         self.url = url
         con = connect(url)
         try:
-            ensure_schema(con, {"1": postings.rebuild})  # layout 1 -> 2: list every item (ADR 0051)
+            # Layout 1 -> 2: list every item (ADR 0051); 2 -> 3: index English stems (ADR 0058).
+            ensure_schema(con, {"1": postings.rebuild, "2": postings.add_stems})
             from pgvector.psycopg import register_vector
 
             register_vector(con)

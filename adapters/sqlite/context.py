@@ -24,7 +24,7 @@ from datetime import datetime
 import apsw
 
 from hlmem.adapters.sqlite import search
-from hlmem.adapters.text.segment import segment_for_index
+from hlmem.adapters.text.segment import index_text
 from hlmem.application.indexing import context_days
 from hlmem.application.ports import Candidate
 from hlmem.domain.events import ObservationRecorded
@@ -108,7 +108,7 @@ def _body(bodies: Sequence[str], whens: Sequence[datetime]) -> str:
 
 @functools.lru_cache(maxsize=1_024)
 def _segmented(words: str) -> str:
-    return segment_for_index(words)
+    return index_text(words)
 
 
 def refresh(con: apsw.Connection, event_ids: Iterable[str]) -> int:

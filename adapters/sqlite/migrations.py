@@ -483,6 +483,18 @@ def _derived(con: apsw.Connection) -> None:
     )
 
 
+def _english_stems(con: apsw.Connection) -> None:
+    # Full text indexes the stems of English words after the words (ADR 0058): every indexed body,
+    # of an item and of a pair of turns, gets them, as the code that indexes new text adds them.
+    # A body's stems follow from its tokens alone, so no item's text is read again.
+    from hlmem.adapters.text.segment import add_stems
+
+    for table in ("items_fts", "context_fts"):
+        rows = con.execute(f"SELECT rowid, body FROM {table}").fetchall()
+        con.executemany(f"UPDATE {table} SET body = ? WHERE rowid = ?",
+                        [(new, rowid) for rowid, body in rows if (new := add_stems(body)) != body])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -500,6 +512,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0014_worker_heartbeats", _worker_heartbeats),
     Migration("0015_experience", _experience),
     Migration("0016_derived", _derived),
+    Migration("0017_english_stems", _english_stems),
 )
 
 

@@ -14,7 +14,7 @@ import apsw
 import numpy as np
 
 from hlmem.adapters.text.fts_query import build_match
-from hlmem.adapters.text.segment import query_terms, segment_for_index
+from hlmem.adapters.text.segment import index_text, search_terms, segment_for_index
 from hlmem.adapters.vectors.index import VectorIndex
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import ModelMismatch
@@ -40,7 +40,7 @@ def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, te
     """Add one searchable item (text and optional vector) and return its key."""
     con.execute("INSERT INTO items (item_id, kind, namespace) VALUES (?,?,?)", (item_id, kind, namespace))
     key = con.last_insert_rowid()
-    body = segment_for_index(text)
+    body = index_text(text)
     if body:
         con.execute("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", (key, body))
     if vector is not None:
@@ -135,7 +135,7 @@ def index_items(con: apsw.Connection,
     keyed = [(first + i, *item) for i, item in enumerate(items)]
     con.executemany("INSERT INTO items (item_key, item_id, kind, namespace) VALUES (?,?,?,?)",
                     [(k, item_id, kind, ns) for k, item_id, kind, ns, _t, _v in keyed])
-    segmented = {item_id: (k, segment_for_index(text)) for k, item_id, _k, _n, text, _v in keyed}
+    segmented = {item_id: (k, index_text(text)) for k, item_id, _k, _n, text, _v in keyed}
     con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", [kb for kb in segmented.values() if kb[1]])
     con.executemany("INSERT INTO vectors (item_key, vec) VALUES (?, ?)",
                     [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
@@ -288,7 +288,7 @@ def speakers(con: apsw.Connection, namespace: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=256)
 def _search_terms(query: str) -> tuple[str, ...]:
     """The query's terms as the index segments them (shared by the full-text and context searches)."""
-    return tuple(dict.fromkeys(segment_for_index(t) or t for t in query_terms(query)))
+    return tuple(dict.fromkeys(segment_for_index(t) or t for t in search_terms(query)))
 
 
 def visible(con: apsw.Connection, ids: Sequence[str], valid_at: datetime, known_at: datetime) -> set[str]:

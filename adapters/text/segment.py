@@ -9,12 +9,13 @@ import sys
 import threading
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-__all__ = ["STOP_WORDS", "cache_file", "prepare", "query_terms", "segment_for_index"]
+__all__ = ["STOP_WORDS", "add_stems", "cache_file", "english_stem", "index_text", "prepare", "query_terms",
+           "search_terms", "segment_for_index", "stems_of"]
 
 
 class _SearchCutter(Protocol):
@@ -203,6 +204,63 @@ _WHOLE_TEXT_CHARS = 4_096
 @functools.lru_cache(maxsize=8_192)
 def _segment_cached(text: str) -> str:
     return " ".join(_tokens(text))
+
+
+#: English words the stemmer reads: lower-case letters only, four or more (atoms, names with
+#: digits and short words are left as they are).
+_LATIN_WORD = re.compile(r"[a-z]{4,}")
+
+
+@functools.lru_cache(maxsize=1)
+def _english() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65_536)
+def english_stem(token: str) -> str | None:
+    """The Snowball English (Porter 2) stem of a word token when it differs from the word
+    (``camped`` and ``camping`` -> ``camp``), else None (ADR 0058)."""
+    if not _LATIN_WORD.fullmatch(token):
+        return None
+    stem = _english().stemWord(token)
+    return stem if stem != token and len(stem) >= 3 else None
+
+
+def stems_of(tokens: Iterable[str]) -> list[str]:
+    """The stems of the words in ``tokens`` that differ from their word, in order: each token's
+    unicode61 parts are stemmed (``e-mails`` gives ``mail``), as FTS5 and the other stores split
+    them, so a body's stems follow from its stored tokens alone, whichever store holds them."""
+    from hlmem.adapters.text.fts_query import unicode61_tokens
+
+    return [s for token in tokens for part in (unicode61_tokens(token) if not _LATIN_WORD.fullmatch(token) else (token,))
+            if (s := english_stem(part))]
+
+
+def add_stems(body: str) -> str:
+    """An indexed body (space-separated tokens) with the stems of its English words after them:
+    appended, so the words stay next to each other for phrases."""
+    stems = stems_of(body.split())
+    return f"{body} {' '.join(stems)}" if stems else body
+
+
+def index_text(text: str) -> str:
+    """What a search index stores for ``text``: :func:`segment_for_index`, then the stems of its
+    English words (:func:`add_stems`), so "camped" finds "camping" (ADR 0058)."""
+    return add_stems(segment_for_index(text))
+
+
+def search_terms(text: str) -> list[str]:
+    """The terms full text searches for a query: :func:`query_terms`, each English word followed
+    by its stem when the stem differs (a term of its own, matched against :func:`index_text`)."""
+    out: list[str] = []
+    for term in query_terms(text):
+        out.append(term)
+        stem = english_stem(term)
+        if stem:
+            out.append(stem)
+    return list(dict.fromkeys(out))
 
 
 def query_terms(text: str) -> list[str]:

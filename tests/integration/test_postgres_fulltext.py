@@ -21,7 +21,8 @@ from support.store_events import obs_event
 #: Words whose search-mode expansion is a phrase (居住地 -> 居住 住地 居住地), their parts, the
 #: parts in other orders (a phrase's tokens present but not as the phrase), and plain words.
 WORDS = ["居住地", "居住", "住地", "工作城市", "工作", "城市", "自行车", "自行", "行车", "中华人民共和国", "人民",
-         "共和国", "北京", "dark", "mode", "acme-corp", "acme", "corp", "v3.11.7", "3", "11", "7", "a"]
+         "共和国", "北京", "dark", "mode", "acme-corp", "acme", "corp", "v3.11.7", "3", "11", "7", "a",
+         "camping", "camped", "camp", "e-mails"]  # English stems are indexed after the words (ADR 0058)
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 
 
@@ -86,13 +87,15 @@ def test_forget_leaves_no_token_of_the_item_in_the_lists(postgres_url: str) -> N
 
 def test_a_layout_1_store_is_upgraded_and_ranks_as_before(postgres_url: str) -> None:
     queries = ["居住地", "北京 工作城市", "acme-corp v3.11.7", "dark mode", "人民"]
+    texts = {}
     with Memory(postgres_url, embedder="hash") as mem:
         for n, text in enumerate(["我的居住地是北京", "工作城市 北京 dark mode", "acme-corp ships v3.11.7",
                                   "中华人民共和国 人民", "居住 住地 不是 居住地"]):
-            mem.add(f"{text} #{n}", extract=False)
+            texts[mem.add(f"{text} #{n}", extract=False).id] = f"{text} #{n}"
         before = {q: mem.storage.text_candidates("default", q, 10) for q in queries}
     tables = _search_tables(postgres_url)
     with psycopg.connect(postgres_url, autocommit=True) as con:  # back to layout 1's shape
+        _without_stems(con, texts)
         con.execute("DROP TABLE postings, term_df, text_totals")
         con.execute("ALTER TABLE items ADD COLUMN tsv tsvector NOT NULL DEFAULT ''")
         con.execute("CREATE INDEX items_tsv ON items USING gin (tsv)")
@@ -101,9 +104,42 @@ def test_a_layout_1_store_is_upgraded_and_ranks_as_before(postgres_url: str) -> 
         assert {q: mem.storage.text_candidates("default", q, 10) for q in queries} == before
     assert _search_tables(postgres_url) == tables
     with psycopg.connect(postgres_url) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == ("2",)
+        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == ("3",)
         assert con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'items' "
                            "AND column_name = 'tsv'").fetchone() == (0,)
+
+
+def _without_stems(con: psycopg.Connection, texts: dict[str, str]) -> None:
+    """Each item's stored tokens as a store before ADR 0058 held them (its words, no stems);
+    ``texts``: the items' texts by id."""
+    for item_id, text in texts.items():
+        plain = search._plain_tokens(text)
+        con.execute("UPDATE items SET tokens = %s, ntok = %s WHERE item_id = %s", (" ".join(plain), len(plain), item_id))
+
+
+def test_a_layout_2_store_is_upgraded_to_find_english_stems(postgres_url: str) -> None:
+    texts = ["we went camping by the lake", "the camp fire", "我的居住地是北京", "lakes and ships"]
+    queries = ("camped", "居住地", "lake", "ship")
+    with Memory(postgres_url, embedder="hash") as mem:
+        ids = [mem.add(text, extract=False).id for text in texts]
+        before = {q: mem.storage.text_candidates("default", q, 10) for q in queries}
+    by_id = dict(zip(ids, texts))
+    tables = _search_tables(postgres_url)
+    with psycopg.connect(postgres_url, autocommit=True) as con:  # back to layout 2: words, no stems
+        _without_stems(con, by_id)
+        con.execute("TRUNCATE postings, term_df, text_totals")
+        postings.rebuild(con)
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'pg_schema'")
+        df = "SELECT token, df FROM term_df WHERE token IN ('camp', 'lake')"
+        assert dict(con.execute(df).fetchall()) == {"camp": 1, "lake": 1}  # the words alone
+    with Memory(postgres_url, embedder="hash") as mem:
+        after = {q: mem.storage.text_candidates("default", q, 10) for q in queries}
+    assert after == before
+    assert {c.item_id for c in after["camped"]} == {ids[0], ids[1]}
+    assert _search_tables(postgres_url) == tables  # as if indexed anew
+    with psycopg.connect(postgres_url) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == ("3",)
+        assert dict(con.execute(df).fetchall()) == {"camp": 2, "lake": 2}
 
 
 def test_a_newer_layout_is_refused(postgres_url: str) -> None:

@@ -20,7 +20,8 @@ from hlmem.adapters.sqlite.connection import open_connection
 EXPECTED = Path(__file__).parent / "data" / "sqlite_schema.sql"
 #: What migrations.py may import from hlmem: the error it raises, and the one data step
 #: (0012_context_fts writes an existing store's context pairs with the code that writes new ones).
-ALLOWED = {"hlmem.domain.errors", "hlmem.adapters.sqlite"}
+#: The data steps import what writes the rows they fill (context pairs; stems of indexed bodies, ADR 0058).
+ALLOWED = {"hlmem.domain.errors", "hlmem.adapters.sqlite", "hlmem.adapters.text.segment"}
 
 
 def schema_text(con: apsw.Connection) -> str:

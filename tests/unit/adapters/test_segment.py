@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hlmem.adapters.text.fts_query import build_match
-from hlmem.adapters.text.segment import STOP_WORDS, query_terms, segment_for_index
+from hlmem.adapters.text.segment import (STOP_WORDS, add_stems, english_stem, index_text, query_terms, search_terms,
+                                        segment_for_index)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -169,3 +170,34 @@ def test_any_text_segments_indexes_and_queries(text: str) -> None:
     if expression is not None:
         # Every query built from a text finds that text's own row.
         assert con.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (expression,)).fetchall() == [(1,)]
+
+
+# --- English stems (ADR 0058) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("token", "stem"), [
+    ("camped", "camp"), ("camping", "camp"), ("participated", "particip"), ("ships", "ship"),
+    ("camp", None),  # the word is its own stem
+    ("was", None), ("v1.2", None), ("iphone13", None), ("居住地", None), ("Camped", None),  # tokens are lower case
+])
+def test_english_stem(token: str, stem: str | None) -> None:
+    assert english_stem(token) == stem
+
+
+def test_stems_follow_the_words_so_phrases_stay_whole() -> None:
+    assert index_text("We went camping, e-mails v3.11.7 我的居住地") == (
+        segment_for_index("We went camping, e-mails v3.11.7 我的居住地") + " camp mail")
+    assert add_stems("dark mode") == "dark mode"
+    assert search_terms("Where has Melanie camped? 北京") == ["melanie", "melani", "camped", "camp", "北京"]
+
+
+@settings(max_examples=200, database=None)
+@given(st.text(alphabet=st.sampled_from("abcdeilnrstuy -'.我的居住地"), max_size=40))
+def test_stems_of_a_body_follow_from_its_tokens_alone(text: str) -> None:
+    body = segment_for_index(text)
+    stemmed = index_text(text)
+    assert stemmed.split()[:len(body.split())] == body.split()
+    assert add_stems(body) == stemmed  # what migration 0017 does to an old body
+    # Every stem a query of the text searches for is among the text's indexed tokens.
+    stems = [t for t in search_terms(text) if t not in query_terms(text)]
+    assert set(stems) <= set(stemmed.split())
