@@ -118,6 +118,9 @@ class RankingConfig:
         "我表弟的电话是132…") are followed with a recall of their own asking what the question asks;
         their items are interleaved with the question's (ADR 0057). 0: off. 2 beat 1 and 3 on
         MemDaily `mixed` (docs/benchmarks.md).
+    :param question_parts: split compound questions and follow corrections
+        (:mod:`hlmem.domain.query_parts`, ADR 0057); off (or ``understand_query=False``): the
+        query is searched as written.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param fold_duplicates: fold near-duplicate items into one.
@@ -147,6 +150,7 @@ class RankingConfig:
     session_top: int = 50
     spread_weight: float = 0.12
     bridge_top: int = 2
+    question_parts: bool = True
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     fold_duplicates: bool = True

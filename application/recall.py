@@ -110,7 +110,7 @@ class RecallService:
                     entity_constraint=entity_constraint, budget=budget, now=now, clock=self._clock,
                     config=self._ranking)
         q = read_query(query, **args)  # validates the whole query, whatever its parts
-        parts = question_parts(query) if understand_query else (query.strip(),)
+        parts = question_parts(query) if understand_query and self._ranking.question_parts else (query.strip(),)
         if parts == (query.strip(),):
             runs = [self._run(q)]
         else:

@@ -108,3 +108,11 @@ def test_bridge_top_zero_turns_the_bridge_off() -> None:
         mem.add("我表弟的电话号码是13225162475。", extract=False)
         result = mem.recall("那个联系电话是13225162475的人，其姓名是什么？", k=2)
         assert not any(n.startswith("bridge:") for n in result.notes)
+
+
+def test_question_parts_off_searches_the_query_as_written() -> None:
+    with Memory(":memory:", embedder="none", now=T0, ranking={"question_parts": False}) as mem:
+        ids = notes(mem)
+        result = mem.recall("我上司的邮箱地址是多少来着？另外，我手里拿的这部手机是什么型号来着？", k=3)
+        assert ids["我的手机是苹果的iPhone13。"] not in {i.id for i in result.items}
+        assert not any(n.startswith(("compound question", "correction")) for n in result.notes)
