@@ -149,7 +149,7 @@ class RecallService:
         heads: list[str] = []
         for item in run.items[:top * 2]:
             head = note_head(item.text)
-            if head and head.casefold() not in folded and head not in heads:
+            if head and head.casefold() not in folded and head.casefold() not in SELF_SUBJECTS and head not in heads:
                 heads.append(head)
             if len(heads) == top:
                 break

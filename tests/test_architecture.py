@@ -32,8 +32,8 @@ INTERNAL = {
     "hlmem.plugins": ("hlmem.application", "hlmem.plugins"),
 }
 #: Named in the style guide: never in the application, not even for typing.
-INFRASTRUCTURE = ("numpy", "apsw", "httpx", "jieba", "cattrs", "dependency_injector", "sqlite_vec", "click", "rich", "numba",
-                  "snowballstemmer")
+INFRASTRUCTURE = ("numpy", "apsw", "httpx", "jieba", "cattrs", "dependency_injector", "sqlite_vec", "click", "rich",
+                  "numba", "snowballstemmer")
 
 
 @frozen

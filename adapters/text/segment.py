@@ -234,8 +234,9 @@ def stems_of(tokens: Iterable[str]) -> list[str]:
     them, so a body's stems follow from its stored tokens alone, whichever store holds them."""
     from hlmem.adapters.text.fts_query import unicode61_tokens
 
-    return [s for token in tokens for part in (unicode61_tokens(token) if not _LATIN_WORD.fullmatch(token) else (token,))
-            if (s := english_stem(part))]
+    parts = (part for token in tokens
+             for part in ((token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)))
+    return [s for part in parts if (s := english_stem(part))]
 
 
 def add_stems(body: str) -> str:

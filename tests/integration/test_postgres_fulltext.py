@@ -114,7 +114,8 @@ def _without_stems(con: psycopg.Connection, texts: dict[str, str]) -> None:
     ``texts``: the items' texts by id."""
     for item_id, text in texts.items():
         plain = search._plain_tokens(text)
-        con.execute("UPDATE items SET tokens = %s, ntok = %s WHERE item_id = %s", (" ".join(plain), len(plain), item_id))
+        con.execute("UPDATE items SET tokens = %s, ntok = %s WHERE item_id = %s",
+                    (" ".join(plain), len(plain), item_id))
 
 
 def test_a_layout_2_store_is_upgraded_to_find_english_stems(postgres_url: str) -> None:

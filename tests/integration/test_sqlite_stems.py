@@ -62,3 +62,22 @@ def test_migration_0017_adds_the_stems_to_an_older_store(tmp_path: Path, monkeyp
     for table in ("items_fts", "context_fts"):  # the same words and stems (in another order for pairs)
         old, new = _bodies(tmp_path / "old.db", table), _bodies(tmp_path / "new.db", table)
         assert {k: sorted(v.split()) for k, v in old.items()} == {k: sorted(v.split()) for k, v in new.items()}
+
+
+def test_after_migration_0017_forget_still_leaves_no_token(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "old.db"
+    with monkeypatch.context() as patch:
+        patch.setattr(segment, "english_stem", lambda token: None)
+        with Memory(path, embedder="none", now=T0) as mem:
+            for i in range(50):
+                mem.add(f"filler note number {i} about tea and weather", session="f", extract=False)
+            secret = mem.add("the zqxwvplough rendezvous happened yesterday", session="p", extract=False).id
+    con = open_connection(str(path))
+    con.execute("DELETE FROM _migrations WHERE name = '0017_english_stems'")
+    con.close()
+    with Memory(path, embedder="none", now=T0) as mem:  # migrates: secure-delete off, optimize, on again
+        blocks = ("SELECT count(*) FROM items_fts_data WHERE instr(block, CAST(? AS BLOB)) > 0")
+        assert mem.storage.connection.execute(blocks, (b"rendezv",)).fetchone()[0] > 0  # the stem, indexed
+        mem.forget(secret)
+        for token in (b"zqxwvplough", b"rendezvous", b"rendezv"):
+            assert mem.storage.connection.execute(blocks, (token,)).fetchone()[0] == 0, token
