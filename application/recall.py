@@ -25,11 +25,12 @@ from hlmem.application.experience_recall import ExperienceRecall, check_intent, 
 from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
                                        fold_key_of_text, fuse)
 from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
+from hlmem.application.recall_parts import bridge_heads, interleave, part_notes
 from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
 from hlmem.application.recall_reads import Pending, RecallReads
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.queries import row_at
-from hlmem.domain.query_parts import note_head, question_parts, referent
+from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
 from hlmem.domain.state import SELF_SUBJECTS, ClaimState, ObservationState
 
@@ -117,15 +118,15 @@ class RecallService:
             runs = [self._run(read_query(part, **args)) for part in parts]
             if len(runs) == 1:  # one question, after a correction: it is what the result reads
                 q = runs[0].query
-        notes = _part_notes(parts, query, runs)
+        notes = part_notes(parts, query, (run.notes for run in runs))
         lists = []
         for part, run in zip(parts, runs):
             hops = self._bridge(part, run, args, notes) if understand_query else []
-            lists.append(_interleave([run.items, _interleave([h.items for h in hops], len(run.items))], len(run.items))
+            lists.append(interleave([run.items, interleave([h.items for h in hops], len(run.items))], len(run.items))
                          if hops else run.items)
         if session is not None:
             lists = [[i for i in items if i.kind != "event" or i.session_id == session] for items in lists]
-        items = tuple(_interleave(lists, q.k))
+        items = tuple(interleave(lists, q.k))
         if self._experience is not None and mode != "facts":
             items = merge_items(self._experience.items(query, namespace=q.namespace, intent=mode, k=q.k), items, q.k)
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
@@ -141,21 +142,11 @@ class RecallService:
         what the question asks of it: 那个电话是132…的人，他在哪工作？ finds "我表弟的电话是132…",
         then asks "表弟 他在哪工作？" (ADR 0057)."""
         top = run.query.config.bridge_top
-        read = referent(question) if top > 0 else None
-        if read is None or not run.items:
+        found = bridge_heads(question, (i.text for i in run.items[:top * 2]), top)
+        if found is None:
             return []
-        asked = read[1]
-        folded = question.casefold()
-        heads: list[str] = []
-        for item in run.items[:top * 2]:
-            head = note_head(item.text)
-            if head and head.casefold() not in folded and head.casefold() not in SELF_SUBJECTS and head not in heads:
-                heads.append(head)
-            if len(heads) == top:
-                break
-        if not heads:
-            return []
-        notes.append(f"bridge: the question asks of {read[0]!r}; followed {', '.join(heads)}")
+        condition, asked, heads = found
+        notes.append(f"bridge: the question asks of {condition!r}; followed {', '.join(heads)}")
         return [self._run(read_query(f"{head} {asked}", **args)) for head in heads]
 
     def _run(self, q: RecallQuery) -> _Run:
@@ -389,32 +380,6 @@ STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
     RecallService._sessions, RecallService._visible, RecallService._score, RecallService._spread,
     RecallService._constrain, RecallService._build, RecallService._rerank,
 )
-
-
-def _part_notes(parts: tuple[str, ...], query: str, runs: Sequence[_Run]) -> list[str]:
-    """The notes of a recall: each run's, in order and once, after a line on how the query was
-    read when it was split or narrowed (:mod:`hlmem.domain.query_parts`)."""
-    head: list[str] = []
-    if len(parts) > 1:
-        head.append(f"compound question: {len(parts)} parts searched apart, their best items interleaved: "
-                    + " | ".join(repr(p) for p in parts))
-    elif parts != (query.strip(),):
-        head.append(f"correction: only what follows it is searched: {parts[0]!r}")
-    return list(dict.fromkeys([*head, *(n for run in runs for n in run.notes)]))
-
-
-def _interleave(lists: Sequence[Sequence[RecallItem]], k: int) -> list[RecallItem]:
-    """The first ``k`` items of ``lists`` taken in turn (the best of each, then the second of each,
-    …), each item once: every part of a compound question gets its share of the slots, and a part
-    with fewer items leaves its slots to the others."""
-    if len(lists) == 1:
-        return list(lists[0][:k])
-    out: dict[str, RecallItem] = {}
-    for rank in range(max((len(items) for items in lists), default=0)):
-        for items in lists:
-            if rank < len(items) and len(out) < k:
-                out.setdefault(items[rank].id, items[rank])
-    return list(out.values())
 
 
 def _held_in(claims: Mapping[str, ClaimState], period: tuple[datetime | None, datetime | None],
