@@ -135,9 +135,9 @@ def rebuild(con: psycopg.Connection, batch: int = 5_000) -> None:
 
 def add_stems(con: psycopg.Connection, batch: int = 5_000) -> None:
     """Layout 2 -> 3 (ADR 0058): each item's stored tokens followed by the stems of its English
-    words, then the lists made again (:func:`rebuild`), in the caller's transaction. The stored
-    tokens are unicode61 parts, so the parts of an atom (``e-mails``) are stemmed here, where new
-    text stems only whole words: a difference of a few tokens, in old items only."""
+    words, then the lists made again (:func:`rebuild`), in the caller's transaction. The stems
+    follow from the stored tokens alone (``stems_of`` stems unicode61 parts, as indexing new text
+    does), so an upgraded store holds what one indexed anew holds."""
     from hlmem.adapters.text.segment import stems_of
 
     last = 0

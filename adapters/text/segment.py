@@ -11,6 +11,8 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hlmem.adapters.text.fts_query import unicode61_tokens
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
@@ -232,8 +234,6 @@ def stems_of(tokens: Iterable[str]) -> list[str]:
     """The stems of the words in ``tokens`` that differ from their word, in order: each token's
     unicode61 parts are stemmed (``e-mails`` gives ``mail``), as FTS5 and the other stores split
     them, so a body's stems follow from its stored tokens alone, whichever store holds them."""
-    from hlmem.adapters.text.fts_query import unicode61_tokens
-
     parts = (part for token in tokens
              for part in ((token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)))
     return [s for part in parts if (s := english_stem(part))]
