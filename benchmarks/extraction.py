@@ -97,8 +97,24 @@ def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
     if item["kind"] == "nonfact":
         return not cands, cands
     found = all(any(matches(e, c.subject, c.predicate, c.value, c.polarity) for c in cands) for e in item["expect"])
-    forbidden = {DEFAULT_REGISTRY.canonical(f["predicate"]) for f in item.get("forbid", ())}
-    return found and not any(c.predicate in forbidden for c in cands), cands
+    return found and not forbidden_hits(item, cands), cands
+
+
+def violates(rule: dict[str, Any], subject: str, predicate: str, value: str) -> bool:
+    """Whether a claim is one a ``forbid`` entry rules out: every field the entry gives must match
+    (``subject``; ``predicate``, one name or a list; ``value`` as a substring)."""
+    if "subject" in rule and not same_subject(rule["subject"], subject):
+        return False
+    if "predicate" in rule:
+        preds = rule["predicate"] if isinstance(rule["predicate"], list) else [rule["predicate"]]
+        if DEFAULT_REGISTRY.canonical(predicate) not in {DEFAULT_REGISTRY.canonical(p) for p in preds}:
+            return False
+    return "value" not in rule or norm(rule["value"]) in norm(value)
+
+
+def forbidden_hits(item: dict[str, Any], cands: Sequence[CandidateClaim]) -> list[tuple[dict[str, Any], CandidateClaim]]:
+    """The (rule, claim) pairs where a candidate is one the item forbids."""
+    return [(f, c) for f in item.get("forbid", ()) for c in cands if violates(f, c.subject, c.predicate, c.value)]
 
 
 def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:
@@ -133,16 +149,24 @@ def _all_claims(mem: Memory) -> Iterable[Any]:
         after = page.next_cursor
 
 
-def statements(items: Sequence[dict[str, Any]], *, verbose: bool) -> dict[str, Any]:
+def statements(items: Sequence[dict[str, Any]], *, verbose: bool, quiet: bool = False) -> dict[str, Any]:
     per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     totals = {"fact": [0, 0], "nonfact": [0, 0], "sequence": [0, 0]}
     failures = []
+    #: items with a forbidden claim, those where it is a wrong subject, and claims no expectation names.
+    wrong = {"forbidden": 0, "wrong_subject": 0, "extra_claims": 0}
     for item in items:
         if item["kind"] == "sequence":
             ok, got = score_sequence(item)
         else:
             ok, cands = score_item(item)
             got = [f"{c.subject}·{c.predicate}·{c.value}{'' if c.polarity else ' (not)'}" for c in cands]
+            hits = forbidden_hits(item, cands)
+            wrong["forbidden"] += bool(hits)
+            wrong["wrong_subject"] += any("subject" in f for f, _ in hits)
+            if item["kind"] == "fact":
+                wrong["extra_claims"] += sum(
+                    not any(matches(e, c.subject, c.predicate, c.value, c.polarity) for e in item["expect"]) for c in cands)
         key = f"{item['class']}/{item['lang']}"
         per_class[key][0] += ok
         per_class[key][1] += 1
@@ -153,13 +177,18 @@ def statements(items: Sequence[dict[str, Any]], *, verbose: bool) -> dict[str, A
     if verbose:
         for f in failures:
             print(f"  FAIL {f['id']}: {f['text']}\n        got {f['got']}")
-    print(f"{'class/lang':<22}{'pass':>6}{'n':>5}{'rate':>8}")
-    for key in sorted(per_class):
+    for key in () if quiet else sorted(per_class):
+        if key == min(per_class):
+            print(f"{'class/lang':<22}{'pass':>6}{'n':>5}{'rate':>8}")
         ok, n = per_class[key]
         print(f"{key:<22}{ok:>6}{n:>5}{ok / n:>8.2f}")
     rates = {k: (round(v[0] / v[1], 3) if v[1] else None) for k, v in totals.items()}
     print(f"fact recall {rates['fact']}  non-fact precision {rates['nonfact']}  sequence accuracy {rates['sequence']}")
+    print(f"items with a forbidden claim {wrong['forbidden']} (a wrong subject: {wrong['wrong_subject']}); "
+          f"claims on fact items that no expectation names: {wrong['extra_claims']}")
     return {"fact_recall": rates["fact"], "nonfact_precision": rates["nonfact"], "sequence_accuracy": rates["sequence"],
+            "forbidden_items": wrong["forbidden"], "wrong_subject_items": wrong["wrong_subject"],
+            "extra_claims": wrong["extra_claims"],
             "counts": {k: {"pass": v[0], "n": v[1]} for k, v in totals.items()},
             "per_class": {k: {"pass": v[0], "n": v[1]} for k, v in sorted(per_class.items())},
             "failures": [f["id"] for f in failures]}
@@ -232,7 +261,10 @@ def throughput(texts: Sequence[str], min_seconds: float = 1.0) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dev", type=Path, default=DEV, help="statement set (JSONL)")
+    parser.add_argument("--dev", "--set", dest="dev", type=Path, default=DEV,
+                        help="statement set (JSONL); a fresh set is scored with --set PATH --quiet")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only the totals and the JSON summary (scoring a fresh set once without reading it)")
     parser.add_argument("--sealed", action="store_true", help=f"score the held-back split ({SEALED.name}) instead")
     parser.add_argument("--memdaily", type=Path, default=MEMDAILY, help="MemDaily folder (26 JSON files)")
     parser.add_argument("--trajectories", type=int, default=10, help="trajectories per MemDaily file")
@@ -252,9 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"statements: {path.name}, {len(items)} items")
     summary: dict[str, Any] = {"benchmark": "extraction", "set": path.name, "items": len(items),
                                "pos_tagger": not args.no_pos}
-    summary["statements"] = statements(items, verbose=args.verbose)
+    summary["statements"] = statements(items, verbose=args.verbose and not args.quiet, quiet=args.quiet)
     texts = [i["text"] for i in items if "text" in i] + [t for i in items for t in i.get("texts", ())]
-    if args.memdaily.is_dir():
+    if args.quiet:
+        md_texts = []
+    elif args.memdaily.is_dir():
         summary["memdaily"], md_texts = memdaily(args.memdaily, args.trajectories)
     else:
         print(f"MemDaily folder {args.memdaily} not found: skipped (pass --memdaily PATH)", file=sys.stderr)
