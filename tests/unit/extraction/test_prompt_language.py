@@ -71,3 +71,11 @@ def test_a_value_copied_from_its_text_is_never_translated(text: str) -> None:
     assert not translated(text, text)
     for start in range(0, len(text), 7):
         assert not translated(text[start:start + 5], text)
+
+
+@pytest.mark.parametrize("importance", [5, 8.5, -1, 1.5])
+def test_an_importance_on_the_models_own_scale_is_read_as_the_default(importance: float) -> None:
+    answer = json.loads(_answer("杭州", "我住在杭州"))
+    answer["claims"][0]["importance"] = importance
+    (claim,) = parse_extraction(json.dumps(answer, ensure_ascii=False), [_event("我住在杭州")])
+    assert claim.importance == 0.5
