@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 pytest.importorskip("fastapi", reason="the server package's tests need the extra: pip install 'hlmem[server]'")
 
@@ -31,11 +35,29 @@ def test_a_plain_name_is_kept_with_db_added(name: str | None, file: str | None) 
     ("..\\x", "path separator"), ("..", "'..'"), ("a..b", "'..'"), (".hidden", "starts with '.'"),
     ("", "may hold only"), (" x", "may hold only"), ("x\n", "may hold only"), ("C:x", "may hold only"),
     ("a b", "may hold only"), ("x" * 121, "longer than 120"), ("$(rm -rf)", "may hold only"),
+    ("\u2215etc\u2215passwd", "may hold only"), ("\uff0e\uff0e", "may hold only"), ("x\u202e.db", "may hold only"),
+    ("%2e%2e%2fx", "may hold only"), ("~root", "may hold only"),
 ])
 def test_anything_else_is_refused_saying_why(name: str, why: str) -> None:
     with pytest.raises(UnsafeName) as caught:
         backup_file_name(name)
     assert why in str(caught.value) and caught.value.field == "name" and "\n" not in str(caught.value)
+
+
+@given(st.text(max_size=40) | st.text(alphabet="./\\\x00ab:~", max_size=12))
+@example("../x")
+@example("/etc/cron.d/x")
+@example("..")
+@example("x/..")
+def test_no_accepted_name_leaves_the_folder_or_hides(name: str) -> None:
+    try:
+        file = backup_file_name(name)
+    except UnsafeName:
+        return
+    folder = Path("/srv/backups")
+    target = folder / file
+    assert target.parent == folder and os.path.normpath(target) == str(target)
+    assert not file.startswith(".") and file.endswith(".db") and "\x00" not in file
 
 
 def test_the_directory_is_the_setting_or_the_user_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
