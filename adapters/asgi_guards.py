@@ -36,7 +36,7 @@ def host_refusal(what: str) -> str:
     """What a refused request is told: what it was addressed to (never the allowlist itself)."""
     return (f"this server does not answer to {what}: only to localhost, 127.0.0.1, [::1], its bound address and "
             "the names in [server] public_names (a guard against DNS rebinding); reach it by one of those, or add "
-            "the name to public_names")
+            "the name to public_names (--public-name)")
 
 
 def origin_refusal(what: str) -> str:
