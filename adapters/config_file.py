@@ -5,7 +5,7 @@ Found by :func:`find_config_file`: the CLI's ``--config PATH``, else ``$HLMEM_CO
 named explicitly must exist; the default one may be missing. :func:`read_config_file` parses it
 with ``tomllib`` and maps its layout (:data:`FILE_KEYS`, docs/config.md) to field names, so
 :meth:`Settings.from_mapping <hlmem.adapters.settings.Settings.from_mapping>` validates it like
-every other source. Relative paths (``db``, ``[budget] price_book``) are taken from the file's
+every other source. Relative paths (``db``, ``[budget] price_book``, ``[server] backup_dir``) are taken from the file's
 directory. Secrets are never read from the file: a key that looks like one is refused.
 """
 
@@ -215,3 +215,6 @@ def _resolve_paths(values: dict[str, Any], base: Path) -> None:
     budget = values.get("budget")
     if isinstance(budget, Mapping) and "price_book" in budget:
         values["budget"] = {**budget, "price_book": resolved(budget["price_book"])}
+    server = values.get("server")
+    if isinstance(server, Mapping) and "backup_dir" in server:
+        values["server"] = {**server, "backup_dir": resolved(server["backup_dir"])}

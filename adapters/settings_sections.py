@@ -18,6 +18,7 @@ from typing import Any
 
 from attrs import fields, frozen
 
+from hlmem.adapters.listen_guard import host_name, public_name_problem
 from hlmem.domain.errors import ConfigurationError
 from hlmem.domain.experience_policy import PolicyThresholds, threshold_problems
 
@@ -207,12 +208,19 @@ class ServerSettings:
     :param token_env: the environment variable holding the bearer token: the file names the
         variable, never the token itself.
     :param max_body_bytes: larger request bodies are refused with 413 before they are read.
+    :param backup_dir: where ``POST /v1/backup`` writes (None: ``backups`` in the user data
+        directory); a caller names at most the file (ADR 0059).
+    :param public_names: host names (or addresses) clients reach the server by beyond loopback and
+        the bound address; a request with any other ``Host`` is refused (DNS rebinding, ADR 0059).
+        ``hlmem mcp --transport http`` honours them too.
     """
 
     host: str = "127.0.0.1"
     port: int = 8765
     token_env: str = "HLMEM_SERVER_TOKEN"
     max_body_bytes: int = 1 << 20
+    backup_dir: str | None = None
+    public_names: tuple[str, ...] = ()
 
 
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -222,12 +230,13 @@ def server_settings(value: ServerSettings | Mapping[str, Any] | None, where: str
     """The ``[server]`` table as a :class:`ServerSettings` (validated now).
 
     :raises ConfigurationError: an unknown key, a blank host, a port outside 1..65535, a
-        ``token_env`` that is not a variable name, or a non-positive ``max_body_bytes``.
+        ``token_env`` that is not a variable name, a non-positive ``max_body_bytes``, a blank
+        ``backup_dir``, or a public name that is not a bare host name or address.
     """
     if value is None or isinstance(value, ServerSettings):
         return value or ServerSettings()
     value = _table(value, where)
-    _unknown(value, {"host", "port", "token_env", "max_body_bytes"}, where)
+    _unknown(value, {"host", "port", "token_env", "max_body_bytes", "backup_dir", "public_names"}, where)
     default = ServerSettings()
     host = value.get("host", default.host)
     if not isinstance(host, str) or not host.strip():
@@ -242,7 +251,23 @@ def server_settings(value: ServerSettings | Mapping[str, Any] | None, where: str
     size = value.get("max_body_bytes", default.max_body_bytes)
     if type(size) is not int or size <= 0:
         raise ConfigurationError(f"{where}.max_body_bytes must be a whole number of bytes > 0, not {size!r}")
-    return ServerSettings(host=host.strip(), port=port, token_env=token_env, max_body_bytes=size)
+    backup_dir = value.get("backup_dir")
+    if backup_dir is not None and (not isinstance(backup_dir, str) or not backup_dir.strip() or "\x00" in backup_dir):
+        raise ConfigurationError(f"{where}.backup_dir must be a folder path, not {backup_dir!r}")
+    return ServerSettings(host=host.strip(), port=port, token_env=token_env, max_body_bytes=size,
+                          backup_dir=None if backup_dir is None else backup_dir.strip(),
+                          public_names=_public_names(value.get("public_names", ()), f"{where}.public_names"))
+
+
+def _public_names(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigurationError(f"{where} must be a list of host names, not {type(value).__name__}")
+    names = []
+    for i, name in enumerate(value):
+        if problem := public_name_problem(name):
+            raise ConfigurationError(f"{where}[{i}] {name!r} cannot be a public name: {problem}")
+        names.append(str(host_name(name)))
+    return tuple(dict.fromkeys(names))
 
 
 def experience_thresholds(value: PolicyThresholds | Mapping[str, Any] | None,

@@ -79,7 +79,7 @@ class ExperienceForgetService:
                 report = self._execute(plan, namespace=episode.namespace, target=episode_id, actor=actor,
                                        reason=reason)
                 if dry_run:
-                    raise _DryRun(evolve(report, dry_run=True, forget_id=None))
+                    raise _DryRun(evolve(report, dry_run=True, forget_id=None, forgotten_at=None))
         except _DryRun as done:
             return done.report
         done = self._storage.compact_erased()
@@ -134,7 +134,7 @@ class ExperienceForgetService:
         self._storage.append(list(events))
         self._ledger.add([Tombstone("", KINDS[s[:3]], s, now, forget_id) for s in plan.streams])
         return ForgetReport(target_kind=target_kind, target=target, namespace=namespace, counts=_counts(counts),
-                            items=plan.streams, forget_id=forget_id)
+                            items=plan.streams, forget_id=forget_id, forgotten_at=now)
 
 
 def _counts(values: dict[str, int]) -> MappingProxyType:

@@ -169,7 +169,7 @@ class ForgetService:
                                            if target.kind == "subject" else None)
                     report = evolve(report, target=target.value, notes=self._notes(target, g, plan))
                     if dry_run:
-                        raise _DryRun(evolve(report, dry_run=True, forget_id=None))
+                        raise _DryRun(evolve(report, dry_run=True, forget_id=None, forgotten_at=None))
         except _DryRun as done:
             return done.report
         if dry_run or (report.already_forgotten and self._storage.pending_erasure() is None):
@@ -204,7 +204,7 @@ class ForgetService:
         self._ledger.add(tombstones_for(plan, fingerprints, forget_id=forget_id, forgotten_at=now,
                                         subject_fp=subject_fp))
         return ForgetReport(target_kind=target_kind, target=target, namespace=namespace, counts=_counts(counts),
-                            items=plan.streams, forget_id=forget_id)
+                            items=plan.streams, forget_id=forget_id, forgotten_at=now)
 
     def _forgotten_texts(self, g: Gathered, plan: ForgetPlan) -> tuple[list[str], list[str]]:
         """The texts as they were embedded (for the cache) and fragments to look for in job rows."""

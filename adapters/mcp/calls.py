@@ -1,5 +1,6 @@
 """What every MCP tool shares: :class:`Calls`, which runs one ``Memory`` call at a time in a worker
-thread and turns errors into tool errors, and the arguments' annotations and tool hints.
+thread and turns errors into tool errors; :class:`HlmemMCPServer`, which says in one line which
+argument does not fit a tool's input schema and why; and the arguments' annotations and tool hints.
 
 See :mod:`hlmem.adapters.mcp.server` (the tools, the resource and the prompt) for why calls run
 one at a time and how errors reach the client.
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
+from pydantic import ValidationError as ArgumentsError
 
 from hlmem.adapters.cli import render
 from hlmem.domain.errors import HlmemError
@@ -54,3 +57,35 @@ class Calls:
             LOG.exception("tool %s failed", tool)
             raise ToolError(f"internal error in {tool} ({type(exc).__name__}); the server's log has the "
                             "details") from None
+
+
+def argument_problems(tool: str, exc: ArgumentsError) -> str:
+    """One line saying which arguments of ``tool`` do not fit its input schema and why, e.g.
+    ``memory_recall: argument 'k': input should be less than or equal to 200 (got 500)``
+    (pydantic's own text spans lines and ends in a documentation URL)."""
+    parts = []
+    for problem in exc.errors(include_url=False):
+        name = ".".join(str(p) for p in problem.get("loc", ())) or "arguments"
+        kind = problem.get("type", "")
+        if kind == "missing":
+            parts.append(f"argument {name!r} is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"argument {name!r} is not one this tool takes")
+        else:
+            message = " ".join(str(problem.get("msg", "is not valid")).split())
+            got = " ".join(repr(problem.get("input")).split())
+            got = got if len(got) <= 60 else got[:57] + "…"
+            parts.append(f"argument {name!r}: {message[:1].lower()}{message[1:]} (got {got})")
+    return f"{tool}: " + "; ".join(parts or ["the arguments do not fit the input schema"])
+
+
+class HlmemMCPServer(MCPServer):
+    """``MCPServer`` whose argument errors are one line naming the argument and the reason."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ArgumentsError):
+                raise
+            raise ToolError(argument_problems(name, exc.__cause__)) from exc.__cause__

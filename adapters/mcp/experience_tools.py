@@ -15,6 +15,7 @@ from pydantic import Field
 from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.adapters.mcp import shapes
 from hlmem.adapters.mcp.calls import READ, WRITE, Namespace, Time
+from hlmem.adapters.page_cursor import check_cursor
 from hlmem.domain.experience_decisions import (
     MAX_ACTION_CHARS,
     MAX_GOAL_CHARS,
@@ -102,7 +103,8 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     ) -> shapes.EpisodePageOut:
         """Episodes by id, without their steps (status=running finds the ones you left open)."""
         def run() -> dict:
-            page = mem.episode_page(status=status, namespace=namespace, limit=limit, after=cursor)
+            page = mem.episode_page(status=status, namespace=namespace, limit=limit,
+                                    after=check_cursor(cursor, "ep"))
             return {"items": [episode_dict(e, steps=False) for e in page.items], "next_cursor": page.next_cursor}
         return await call("memory_episode_list", run)  # type: ignore[return-value]
 

@@ -26,14 +26,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.forget_commands import report_dict
 from hlmem.adapters.mcp import shapes
-from hlmem.adapters.mcp.calls import ERASE, READ, WRITE, Calls, Id, Namespace, Pairs, Time
+from hlmem.adapters.mcp.calls import ERASE, READ, WRITE, Calls, HlmemMCPServer, Id, Namespace, Pairs, Time
 from hlmem.adapters.mcp.experience_tools import add_experience_tools
 
 if TYPE_CHECKING:
@@ -54,13 +53,13 @@ INSTRUCTIONS = (
     "memory_recall (or memory_policies, memory_procedures) returns what worked before.")
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(memory: Memory) -> HlmemMCPServer:
     """An MCP server whose tools, resource and prompt all call ``memory`` (the caller closes it).
 
     :param memory: the one store this server serves, opened by the caller (``hlmem mcp``: from
         ``--db`` and the settings, as every command).
     """
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    server = HlmemMCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
     call = Calls(memory)
     mem = memory
 

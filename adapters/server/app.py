@@ -2,9 +2,13 @@
 
 The app owns nothing but wiring: routes call the facade (under the memory lock:
 :mod:`~hlmem.adapters.server.shared`), errors become JSON through
-:data:`~hlmem.adapters.server.errors.ERROR_TABLE`, the body limit and the bearer token are ASGI
-middleware around it (the token's check runs first, so an anonymous caller cannot make the
-server read a large body).
+:data:`~hlmem.adapters.server.errors.ERROR_TABLE`, and ASGI middleware wraps it, outermost
+first: the Host allowlist (:class:`~hlmem.adapters.asgi_guards.HostGuard`: a request addressed
+to another host name, or sent by a page on another site, is refused before anything else, ADR
+0059), the bearer token, the body
+limit (the token's check runs before it, so an anonymous caller cannot make the server read a
+large body); and, when the server owns the store, closing it at shutdown
+(:class:`~hlmem.adapters.asgi_guards.CloseOnShutdown`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from hlmem.adapters.asgi_guards import CloseOnShutdown, HostGuard
+from hlmem.adapters.listen_guard import allowed_hosts
 from hlmem.adapters.server import routes_experience, routes_ops, routes_read, routes_write
 from hlmem.adapters.server.api_docs import mount_api_docs
 from hlmem.adapters.server.auth import BearerAuth
-from hlmem.adapters.server.errors import body, message_of, status_and_code
+from hlmem.adapters.server.backups import backup_directory
+from hlmem.adapters.server.errors import HTTP_CODES, body, message_of, status_and_code
 from hlmem.adapters.server.limits import BodyLimit
 from hlmem.adapters.server.shared import ServerState
 from hlmem.adapters.server.ui import mount_ui
@@ -36,11 +43,14 @@ DESCRIPTION = ("hlmem's REST API: the `Memory` facade over HTTP. Errors are "
 
 
 def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None = None, *,
-               token: str | None = None) -> Any:
+               token: str | None = None, on_shutdown: Callable[[], None] | None = None) -> Any:
     """The ASGI app serving ``memory`` (a ``Memory``, or a factory called once now).
 
-    :param settings: the ``[server]`` settings (the body limit; host and port are the runner's).
+    :param settings: the ``[server]`` settings: the body limit, the backup directory, and the
+        host names requests may be addressed to (``host`` and ``public_names``); the runner binds.
     :param token: when given, every route but ``/health`` needs it as a bearer token.
+    :param on_shutdown: called once when the server shuts down (``hlmem serve`` closes its store,
+        so no ``-wal`` file is left behind).
     :returns: the app wrapped in its middleware (``.state_app`` is the FastAPI app).
     """
     from importlib.metadata import PackageNotFoundError, version
@@ -53,7 +63,7 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
         ours = "0"
     app = FastAPI(title="hlmem", version=ours, description=DESCRIPTION, redoc_url=None,
                   docs_url=None)
-    app.state.hlmem = ServerState(served, settings.max_body_bytes)
+    app.state.hlmem = ServerState(served, settings.max_body_bytes, backup_directory(settings.backup_dir))
     for module in (routes_read, routes_write, routes_experience, routes_ops):
         app.include_router(module.router)
     mount_ui(app)  # the web inspector at /ui (docs/ui.md)
@@ -67,6 +77,9 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
     outer: Any = BodyLimit(app, settings.max_body_bytes)
     if token is not None:
         outer = BearerAuth(outer, token)
+    outer = HostGuard(outer, allowed_hosts(settings.host, settings.public_names), body)
+    if on_shutdown is not None:
+        outer = CloseOnShutdown(outer, on_shutdown)
     outer.state_app = app
     return outer
 
@@ -87,7 +100,11 @@ def _invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse
 
 
 def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:  # noqa: ARG001
-    code = {404: "no_route", 405: "method_not_allowed"}.get(exc.status_code, f"http_{exc.status_code}")
+    if isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
+        bad = exc.__cause__
+        return JSONResponse(body("invalid_encoding", f"the body is not UTF-8 text (byte {bad.start} cannot be "
+                                                     "decoded); send JSON encoded as UTF-8"), status_code=400)
+    code = HTTP_CODES.get(exc.status_code) or ("bad_request" if exc.status_code < 500 else "internal_error")
     return JSONResponse(body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
 
 

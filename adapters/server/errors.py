@@ -11,10 +11,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from hlmem.adapters.page_cursor import InvalidCursor
+from hlmem.adapters.server.backups import BackupExists, UnsafeName
 from hlmem.domain import errors as e
 
 #: error class → (HTTP status, stable code).
 ERROR_TABLE: Mapping[type[BaseException], tuple[int, str]] = MappingProxyType({
+    InvalidCursor: (400, "invalid_cursor"),
+    UnsafeName: (400, "unsafe_name"),
+    BackupExists: (409, "backup_exists"),
     e.InvalidTimestamp: (400, "invalid_timestamp"),
     e.ValidationError: (400, "validation_error"),
     e.ConfigurationError: (400, "configuration_error"),
@@ -36,13 +41,22 @@ ERROR_TABLE: Mapping[type[BaseException], tuple[int, str]] = MappingProxyType({
 
 #: Codes the app itself gives (not from an hlmem error).
 APP_CODES: Mapping[str, tuple[int, str]] = MappingProxyType({
+    "host_not_allowed": (421, "the `Host` header names no host this server answers to (DNS rebinding guard)"),
+    "origin_not_allowed": (403, "the `Origin` header is a web page on another site (cross-site request guard)"),
     "unauthorized": (401, "no bearer token, or not the configured one"),
     "invalid_body": (422, "the body or a parameter does not fit the schema (OpenAPI)"),
+    "invalid_encoding": (400, "the body is not UTF-8 text"),
+    "bad_request": (400, "a request HTTP itself refuses (a body that cannot be read)"),
     "too_large": (413, "the body is larger than `max_body_bytes`"),
     "no_route": (404, "no such route"),
     "method_not_allowed": (405, "the route does not take this method"),
+    "os_error": (400, "the operating system refused a file operation"),
     "internal_error": (500, "a bug: the message is generic, the server log has the traceback"),
 })
+
+#: The code of an HTTP-level refusal by its status (any other 4xx: ``bad_request``).
+HTTP_CODES: Mapping[int, str] = MappingProxyType({400: "bad_request", 404: "no_route",
+                                                   405: "method_not_allowed", 413: "too_large"})
 
 
 def status_and_code(exc: BaseException) -> tuple[int, str]:

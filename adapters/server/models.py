@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from hlmem.domain.experience_decisions import (
     MAX_ACTION_CHARS,
@@ -132,9 +133,21 @@ class FeedbackIn(_Body):
 
 
 class BackupIn(_Body):
-    """Where on the server to write the backup (a new file, or a directory to name one in)."""
+    """A backup into the server's backup directory (``[server] backup_dir``): ``name`` is a plain
+    file name (``.db`` is added when missing); without one the server names the file after the
+    store and the time. The caller never chooses the folder (ADR 0059)."""
 
-    path: str = Field(min_length=1, max_length=4096)
+    name: str | None = Field(None, max_length=1000, description=(
+        "A plain file name such as 'nightly.db' (letters, digits, '.', '-', '_'); none: the server names it."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_path(cls, data: object) -> object:
+        if isinstance(data, dict) and "path" in data:
+            raise PydanticCustomError("path_refused", "'path' is not accepted: the server writes backups only into "
+                                      "its backup directory ([server] backup_dir); give at most a plain file name "
+                                      "as 'name'")
+        return data
 
 
 class EpisodeIn(_Body):

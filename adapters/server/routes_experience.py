@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request
 
 from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.adapters.cli.forget_commands import report_dict
+from hlmem.adapters.page_cursor import check_cursor
 from hlmem.adapters.server.models import EpisodeEndIn, EpisodeForgetIn, EpisodeIn, StepIn
 from hlmem.adapters.server.shared import call
 
@@ -58,8 +59,9 @@ def list_episodes(request: Request,
                   status: Literal["running", "succeeded", "failed", "cancelled", "forgotten"] | None = None,
                   namespace: Namespace = None, limit: Annotated[int, Query(ge=1, le=1000)] = 50,
                   cursor: Annotated[str | None, Query(max_length=200)] = None) -> dict[str, Any]:
+    after = check_cursor(cursor, "ep")
     page = call(request, lambda mem: mem.episode_page(status=status, namespace=namespace, limit=limit,
-                                                      after=cursor))
+                                                      after=after))
     return {"items": [episode_dict(e, steps=False) for e in page.items], "next_cursor": page.next_cursor}
 
 

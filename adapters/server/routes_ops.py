@@ -1,4 +1,4 @@
-"""Operator routes: conflicts, jobs, stats, audit, backup."""
+"""Operator routes: conflicts, jobs, stats, audit, backup (into the server's backup directory only)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from fastapi import APIRouter, Query, Request
 
 from hlmem.adapters.cli.backup_commands import audit_dict, backup_dict
 from hlmem.adapters.cli.render import conflict_dict, job_dict
+from hlmem.adapters.server.backups import backup_into
 from hlmem.adapters.server.models import BackupIn, ResolveIn
-from hlmem.adapters.server.shared import call
+from hlmem.adapters.server.shared import call, state
 from hlmem.domain.errors import NotFound
 
 router = APIRouter()
@@ -71,6 +72,7 @@ def audit(request: Request, since: Annotated[str | None, Query(max_length=64)] =
 
 
 @router.post("/v1/backup", status_code=201, tags=["backup"],
-             summary="Back the store up to a new file on the server (never overwrites)")
-def backup(request: Request, body: BackupIn) -> dict[str, Any]:
-    return backup_dict(call(request, lambda mem: mem.backup(body.path, overwrite=False)))
+             summary="Back the store up into the server's backup directory (a new file; answers where)")
+def backup(request: Request, body: BackupIn | None = None) -> dict[str, Any]:
+    folder, name = state(request).backup_dir, body.name if body is not None else None
+    return backup_dict(call(request, lambda mem: backup_into(mem, folder, name)))

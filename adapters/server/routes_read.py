@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from hlmem.adapters.cli.render import claim_dict, explanation_dict, recall_dict
+from hlmem.adapters.page_cursor import check_cursor
 from hlmem.adapters.server.models import RecallIn
 from hlmem.adapters.server.shared import call
 from hlmem.domain.errors import ValidationError
@@ -29,8 +30,9 @@ def list_memories(request: Request, subject: Filter = None, predicate: Filter = 
                   status: Literal["active", "superseded", "retracted", "expired"] | None = None,
                   limit: Annotated[int, Query(ge=1, le=1000)] = 50,
                   cursor: Annotated[str | None, Query(max_length=200)] = None) -> dict[str, Any]:
+    after = check_cursor(cursor, "cl")
     page = call(request, lambda mem: mem.claims(subject=subject, predicate=predicate, status=status,
-                                                namespace=namespace, limit=limit, after=cursor))
+                                                namespace=namespace, limit=limit, after=after))
     return {"items": [claim_dict(c) for c in page.items], "next_cursor": page.next_cursor}
 
 

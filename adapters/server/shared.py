@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from attrs import define, field
@@ -21,10 +22,12 @@ T = TypeVar("T")
 
 @define
 class ServerState:
-    """The served store: its ``Memory``, the lock around it and the body limit."""
+    """The served store: its ``Memory``, the lock around it, the body limit and where backups go."""
 
     memory: Any
     max_body_bytes: int
+    #: ``POST /v1/backup`` writes only here (:mod:`hlmem.adapters.server.backups`).
+    backup_dir: Path
     lock: threading.Lock = field(factory=threading.Lock)
     #: Concurrent ``POST /v1/events`` share transactions under :attr:`lock`.
     group: GroupCommit = field(init=False)

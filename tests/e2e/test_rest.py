@@ -23,8 +23,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
 
 
 @pytest.fixture(scope="module")
-def client(store: Memory) -> Iterator[httpx.Client]:
-    with serving(store, settings=ServerSettings(max_body_bytes=64 * 1024)) as url, \
+def backups(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("rest-backups") / "backups"
+
+
+@pytest.fixture(scope="module")
+def client(store: Memory, backups: Path) -> Iterator[httpx.Client]:
+    with serving(store, settings=ServerSettings(max_body_bytes=64 * 1024, backup_dir=str(backups))) as url, \
             httpx.Client(base_url=url, timeout=30) as http:
         yield http
 
@@ -234,15 +239,17 @@ def test_jobs_feedback_stats_audit(client: httpx.Client, store: Memory) -> None:
     assert any(e["kind"] == "forget" for e in audit) and any(e["kind"] == "retract" for e in audit)
 
 
-def test_backup_to_a_new_file_and_refuse_to_overwrite(client: httpx.Client, tmp_path: Path) -> None:
-    target = tmp_path / "copy.db"
-    made = client.post("/v1/backup", json={"path": str(target)})
+def test_backup_into_the_backup_directory_and_refuse_to_overwrite(client: httpx.Client, backups: Path) -> None:
+    made = client.post("/v1/backup", json={"name": "copy.db"})
     assert made.status_code == 201, made.text
+    target = backups / "copy.db"
+    assert made.json()["path"] == str(target.resolve())
     assert target.exists() and made.json()["size_bytes"] == target.stat().st_size
-    _error(client.post("/v1/backup", json={"path": str(target)}), 400, "validation_error")
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder")
-    _error(client.post("/v1/backup", json={"path": str(blocker / "x.db")}), 400, "os_error")
+    assert backups.stat().st_mode & 0o777 == 0o700  # made private by the server
+    _error(client.post("/v1/backup", json={"name": "copy.db"}), 409, "backup_exists")
+    named = client.post("/v1/backup")  # no body: the server names the file
+    assert named.status_code == 201, named.text
+    assert Path(named.json()["path"]).parent == backups.resolve() and Path(named.json()["path"]).is_file()
 
 
 def test_bad_bodies_unknown_routes_and_a_body_over_the_limit(client: httpx.Client, store: Memory) -> None:

@@ -66,7 +66,9 @@ def test_which_hosts_are_loopback(host: str, loopback: bool) -> None:
     else:
         with pytest.raises(ConfigurationError, match="set HLMEM_SERVER_TOKEN"):
             check_bind(host, None, "HLMEM_SERVER_TOKEN")
-        check_bind(host, "a-token", "HLMEM_SERVER_TOKEN")
+        with pytest.raises(ConfigurationError, match="too weak"):
+            check_bind(host, "a-token", "HLMEM_SERVER_TOKEN")
+        check_bind(host, "kX3v9Qm2_Lp7Rt-Zw4Nc8Hb6Jd1Fg5Sy0Ua2Ve7MiOq", "HLMEM_SERVER_TOKEN")  # token_urlsafe(32)
 
 
 def test_the_token_comes_from_the_named_variable_blank_is_none() -> None:

@@ -60,7 +60,7 @@ def test_a_path_under_ui_never_reaches_an_api_route_or_a_file_outside(url: str, 
     # Sent raw, as a client that does not normalise paths would (httpx would resolve the dots).
     host, port = url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(b"GET " + raw + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        sock.sendall(b"GET " + raw + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk

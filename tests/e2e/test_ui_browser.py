@@ -22,7 +22,7 @@ from hlmem import Memory  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
 from support.browser import chromium  # noqa: E402
 from support.rest_server import serving  # noqa: E402
-from support.ui_seed import EVIDENCE_TEXT, XSS_VALUE, Seeded, seed  # noqa: E402
+from support.ui_seed import DENSE_SUBJECT, EVIDENCE_TEXT, XSS_VALUE, Seeded, seed, seed_dense  # noqa: E402
 
 TOKEN = "browser-test-token"
 
@@ -31,6 +31,7 @@ TOKEN = "browser-test-token"
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Seeded, Any]]:
     with Memory(tmp_path_factory.mktemp("ui") / "m.db", embedder="hash", settings=Settings()) as mem:
         ids = seed(mem)
+        seed_dense(mem)
         with serving(mem, token=TOKEN) as base, chromium() as browser:
             yield base, ids, browser
 
@@ -218,3 +219,53 @@ def test_a_refused_change_shows_the_error_and_keeps_the_form(page: Any, site: tu
     assert "valid_from" in error or "time" in error.lower(), error
     assert page.input_value("#correct-form input[name=value]") == "Globex"
     assert page.is_enabled("#correct-form button")
+
+
+#: The bounding boxes of the timeline's visible labels (value, recorded time, slot).
+LABEL_BOXES = """() => [...document.querySelectorAll('svg.timeline text:not(.axis)')]
+  .filter((t) => t.getAttribute('visibility') !== 'hidden' && t.textContent)
+  .map((t) => { const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom, t.textContent]; })"""
+
+
+def test_labels_in_a_dense_timeline_row_never_overlap(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    page.goto(site[0] + f"/ui/#/timeline/{DENSE_SUBJECT}")
+    page.wait_for_selector("svg.timeline")
+    assert page.locator("svg.timeline rect.bar").count() == 14
+    boxes = page.evaluate(LABEL_BOXES)
+    assert len(boxes) >= 3  # at least the slot and the newest value with its recorded time
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            apart = a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5
+            assert apart, (a, b)
+    newest = "waiting for review round 14 of the release candidate"
+    assert any(box[4] == newest for box in boxes)  # the last bar has the room to the right edge
+    assert any(box[4].endswith("…") for box in boxes) or len(boxes) < 30  # crowded ones are shortened
+    assert newest.replace("14", "3") in page.inner_text("main table")  # every value whole in the table
+
+
+def test_the_audit_log_wraps_instead_of_scrolling_sideways(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    import httpx
+
+    base, ids, _ = site
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    made = httpx.post(f"{base}/v1/memories", json={"subject": "audit", "predicate": "note", "value": "v"},
+                      headers=auth, timeout=30).json()
+    httpx.post(f"{base}/v1/memories/{made['id']}/retract", json={"reason": "r" * 400}, headers=auth, timeout=30)
+    httpx.post(f"{base}/v1/forget", json={"id": made["id"], "reason": "x" * 300}, headers=auth, timeout=30)
+    page.goto(base + "/ui/#/search")
+    page.click("nav a[data-view=audit]")
+    page.wait_for_selector(f"#audit td:has-text('{made['id']}')")
+    sideways = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth, "
+                             "document.querySelector('#audit').scrollWidth, document.querySelector('#audit').clientWidth]")
+    assert sideways[0] <= sideways[1] and sideways[2] <= sideways[3], sideways
+    assert page.locator("#audit dl.extra").count() > 0 and "{" not in page.inner_text("#audit dl.extra dt")
+
+
+def test_an_event_page_names_each_citing_claim(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    page.goto(base + f"/ui/#/claim/{ids.evidence}")
+    page.wait_for_selector("#cited-by table")
+    link = page.locator(f"#cited-by td:first-child a[href='#/claim/{ids.shanghai}']")
+    assert link.inner_text() == "user · lives_in · 上海"
+    link.click()
+    assert page.wait_for_selector("#claim-value").inner_text() == "上海"

@@ -63,11 +63,13 @@ def test_a_surviving_policy_keeps_its_other_support(mem: Memory) -> None:
     ids = [episode(mem, "rotate the logs", "logrotate", True) for _ in range(4)]
     report = mem.forget_episode(ids[0])
     assert report.counts == {**report.counts, "episodes": 1, "policies": 0, "policy_support": 1}
+    assert report.forgotten_at is not None and mem.forget_episode(ids[0]).forgotten_at == report.forgotten_at
     [policy] = mem.policies()
     assert policy.episodes == tuple(ids[1:]) and policy.successes == 3
     assert mem.forget_episode(ids[0]).already_forgotten
     dry = mem.forget_episode(ids[1], dry_run=True)
     assert dry.dry_run and dry.counts["episodes"] == 1 and mem.episode(ids[1]).status == "succeeded"
+    assert dry.forgotten_at is None
     assert mem.replay().equal
 
 

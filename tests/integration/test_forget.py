@@ -255,6 +255,8 @@ def test_forgetting_twice_says_already_forgotten_and_writes_nothing(mem: Memory)
     assert again.forgotten_at == T0 and again.forget_id is None
     assert mem.storage.last_position() == position
     assert first.forget_id and not first.already_forgotten
+    assert first.forgotten_at == T0  # a real forget says when (issue 33); a dry run forgets nothing
+    assert mem.forget(mem.add("not yet", session="elsewhere", extract=False).id, dry_run=True).forgotten_at is None
     mem.add("mentions 张伟", extract=False)
     mem.forget(subject="张伟")
     assert mem.forget(subject="张伟").already_forgotten

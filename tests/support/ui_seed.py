@@ -43,3 +43,14 @@ def seed(mem: Any) -> Seeded:
     doomed = mem.remember("project", "codename", "Bluebird launch plan", valid_from="2024-01-01T00:00:00Z")
     standup = mem.remember("team", "standup_time", "09:30", valid_from="2024-02-01T00:00:00Z")
     return Seeded(event.id, beijing.id, shanghai.id, employer.id, xss.id, doomed.id, standup.id)
+
+
+#: The subject of a dense timeline row: one slot whose value changed every day for two weeks.
+DENSE_SUBJECT = "deploy-bot"
+
+
+def seed_dense(mem: Any) -> list[str]:
+    """A slot with fourteen long values a day apart (each supersedes the last), years before now:
+    on the timeline their bars and labels crowd one row. Returns their ids, oldest first."""
+    return [mem.remember(DENSE_SUBJECT, "pipeline_status", f"waiting for review round {n} of the release candidate",
+                         valid_from=f"2024-01-{n:02d}T00:00:00Z").id for n in range(1, 15)]

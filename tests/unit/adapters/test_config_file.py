@@ -108,11 +108,13 @@ requests_per_day = 100
 
 
 def test_relative_paths_are_relative_to_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write(tmp_path / "conf" / "hlmem.toml", 'db = "data/m.db"\n[budget]\nprice_book = "prices.json"\n')
+    path = write(tmp_path / "conf" / "hlmem.toml", 'db = "data/m.db"\n[budget]\nprice_book = "prices.json"\n'
+                                                   '[server]\nbackup_dir = "backups"\n')
     monkeypatch.chdir(tmp_path)  # not the file's folder
     s = load_settings(path, environ={}).settings
     assert s.db == str(tmp_path / "conf" / "data" / "m.db")
     assert s.budget.price_book == str(tmp_path / "conf" / "prices.json")
+    assert s.server.backup_dir == str(tmp_path / "conf" / "backups")
     absolute = write(tmp_path / "abs.toml", f'db = "{tmp_path / "x.db"}"\n')
     assert load_settings(absolute, environ={}).settings.db == str(tmp_path / "x.db")
     memory = write(tmp_path / "mem.toml", 'db = ":memory:"\n')

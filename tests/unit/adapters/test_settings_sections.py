@@ -87,11 +87,29 @@ def test_a_server_table_loads_and_keeps_the_defaults_it_does_not_name() -> None:
     ({"token_env": ""}, "server.token_env"),
     ({"max_body_bytes": 0}, "server.max_body_bytes must be a whole number of bytes > 0"),
     ({"max_body_bytes": 1.5}, "server.max_body_bytes"),
+    ({"backup_dir": ""}, "server.backup_dir must be a folder path"),
+    ({"backup_dir": 3}, "server.backup_dir must be a folder path"),
+    ({"backup_dir": "a\x00b"}, "server.backup_dir must be a folder path"),
+    ({"public_names": "memory.lan"}, "server.public_names must be a list of host names"),
+    ({"public_names": ["memory.lan:8765"]}, "without a port"),
+    ({"public_names": ["*.lan"]}, "wildcards are not allowed"),
+    ({"public_names": ["0.0.0.0"]}, "wildcard bind address"),
+    ({"public_names": ["http://memory.lan"]}, "not a host name or an IP address"),
+    ({"public_names": [""]}, "public_names[0] '' cannot be a public name: it is blank"),
+    ({"public_names": [7]}, "cannot be a public name"),
 ])
 def test_a_bad_server_table_is_refused_with_what_is_wrong(table: dict, message: str) -> None:
     with pytest.raises(ConfigurationError) as caught:
         Settings.from_mapping({"server": table})
     assert message in str(caught.value)
+
+
+def test_public_names_are_normalised_and_the_backup_dir_kept() -> None:
+    server = Settings.from_mapping({"server": {"public_names": ["Memory.LAN.", "[FE80::1]", "192.168.1.5",
+                                                                "memory.lan"], "backup_dir": " ~/bk "}}).server
+    assert server.public_names == ("memory.lan", "fe80::1", "192.168.1.5")
+    assert server.backup_dir == "~/bk"
+    assert ServerSettings().public_names == () and ServerSettings().backup_dir is None
 
 
 def test_an_experience_table_sets_some_thresholds_and_keeps_the_rest() -> None:

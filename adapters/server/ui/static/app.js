@@ -168,7 +168,10 @@
     if (exp.kind === "event") {
       const e = exp.event;
       show(el("h1", {}, "Event ", e.id), eventBlock(e), el("h2", {}, "Claims citing it"),
-        exp.cited_by.length ? table(["value", "status", "valid", "recorded", "id"], claimRows(exp.cited_by))
+        exp.cited_by.length ? el("div", { id: "cited-by" }, table(["claim", "status", "valid", "recorded", "id"],
+          exp.cited_by.map((c) => [claimLink(c.id, `${c.subject} · ${c.predicate} · `,
+            txt(c.polarity === false ? "NOT " + c.value : c.value)), status(c.status),
+          span(c.valid_from, c.valid_to), when(c.recorded_from), claimLink(c.id)])))
           : el("p", {}, "None."),
         el("p", {}, link("#/forget?" + query({ id: e.id }), "Forget this event…")));
       return;
@@ -272,19 +275,29 @@
     let y = TOP;
     const body = [];
     for (const row of [...rows.values()].sort((a, b) => a.predicate.localeCompare(b.predicate))) {
-      const laneEnds = [];
+      const laneEnds = [], lanes = [];
       row.claims.sort((a, b) => start(a) - start(b) || a.id.localeCompare(b.id));
       for (const c of row.claims) {
         // A bar starting where another ends takes the next lane, so the supersede arrow shows.
         let lane = laneEnds.findIndex((e) => e !== null && e < start(c));
-        if (lane < 0) { lane = laneEnds.length; laneEnds.push(null); }
+        if (lane < 0) { lane = laneEnds.length; laneEnds.push(null); lanes.push([]); }
         laneEnds[lane] = end(c) === null ? Infinity : end(c);
+        lanes[lane].push(c);
         place.set(c.id, { y: y + lane * LANE, c });
+      }
+      // A bar's labels may run until the next bar of its lane begins (fitLabels shortens them).
+      for (const lane of lanes) {
+        lane.forEach((c, i) => {
+          place.get(c.id).room = (i + 1 < lane.length ? x(start(lane[i + 1])) : W) - x(start(c)) - 8;
+        });
       }
       const h = Math.max(1, laneEnds.length) * LANE;
       body.push(svg("line", { class: "grid", x1: 0, x2: W, y1: y + h, y2: y + h }));
-      body.push(svg("text", { class: "slot", x: 8, y: y + 26 }, row.predicate));
-      if (namespaces.size > 1) body.push(svg("text", { class: "rec", x: 8, y: y + 40 }, row.namespace));
+      body.push(svg("g", {}, svg("title", {}, row.predicate),
+        svg("text", { class: "slot", x: 8, y: y + 26, "data-room": X0 - 16 }, row.predicate)));
+      if (namespaces.size > 1) {
+        body.push(svg("text", { class: "rec", x: 8, y: y + 40, "data-room": X0 - 16 }, row.namespace));
+      }
       y += h;
     }
     const H = y + 10;
@@ -298,17 +311,17 @@
     axis.push(svg("line", { class: "grid", x1: x(now), x2: x(now), y1: TOP - 6, y2: H, "stroke-dasharray": "3 3" }),
       svg("text", { class: "axis", x: x(now) + 3, y: H - 2 }, "now"));
     const bars = [];
-    for (const { y: by, c } of place.values()) {
+    for (const { y: by, c, room } of place.values()) {
       const xa = x(start(c)), xb = end(c) === null ? X1 : x(end(c));
       const value = (c.polarity === false ? "NOT " : "") + c.value;
       const tip = `${c.predicate} = ${value}\nvalid ${span(c.valid_from, c.valid_to)}\nrecorded ${when(c.recorded_from)}` +
         (c.recorded_to ? ` (until ${when(c.recorded_to)})` : "") + `\nstatus ${c.status}`;
       const group = svg("a", { href: "#/claim/" + encodeURIComponent(c.id), class: "bar-link" },
         svg("title", {}, tip),
-        svg("text", { x: xa + 2, y: by + 14 }, value),
+        svg("text", { class: "label", x: xa + 2, y: by + 14, "data-room": room }, value),
         svg("rect", { class: "bar " + c.status, x: xa, y: by + 18, width: Math.max(3, xb - xa), height: 12, rx: 2,
           "data-claim": c.id }),
-        svg("text", { class: "rec", x: xa + 2, y: by + 41 }, "recorded " + when(c.recorded_from)));
+        svg("text", { class: "rec", x: xa + 2, y: by + 41, "data-room": room }, "recorded " + when(c.recorded_from)));
       if (end(c) === null) {
         group.append(svg("path", { class: "open-end", d: `M${X1} ${by + 15} l8 9 l-8 9 z` }));
       }
@@ -329,6 +342,28 @@
     return svg("svg", { class: "timeline", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
       "aria-label": "valid-time timeline" }, defs, ...axis, ...body, ...bars, ...arrows);
   }
+  // Shorten each label to the room it has (data-room, in px) with an ellipsis, or hide it when
+  // not even one character fits: in a dense row labels never overlap. The bar's tooltip and the
+  // table below the timeline keep every value whole. Needs the SVG in the page (text is measured).
+  function fitLabels(chart) {
+    for (const label of chart.querySelectorAll("text[data-room]")) {
+      const room = Number(label.getAttribute("data-room"));
+      const full = label.textContent;
+      if (label.getComputedTextLength() <= room) continue;
+      label.setAttribute("data-full", full);
+      let lo = 0, hi = full.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        label.textContent = full.slice(0, mid) + "…";
+        if (label.getComputedTextLength() <= room) lo = mid; else hi = mid - 1;
+      }
+      label.textContent = full.slice(0, lo) + "…";
+      if (lo === 0 || label.getComputedTextLength() > room) {
+        label.textContent = "";
+        label.setAttribute("visibility", "hidden");
+      }
+    }
+  }
   async function timelineView(parts, params) {
     const subject = parts[0] || "";
     const namespace = params.get("namespace") || "";
@@ -346,13 +381,16 @@
     const claims = (await allClaims(subject, namespace || null)).filter((c) => c.status !== "forgotten");
     const out = document.getElementById("timeline");
     if (!claims.length) { put(out, el("p", {}, "No claims about this subject.")); return; }
+    const chart = drawTimeline(claims);
     put(out, 
       el("p", { class: "muted" }, "Each row is a slot; each bar a value along valid time (open bars run on). " +
-        "Arrows go from a value to the one that superseded it; the recorded time is under each bar."),
-      el("div", { class: "timeline-wrap" }, drawTimeline(claims)),
+        "Arrows go from a value to the one that superseded it; the recorded time is under each bar. " +
+        "Labels too long for their room end in …; hover a bar for its whole value."),
+      el("div", { class: "timeline-wrap" }, chart),
       el("h2", {}, "All values"),
       table(["slot", "value", "status", "valid", "recorded", "id"],
         claims.map((c) => [c.predicate, ...claimRows([c])[0]])));
+    fitLabels(chart);
   }
 
   // ---- forget: dry run, then confirm ------------------------------------------------------
@@ -435,10 +473,17 @@
   // ---- audit log --------------------------------------------------------------------------
   async function auditView(_parts, params) {
     const res = await api("GET", "audit?" + query({ limit: params.get("limit") || 200, kind: params.get("kind") }));
+    // Wrapping columns, and the extra fields as "key: value" lines, never one long line of JSON.
+    const extra = (fields) => Object.keys(fields).length ? el("dl", { class: "extra" },
+      Object.entries(fields).map(([k, v]) => [el("dt", {}, k),
+        el("dd", {}, typeof v === "string" ? v : JSON.stringify(v, null, 1).replace(/\s*\n\s*/g, " "))])) : "";
+    const cols = ["at", "kind", "actor", "target", "namespace", "detail", "extra"];
     show(el("h1", {}, "Audit log (newest first)"),
-      res.items.length ? el("div", { id: "audit" }, table(["at", "kind", "actor", "target", "namespace", "detail", "extra"],
-        res.items.map((e) => [when(e.at), e.kind, e.actor, e.target, e.namespace, e.detail,
-          Object.keys(e.extra).length ? JSON.stringify(e.extra) : ""])))
+      res.items.length ? el("div", { id: "audit" }, el("table", { class: "wrapping" },
+        el("colgroup", {}, cols.map((c) => el("col", { class: "col-" + c }))),
+        el("thead", {}, el("tr", {}, cols.map((h) => el("th", {}, h)))),
+        el("tbody", {}, res.items.map((e) => el("tr", {}, [when(e.at), e.kind, e.actor, e.target, e.namespace,
+          e.detail, extra(e.extra)].map((c) => el("td", {}, c)))))))
         : el("p", {}, "No governance actions yet."));
   }
 
