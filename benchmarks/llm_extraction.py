@@ -12,9 +12,11 @@ Two sets:
   yields none), on the candidates admission lets through (``admit_candidate``: what would land).
   A sequence goes through ``Memory(llm=…)``, a day between statements, as the rules' do.
 - **current truth** (``benchmarks/current_truth/dev.jsonl``; its format in that folder): each
-  sequence's turns through ``Memory(llm=…)`` at their times, then the three questions; scored as
-  ``benchmarks/current_truth.py`` scores the rules (first recalled item mentioning a value), with
-  the rules run beside on the same sequences.
+  sequence's turns through ``Memory(llm=…)`` at their times, a day per session, then its questions
+  (current, before, as of a middle day as text and with ``valid_at``). An answer is the first
+  recalled item that mentions a value (NFKC, case-folded, ASCII words whole), as
+  ``benchmarks/current_truth.py`` reads it; the rules answer the same sequences beside it, with the
+  same embedder and scorer.
 
 Robustness is the point, not quality: every call's outcome is counted (ok, malformed, translated,
 timeout, rejected …), with adapter retries, job attempts, latency per call and the tokens the
@@ -29,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
+import unicodedata
 import statistics
 import sys
 import time
@@ -142,37 +146,55 @@ def sequence(run: Run, item: Mapping[str, Any], jobs: Counter[str]) -> tuple[boo
     return ok, [f"{c.subject}·{c.predicate}·{c.value}" for c in live]
 
 
-def current_truth(run: Run, path: Path, limit: int, embedder: str, verbose: bool) -> dict[str, Any] | None:
-    try:
-        import current_truth as ct
-    except ImportError:
-        print("benchmarks/current_truth.py not found: current truth skipped", file=sys.stderr)
-        return None
-    seqs = ct.load(path)[:limit]
-    llm_records: list[dict[str, Any]] = []
-    rules_records: list[dict[str, Any]] = []
+def mentioned(text: str, values: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The keys of the values whose mentions ``text`` holds (NFKC, case-folded; ASCII words whole)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    hits = set()
+    for v in values:
+        for m in v["mentions"]:
+            word = unicodedata.normalize("NFKC", m).casefold()
+            if word.isascii() and re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", folded):
+                hits.add(v["key"])
+            elif not word.isascii() and word in folded:
+                hits.add(v["key"])
+    return hits
+
+
+def first_answer(items: Sequence[Any], values: Sequence[Mapping[str, Any]]) -> str | None:
+    """The value the first recalled item mentioning any value names (``ambiguous`` for two or more)."""
+    for item in items:
+        keys = mentioned(item.text or "", values)
+        if keys:
+            return next(iter(keys)) if len(keys) == 1 else "ambiguous"
+    return None
+
+
+def current_truth(llm: Any, seqs: Sequence[Mapping[str, Any]], embedder: str, verbose: bool,
+                  label: str) -> dict[str, Any]:
+    """Each sequence told to a fresh store (``llm`` extracting, or the rules when it is None),
+    then its three questions (and the as-of one with ``valid_at``); the share answered right per kind."""
+    right: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
     jobs: Counter[str] = Counter()
-    from hlmem.adapters.embedders.select import make_embedder
-
-    emb = make_embedder(embedder)
     for n, seq in enumerate(seqs, 1):
-        llm_records += ct_sequence(run, ct, seq, embedder, jobs)
-        rules_records += ct.run_sequence(seq, emb, "memory", Path("."), 10)
+        got = ct_sequence(llm, seq, embedder, jobs)
+        for kind, ok in got:
+            asked[kind] += 1
+            right[kind] += ok
         if verbose:
-            mine = [r for r in llm_records if r["id"] == seq["id"]]
-            print(f"  {n:>3} {seq['id']:<10} " + " ".join(f"{r['kind']}={'ok' if r['ok'] else r['got']}" for r in mine),
+            print(f"  {label} {n:>3} {seq['id']:<10} " + " ".join(f"{k}={'ok' if ok else 'no'}" for k, ok in got),
                   flush=True)
-    return {"sequences": len(seqs), "embedder": embedder, "llm": ct.summarise(llm_records)["overall"],
-            "rules": ct.summarise(rules_records)["overall"],
-            "llm_extraction_ok": ct.summarise(llm_records)["extraction_ok"], "jobs": dict(jobs)}
+    return {"sequences": len(seqs), "embedder": embedder,
+            "accuracy": {k: round(right[k] / asked[k], 3) for k in asked}, "right": dict(right),
+            "jobs": dict(jobs)}
 
 
-def ct_sequence(run: Run, ct: Any, seq: Mapping[str, Any], embedder: str, jobs: Counter[str]) -> list[dict[str, Any]]:
-    """One current-truth sequence with the LLM extracting: the turns at their times, then the questions."""
+def ct_sequence(llm: Any, seq: Mapping[str, Any], embedder: str, jobs: Counter[str]) -> list[tuple[str, bool]]:
+    """One current-truth sequence: its turns at their times (each day its own session), then the questions."""
     turns = sorted(seq["turns"], key=lambda t: datetime.fromisoformat(t["at"]))
     first = datetime.fromisoformat(turns[0]["at"])
-    records = []
-    with run.memory(now=first, embedder=embedder) as mem:
+    out = []
+    with Memory(":memory:", embedder=embedder, now=first, llm=llm, settings=Settings()) as mem:
         for t in turns:
             at = datetime.fromisoformat(t["at"])
             mem.clock.set(at)  # type: ignore[attr-defined]
@@ -182,7 +204,6 @@ def ct_sequence(run: Run, ct: Any, seq: Mapping[str, Any], embedder: str, jobs: 
         last = datetime.fromisoformat(turns[-1]["at"])
         asked_at = datetime.combine(last.date() + timedelta(days=1), clock_time(10, 0), tzinfo=last.tzinfo)
         mem.clock.set(asked_at)  # type: ignore[attr-defined]
-        found = ct.claim_values(ct._all_claims(mem), seq["values"])
         qs = seq["questions"]
         asks = [("current", qs["current"], {}), ("before", qs["before"], {}), ("as_of", qs["as_of"], {})]
         if qs["as_of"].get("date"):
@@ -191,12 +212,8 @@ def ct_sequence(run: Run, ct: Any, seq: Mapping[str, Any], embedder: str, jobs: 
                          {"valid_at": datetime.combine(day, clock_time(12, 0), tzinfo=first.tzinfo)}))
         for kind, q, extra in asks:
             result = mem.recall(q["text"], k=10, now=asked_at, **extra)
-            got, _rank, _text = ct.first_answer(result.items, seq["values"])
-            verdict = ct.extraction_verdict(kind, q["answer"], found, extra.get("valid_at") or asked_at, asked_at)
-            records.append({"id": seq["id"], "lang": seq["lang"], "topic": seq["topic"], "kind": kind,
-                            "answer": q["answer"], "got": got, "ok": got == q["answer"], "extraction": verdict,
-                            "miss": None if got == q["answer"] else ("recall" if verdict == "ok" else "extraction")})
-    return records
+            out.append((kind, first_answer(result.items, seq["values"]) == q["answer"]))
+    return out
 
 
 def calls(ledger: InMemoryLedger) -> dict[str, Any]:
@@ -267,11 +284,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             summary["statement_outcomes"] = dict(run.outcomes)
             summary["statement_calls"] = calls(run.ledger)
         if args.ct_limit and args.current_truth.exists():
-            run_ct = Run(settings)
-            print(f"current truth: {args.ct_limit} sequences of {args.current_truth}", flush=True)
-            summary["current_truth"] = current_truth(run_ct, args.current_truth, args.ct_limit, args.embedder,
-                                                     args.verbose)
-            summary["current_truth_calls"] = calls(run_ct.ledger)
+            seqs = rules_bench.load(args.current_truth)
+            step = max(1, len(seqs) // args.ct_limit)
+            picked = seqs[::step][:args.ct_limit]
+            print(f"current truth: {len(picked)} of {len(seqs)} sequences of {args.current_truth} (every {step}th)",
+                  flush=True)
+            ledger = InMemoryLedger()  # one client for every store, so one ledger counts all their calls
+            with OpenAICompatLLM(LLMConfig.from_mapping(settings), ledger=ledger) as llm:
+                summary["current_truth"] = {
+                    "llm": current_truth(llm, picked, args.embedder, args.verbose, "llm"),
+                    "rules": current_truth(None, picked, args.embedder, args.verbose, "rules")}
+            summary["current_truth_calls"] = calls(ledger)
         elif args.ct_limit:
             print(f"{args.current_truth} not found: current truth skipped", file=sys.stderr)
     finally:

@@ -102,6 +102,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM when the thread that started it ends, however it ends
+    (the main thread: when the test run or benchmark dies, its model server goes with it)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except (OSError, AttributeError):
+        pass
+
+
 class LlamaCppServer:
     """``python -m llama_cpp.server`` with a packaged model, on 127.0.0.1 only, as a context manager.
 
@@ -144,7 +155,8 @@ class LlamaCppServer:
         log = self._log_path.open("wb")
         # Nothing from a hub, ever; OpenMP threads sleep while they wait (spinning ones starve on a shared CPU).
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "HF_HUB_OFFLINE": "1"}
-        self._process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env)
+        self._process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
+                                         preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         log.close()
         deadline = time.monotonic() + self._start_timeout_s
         while time.monotonic() < deadline:

@@ -264,21 +264,22 @@ def test_a_model_slower_than_the_timeout_fails_the_attempt_and_the_budget_counts
 
 
 def test_a_reply_that_trickles_in_ends_at_the_timeout(tmp_path: Path, proxy: RecordingProxy) -> None:
-    proxy.rewrite_request(forced("Hangzhou", "I live in Hangzhou"), forced("Hangzhou", "I live in Hangzhou"))
+    proxy.rewrite_request(*[forced("Hangzhou", "I live in Hangzhou")] * 3)
     with open_memory(tmp_path / "m.db", proxy) as mem:  # how long the server takes for this answer, here, now
-        mem.add("I live in Hangzhou.", session="s0")
-        (warm,) = proxy.chat_exchanges()
+        mem.add("I live in Hangzhou.", session="s0")  # (the first call may read the instructions afresh)
+        mem.add("I live in Hangzhou.", session="s1")
+        warm = proxy.chat_exchanges()[-1]
     timeout = 3 * warm.upstream_s + 5.0
     piece = timeout / 4  # the reply (~600 bytes) would take about 10 timeouts in 16-byte pieces
     proxy.trickle(piece)
     with open_memory(tmp_path / "n.db", proxy, timeout_s=timeout) as mem:
-        event = mem.add("I live in Hangzhou.", session="s1", process=False).id
+        event = mem.add("I live in Hangzhou.", session="s2", process=False).id
         started = time.monotonic()
         mem.run_worker()
         elapsed = time.monotonic() - started
         job = job_of(mem, event)
         assert (job.state, job.last_error_class) == ("failed", "ProviderTimeout"), job.last_error
-        assert len(proxy.chat_exchanges()) == 2  # the server answered; its reply was what came too slowly
+        assert len(proxy.chat_exchanges()) == 3  # the server answered; its reply was what came too slowly
         assert elapsed < timeout + piece + 2.0  # each piece within the read timeout: only the deadline ends it
         assert landed(mem, event) == []
 
