@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -100,12 +101,29 @@ def ledger_status(exc: ProviderError | None) -> str:
 
 
 def post(client: httpx.Client, url: str, body: dict, *, provider: str, timeout_s: float, key: str | None,
-         what: str = "") -> httpx.Response:
-    """POST ``body`` as JSON; a timeout or a connection failure becomes the provider error it means."""
+         what: str = "", monotonic: Callable[[], float] = time.monotonic) -> httpx.Response:
+    """POST ``body`` as JSON; a timeout or a connection failure becomes the provider error it means.
+
+    ``timeout_s`` bounds the whole attempt, not only each network read: a reply whose body
+    trickles in (every piece within the client's read timeout) is dropped once ``timeout_s`` has
+    passed since the request started, at the first piece that arrives after it.
+    """
+    started = monotonic()
+    late = ProviderTimeout(f"{provider}: no {what}answer within {timeout_s:g} s", provider=provider)
     try:
-        return client.post(url, json=body)
+        with client.stream("POST", url, json=body) as response:
+            if response.is_stream_consumed:  # read already (a mock transport's reply)
+                return response
+            chunks = []
+            for chunk in response.iter_raw():
+                chunks.append(chunk)
+                if monotonic() - started > timeout_s:
+                    raise late
+            # Undecoded bytes and the original headers: the new response decodes them once, as read() would.
+            return httpx.Response(response.status_code, headers=response.headers, content=b"".join(chunks),
+                                  request=response.request, extensions=response.extensions)
     except httpx.TimeoutException:
-        raise ProviderTimeout(f"{provider}: no {what}answer within {timeout_s:g} s", provider=provider) from None
+        raise late from None
     except httpx.RequestError as exc:  # connection refused or cut, protocol errors, bad redirects
         raise ProviderUnavailable(f"{provider}: connection failed: {redact(str(exc), key)}",
                                   provider=provider) from None

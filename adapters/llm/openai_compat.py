@@ -112,6 +112,8 @@ class OpenAICompatLLM:
                                        "json_schema": {"name": name, "strict": True, "schema": json.loads(schema_json)}}
         elif fmt is ResponseFormat.JSON_OBJECT:
             body["response_format"] = {"type": "json_object"}
+        elif fmt is ResponseFormat.JSON_OBJECT_SCHEMA:
+            body["response_format"] = {"type": "json_object", "schema": json.loads(schema_json)}
         return body
 
     def _content(self, payload: Any, body: str) -> dict[str, Any]:
@@ -132,7 +134,12 @@ class OpenAICompatLLM:
         try:
             return decode_json_object(content)
         except MalformedResponse as exc:
-            cut = " (cut off at the token limit)" if choice.get("finish_reason") == "length" else ""
+            cut = ""
+            if choice.get("finish_reason") == "length":
+                limit = self.config.max_tokens
+                cut = " (cut off at the token limit" + (
+                    f", llm.max_tokens = {limit}: raise it, or make windows smaller)" if limit is not None
+                    else " of the server: set a larger llm.max_tokens)")
             raise MalformedResponse(f"{provider}: {exc.args[0]}{cut}", raw=self._http.raw(content), provider=provider,
                                     status=200) from None
 

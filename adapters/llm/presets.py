@@ -23,6 +23,10 @@ class ResponseFormat(str, enum.Enum):
 
     JSON_SCHEMA = "json_schema"  # response_format json_schema, strict (provider enforces the schema)
     JSON_OBJECT = "json_object"  # response_format json_object; schema appended to the system prompt
+    #: json_object with the schema attached (``{"type": "json_object", "schema": …}``), which llama.cpp's
+    #: servers (llama-server, llama-cpp-python) turn into a grammar: a small model can only write the
+    #: schema's shape (the values are still its own). Schema in the system prompt too.
+    JSON_OBJECT_SCHEMA = "json_object_schema"
     PROMPT = "prompt"  # no response_format (servers without JSON mode); schema in the prompt only
 
 
