@@ -16,7 +16,8 @@ in the order their codes are reported:
 5. support — every protected atom of the value occurs in the evidence: numbers, versions, IPs,
    ports, dates, relative days and weekdays as canonical atoms; paths, quoted strings, names,
    places and entities as folded text; a negation in the value needs one in the evidence.
-   Resolved times belong in ``valid_from``/``valid_to``, not in the value;
+   Resolved times belong in ``valid_from``/``valid_to``, not in the value. The value is in the
+   language of its evidence, not a translation of it (:func:`~hlmem.domain.language.translated`);
 6. the user's own voice — a candidate about the user (its subject
    :func:`~hlmem.domain.provenance.names_user`: user, I, 用户, 我, my …, 我的 …) whose evidence
    includes an :func:`~hlmem.domain.provenance.untrusted` event (external, external-derived or
@@ -34,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from hlmem.domain.atoms import ProtectedAtoms, content_key, fold, protected_atoms, skeleton
 from hlmem.domain.candidates import CandidateClaim, GateDecision, SourceEvent, Verdict
 from hlmem.domain.commands import MAX_NAME_CHARS
+from hlmem.domain.language import translated
 from hlmem.domain.provenance import DEFAULT_MODE, ProvenanceMode, names_user, untrusted
 
 EMPTY_SUBJECT = "admission.empty_subject"
@@ -56,6 +58,7 @@ VALUE_NUMBER_UNSUPPORTED = "admission.value_number_unsupported"
 VALUE_TIME_UNSUPPORTED = "admission.value_time_unsupported"
 VALUE_NAME_UNSUPPORTED = "admission.value_name_unsupported"
 VALUE_NEGATION_UNSUPPORTED = "admission.value_negation_unsupported"
+VALUE_TRANSLATED = "admission.value_translated"
 UNTRUSTED_USER_SUBJECT = "admission.untrusted_user_subject"
 
 REASON_CODES = (EMPTY_SUBJECT, EMPTY_PREDICATE, EMPTY_VALUE, TOO_LONG, INVALID_IMPORTANCE, INVALID_INTERVAL,
@@ -259,6 +262,8 @@ def admit_candidate(candidate: CandidateClaim, sources: Mapping[str, SourceEvent
         quote = _quote(candidate.evidence_quote, texts)
         reasons += [quote] if quote else []
         reasons += _support(candidate.value, texts)
+        if all(translated(candidate.value, t) for t in texts):
+            reasons.append(VALUE_TRANSLATED)
         if (ProvenanceMode(mode) is ProvenanceMode.ENFORCE and names_user(candidate.subject)
                 and any(untrusted(s) for s in evidence)):
             reasons.append(UNTRUSTED_USER_SUBJECT)

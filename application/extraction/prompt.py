@@ -15,10 +15,8 @@ commas, comments, single quotes, unquoted keys, raw control characters in string
 ``Infinity``, duplicate keys, truncated output, a top level that is not an object. Each would
 need a second, lenient JSON grammar whose guesses could change what a claim says.
 
-A value in another language than its event (:func:`translated`: Chinese for a text with no
-Chinese, or English words none of which the Chinese text holds) refuses the answer too: the
-prompt asks for values as stated, and a translated value would never corroborate, dedup against
-or be found by the same words as the user's own (docs/pipeline.md, "LLM extraction").
+A value in another language than its event is not the parser's business: admission refuses that
+claim alone (``admission.value_translated``, :func:`hlmem.domain.language.translated`).
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
@@ -232,8 +229,8 @@ def parse_extraction(
     """Turn the model's answer into candidate claims, refusing anything off the schema.
 
     Unknown keys are ignored; a missing required key (:data:`REQUIRED_KEYS`), a wrong type, an
-    event number outside ``1..len(events)``, a value in another language than its event
-    (:func:`translated`), an unknown scope or an unreadable time refuses the whole answer. An
+    event number outside ``1..len(events)``, an unknown scope or an unreadable time refuses the
+    whole answer. An
     importance outside ``[0, 1]`` is a scale of the model's own (small models write 5 or 8): it is
     read as the default 0.5, as when left out, since it weighs the claim but never says what it is.
     Dates without a time are midnight in the event's zone (``tz`` when given); date-times without
@@ -272,9 +269,6 @@ def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str,
         if not isinstance(item[key], str):
             raise bad(f"{key} must be a string")
         strings[key] = item[key]
-    if translated(strings["value"], event.text):
-        raise bad(f"value {strings['value']!r} is not in the language of event {number}'s text "
-                  "(values are written as stated, never translated)")
     if not isinstance(item["polarity"], bool):
         raise bad("polarity must be true or false")
     importance = item.get("importance", 0.5)
@@ -300,31 +294,6 @@ def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str,
         importance=float(importance), scope=scope, valid_from=valid_from, valid_to=valid_to,
         evidence_quote=strings["evidence_quote"], evidence=(event.event_id,), extractor=extractor,
     )
-
-
-#: Han characters (CJK unified ideographs, extension A, compatibility ideographs).
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[a-z]{2,}")
-
-
-def translated(value: str, text: str) -> bool:
-    """Whether ``value`` is written in another language than ``text`` (its event's text).
-
-    True for a value with Chinese characters when the text has none ("杭州" for "I live in
-    Hangzhou"), and for a value without Chinese characters whose English words (two letters or
-    more) the Chinese text holds none of, whole or in part ("Hangzhou" or "vegetarian" for
-    "我住在杭州" / "我吃素"; not "MacBook" for "我换了Mac", nor "Python 3.12" for "我用Python 3.12").
-    Values of digits and symbols only ("4500", "7:30") are in no language. NFKC, case-folded.
-    """
-    v = unicodedata.normalize("NFKC", value).casefold()
-    t = unicodedata.normalize("NFKC", text).casefold()
-    if _HAN.search(v):
-        return not _HAN.search(t)
-    if not _HAN.search(t):
-        return False
-    words = _LATIN_WORD.findall(v)
-    text_words = _LATIN_WORD.findall(t)
-    return bool(words) and not any(w in t or any(tw in w for tw in text_words) for w in words)
 
 
 def _qualifiers(value: Any, bad: Any) -> tuple[tuple[str, str], ...]:

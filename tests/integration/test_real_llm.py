@@ -39,7 +39,7 @@ from test_real_llm_proxy import RecordingProxy, cut_in_half  # noqa: E402
 from hlmem import Memory  # noqa: E402
 from hlmem.adapters.llm.llamacpp import DEFAULT_MODEL, LlamaCppServer, unavailable  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
-from hlmem.application.extraction.prompt import translated  # noqa: E402
+from hlmem.domain.language import translated  # noqa: E402
 from hlmem.domain.events import ExtractionRecorded  # noqa: E402
 
 MODEL = os.environ.get("HLMEM_REAL_LLM_MODEL", DEFAULT_MODEL)

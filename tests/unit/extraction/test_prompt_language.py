@@ -1,4 +1,4 @@
-"""A value in another language than its event refuses the answer (docs/pipeline.md, "LLM extraction")."""
+"""A value in another language than its event: admission refuses that claim alone (docs/pipeline.md, "LLM extraction")."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.extraction.prompt import parse_extraction, translated
-from hlmem.domain.candidates import SourceEvent
-from hlmem.domain.errors import MalformedResponse
+from hlmem.application.extraction.prompt import parse_extraction
+from hlmem.domain import admission as A
+from hlmem.domain.candidates import SourceEvent, Verdict
+from hlmem.domain.language import translated
 
 
 def _event(text: str) -> SourceEvent:
@@ -54,11 +55,21 @@ def test_a_value_in_the_texts_language_or_words_is_not(value: str, text: str) ->
     assert translated(value, text) is (value == "iPhone 15 手机")
 
 
-def test_the_parser_refuses_the_answer_naming_the_value_and_keeps_it_raw() -> None:
-    raw = _answer("Hangzhou", "我住在杭州")
-    with pytest.raises(MalformedResponse, match=r"value 'Hangzhou' is not in the language of event 1") as info:
-        parse_extraction(raw, [_event("我住在杭州")])
-    assert info.value.raw == raw
+def test_admission_refuses_the_translated_claim_alone() -> None:
+    event = _event("我住在杭州，养了一只猫")
+    answer = json.loads(_answer("Hangzhou", "我住在杭州"))
+    answer["claims"].append({**answer["claims"][0], "predicate": "owns", "value": "猫", "evidence_quote": "养了一只猫"})
+    translated_claim, kept = parse_extraction(json.dumps(answer, ensure_ascii=False), [event])
+    sources = {event.event_id: event}
+    refused = A.admit_candidate(translated_claim, sources)
+    assert refused.verdict is Verdict.REJECT and A.VALUE_TRANSLATED in refused.reasons
+    assert A.admit_candidate(kept, sources).verdict is Verdict.ACCEPT
+
+
+def test_a_translated_common_word_is_refused_by_that_code_alone() -> None:
+    event = _event("我现在吃素了")
+    (claim,) = parse_extraction(_answer("vegetarian", "我现在吃素了"), [event])
+    assert A.admit_candidate(claim, {event.event_id: event}).reasons == (A.VALUE_TRANSLATED,)
 
 
 def test_the_same_answer_in_the_texts_language_is_read() -> None:
