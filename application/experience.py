@@ -135,13 +135,17 @@ class ExperienceService:
         return tuple(out)
 
     def _situation(self, namespace: str, signature: str) -> Situation:
-        # The outcomes alone (approach, success, end order), never the situation's whole episodes
-        # with their traces: an end must not get slower as the situation's history grows (ADR 0045).
-        outcomes = self._reader.outcomes(namespace, signature)
+        # Counts per approach (the store's counts projection, ADR 0059), never the situation's
+        # episodes or outcomes: an end must not get slower as the situation's history grows. Only a
+        # proposal lists its approach's outcomes (its support), and only a promotion loads episodes.
         policies = self._reader.policies(namespace, signature=signature)
         procedures = self._reader.procedures_of([p.policy_id for p in policies])
-        return Situation(namespace, signature, tuple(outcomes), tuple(policies), tuple(procedures),
-                         self._reader.get_episodes)
+
+        def outcomes(approach: str) -> list[tuple[str, bool]]:
+            return [(o.episode_id, o.succeeded) for o in self._reader.outcomes(namespace, signature, approach=approach)]
+
+        return Situation(namespace, signature, self._reader.approach_counts(namespace, signature), tuple(policies),
+                         tuple(procedures), self._reader.get_episodes, outcomes)
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -198,7 +202,8 @@ def _check_namespace(namespace: str) -> None:
 
 
 def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[str]) -> list[str]:
-    """Replay's comparison of the experience projection: one line per stream whose state differs.
+    """Replay's comparison of the experience projection: one line per stream whose state differs,
+    per situation whose outcome counts differ, per policy whose support links differ (ADR 0059).
 
     A store without the experience channel on both sides has nothing to compare; on one side
     only, every experience stream differs.
@@ -209,12 +214,25 @@ def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[s
     if a is None or b is None:
         return [f"experience stream {sid}: the {'live' if a is None else 'rebuilt'} store keeps no experience "
                 "channel" for sid in stream_ids]
-    diffs = []
+    diffs, namespaces = [], set()
     for start in range(0, len(stream_ids), 500):
         chunk = stream_ids[start:start + 500]
         left = {**a.get_episodes(chunk), **a.get_policies(chunk), **a.get_procedures(chunk)}
         right = {**b.get_episodes(chunk), **b.get_policies(chunk), **b.get_procedures(chunk)}
+        namespaces.update(s.namespace for s in (*left.values(), *right.values()))
         for sid in chunk:
             if left.get(sid) != right.get(sid):
                 diffs.append(f"experience {sid}: live {left.get(sid)!r} != rebuilt {right.get(sid)!r}")
+        policies = [sid for sid in chunk if sid.startswith("po_")]
+        if policies:
+            left_links, right_links = a.support_of(policies), b.support_of(policies)
+            for pid in policies:
+                if list(left_links.get(pid, {}).items()) != list(right_links.get(pid, {}).items()):
+                    diffs.append(f"support of {pid}: live {left_links.get(pid)!r} != rebuilt {right_links.get(pid)!r}")
+    for namespace in sorted(namespaces):
+        left_counts, right_counts = a.situation_counts(namespace), b.situation_counts(namespace)
+        for sig in sorted(set(left_counts) | set(right_counts)):
+            if left_counts.get(sig) != right_counts.get(sig):
+                diffs.append(f"outcome counts of {sig!r} in {namespace}: live {left_counts.get(sig)!r} "
+                             f"!= rebuilt {right_counts.get(sig)!r}")
     return diffs

@@ -72,10 +72,10 @@ class ExperienceRecall:
     def _policy_item(self, policy: PolicyState, score: float) -> RecallItem:
         rel = reliability(policy, self._thresholds)
         text = (f"in situation “{policy.situation or policy.signature}” prefer {policy.approach} "
-                f"({policy.successes}/{len(policy.support)} episodes succeeded, reliability {rel:.2f})")
+                f"({policy.successes}/{policy.support} episodes succeeded, reliability {rel:.2f})")
         return RecallItem(id=policy.policy_id, kind="policy", text=text, score=score, ranks={"experience": 1},
-                          evidence=policy.episodes, subject=policy.signature, value=policy.approach,
-                          status=policy.status, recorded_from=policy.proposed_at, support=len(policy.support),
+                          evidence=policy.recent_episodes, subject=policy.signature, value=policy.approach,
+                          status=policy.status, recorded_from=policy.proposed_at, support=policy.support,
                           successes=policy.successes, failures=policy.failures, reliability=rel)
 
     def _procedure_item(self, proc: ProcedureState, policy: PolicyState, score: float) -> RecallItem:
@@ -83,9 +83,9 @@ class ExperienceRecall:
         steps = "; ".join(f"{i}. {s}" for i, s in enumerate(proc.steps, 1))
         text = f"procedure v{proc.number} for “{policy.situation or policy.signature}”: {steps}"
         return RecallItem(id=proc.procedure_id, kind="procedure", text=text, score=score, ranks={"experience": 1},
-                          evidence=(proc.source_episode, *policy.episodes), subject=policy.signature,
+                          evidence=tuple(dict.fromkeys((proc.source_episode, *policy.recent_episodes))), subject=policy.signature,
                           value=policy.approach, status=proc.status, recorded_from=proc.promoted_at,
-                          support=len(policy.support), successes=policy.successes, failures=policy.failures,
+                          support=policy.support, successes=policy.successes, failures=policy.failures,
                           reliability=rel, steps=proc.steps, policy_id=policy.policy_id)
 
 

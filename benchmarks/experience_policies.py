@@ -147,7 +147,7 @@ def _run(args, rng: random.Random, types: list[dict], thresholds: PolicyThreshol
             rows.append({"type": t["id"], "kind": "noise" if t["noise"] else "best", "best": t["best"] or "-",
                          "best_rate": None if t["noise"] else round(t["rates"][t["best"]], 2),
                          "policy": shown.approach if shown else "-", "status": shown.status if shown else "-",
-                         "support": f"{shown.successes}/{len(shown.support)}" if shown else "-",
+                         "support": f"{shown.successes}/{shown.support}" if shown else "-",
                          "reliability": round(reliability(shown, thresholds), 2) if shown else None,
                          "tried": " ".join(f"{a}:{c[0]}/{c[1]}" for a, c in counts[t["id"]].items()),
                          "ok": "yes" if ok else "NO"})

@@ -41,14 +41,14 @@ def test_forgetting_the_only_support_removes_policy_and_procedure_to_the_byte(me
     ids = [episode(mem, "calibrate the zebraquartz sensor", "zq-tool", True, steps=("zebraquartz warmup", "read"))
            for _ in range(4)]
     [policy] = mem.policies()
-    assert policy.status == "active" and set(policy.episodes) == set(ids)
+    assert policy.status == "active" and set(policy.recent_episodes) == set(ids)
     [proc] = mem.procedures()
     assert proc.source_episode in ids
     for eid in ids[:-1]:
         report = mem.forget(eid)
         assert report.counts["episodes"] == 1
     left = mem.policies()
-    assert [p.episodes for p in left] == [(ids[-1],)]
+    assert [p.recent_episodes for p in left] == [(ids[-1],)]
     assert mem.procedures(status="active") == [] or mem.procedures()[0].source_episode == ids[-1]
     last = mem.forget_episode(ids[-1])
     assert last.counts["policies"] == 1 and policy.policy_id in last.items
@@ -64,7 +64,7 @@ def test_a_surviving_policy_keeps_its_other_support(mem: Memory) -> None:
     report = mem.forget_episode(ids[0])
     assert report.counts == {**report.counts, "episodes": 1, "policies": 0, "policy_support": 1}
     [policy] = mem.policies()
-    assert policy.episodes == tuple(ids[1:]) and policy.successes == 3
+    assert policy.recent_episodes == tuple(ids[1:]) and policy.successes == 3
     assert mem.forget_episode(ids[0]).already_forgotten
     dry = mem.forget_episode(ids[1], dry_run=True)
     assert dry.dry_run and dry.counts["episodes"] == 1 and mem.episode(ids[1]).status == "succeeded"
@@ -80,7 +80,7 @@ def test_restore_keeps_a_forgotten_episode_forgotten(tmp_path: Path) -> None:
         mem.forget_episode(ids[0])
         mem.restore(tmp_path / "backup.db")
         assert mem.episode(ids[0]).status == "forgotten" and mem.episode(ids[0]).goal == ""
-        assert all(ids[0] not in p.episodes for p in mem.policies())
+        assert all(ids[0] not in p.recent_episodes for p in mem.policies())
         assert {mem.episode(i).status for i in ids[1:]} == {"succeeded"}
         assert mem.replay().equal
 

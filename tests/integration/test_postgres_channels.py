@@ -48,7 +48,7 @@ def mem(postgres_url: str):
 def test_episodes_policies_and_procedures_on_postgresql(mem: Memory) -> None:
     ids = [_episode(mem, "calibrate the zebraquartz sensor", "zq-tool", True) for _ in range(4)]
     [policy] = mem.policies()
-    assert policy.status == "active" and set(policy.episodes) == set(ids)
+    assert policy.status == "active" and set(policy.recent_episodes) == set(ids)
     [proc] = mem.procedures()
     assert proc.source_episode in ids and proc.status == "active"
     items = mem.recall("how do I calibrate the zebraquartz sensor").items

@@ -85,7 +85,8 @@ class LoadCountingWorld(World):
             self.loads.append(list(ids))
             return inner.load_episodes(ids)
 
-        return Situation(inner.namespace, inner.signature, inner.outcomes, inner.policies, inner.procedures, load)
+        return Situation(inner.namespace, inner.signature, inner.counts, inner.policies, inner.procedures, load,
+                         inner.load_outcomes)
 
 
 def test_signatures_set_incidental_detail_aside() -> None:
@@ -126,21 +127,24 @@ def test_candidate_probation_activation_and_retirement() -> None:
     assert PolicyRetired in last and w.policies[policy.policy_id].reason == "2 consecutive failures"
 
 
-def test_only_a_promotion_reads_whole_episodes_newest_first_a_few_at_a_time() -> None:
+def test_only_a_promotion_reads_whole_episodes_and_never_more_than_the_latest_few() -> None:
+    # An end reads counts; a promotion looks for reusable steps among the policy's latest 16
+    # supporting episodes only, so its cost does not grow with the record either (ADR 0059).
     w = LoadCountingWorld(PolicyThresholds(min_support=3, min_reliability=0.3, probation=1,
                                            procedure_min_successes=40, procedure_min_reliability=0.3))
     for _ in range(20):
         w.run("make", True)
-    with_steps = max(w.episodes)
     for _ in range(19):
         w.run("make", True, error="E_FLAKY")  # succeeded, but its only step failed: nothing to reuse
-    assert w.loads == [] and not w.procedures  # 39 ends counted from outcomes alone
-    after = [type(e) for e in w.run("make", True, error="E_FLAKY")]
+    assert w.loads == [] and not w.procedures  # 39 ends counted from counts alone
+    w.run("make", True, error="E_FLAKY")  # the 40th success: a promotion is due, the latest 16 have no steps
+    newest_first = sorted(w.episodes, reverse=True)
+    assert w.loads == [newest_first[:16]] and not w.procedures
+    after = [type(e) for e in w.run("make", True)]
     assert ProcedurePromoted in after
     (procedure,) = w.procedures.values()
-    assert procedure.source_episode == with_steps and procedure.steps == ("make: run make",)
-    newest_first = sorted(w.episodes, reverse=True)
-    assert w.loads == [newest_first[:16], newest_first[16:32]]  # the 20 newest have no steps
+    assert procedure.source_episode == max(w.episodes) and procedure.steps == ("make: run make",)
+    assert all(len(ids) <= 16 for ids in w.loads)
 
 
 def test_probation_waits_for_evidence_either_way() -> None:
@@ -151,9 +155,9 @@ def test_probation_waits_for_evidence_either_way() -> None:
     for ok in (True,) * 5 + (False, True, True):
         w.run("make", ok)
     (policy,) = w.policies.values()
-    assert policy.status == "candidate" and policy.since_proposal == 3 and wilson_lower(7, 8, 1.645) < 0.6
+    assert policy.status == "candidate" and wilson_lower(7, 8, 1.645) < 0.6
     assert PolicyActivated in [type(e) for e in w.run("make", True)]
-    assert w.policies[policy.policy_id].status == "active" and len(w.policies[policy.policy_id].support) == 9
+    assert w.policies[policy.policy_id].status == "active" and w.policies[policy.policy_id].support == 9
 
 
 def _uv_proposed_against_pip() -> tuple[World, object]:
@@ -191,7 +195,7 @@ def test_probation_counts_the_situations_outcomes_not_only_its_own() -> None:
     assert [type(e) for e in w.run("pip", True)] == [] and [type(e) for e in w.run("pip", True)] == []
     assert [type(e) for e in w.run("pip", True)] == [PolicyActivated]
     active = w.policies[policy.policy_id]
-    assert active.status == "active" and active.since_proposal == 0 and len(active.support) == 5
+    assert active.status == "active" and active.support == 5
     (event,) = [e for e in w.log if isinstance(e, PolicyActivated)]
     assert dict(event.statistics)["others_successes"] == 5 and 1.645 <= dict(event.statistics)["lead_z"] < 1.8
 
