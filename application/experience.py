@@ -30,8 +30,15 @@ from hlmem.domain.experience_decisions import (
     decide_step,
 )
 from hlmem.domain.experience_policy import PolicyThresholds, Situation, induce, on_episode_end
+from hlmem.domain.experience_prior import DEFAULT_PRIOR, RatePrior, fit_prior
 from hlmem.domain.experience_state import EPISODE_STATUSES, POLICY_STATUSES, EpisodeState, PolicyState, ProcedureState
 from hlmem.domain.commands import check_namespace
+
+#: A namespace's prior is fitted again after this many ends at least, or a tenth of the outcomes it
+#: was fitted on (:meth:`ExperienceService.prior`).
+REFIT_MIN_ENDS = 10
+REFIT_SHARE = 0.1
+
 
 class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Protocol):
     """What the experience service asks of storage (ADR 0028's style: an intersection of roles)."""
@@ -76,6 +83,8 @@ class ExperienceService:
         self._ids = ids
         self.thresholds = thresholds or PolicyThresholds()
         self._reader = experience_of(storage)
+        #: Per namespace, the fitted rate prior and the ends seen since it was fitted (ADR 0060).
+        self._priors: dict[str, tuple[RatePrior, int]] = {}
 
     @property
     def reader(self) -> ExperienceReader:
@@ -114,6 +123,7 @@ class ExperienceService:
             now = self._clock.now()
             self._log.append([decide_end(cmd, episode, event_id=self._ids.new("lg"), now=now)])
             ended = self._reader.get_episodes([episode_id])[episode_id]
+            self._seen_end(ended.namespace)
             changes = on_episode_end(self._situation(ended.namespace, ended.signature), ended, self.thresholds,
                                      new_id=self._ids.new, now=now)
             if changes:
@@ -126,6 +136,7 @@ class ExperienceService:
         out: list[DomainEvent] = []
         with self._tx.transaction():
             now = self._clock.now()
+            self._priors.pop(namespace, None)  # induction judges under a prior fitted on every count now
             for signature in self._reader.signatures(namespace):
                 events = induce(self._situation(namespace, signature), self.thresholds, new_id=self._ids.new,
                                 now=now)
@@ -145,7 +156,25 @@ class ExperienceService:
             return [(o.episode_id, o.succeeded) for o in self._reader.outcomes(namespace, signature, approach=approach)]
 
         return Situation(namespace, signature, self._reader.approach_counts(namespace, signature), tuple(policies),
-                         tuple(procedures), self._reader.get_episodes, outcomes)
+                         tuple(procedures), self._reader.get_episodes, outcomes, self.prior(namespace))
+
+    def prior(self, namespace: str) -> RatePrior:
+        """The namespace's rate prior (ADR 0060): fitted on its situations' counts when first needed,
+        and again once its ends since then reach a tenth of the outcomes it was fitted on (at least
+        :data:`REFIT_MIN_ENDS`), so a fit's cost is spread over many ends. The default prior under
+        ``rule = "wilson"``, which reads none."""
+        if self.thresholds.rule != "bayes":
+            return DEFAULT_PRIOR
+        fitted = self._priors.get(namespace)
+        if fitted is None or fitted[1] >= max(REFIT_MIN_ENDS, REFIT_SHARE * fitted[0].outcomes):
+            fitted = (fit_prior(self._reader.situation_counts(namespace).values()), 0)
+            self._priors[namespace] = fitted
+        return fitted[0]
+
+    def _seen_end(self, namespace: str) -> None:
+        if namespace in self._priors:
+            prior, ends = self._priors[namespace]
+            self._priors[namespace] = (prior, ends + 1)
 
     # -- reads ------------------------------------------------------------------------------------
 

@@ -51,10 +51,14 @@ from hlmem.domain.experience_events import (
 from hlmem.domain.experience_reducers import reduce_experience
 from hlmem.domain.experience_review import ACTIVATE, RETIRE, review_candidate, wilson_bounds
 from hlmem.domain.experience_signature import normalize_approach
+from hlmem.domain.experience_bayes import review_policy, standing
 from hlmem.domain.experience_counts import Counts, fold_counts
+from hlmem.domain.experience_prior import DEFAULT_PRIOR, RatePrior
 from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState, outcomes_of
 
 LIVE = ("candidate", "active")
+#: How candidates may be judged (``PolicyThresholds.rule``).
+RULES = ("bayes", "wilson")
 
 
 @frozen(kw_only=True)
@@ -73,6 +77,13 @@ class PolicyThresholds:
     retire_after: int = 3
     procedure_min_successes: int = 8
     procedure_min_reliability: float = 0.75
+    #: How candidates are judged: ``bayes`` (the posterior under the namespace's fitted prior,
+    #: ADR 0060) or ``wilson`` (the Wilson bound and the lead z of ADRs 0045 and 0050).
+    rule: str = "bayes"
+    #: ``bayes``: the confidence (posterior that the approach is the best) to propose and to activate.
+    min_confidence: float = 0.9
+    #: ``bayes``: a live policy whose confidence falls below this retires.
+    retire_confidence: float = 0.5
 
     def __attrs_post_init__(self) -> None:
         problems = threshold_problems({f.name: getattr(self, f.name) for f in fields(PolicyThresholds)})
@@ -98,6 +109,14 @@ def threshold_problems(values: Mapping[str, object]) -> list[tuple[str, str]]:
         value = values[name]
         if not _number(value) or not 0.0 <= value <= 1.0:  # type: ignore[operator]
             problems.append((name, f"must be 0..1, not {value!r}"))
+    if values["rule"] not in RULES:
+        problems.append(("rule", f"must be one of {', '.join(RULES)}, not {values['rule']!r}"))
+    low, high = values["retire_confidence"], values["min_confidence"]
+    for name, value in (("min_confidence", high), ("retire_confidence", low)):
+        if not _number(value) or not 0.0 < value < 1.0:  # type: ignore[operator]
+            problems.append((name, f"must be between 0 and 1 (both excluded), not {value!r}"))
+    if _number(low) and _number(high) and low > high:  # type: ignore[operator]
+        problems.append(("retire_confidence", f"must not exceed min_confidence ({high!r}), not {low!r}"))
     z, retire_z = values["z"], values["retire_z"]
     if not _number(z) or not 0.0 < z <= 5.0:  # type: ignore[operator]
         problems.append(("z", f"must be in (0, 5], not {z!r}"))
@@ -145,17 +164,20 @@ class Situation:
     procedures: tuple[ProcedureState, ...]
     load_episodes: EpisodeLoader
     load_outcomes: OutcomeLoader
+    #: The namespace's rate prior (``rule = "bayes"``; :func:`~hlmem.domain.experience_prior.fit_prior`).
+    prior: RatePrior = DEFAULT_PRIOR
 
     @classmethod
     def of_episodes(cls, namespace: str, signature: str, episodes: Iterable[EpisodeState],
-                    policies: Iterable[PolicyState], procedures: Iterable[ProcedureState]) -> Situation:
+                    policies: Iterable[PolicyState], procedures: Iterable[ProcedureState],
+                    prior: RatePrior = DEFAULT_PRIOR) -> Situation:
         """A situation over episodes already in hand (tests, in-process callers)."""
         held = {e.episode_id: e for e in episodes if e.signature == signature and e.namespace == namespace}
         counts = {key[2]: Counts(*row) for key, row in fold_counts(held.values()).items()}
         ordered = outcomes_of(held.values())
         return cls(namespace, signature, counts, tuple(policies), tuple(procedures),
                    lambda ids: {i: held[i] for i in ids if i in held},
-                   lambda approach: [(o.episode_id, o.succeeded) for o in ordered if o.approach == approach])
+                   lambda approach: [(o.episode_id, o.succeeded) for o in ordered if o.approach == approach], prior)
 
     @property
     def outcomes(self) -> int:
@@ -209,8 +231,9 @@ def on_episode_end(situation: Situation, episode: EpisodeState, thresholds: Poli
         for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
             if policy.status in LIVE and policy.approach == episode.approach:
                 _count(plan, policy, episode, thresholds)
+    reviewed = ("candidate", "active") if thresholds.rule == "bayes" else ("candidate",)
     for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
-        if policy.status == "candidate":
+        if policy.status in reviewed:
             _review(plan, policy, thresholds, episode.episode_id)
     _induce(plan, thresholds)
     return plan.events
@@ -238,12 +261,22 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
 
 
 def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
-    """A candidate's comparative review against its situation's other approaches (ADR 0050)."""
+    """A live policy's review against its situation's other approaches: every candidate under either
+    rule (ADR 0050), every active policy too under ``bayes`` (ADR 0060). Where only one approach was
+    tried there is no comparison: a candidate is judged by the Wilson bar (ADR 0050's review with no
+    lead), an active policy only by its streak."""
     counts = {a: (st.successes, st.n) for a, st in plan.stats.items()}
     waited = max(0, sum(n for _, n in counts.values()) - policy.proposed_outcomes)
-    counts[policy.approach] = (policy.successes, policy.support)
-    review = review_candidate(policy.approach, counts, waited, probation=t.probation,
-                              min_reliability=t.min_reliability, z=t.z, retire_z=t.retire_z)
+    if t.rule == "bayes" and len(counts) > 1:
+        review = review_policy(policy.approach, policy.status, plan.situation.counts, waited, plan.situation.prior,
+                               probation=t.probation, min_confidence=t.min_confidence,
+                               retire_confidence=t.retire_confidence)
+    elif policy.status != "candidate":
+        return  # one approach tried: nothing to compare, and an active policy answers to its streak alone
+    else:
+        counts[policy.approach] = (policy.successes, policy.support)
+        review = review_candidate(policy.approach, counts, waited, probation=t.probation,  # type: ignore[assignment]
+                                  min_reliability=t.min_reliability, z=t.z, retire_z=t.retire_z)
     if review.decision == ACTIVATE:
         policy = plan.policy_event(PolicyActivated, policy, reason=review.reason, statistics=review.statistics)
         _promote(plan, policy, t)
@@ -302,9 +335,14 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
     # support is some of the approach's counted episodes, so more successes counted than it holds).
     # Its record is then judged whole (a streak of failures, a lost lead count against it as before).
     stats = {a: s for a, s in all_stats.items() if a not in retired or s.successes > retired[a].successes}
-    best = _best(stats, all_stats, t)
+    # One approach tried has nothing to be the best of: the absolute bar alone decides, under either rule.
+    wilson = t.rule == "wilson" or len(all_stats) < 2
+    best = _best(stats, all_stats, t) if wilson else _likely_best(stats, situation, t)
     if best is not None and not any(p.approach == best.approach for p in live):
-        reason = (f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}")
+        reason = f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}"
+        if not wilson:
+            reason += (f", confidence {standing(situation.counts, situation.prior).confidence(best.approach):.2f} "
+                       "that it is the best approach")
         old = retired.get(best.approach)
         # Offline the situation is worded as its signature: no one episode's goal text (forgetting
         # that episode would otherwise leave its words in the policy).
@@ -339,6 +377,20 @@ def _best(stats: dict[str, ApproachStats], all_stats: dict[str, ApproachStats],
     others = [s for a, s in all_stats.items() if a != best.approach]
     tried = sum(s.n for s in others)
     if tried and rel - sum(s.successes for s in others) / tried < t.min_lead:
+        return None
+    return best
+
+
+def _likely_best(stats: dict[str, ApproachStats], situation: Situation, t: PolicyThresholds) -> ApproachStats | None:
+    """``bayes``: the approach with the highest confidence, when it has ``min_support`` episodes and
+    its confidence reaches ``min_confidence`` (a retired approach without a fresh success, left out
+    of ``stats``, cannot be proposed however confident)."""
+    st = standing(situation.counts, situation.prior)
+    leader = st.leader
+    if leader is None or leader not in stats:
+        return None
+    best = stats[leader]
+    if best.n < t.min_support or st.confidence(leader) < t.min_confidence:
         return None
     return best
 

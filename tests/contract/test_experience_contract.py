@@ -25,7 +25,7 @@ from hlmem.domain.experience_state import EpisodeOutcome, outcomes_of
 
 from support.stores import T0, InMemoryStore, PostgresStore, SQLiteStore, StoreContract
 
-LOW = PolicyThresholds(min_support=3, min_reliability=0.4, min_lead=0.1, probation=1, retire_after=2,
+LOW = PolicyThresholds(rule="wilson", min_support=3, min_reliability=0.4, min_lead=0.1, probation=1, retire_after=2,
                        procedure_min_successes=3, procedure_min_reliability=0.4)
 
 

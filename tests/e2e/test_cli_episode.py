@@ -83,7 +83,7 @@ def test_bad_input_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert empty.code == 1 and "goal is empty" in empty.err
 
 
-EAGER_TOML = ("[experience]\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\n"
+EAGER_TOML = ("[experience]\nrule = \"wilson\"\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\n"
               "procedure_min_successes = 3\nprocedure_min_reliability = 0.3\n")
 
 

@@ -229,7 +229,7 @@ def test_stdio_episode_policy_and_procedure_tools(tmp_path: Path) -> None:
 
 
 def test_stdio_the_environments_experience_thresholds_reach_the_server(tmp_path: Path) -> None:
-    eager = ('{"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
+    eager = ('{"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
              '"procedure_min_reliability": 0.3}')
 
     async def body(session: ClientSession) -> None:

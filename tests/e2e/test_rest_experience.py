@@ -18,7 +18,7 @@ from support.cli import HLMEM, cli_env  # noqa: E402
 from support.rest_server import free_port, serve_process, serving  # noqa: E402
 
 #: Low thresholds, so four successes make an active policy and its procedure.
-EAGER = {"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3,
+EAGER = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3,
          "procedure_min_reliability": 0.3}
 
 
@@ -187,7 +187,7 @@ def test_hlmem_serve_induces_with_the_config_files_experience_thresholds(tmp_pat
     port = free_port()
     config = tmp_path / "hlmem.toml"
     config.write_text(f'embedder = "hash"\n[server]\nport = {port}\n[experience]\n'
-                      + "".join(f"{k} = {v}\n" for k, v in EAGER.items()), encoding="utf-8")
+                      + "".join(f"{k} = {v!r}\n" for k, v in EAGER.items()), encoding="utf-8")
     env = cli_env(tmp_path / "m.db", HLMEM_CONFIG=str(config))
     with serve_process(HLMEM, port, env, tmp_path) as base, httpx.Client(base_url=base, timeout=30) as http:
         for _ in range(4):

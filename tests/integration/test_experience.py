@@ -14,7 +14,7 @@ from hlmem.domain.experience_decisions import EpisodeEndedError
 from hlmem.domain.evidence import UnusableEvidence
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
-LOW = {"min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
+LOW = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
        "procedure_min_reliability": 0.3}
 
 

@@ -16,7 +16,7 @@ T0 = "2026-03-01T09:00:00Z"
 
 def _workload(mem: Memory) -> None:
     """Policies that are proposed, retired and proposed again, and forgets that cut their support."""
-    mem.set_experience_thresholds({"min_support": 3, "min_reliability": 0.3, "min_lead": 0.05, "probation": 1,
+    mem.set_experience_thresholds({"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "min_lead": 0.05, "probation": 1,
                                    "retire_after": 2, "procedure_min_successes": 3,
                                    "procedure_min_reliability": 0.3})
     pattern = [True, True, True, False, True, False, False, True, True, True, False, True]

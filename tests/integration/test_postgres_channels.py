@@ -17,7 +17,7 @@ from hlmem import Memory
 from hlmem.domain.events import DerivedBecameStale
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
-LOW = {"min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
+LOW = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
        "procedure_min_reliability": 0.3}
 #: Every table that holds content (text columns or state documents).
 CONTENT_TABLES = ("event_payloads", "claims", "observations", "items", "derived_items", "episodes", "policies",

@@ -119,7 +119,7 @@ LENGTHS = (None, None, 1, 3, 7, 40)
 #: The experience channel's pools and its low thresholds (so policies and procedures come and go).
 GOALS = ("fix the build", "Fix the build!", "deploy app v2", "deploy app v3")
 APPROACHES = ("make", "ninja")
-MACHINE_THRESHOLDS = PolicyThresholds(min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
+MACHINE_THRESHOLDS = PolicyThresholds(rule="wilson", min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
                                       procedure_min_successes=2, procedure_min_reliability=0.2)
 
 #: (subject, slot, value index, start, length, namespace) of one AssertClaim.
