@@ -83,7 +83,7 @@ class ExperienceService:
         self._ids = ids
         self.thresholds = thresholds or PolicyThresholds()
         self._reader = experience_of(storage)
-        #: Per namespace, the fitted rate prior and the ends seen since it was fitted (ADR 0060).
+        #: Per namespace, the fitted rate prior and the ends seen since it was fitted (ADR 0066).
         self._priors: dict[str, tuple[RatePrior, int]] = {}
 
     @property
@@ -146,7 +146,7 @@ class ExperienceService:
         return tuple(out)
 
     def _situation(self, namespace: str, signature: str) -> Situation:
-        # Counts per approach (the store's counts projection, ADR 0059), never the situation's
+        # Counts per approach (the store's counts projection, ADR 0071), never the situation's
         # episodes or outcomes: an end must not get slower as the situation's history grows. Only a
         # proposal lists its approach's outcomes (its support), and only a promotion loads episodes.
         policies = self._reader.policies(namespace, signature=signature)
@@ -159,7 +159,7 @@ class ExperienceService:
                          tuple(procedures), self._reader.get_episodes, outcomes, self.prior(namespace))
 
     def prior(self, namespace: str) -> RatePrior:
-        """The namespace's rate prior (ADR 0060): fitted on its situations' counts when first needed,
+        """The namespace's rate prior (ADR 0066): fitted on its situations' counts when first needed,
         and again once its ends since then reach a tenth of the outcomes it was fitted on (at least
         :data:`REFIT_MIN_ENDS`), so a fit's cost is spread over many ends. The default prior under
         ``rule = "wilson"``, which reads none."""
@@ -232,7 +232,7 @@ def _check_namespace(namespace: str) -> None:
 
 def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[str]) -> list[str]:
     """Replay's comparison of the experience projection: one line per stream whose state differs,
-    per situation whose outcome counts differ, per policy whose support links differ (ADR 0059).
+    per situation whose outcome counts differ, per policy whose support links differ (ADR 0071).
 
     A store without the experience channel on both sides has nothing to compare; on one side
     only, every experience stream differs.

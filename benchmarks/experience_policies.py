@@ -87,13 +87,15 @@ def goal_of(t: dict, rng: random.Random) -> str:
 def choose(mem: Memory, t: dict, goal: str, rng: random.Random, args) -> str:
     """The approach the agent takes. ``explore``: one at random, what is learnt never used.
     ``follow``: ask recall "how do I <goal>" and, with probability 1 - ``epsilon``, take the first
-    recalled procedure's or policy's approach that is advice for this very situation (the item's
-    subject is the goal's trigger signature: a neighbouring task's policy, "migrate …" for
-    "deploy …", also matches the question) and one the agent has; else one at random."""
+    recalled procedure's or *active* policy's approach that is advice for this very situation (the
+    item's subject is the goal's trigger signature) and one the agent has; else one at random.
+    Candidates, which recall also offers (marked), are not followed: with the Wilson rule that
+    starved the comparison of the other approaches (ADR 0050), and the tuning runs here kept it so."""
     if args.agent == "follow" and rng.random() >= args.epsilon:
         own = trigger_signature(goal)
         for item in mem.recall(f"how do I {goal}", k=5, kinds=("event",)).items:
-            if item.kind in ("procedure", "policy") and item.subject == own and item.value in t["approaches"]:
+            if item.kind in ("procedure", "policy") and item.status == "active" and item.subject == own \
+                    and item.value in t["approaches"]:
                 return item.value
     return rng.choice(t["approaches"])
 

@@ -1,4 +1,4 @@
-"""How sure the evidence makes us that an approach is its situation's best (pure, ADR 0060).
+"""How sure the evidence makes us that an approach is its situation's best (pure, ADR 0066).
 
 Under the namespace's rate prior (:mod:`hlmem.domain.experience_prior`), a situation's counts give
 an exact posterior over its hypotheses: "approach ``a`` is the one best approach" for each approach

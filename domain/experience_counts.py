@@ -1,4 +1,4 @@
-"""The experience channel's two projections beside the stream states (pure; ADR 0059).
+"""The experience channel's two projections beside the stream states (pure; ADR 0071).
 
 - **Outcome counts**: per situation (namespace, signature) and approach, how many counted
   episodes succeeded and failed. An episode counts once it has ended succeeded or failed with an

@@ -105,7 +105,7 @@ class PolicySupportForgotten(DomainEvent):
 
     ``succeeded`` says, for each of ``episodes``, whether it had succeeded, and ``streak`` is the
     failures in a row left at the end of the support, so the policy's counts follow from the event
-    alone (ADR 0059). An event written before them has neither (``()`` and None): the stores
+    alone (ADR 0071). An event written before them has neither (``()`` and None): the stores
     complete it from their support links before reducing it
     (:func:`hlmem.domain.experience_counts.complete_support_forgotten`)."""
 

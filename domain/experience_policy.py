@@ -70,7 +70,9 @@ class PolicyThresholds:
     min_reliability: float = 0.6
     min_lead: float = 0.15
     z: float = 1.645
-    probation: int = 3
+    #: Outcomes of the situation after a proposal before the candidate may be activated or retired
+    #: (1 since ADR 0066; ADR 0050's Wilson rule was measured with 3).
+    probation: int = 1
     #: A candidate whose lead z over the situation's other approaches falls below this after
     #: probation retires (ADR 0050).
     retire_z: float = 1.0
@@ -78,12 +80,12 @@ class PolicyThresholds:
     procedure_min_successes: int = 8
     procedure_min_reliability: float = 0.75
     #: How candidates are judged: ``bayes`` (the posterior under the namespace's fitted prior,
-    #: ADR 0060) or ``wilson`` (the Wilson bound and the lead z of ADRs 0045 and 0050).
+    #: ADR 0066) or ``wilson`` (the Wilson bound and the lead z of ADRs 0045 and 0050).
     rule: str = "bayes"
     #: ``bayes``: the confidence (posterior that the approach is the best) to propose and to activate.
-    min_confidence: float = 0.9
+    min_confidence: float = 0.8
     #: ``bayes``: a live policy whose confidence falls below this retires.
-    retire_confidence: float = 0.5
+    retire_confidence: float = 0.7
 
     def __attrs_post_init__(self) -> None:
         problems = threshold_problems({f.name: getattr(self, f.name) for f in fields(PolicyThresholds)})
@@ -154,7 +156,7 @@ OutcomeLoader = Callable[[str], Sequence[tuple[str, bool]]]
 @frozen
 class Situation:
     """What the lifecycle reads about one signature: each approach's counts (the store's counts
-    projection, ADR 0059), its policies and their procedures; ``load_outcomes`` for the support a
+    projection, ADR 0071), its policies and their procedures; ``load_outcomes`` for the support a
     proposal names and ``load_episodes`` for the few whole episodes a promotion reads."""
 
     namespace: str
@@ -262,7 +264,7 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
 
 def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
     """A live policy's review against its situation's other approaches: every candidate under either
-    rule (ADR 0050), every active policy too under ``bayes`` (ADR 0060). Where only one approach was
+    rule (ADR 0050), every active policy too under ``bayes`` (ADR 0066). Where only one approach was
     tried there is no comparison: a candidate is judged by the Wilson bar (ADR 0050's review with no
     lead), an active policy only by its streak."""
     counts = {a: (st.successes, st.n) for a, st in plan.stats.items()}

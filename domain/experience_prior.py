@@ -1,4 +1,4 @@
-"""The rate prior of a namespace's situations, learnt from their own counts (empirical Bayes; pure, ADR 0060).
+"""The rate prior of a namespace's situations, learnt from their own counts (empirical Bayes; pure, ADR 0066).
 
 How good is "5 of 6 succeeded" against "4 of 11"? That depends on what success rates approaches
 have *in this store*: where most approaches succeed 30 % of the time and the good ones 85 %, five

@@ -119,7 +119,7 @@ def _retired(event: PolicyRetired, state):
 
 @_on.register
 def _support_forgotten(event: PolicySupportForgotten, state):
-    # The event says which outcomes go and the streak left (ADR 0059); the stores complete an
+    # The event says which outcomes go and the streak left (ADR 0071); the stores complete an
     # older event from their support links before it reaches here.
     if not isinstance(state, PolicyState):
         return state

@@ -31,7 +31,7 @@ def episode_dict(e: Any, *, steps: bool = True) -> dict[str, Any]:
 
 def policy_dict(p: Any, thresholds: Any) -> dict[str, Any]:
     """A policy as JSON, with its support and reliability; ``episodes`` are its latest supporting
-    episodes (at most 16, ADR 0059), ``support`` counts them all."""
+    episodes (at most 16, ADR 0071), ``support`` counts them all."""
     return {"id": p.policy_id, "namespace": p.namespace, "signature": p.signature, "approach": p.approach,
             "situation": p.situation, "status": p.status, "support": p.support, "successes": p.successes,
             "failures": p.failures, "reliability": round(reliability(p, thresholds), 4),

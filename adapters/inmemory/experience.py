@@ -2,7 +2,7 @@
 
 The store calls :meth:`project` for every appended event; changes go through the store's
 journal, so a failed transaction undoes them with everything else. Beside the states it keeps
-the outcome counts and the policies' support links (ADR 0059), each change O(1).
+the outcome counts and the policies' support links (ADR 0071), each change O(1).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Episodes, policies and procedures are state documents (the event converter's JSON, as in
 :mod:`.states`) with the columns the reads filter on; ``experience_counts`` holds each situation's
 outcome counts per approach and ``policy_links`` each policy's support in the order counted
-(ADR 0059; forget's cascade reads the links). The append folds the ``ep_``/``po_``/``pd_`` events
+(ADR 0071; forget's cascade reads the links). The append folds the ``ep_``/``po_``/``pd_`` events
 of its transaction through :func:`project` with the shared reducer
 :func:`hlmem.domain.experience_reducers.reduce_experience` and the shared
 :func:`~hlmem.domain.experience_counts.count_changes` / ``support_change``.
@@ -133,7 +133,7 @@ def _links(con: psycopg.Connection, policy_ids: Sequence[str]) -> dict[str, dict
 
 
 def upgrade(con: psycopg.Connection) -> None:
-    """Layout 3 -> 4 (ADR 0059): the counts of the counted episodes, the links of every policy's
+    """Layout 3 -> 4 (ADR 0071): the counts of the counted episodes, the links of every policy's
     support list, and each policy's state rewritten as counts and its latest 16 episodes. Safe to run
     again: the counts are made anew, and a state already in counts is left as it is."""
     con.execute("DELETE FROM experience_counts")

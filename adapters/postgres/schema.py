@@ -74,7 +74,7 @@ ALTER TABLE items DROP COLUMN IF EXISTS tsv;
     # 2 -> 3: items index the stems of their English words too (ADR 0058); ``postings.add_stems``
     # adds them to the stored tokens and makes the lists again.
     "2": "TRUNCATE postings, term_df, text_totals;",
-    # 3 -> 4: per-approach outcome counts and ordered support links (ADR 0059); ``experience.upgrade``
+    # 3 -> 4: per-approach outcome counts and ordered support links (ADR 0071); ``experience.upgrade``
     # then fills them and rewrites the policies' states as counts.
     "3": EXPERIENCE_COUNTS_DDL,
 }

@@ -1,11 +1,11 @@
 """``SQLiteExperience``: the experience projection in the store's file (migrations ``0015_experience``,
-``0018_experience_counts``).
+``0019_experience_counts``).
 
 The store calls :meth:`project` for every event it appends and :meth:`flush` before the
 append's transaction ends, like its own projector: the state is loaded, reduced by
 :func:`hlmem.domain.experience_reducers.reduce_experience` and written back, as JSON through
 the event converter (``adapters/serialization.py``), with the columns the reads filter on. The
-outcome counts and the policies' support links (ADR 0059) change row by row as each event is
+outcome counts and the policies' support links (ADR 0071) change row by row as each event is
 projected, in the same transaction.
 """
 

@@ -510,7 +510,7 @@ def _english_stems(con: apsw.Connection) -> None:
 
 def _experience_counts(con: apsw.Connection) -> None:
     # Per-approach outcome counts and ordered support links (adapters/sqlite/experience.py,
-    # ADR 0059): an episode's end reads its situation's counts in a few rows, and a policy's state
+    # ADR 0071): an episode's end reads its situation's counts in a few rows, and a policy's state
     # keeps counts and its latest 16 episodes instead of its whole support. Existing stores get
     # the counts of their counted episodes, the links of their policies' support lists, and those
     # states rewritten as counts (the JSON the converter writes for the new PolicyState).
@@ -571,7 +571,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0015_experience", _experience),
     Migration("0016_derived", _derived),
     Migration("0017_english_stems", _english_stems),
-    Migration("0018_experience_counts", _experience_counts),
+    Migration("0019_experience_counts", _experience_counts),
 )
 
 

@@ -37,10 +37,10 @@ class ExperienceReader(Protocol):
       in the order they ended (``ended_at``, then episode id). Only a proposal reads them (its
       support); its cost may grow with the situation's history.
     - ``approach_counts(namespace, signature)`` is the counts projection of one situation
-      (ADR 0059): ``{approach: Counts(successes, failures)}`` of exactly the episodes ``outcomes``
+      (ADR 0071): ``{approach: Counts(successes, failures)}`` of exactly the episodes ``outcomes``
       lists, approaches with none left out; it costs the same however long the history is, and is
       what every end reads. ``situation_counts(namespace)`` is the same for every situation of a
-      namespace, ``{signature: {approach: Counts}}`` (what a prior is fitted on, ADR 0060).
+      namespace, ``{signature: {approach: Counts}}`` (what a prior is fitted on, ADR 0066).
     - ``support_of(policy_ids)`` is the support projection: for each of those policies with any,
       ``{episode_id: succeeded}`` in the order they were counted (folded from the policy events by
       :func:`hlmem.domain.experience_counts.support_change`); ``policies_citing`` reads it.

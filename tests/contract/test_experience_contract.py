@@ -122,7 +122,7 @@ class ExperienceReaderContract(StoreContract):
                                                                      EpisodeOutcome(d, "bazel", False)]
         assert running and reader.outcomes("default", "no such situation") == []
         assert [o.episode_id for o in reader.outcomes("other", sig)] == [elsewhere]
-        # The counts projection holds exactly what the outcomes list (ADR 0059).
+        # The counts projection holds exactly what the outcomes list (ADR 0071).
         assert reader.approach_counts("default", sig) == {"bazel": Counts(1, 1), "make": Counts(1, 1)}
         assert reader.approach_counts("other", sig) == {"make": Counts(1, 0)}
         assert reader.situation_counts("default") == {
@@ -161,7 +161,7 @@ class ExperienceReaderContract(StoreContract):
             assert p.streak == trailing_failures(own.values())
 
     def test_a_support_forget_written_before_its_outcomes_were_recorded_is_completed(self, store) -> None:
-        # policy.support_forgotten.v1 events from before ADR 0059 name the lost episodes only: the
+        # policy.support_forgotten.v1 events from before ADR 0071 name the lost episodes only: the
         # store completes them from its support links, so an old log replays to the same counts.
         def event(cls, version: int, **payload):
             return cls(event_id=f"lg_{version:04d}", stream_id="po_old", version=version, recorded_at=T0,

@@ -1,5 +1,5 @@
-"""Stores written before the counts projection (ADR 0059) are brought to it when opened: SQLite by
-migration ``0018_experience_counts``, PostgreSQL by the layout 3 -> 4 upgrade. Each older shape is
+"""Stores written before the counts projection (ADR 0071) are brought to it when opened: SQLite by
+migration ``0019_experience_counts``, PostgreSQL by the layout 3 -> 4 upgrade. Each older shape is
 made from a store the current code wrote (policies' states with their whole support list, the
 ``policy_support`` table, no counts), and must migrate back to exactly what that code projected."""
 
@@ -71,7 +71,7 @@ def test_migration_0018_brings_an_older_sqlite_store_to_the_counts(tmp_path: Pat
                         [(e, p) for p, rows in links.items() for e, _ in rows])
         con.execute("DROP TABLE experience_counts")
         con.execute("DROP TABLE policy_links")
-        con.execute("DELETE FROM _migrations WHERE name = '0018_experience_counts'")
+        con.execute("DELETE FROM _migrations WHERE name = '0019_experience_counts'")
     con.close()
     with Memory(path, embedder="none", now=T0) as mem:  # opening migrates
         assert _snapshot(mem) == expected

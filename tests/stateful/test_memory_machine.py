@@ -823,7 +823,7 @@ class MemoryMachine(RuleBasedStateMachine):
                 folded[event.stream_id] = reduce_experience(folded.get(event.stream_id), event)
         assert self._experience_states(self.sql) == folded
         assert self._experience_states(self.mem) == folded
-        # The counts and support projections (ADR 0059) are folds of the same log, on both stores.
+        # The counts and support projections (ADR 0071) are folds of the same log, on both stores.
         counts: dict = {}
         for (ns, sig, approach), row in fold_counts(s for s in folded.values() if isinstance(s, EpisodeState)).items():
             counts.setdefault(ns, {}).setdefault(sig, {})[approach] = Counts(*row)

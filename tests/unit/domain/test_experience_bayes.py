@@ -1,4 +1,4 @@
-"""Empirical Bayes in the experience channel (ADR 0060): the rate prior fitted to a namespace's
+"""Empirical Bayes in the experience channel (ADR 0066): the rate prior fitted to a namespace's
 situations, the posterior that an approach is its situation's best, and the lifecycle that acts on it."""
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def test_candidate_probation_activation_and_retirement() -> None:
 
 def test_only_a_promotion_reads_whole_episodes_and_never_more_than_the_latest_few() -> None:
     # An end reads counts; a promotion looks for reusable steps among the policy's latest 16
-    # supporting episodes only, so its cost does not grow with the record either (ADR 0059).
+    # supporting episodes only, so its cost does not grow with the record either (ADR 0071).
     w = LoadCountingWorld(PolicyThresholds(rule="wilson", min_support=3, min_reliability=0.3, probation=1,
                                            procedure_min_successes=40, procedure_min_reliability=0.3))
     for _ in range(20):
