@@ -41,7 +41,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "import": ("import", "load into", "导入"),
     "export": ("export", "dump", "导出", "导成"),
     "backup": ("back up", "backup", "snapshot", "备份"),
-    "restore": ("restor", "recover", "bring back", "恢复", "找回", "还原"),
+    "restore": ("restor", "recover", "bring back", "back to", "恢复", "找回", "还原"),
     "migrate": ("migrat", "move", "convert", "transfer", "迁移", "转移"),
     "clean": ("clean", "prune", "purge", "free", "清理", "清除"),
     "review": ("approv", "review", "审批", "审阅", "审核"),
@@ -83,6 +83,10 @@ SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "python environment": (("venv", "virtualenv", "virtual environment", "虚拟环境"), ("conda",)),
     "compensation": (("调休", "换休"), ("加班费",)),
     "signing": (("打印", "盖章", "纸质"), ("电子签",)),
+    "topic": (("certificate", "cert", "tls", "ssl", "https", "证书"), ("reverse proxy", "反向代理", "反代"),
+              ("documentation", "docs", "文档"), ("auth", "鉴权", "认证", "login", "登录"),
+              ("hook", "钩子", "pre-commit"), ("ci job", "pipeline", "流水线"), ("sql", "queries", "查询"),
+              ("frontend", "page load", "前端", "页面")),
 }
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -173,12 +173,14 @@ def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, afte
 @episode.command(name="policies")
 @click.option("--status", default=None, type=click.Choice(POLICY_STATUSES))
 @click.option("--namespace", default=None)
+@click.option("--query", default=None, help="A how-to question or task: the live policies it asks for, best first "
+              "(with --status active, active ones only).")
 @json_option
 @click.pass_obj
-def policies(obj: _Ctx, status: str | None, namespace: str | None, as_json: bool) -> None:
+def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | None, as_json: bool) -> None:
     """The policies learnt: "in situation T prefer approach P", with support and reliability."""
     mem = obj.memory()
-    found, t = mem.policies(status=status, namespace=namespace), mem.experience_thresholds
+    found, t = mem.policies(status=status, namespace=namespace, query=query), mem.experience_thresholds
     table = Table("id", "status", "situation", "approach", "support", "reliability")
     for p in found:
         table.add_row(p.policy_id, p.status, plain(p.situation or p.signature), plain(p.approach),

@@ -202,6 +202,8 @@ async def exercise_episodes(session: ClientSession) -> None:
     assert [(p["policy_id"], p["version"], p["steps"]) for p in procedures] == [
         (policies[0]["id"], 1, ["certbot: certbot renew"])]
     assert (await call(session, "memory_policies", status="retired"))["items"] == []
+    asked = await call(session, "memory_policies", query="how do I rotate the TLS certificate?", status="active")
+    assert [p["id"] for p in asked["items"]] == [policies[0]["id"]]
 
     plan = await call(session, "memory_forget", id=ep["id"], dry_run=True)
     assert plan["dry_run"] and plan["target"] == ep["id"]

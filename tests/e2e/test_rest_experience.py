@@ -111,6 +111,10 @@ def test_policies_and_procedures_are_learnt_and_an_episode_forgotten(client: htt
         ("certbot", "active", 4, 4)]
     assert 0 < policies[0]["reliability"] <= 1 and sorted(policies[0]["episodes"]) == sorted(episodes)
     assert _ok(client.get("/v1/policies", params={"status": "retired"}))["items"] == []
+    asked = {"query": "how do I rotate the TLS certificate?", "status": "active"}
+    assert [p["id"] for p in _ok(client.get("/v1/policies", params=asked))["items"]] == [policies[0]["id"]]
+    assert _ok(client.get("/v1/policies", params={"query": "how do I revoke the TLS certificate?"}))["items"] == []
+    _error(client.get("/v1/policies", params={"query": "rotate it", "status": "retired"}), 400, "validation_error")
     procedures = _ok(client.get("/v1/procedures", params={"status": "active"}))["items"]
     assert [(p["policy_id"], p["version"], p["steps"]) for p in procedures] == [
         (policies[0]["id"], 1, ["certbot: certbot renew"])]

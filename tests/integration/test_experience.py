@@ -146,3 +146,28 @@ def test_errors_lose_nothing(mem: Memory) -> None:
         mem.set_experience_thresholds({"min_support": 0})
     with pytest.raises(ValidationError):
         mem.set_experience_thresholds({"nope": 1})
+
+
+def test_a_candidate_is_offered_marked_unless_active_ones_only_are_asked_for(tmp_path: Path) -> None:
+    # probation 3 keeps the proposal a candidate for a while: a how-to question sees it, marked.
+    with Memory(tmp_path / "c.db", embedder="hash", now="2026-03-01T09:00:00Z") as mem:
+        mem.set_experience_thresholds({**LOW, "probation": 3, "min_support": 3})
+        for _ in range(3):
+            episode(mem, "install the zebraquartz sensor", "zq-tool", True)
+        [policy] = mem.policies()
+        assert policy.status == "candidate"
+        items = mem.recall("how do I install the zebraquartz sensor?").items
+        assert items[0].kind == "policy" and items[0].status == "candidate" and items[0].support == 3
+        assert items[0].text.startswith("candidate on probation: ") and items[0].successes == 3
+        assert [p.policy_id for p in mem.policies(query="how do I install the zebraquartz sensor?")] == [
+            policy.policy_id]
+        assert mem.policies(query="how do I install the zebraquartz sensor?", status="active") == []
+        assert mem.policies(query="how do I uninstall the zebraquartz sensor?") == []  # another task
+        with pytest.raises(ValidationError):
+            mem.policies(query="install", status="retired")
+        with pytest.raises(ValidationError):
+            mem.policies(query="  ")
+        for _ in range(3):
+            episode(mem, "install the zebraquartz sensor", "zq-tool", True)
+        [active] = mem.policies(query="how do I install the zebraquartz sensor?", status="active")
+        assert active.status == "active"
