@@ -91,6 +91,7 @@ class ExperienceApi:
                                   field="status")
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query must be a non-empty text", field="query")
+        self._container.experience()  # a store without the experience channel refuses, as without a query
         found = self._container.experience_recall().matching(query, namespace=ns, active_only=status == "active")
         return [p for _, p in found if status is None or p.status == status]
 
