@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-
 #: Kinds of action, each with its words in English (stems, matched at a word's start) and Chinese.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("add ", "creat", "set up", "setup", "configur", "enable", "turn on", "install", "build", "make",
@@ -166,7 +164,3 @@ def decide(similarity: float, situation: str, task: str, floor: float) -> tuple[
     found = contrasts(situation, task)
     return similarity >= floor and not found, found
 
-
-def best_of(scores: Iterable[tuple[float, str]]) -> tuple[float, str] | None:
-    """The highest score with its text (None for none)."""
-    return max(scores, default=None)
