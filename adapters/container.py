@@ -264,7 +264,8 @@ class Container(containers.DeclarativeContainer):
     experience_thresholds = providers.Object(None)
     experience = providers.Singleton(ExperienceService, storage, clock, ids, experience_thresholds)
     experience_forget = providers.Singleton(ExperienceForgetService, storage, storage.provided.tombstones, clock, ids)
-    experience_recall = providers.Singleton(ExperienceRecall, storage, experience_thresholds)
+    experience_recall = providers.Singleton(ExperienceRecall, storage, experience_thresholds,
+                                            embedder=query_embedder)  # matching by meaning, ADR 0067
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall)

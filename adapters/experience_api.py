@@ -77,9 +77,23 @@ class ExperienceApi:
         return self._container.experience().page(namespace or self.namespace, status=status, limit=limit,
                                                  after=after)
 
-    def policies(self, *, status: str | None = None, namespace: str | None = None) -> list[PolicyState]:
-        """The policies learnt in a namespace (every status but forgotten unless asked)."""
-        return self._container.experience().policies(namespace or self.namespace, status=status)
+    def policies(self, *, status: str | None = None, namespace: str | None = None,
+                 query: str | None = None) -> list[PolicyState]:
+        """The policies learnt in a namespace (every status but forgotten unless asked). With ``query``
+        (a how-to question or a task), the live policies whose situation it asks for, matched by meaning
+        and best first: active ones and candidates on probation (``status``: ``"active"`` for active
+        ones only, ``"candidate"`` for candidates only; docs/experience.md, ADR 0067)."""
+        ns = namespace or self.namespace
+        if query is None:
+            return self._container.experience().policies(ns, status=status)
+        if status not in (None, "active", "candidate"):
+            raise ValidationError("a query matches live policies: status is active, candidate or none",
+                                  field="status")
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty text", field="query")
+        self._container.experience()  # a store without the experience channel refuses, as without a query
+        found = self._container.experience_recall().matching(query, namespace=ns, active_only=status == "active")
+        return [p for _, p in found if status is None or p.status == status]
 
     def procedures(self, *, status: str | None = None, namespace: str | None = None) -> list[ProcedureState]:
         """The procedures (every version) learnt in a namespace."""

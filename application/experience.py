@@ -30,8 +30,15 @@ from hlmem.domain.experience_decisions import (
     decide_step,
 )
 from hlmem.domain.experience_policy import PolicyThresholds, Situation, induce, on_episode_end
+from hlmem.domain.experience_prior import DEFAULT_PRIOR, RatePrior, fit_prior
 from hlmem.domain.experience_state import EPISODE_STATUSES, POLICY_STATUSES, EpisodeState, PolicyState, ProcedureState
 from hlmem.domain.commands import check_namespace
+
+#: A namespace's prior is fitted again after this many ends at least, or a tenth of the outcomes it
+#: was fitted on (:meth:`ExperienceService.prior`).
+REFIT_MIN_ENDS = 10
+REFIT_SHARE = 0.1
+
 
 class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Protocol):
     """What the experience service asks of storage (ADR 0028's style: an intersection of roles)."""
@@ -76,6 +83,8 @@ class ExperienceService:
         self._ids = ids
         self.thresholds = thresholds or PolicyThresholds()
         self._reader = experience_of(storage)
+        #: Per namespace, the fitted rate prior and the ends seen since it was fitted (ADR 0066).
+        self._priors: dict[str, tuple[RatePrior, int]] = {}
 
     @property
     def reader(self) -> ExperienceReader:
@@ -114,6 +123,7 @@ class ExperienceService:
             now = self._clock.now()
             self._log.append([decide_end(cmd, episode, event_id=self._ids.new("lg"), now=now)])
             ended = self._reader.get_episodes([episode_id])[episode_id]
+            self._seen_end(ended.namespace)
             changes = on_episode_end(self._situation(ended.namespace, ended.signature), ended, self.thresholds,
                                      new_id=self._ids.new, now=now)
             if changes:
@@ -126,6 +136,7 @@ class ExperienceService:
         out: list[DomainEvent] = []
         with self._tx.transaction():
             now = self._clock.now()
+            self._priors.pop(namespace, None)  # induction judges under a prior fitted on every count now
             for signature in self._reader.signatures(namespace):
                 events = induce(self._situation(namespace, signature), self.thresholds, new_id=self._ids.new,
                                 now=now)
@@ -135,13 +146,35 @@ class ExperienceService:
         return tuple(out)
 
     def _situation(self, namespace: str, signature: str) -> Situation:
-        # The outcomes alone (approach, success, end order), never the situation's whole episodes
-        # with their traces: an end must not get slower as the situation's history grows (ADR 0045).
-        outcomes = self._reader.outcomes(namespace, signature)
+        # Counts per approach (the store's counts projection, ADR 0071), never the situation's
+        # episodes or outcomes: an end must not get slower as the situation's history grows. Only a
+        # proposal lists its approach's outcomes (its support), and only a promotion loads episodes.
         policies = self._reader.policies(namespace, signature=signature)
         procedures = self._reader.procedures_of([p.policy_id for p in policies])
-        return Situation(namespace, signature, tuple(outcomes), tuple(policies), tuple(procedures),
-                         self._reader.get_episodes)
+
+        def outcomes(approach: str) -> list[tuple[str, bool]]:
+            return [(o.episode_id, o.succeeded) for o in self._reader.outcomes(namespace, signature, approach=approach)]
+
+        return Situation(namespace, signature, self._reader.approach_counts(namespace, signature), tuple(policies),
+                         tuple(procedures), self._reader.get_episodes, outcomes, self.prior(namespace))
+
+    def prior(self, namespace: str) -> RatePrior:
+        """The namespace's rate prior (ADR 0066): fitted on its situations' counts when first needed,
+        and again once its ends since then reach a tenth of the outcomes it was fitted on (at least
+        :data:`REFIT_MIN_ENDS`), so a fit's cost is spread over many ends. The default prior under
+        ``rule = "wilson"``, which reads none."""
+        if self.thresholds.rule != "bayes":
+            return DEFAULT_PRIOR
+        fitted = self._priors.get(namespace)
+        if fitted is None or fitted[1] >= max(REFIT_MIN_ENDS, REFIT_SHARE * fitted[0].outcomes):
+            fitted = (fit_prior(self._reader.situation_counts(namespace).values()), 0)
+            self._priors[namespace] = fitted
+        return fitted[0]
+
+    def _seen_end(self, namespace: str) -> None:
+        if namespace in self._priors:
+            prior, ends = self._priors[namespace]
+            self._priors[namespace] = (prior, ends + 1)
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -198,7 +231,8 @@ def _check_namespace(namespace: str) -> None:
 
 
 def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[str]) -> list[str]:
-    """Replay's comparison of the experience projection: one line per stream whose state differs.
+    """Replay's comparison of the experience projection: one line per stream whose state differs,
+    per situation whose outcome counts differ, per policy whose support links differ (ADR 0071).
 
     A store without the experience channel on both sides has nothing to compare; on one side
     only, every experience stream differs.
@@ -209,12 +243,25 @@ def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[s
     if a is None or b is None:
         return [f"experience stream {sid}: the {'live' if a is None else 'rebuilt'} store keeps no experience "
                 "channel" for sid in stream_ids]
-    diffs = []
+    diffs, namespaces = [], set()
     for start in range(0, len(stream_ids), 500):
         chunk = stream_ids[start:start + 500]
         left = {**a.get_episodes(chunk), **a.get_policies(chunk), **a.get_procedures(chunk)}
         right = {**b.get_episodes(chunk), **b.get_policies(chunk), **b.get_procedures(chunk)}
+        namespaces.update(s.namespace for s in (*left.values(), *right.values()))
         for sid in chunk:
             if left.get(sid) != right.get(sid):
                 diffs.append(f"experience {sid}: live {left.get(sid)!r} != rebuilt {right.get(sid)!r}")
+        policies = [sid for sid in chunk if sid.startswith("po_")]
+        if policies:
+            left_links, right_links = a.support_of(policies), b.support_of(policies)
+            for pid in policies:
+                if list(left_links.get(pid, {}).items()) != list(right_links.get(pid, {}).items()):
+                    diffs.append(f"support of {pid}: live {left_links.get(pid)!r} != rebuilt {right_links.get(pid)!r}")
+    for namespace in sorted(namespaces):
+        left_counts, right_counts = a.situation_counts(namespace), b.situation_counts(namespace)
+        for sig in sorted(set(left_counts) | set(right_counts)):
+            if left_counts.get(sig) != right_counts.get(sig):
+                diffs.append(f"outcome counts of {sig!r} in {namespace}: live {left_counts.get(sig)!r} "
+                             f"!= rebuilt {right_counts.get(sig)!r}")
     return diffs

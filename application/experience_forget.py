@@ -115,14 +115,14 @@ class ExperienceForgetService:
         episodes = reader.get_episodes(episode_ids)
         policies = {p.policy_id: p for p in reader.policies_citing(list(episodes))}
         procedures = {p.procedure_id: p for p in reader.procedures_of(list(policies), list(episodes))}
-        return plan_experience_forget(episodes, policies, procedures)
+        return plan_experience_forget(episodes, policies, procedures, reader.support_of(list(policies)))
 
     def _execute(self, plan: ExperienceForgetPlan, *, namespace: str, target: str, actor: str, reason: str,
                  target_kind: str = "episode") -> ForgetReport:
         reader = experience_of(self._storage)
         now = self._clock.now()
         forget_id = self._ids.new("fg")
-        touched = [*plan.streams, *(p for p, _ in plan.unlinks)]
+        touched = [*plan.streams, *(u[0] for u in plan.unlinks)]
         states = {**reader.get_episodes(touched), **reader.get_policies(touched), **reader.get_procedures(touched)}
         counts = plan.counts
         counts["payloads"] = self._storage.erase_payloads(list(plan.streams), reason=f"forget {forget_id}", at=now)

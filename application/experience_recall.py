@@ -1,27 +1,33 @@
-"""Recall of experience: active procedures and policies for "how do I …" questions (docs/experience.md).
+"""Recall of experience: procedures and policies for "how do I …" questions (docs/experience.md).
 
 :meth:`ExperienceRecall.items` returns, for a how-to question (:func:`howto_task`) or any query
-asked with ``intent="procedure"``, the namespace's active policies whose situation matches the
-task (:func:`match_score` at least ``floor``; ``procedure_floor`` with the explicit intent), each
-preceded by its active procedure, as recall items of kind ``procedure`` and ``policy`` that carry
-their support (the episodes, in ``evidence``), counts and reliability. Recall puts them before
-the facts; with no match, recall is exactly the fact recall it was.
+asked with ``intent="procedure"``, the namespace's live policies whose situation the task asks for
+(:class:`~hlmem.application.experience_match.SituationMatcher`: the embedder's similarity, no
+contrasting action or object; ADR 0067), each active one preceded by its active procedure, as recall
+items of kind ``procedure`` and ``policy`` that carry their support (counts, the latest episodes
+in ``evidence``) and reliability. Active policies come first; a candidate (on probation) follows,
+marked ``status="candidate"``, unless the caller asks for active ones only. Recall puts them
+before the facts; with no match, recall is exactly the fact recall it was.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hlmem.application.experience_match import SituationMatcher
+from hlmem.application.ports import Embedder
 from hlmem.application.recall_items import RecallItem
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
 from hlmem.domain.experience_state import PolicyState, ProcedureState
-from hlmem.domain.procedure_intent import howto_task, match_score
+from hlmem.domain.procedure_intent import howto_task
 
 #: What ``intent`` may be: read the query (None/``auto``), ask for procedures, or facts only.
 INTENTS = ("auto", "procedure", "facts")
 #: Kinds of recall item the experience channel adds (the packet labels them so).
 EXPERIENCE_KINDS = ("procedure", "policy", "episode")
+#: How much the floor is lowered when the caller asks for procedures explicitly (``intent="procedure"``).
+EXPLICIT_SLACK = {"embedded": 0.04, "lexical": 0.4}
 
 
 def check_intent(intent: str | None) -> str:
@@ -33,49 +39,62 @@ def check_intent(intent: str | None) -> str:
 
 
 class ExperienceRecall:
-    """Finds the active policies and procedures a question asks for."""
+    """Finds the live policies and procedures a question asks for."""
 
-    def __init__(self, storage: object, thresholds: PolicyThresholds | None = None, *, floor: float = 0.6,
-                 procedure_floor: float = 0.2) -> None:
+    def __init__(self, storage: object, thresholds: PolicyThresholds | None = None, *,
+                 embedder: Embedder | None = None, floor: float | None = None) -> None:
         self._reader = getattr(storage, "experience", None)
         self._thresholds = thresholds or PolicyThresholds()
-        self._floor = floor
-        self._procedure_floor = procedure_floor
+        self._matcher = SituationMatcher(embedder, floor=floor)
+        self._slack = EXPLICIT_SLACK["embedded" if embedder is not None else "lexical"]
 
-    def items(self, query: str, *, namespace: str, intent: str | None = None, k: int = 10) -> list[RecallItem]:
+    def matching(self, query: str, *, namespace: str, active_only: bool = False,
+                 explicit: bool = True) -> list[tuple[float, PolicyState]]:
+        """The namespace's live policies (active ones only if asked) whose situation ``query`` asks
+        for — a how-to question's task, or the whole query — with their similarity, best first
+        (active before candidate at equal similarity)."""
+        if self._reader is None:
+            return []
+        task = howto_task(query) or query
+        floor = self._matcher.floor - (self._slack if explicit else 0.0)
+        live = [p for p in self._reader.policies(namespace, status="active") if p.support]
+        if not active_only:
+            live += [p for p in self._reader.policies(namespace, status="candidate") if p.support]
+        texts = [p.situation or p.signature for p in live]
+        found = [(m.similarity, p) for m, p in zip(self._matcher.match(task, texts, floor=floor), live, strict=True)
+                 if m.matched]
+        found.sort(key=lambda sp: (-round(sp[0], 6), sp[1].status != "active",
+                                   -reliability(sp[1], self._thresholds), sp[1].policy_id))
+        return found
+
+    def items(self, query: str, *, namespace: str, intent: str | None = None, k: int = 10,
+              active_only: bool = False) -> list[RecallItem]:
         """The experience items for ``query``, best first (empty for a fact question)."""
         mode = check_intent(intent)
         if mode == "facts" or self._reader is None:
             return []
-        task = howto_task(query)
-        if task is None and mode != "procedure":
+        if howto_task(query) is None and mode != "procedure":
             return []
-        floor = self._procedure_floor if mode == "procedure" else self._floor
-        task = task or query
-        scored: list[tuple[float, PolicyState]] = []
-        for policy in self._reader.policies(namespace, status="active"):
-            score = max(match_score(task, policy.signature), match_score(task, policy.situation))
-            if score >= floor and policy.support:
-                scored.append((score, policy))
+        scored = self.matching(query, namespace=namespace, active_only=active_only, explicit=mode == "procedure")
         if not scored:
             return []
-        scored.sort(key=lambda sp: (-sp[0], -reliability(sp[1], self._thresholds), sp[1].policy_id))
         procedures = {p.policy_id: p for p in self._reader.procedures_of([p.policy_id for _, p in scored])
                       if p.status == "active"}
         out: list[RecallItem] = []
         for score, policy in scored:
-            if policy.policy_id in procedures:
+            if policy.status == "active" and policy.policy_id in procedures:
                 out.append(self._procedure_item(procedures[policy.policy_id], policy, score))
             out.append(self._policy_item(policy, score))
         return out[:k]
 
     def _policy_item(self, policy: PolicyState, score: float) -> RecallItem:
         rel = reliability(policy, self._thresholds)
-        text = (f"in situation “{policy.situation or policy.signature}” prefer {policy.approach} "
-                f"({policy.successes}/{len(policy.support)} episodes succeeded, reliability {rel:.2f})")
+        mark = "candidate on probation: " if policy.status == "candidate" else ""
+        text = (f"{mark}in situation “{policy.situation or policy.signature}” prefer {policy.approach} "
+                f"({policy.successes}/{policy.support} episodes succeeded, reliability {rel:.2f})")
         return RecallItem(id=policy.policy_id, kind="policy", text=text, score=score, ranks={"experience": 1},
-                          evidence=policy.episodes, subject=policy.signature, value=policy.approach,
-                          status=policy.status, recorded_from=policy.proposed_at, support=len(policy.support),
+                          evidence=policy.recent_episodes, subject=policy.signature, value=policy.approach,
+                          status=policy.status, recorded_from=policy.proposed_at, support=policy.support,
                           successes=policy.successes, failures=policy.failures, reliability=rel)
 
     def _procedure_item(self, proc: ProcedureState, policy: PolicyState, score: float) -> RecallItem:
@@ -83,10 +102,10 @@ class ExperienceRecall:
         steps = "; ".join(f"{i}. {s}" for i, s in enumerate(proc.steps, 1))
         text = f"procedure v{proc.number} for “{policy.situation or policy.signature}”: {steps}"
         return RecallItem(id=proc.procedure_id, kind="procedure", text=text, score=score, ranks={"experience": 1},
-                          evidence=(proc.source_episode, *policy.episodes), subject=policy.signature,
-                          value=policy.approach, status=proc.status, recorded_from=proc.promoted_at,
-                          support=len(policy.support), successes=policy.successes, failures=policy.failures,
-                          reliability=rel, steps=proc.steps, policy_id=policy.policy_id)
+                          evidence=tuple(dict.fromkeys((proc.source_episode, *policy.recent_episodes))),
+                          subject=policy.signature, value=policy.approach, status=proc.status,
+                          recorded_from=proc.promoted_at, support=policy.support, successes=policy.successes,
+                          failures=policy.failures, reliability=rel, steps=proc.steps, policy_id=policy.policy_id)
 
 
 def merge_items(experience: Sequence[RecallItem], facts: Sequence[RecallItem], k: int) -> tuple[RecallItem, ...]:

@@ -41,7 +41,10 @@ from _common import emit, machine_facts, print_table
 from experience_ceiling import THRESHOLDS, World, posterior
 
 from hlmem import Memory
+from hlmem.domain.experience_bayes import standing
+from hlmem.domain.experience_counts import Counts
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
+from hlmem.domain.experience_prior import fit_prior
 from hlmem.domain.experience_signature import trigger_signature
 
 VERBS = ("deploy", "migrate", "index", "backup", "compile", "lint", "profile", "restore", "upgrade", "package")
@@ -84,13 +87,15 @@ def goal_of(t: dict, rng: random.Random) -> str:
 def choose(mem: Memory, t: dict, goal: str, rng: random.Random, args) -> str:
     """The approach the agent takes. ``explore``: one at random, what is learnt never used.
     ``follow``: ask recall "how do I <goal>" and, with probability 1 - ``epsilon``, take the first
-    recalled procedure's or policy's approach that is advice for this very situation (the item's
-    subject is the goal's trigger signature: a neighbouring task's policy, "migrate …" for
-    "deploy …", also matches the question) and one the agent has; else one at random."""
+    recalled procedure's or *active* policy's approach that is advice for this very situation (the
+    item's subject is the goal's trigger signature) and one the agent has; else one at random.
+    Candidates, which recall also offers (marked), are not followed: with the Wilson rule that
+    starved the comparison of the other approaches (ADR 0050), and the tuning runs here kept it so."""
     if args.agent == "follow" and rng.random() >= args.epsilon:
         own = trigger_signature(goal)
         for item in mem.recall(f"how do I {goal}", k=5, kinds=("event",)).items:
-            if item.kind in ("procedure", "policy") and item.subject == own and item.value in t["approaches"]:
+            if item.kind in ("procedure", "policy") and item.status == "active" and item.subject == own \
+                    and item.value in t["approaches"]:
                 return item.value
     return rng.choice(t["approaches"])
 
@@ -100,7 +105,8 @@ def run(args) -> dict:
     types = make_types(rng, args)
     thresholds = PolicyThresholds(min_support=args.min_support, min_reliability=args.min_reliability,
                                   min_lead=args.min_lead, z=args.z, probation=args.probation,
-                                  retire_after=args.retire_after, retire_z=args.retire_z)
+                                  retire_after=args.retire_after, retire_z=args.retire_z, rule=args.rule,
+                                  min_confidence=args.min_confidence, retire_confidence=args.retire_confidence)
     with tempfile.TemporaryDirectory(prefix="hlmem-exp-bench-") as tmp:
         path = ":memory:" if args.store == "memory" else Path(tmp) / "exp.db"
         return _run(args, rng, types, thresholds, path)
@@ -147,21 +153,24 @@ def _run(args, rng: random.Random, types: list[dict], thresholds: PolicyThreshol
             rows.append({"type": t["id"], "kind": "noise" if t["noise"] else "best", "best": t["best"] or "-",
                          "best_rate": None if t["noise"] else round(t["rates"][t["best"]], 2),
                          "policy": shown.approach if shown else "-", "status": shown.status if shown else "-",
-                         "support": f"{shown.successes}/{len(shown.support)}" if shown else "-",
+                         "support": f"{shown.successes}/{shown.support}" if shown else "-",
                          "reliability": round(reliability(shown, thresholds), 2) if shown else None,
                          "tried": " ".join(f"{a}:{c[0]}/{c[1]}" for a, c in counts[t["id"]].items()),
                          "ok": "yes" if ok else "NO"})
         replay = mem.replay()
         procedures = mem.procedures(status="active")
+        posterior_picks = own_posterior(mem, types, signatures)
     scored = sum(1 for t in types if not t["noise"])
     return {"rows": rows, "summary": {
         "benchmark": "experience_policies", "seed": args.seed, "episodes": args.episodes, "steps": steps,
         "task_types": args.task_types, "noise_types": args.noise_types, "approaches": args.approaches,
         "flip": args.flip, "store": args.store, "agent": args.agent,
         "epsilon": args.epsilon if args.agent == "follow" else None,
-        "thresholds": {"min_support": thresholds.min_support, "min_reliability": thresholds.min_reliability,
-                       "min_lead": thresholds.min_lead, "z": thresholds.z, "probation": thresholds.probation,
-                       "retire_after": thresholds.retire_after, "retire_z": thresholds.retire_z},
+        "thresholds": {"rule": thresholds.rule, "min_support": thresholds.min_support,
+                       "min_reliability": thresholds.min_reliability, "min_lead": thresholds.min_lead, "z": thresholds.z,
+                       "probation": thresholds.probation, "retire_after": thresholds.retire_after,
+                       "retire_z": thresholds.retire_z, "min_confidence": thresholds.min_confidence,
+                       "retire_confidence": thresholds.retire_confidence},
         "best_named": right, "best_types": scored, "best_named_share": round(right / scored, 4) if scored else None,
         "noise_types_with_policy": noisy_live, "active_policies": sum(1 for p in policies if p.status == "active"),
         "active_procedures": len(procedures), "signatures_per_type_max": max(len(s) for s in signatures.values()),
@@ -169,6 +178,11 @@ def _run(args, rng: random.Random, types: list[dict], thresholds: PolicyThreshol
         "replay_equal": replay.equal,
         "one_shot_test": one_shot(types, counts, args.min_support),
         "oracle": oracle(types, counts, world_of(args)),
+        "oracle_picks": oracle_picks(types, counts, world_of(args)),
+        "posterior_picks": posterior_picks,
+        "own_posterior": [{"threshold": th, "best_named": sum(1 for _, right, p in posterior_picks if right and p >= th),
+                           "noise_flagged": sum(1 for noise, _, p in posterior_picks if noise and p >= th)}
+                          for th in (0.5, 0.6, 0.7, 0.8, *THRESHOLDS[2:])],
         "target_met": bool(scored) and right / scored >= 0.9 and noisy_live == 0, "machine": machine_facts()}}
 
 
@@ -208,18 +222,60 @@ def world_of(args) -> World:
                  (args.noise_low, args.noise_high), args.flip, args.noise_types / args.task_types)
 
 
+def own_posterior(mem: Memory, types: list[dict], signatures: dict[int, set[str]]) -> list[list]:
+    """Per type, what hlmem's own posterior says on the final counts, under a prior fitted on the
+    store's final counts (what ``rule = "bayes"`` would conclude if it judged once, at the end):
+    ``[noise_only, its likely best is the best, confidence]``. Beside the oracle's, it separates
+    what the learnt prior loses (this against the oracle) from what deciding as the episodes come
+    loses (the lifecycle against this)."""
+    reader = mem.storage.experience
+    prior = fit_prior(reader.situation_counts(mem.namespace).values())
+    out = []
+    for t in types:
+        counts = {}
+        for sig in signatures[t["id"]]:
+            for a, c in reader.approach_counts(mem.namespace, sig).items():
+                old = counts.get(a, Counts(0, 0))
+                counts[a] = Counts(old.successes + c.successes, old.failures + c.failures)
+        st = standing(counts, prior)
+        leader = st.leader
+        out.append([t["noise"], not t["noise"] and leader == t["best"], round(st.confidence(leader), 6) if leader else 0.0])
+    return out
+
+
+def oracle_picks(types: list[dict], counts: dict[int, dict[str, list[int]]], world: World) -> list[list]:
+    """Per type, what the Bayes oracle says on the final counts: ``[noise_only, picks_the_best, posterior]``."""
+    out = []
+    for t in types:
+        c = counts[t["id"]]
+        pick, prob = posterior([(c[a][0], c[a][1]) for a in t["approaches"]], world)
+        out.append([t["noise"], not t["noise"] and t["approaches"][pick] == t["best"], round(prob, 6)])
+    return out
+
+
 def oracle(types: list[dict], counts: dict[int, dict[str, list[int]]], world: World) -> list[dict]:
     """The Bayes oracle on the final counts (``experience_ceiling.posterior``): per threshold, the
     types whose most probable best approach is the real best with a posterior at least that high,
     and the noise-only types it would give a policy."""
-    picks = []
-    for t in types:
-        c = counts[t["id"]]
-        pick, prob = posterior([(c[a][0], c[a][1]) for a in t["approaches"]], world)
-        picks.append((t, t["approaches"][pick], prob))
-    return [{"threshold": th,
-             "best_named": sum(1 for t, a, p in picks if not t["noise"] and a == t["best"] and p >= th),
-             "noise_flagged": sum(1 for t, _, p in picks if t["noise"] and p >= th)} for th in THRESHOLDS]
+    picks = oracle_picks(types, counts, world)
+    return [{"threshold": th, "best_named": sum(1 for _, right, p in picks if right and p >= th),
+             "noise_flagged": sum(1 for noise, _, p in picks if noise and p >= th)} for th in THRESHOLDS]
+
+
+def oracle_frontier(picks: list[list]) -> dict[int, int]:
+    """Over runs' pooled oracle picks, for each number of noise-only types given a policy, the most
+    real types the oracle names right at one threshold that gives no more noise policies than that
+    (every distinct posterior tried as the threshold: the frontier, not a few points of it)."""
+    out: dict[int, int] = {}
+    for th in sorted({p for _, _, p in picks}):
+        named = sum(1 for _, right, p in picks if right and p >= th)
+        flagged = sum(1 for noise, _, p in picks if noise and p >= th)
+        out[flagged] = max(out.get(flagged, 0), named)
+    best, frontier = 0, {}
+    for flagged in range(sum(1 for noise, _, _ in picks if noise) + 1):
+        best = max(best, out.get(flagged, 0))
+        frontier[flagged] = best
+    return frontier
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--probation", type=int, default=d.probation)
     ap.add_argument("--retire-after", type=int, default=d.retire_after)
     ap.add_argument("--retire-z", type=float, default=d.retire_z)
+    ap.add_argument("--rule", choices=("bayes", "wilson"), default=d.rule)
+    ap.add_argument("--min-confidence", type=float, default=d.min_confidence)
+    ap.add_argument("--retire-confidence", type=float, default=d.retire_confidence)
     ap.add_argument("--seeds", default="", help="Comma-separated seeds: one summary row each (overrides --seed).")
     args = ap.parse_args(argv)
     if not 0 <= args.noise_types <= args.task_types <= len(VERBS) * len(OBJECTS) or args.episodes < 1 \
@@ -271,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"z {o['z']}: {o['best_named']}/{o['noise_flagged']}" for o in s["one_shot_test"]))
         print("Bayes oracle on the final counts (named / noise given a policy): "
               + ", ".join(f"p {o['threshold']}: {o['best_named']}/{o['noise_flagged']}" for o in s["oracle"]))
-        emit(s)
+        emit({k: v for k, v in s.items() if k not in ("oracle_picks", "posterior_picks")})
         return 0 if s["target_met"] and s["replay_equal"] else 1
     summaries = [r["summary"] for r in results]
     rows = [{"seed": s["seed"], "best_named": f"{s['best_named']}/{s['best_types']}",
@@ -294,9 +353,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  Bayes oracle at p >= {th}: {o_named / max(1, sum(s['best_types'] for s in summaries)):.1%} named, "
               f"{o_noise} noise-only types given a policy")
     met = all(s["target_met"] and s["replay_equal"] for s in summaries)
+    real = sum(s["best_types"] for s in summaries)
+    frontier = oracle_frontier([p for s in summaries for p in s["oracle_picks"]])
+    own = oracle_frontier([p for s in summaries for p in s["posterior_picks"]])
+    at_same = frontier[noisy] / max(1, real)
+    print(f"  Bayes oracle at the lifecycle's {noisy} noise-only policies (its frontier over these seeds): "
+          f"{at_same:.1%} named; the lifecycle is {100 * (at_same - share):+.1f} points from it")
     emit({"benchmark": "experience_policies", "seeds": seeds, "best_named_share": round(share, 4),
           "noise_types_with_policy": noisy, "target_met_every_seed": met,
-          "runs": [{k: v for k, v in s.items() if k != "machine"} for s in summaries],
+          "oracle_at_same_noise": round(at_same, 4), "gap_to_oracle_points": round(100 * (at_same - share), 1),
+          "oracle_frontier": {k: round(v / max(1, real), 4) for k, v in frontier.items() if k <= 10},
+          "own_posterior_frontier": {k: round(v / max(1, real), 4) for k, v in own.items() if k <= 10},
+          "runs": [{k: v for k, v in s.items() if k not in ("machine", "oracle_picks", "posterior_picks")}
+                   for s in summaries],
           "machine": first["machine"]})
     return 0 if met else 1
 

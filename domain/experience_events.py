@@ -101,10 +101,18 @@ class PolicyRetired(DomainEvent):
 
 @frozen(kw_only=True)
 class PolicySupportForgotten(DomainEvent):
-    """Some of the policy's supporting episodes were forgotten; it survives on the rest."""
+    """Some of the policy's supporting episodes were forgotten; it survives on the rest.
+
+    ``succeeded`` says, for each of ``episodes``, whether it had succeeded, and ``streak`` is the
+    failures in a row left at the end of the support, so the policy's counts follow from the event
+    alone (ADR 0071). An event written before them has neither (``()`` and None): the stores
+    complete it from their support links before reducing it
+    (:func:`hlmem.domain.experience_counts.complete_support_forgotten`)."""
 
     episodes: tuple[str, ...] = ()
     cascade_of: str | None = None
+    succeeded: tuple[bool, ...] = ()
+    streak: int | None = None
 
 
 @frozen(kw_only=True)

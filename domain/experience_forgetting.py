@@ -16,6 +16,7 @@ from datetime import datetime
 from attrs import frozen
 
 from hlmem.domain.events import DomainEvent, ForgetRequested, ItemForgotten
+from hlmem.domain.experience_counts import trailing_failures
 from hlmem.domain.experience_events import PolicySupportForgotten
 from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
 
@@ -30,7 +31,9 @@ class ExperienceForgetPlan:
     episodes: tuple[str, ...]
     policies: tuple[str, ...]
     procedures: tuple[str, ...]
-    unlinks: tuple[tuple[str, tuple[str, ...]], ...]
+    #: Per surviving policy: its id, the episodes it loses, whether each had succeeded, and the
+    #: failures in a row left at the end of its support.
+    unlinks: tuple[tuple[str, tuple[str, ...], tuple[bool, ...], int], ...]
     steps: int
 
     @property
@@ -47,15 +50,18 @@ class ExperienceForgetPlan:
     def counts(self) -> dict[str, int]:
         """What the report counts (:data:`EXPERIENCE_COUNTS`)."""
         return {"episodes": len(self.episodes), "steps": self.steps, "policies": len(self.policies),
-                "procedures": len(self.procedures), "policy_support": sum(len(g) for _, g in self.unlinks)}
+                "procedures": len(self.procedures), "policy_support": sum(len(u[1]) for u in self.unlinks)}
 
 
 def plan_experience_forget(episodes: Mapping[str, EpisodeState], policies: Mapping[str, PolicyState],
-                           procedures: Mapping[str, ProcedureState]) -> ExperienceForgetPlan:
+                           procedures: Mapping[str, ProcedureState],
+                           support: Mapping[str, Mapping[str, bool]]) -> ExperienceForgetPlan:
     """The cascade of forgetting ``episodes`` (already-forgotten ones are skipped).
 
     :param policies: at least every live policy citing one of the episodes.
     :param procedures: at least every procedure of those policies or built from those episodes.
+    :param support: those policies' support links, ``{episode_id: succeeded}`` in the order counted
+        (``ExperienceReader.support_of``).
     """
     gone = {e for e, s in episodes.items() if s.status != "forgotten"}
     dead_policies, unlinks = [], []
@@ -63,13 +69,15 @@ def plan_experience_forget(episodes: Mapping[str, EpisodeState], policies: Mappi
         policy = policies[pid]
         if policy.status == "forgotten":
             continue
-        lost = tuple(e for e in policy.episodes if e in gone)
+        links = support.get(pid, {})
+        lost = tuple(e for e in links if e in gone)
         if not lost:
             continue
-        if len(lost) == len(policy.support):
+        if len(lost) == len(links):
             dead_policies.append(pid)
         else:
-            unlinks.append((pid, lost))
+            unlinks.append((pid, lost, tuple(links[e] for e in lost),
+                            trailing_failures(ok for e, ok in links.items() if e not in gone)))
     dead = set(dead_policies)
     dead_procedures = sorted(pid for pid, p in procedures.items() if p.status != "forgotten" and (
         p.source_episode in gone or p.policy_id in dead))
@@ -91,8 +99,8 @@ def experience_forget_events(plan: ExperienceForgetPlan, versions: Mapping[str, 
         events.append(ItemForgotten(event_id=new_id("lg"), stream_id=sid, version=versions[sid] + 1,
                                     recorded_at=recorded_at, namespace=namespaces[sid], reason=reason, actor=actor,
                                     cascade_of=forget_id))
-    for pid, lost in plan.unlinks:
+    for pid, lost, succeeded, streak in plan.unlinks:
         events.append(PolicySupportForgotten(event_id=new_id("lg"), stream_id=pid, version=versions[pid] + 1,
                                              recorded_at=recorded_at, namespace=namespaces[pid], episodes=lost,
-                                             cascade_of=forget_id))
+                                             cascade_of=forget_id, succeeded=succeeded, streak=streak))
     return tuple(events)

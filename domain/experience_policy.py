@@ -51,9 +51,14 @@ from hlmem.domain.experience_events import (
 from hlmem.domain.experience_reducers import reduce_experience
 from hlmem.domain.experience_review import ACTIVATE, RETIRE, review_candidate, wilson_bounds
 from hlmem.domain.experience_signature import normalize_approach
-from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState, outcomes_of
+from hlmem.domain.experience_bayes import review_policy, standing
+from hlmem.domain.experience_counts import Counts, fold_counts
+from hlmem.domain.experience_prior import DEFAULT_PRIOR, RatePrior
+from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState, outcomes_of
 
 LIVE = ("candidate", "active")
+#: How candidates may be judged (``PolicyThresholds.rule``).
+RULES = ("bayes", "wilson")
 
 
 @frozen(kw_only=True)
@@ -65,13 +70,22 @@ class PolicyThresholds:
     min_reliability: float = 0.6
     min_lead: float = 0.15
     z: float = 1.645
-    probation: int = 3
+    #: Outcomes of the situation after a proposal before the candidate may be activated or retired
+    #: (1 since ADR 0066; ADR 0050's Wilson rule was measured with 3).
+    probation: int = 1
     #: A candidate whose lead z over the situation's other approaches falls below this after
     #: probation retires (ADR 0050).
     retire_z: float = 1.0
     retire_after: int = 3
     procedure_min_successes: int = 8
     procedure_min_reliability: float = 0.75
+    #: How candidates are judged: ``bayes`` (the posterior under the namespace's fitted prior,
+    #: ADR 0066) or ``wilson`` (the Wilson bound and the lead z of ADRs 0045 and 0050).
+    rule: str = "bayes"
+    #: ``bayes``: the confidence (posterior that the approach is the best) to propose and to activate.
+    min_confidence: float = 0.8
+    #: ``bayes``: a live policy whose confidence falls below this retires.
+    retire_confidence: float = 0.7
 
     def __attrs_post_init__(self) -> None:
         problems = threshold_problems({f.name: getattr(self, f.name) for f in fields(PolicyThresholds)})
@@ -97,6 +111,14 @@ def threshold_problems(values: Mapping[str, object]) -> list[tuple[str, str]]:
         value = values[name]
         if not _number(value) or not 0.0 <= value <= 1.0:  # type: ignore[operator]
             problems.append((name, f"must be 0..1, not {value!r}"))
+    if values["rule"] not in RULES:
+        problems.append(("rule", f"must be one of {', '.join(RULES)}, not {values['rule']!r}"))
+    low, high = values["retire_confidence"], values["min_confidence"]
+    for name, value in (("min_confidence", high), ("retire_confidence", low)):
+        if not _number(value) or not 0.0 < value < 1.0:  # type: ignore[operator]
+            problems.append((name, f"must be between 0 and 1 (both excluded), not {value!r}"))
+    if _number(low) and _number(high) and low > high:  # type: ignore[operator]
+        problems.append(("retire_confidence", f"must not exceed min_confidence ({high!r}), not {low!r}"))
     z, retire_z = values["z"], values["retire_z"]
     if not _number(z) or not 0.0 < z <= 5.0:  # type: ignore[operator]
         problems.append(("z", f"must be in (0, 5], not {z!r}"))
@@ -112,62 +134,57 @@ def wilson_lower(successes: int, n: int, z: float) -> float:
 
 def reliability(policy: PolicyState, thresholds: PolicyThresholds) -> float:
     """The policy's reliability: the Wilson lower bound of its supporting episodes' success rate."""
-    return wilson_lower(policy.successes, len(policy.support), thresholds.z)
+    return wilson_lower(policy.successes, policy.support, thresholds.z)
 
 
 @frozen
 class ApproachStats:
-    """One approach's ended episodes in one situation, in the order they ended."""
+    """One approach's counted episodes in one situation."""
 
     approach: str
-    outcomes: tuple[tuple[str, bool], ...]
-
-    @property
-    def n(self) -> int:
-        """Episodes counted."""
-        return len(self.outcomes)
-
-    @property
-    def successes(self) -> int:
-        """Episodes that succeeded."""
-        return sum(1 for _, ok in self.outcomes if ok)
-
-
-def approach_stats(outcomes: Iterable[EpisodeOutcome]) -> dict[str, ApproachStats]:
-    """Per approach, the succeeded/failed episodes in the order they ended (``outcomes``' order)."""
-    grouped: dict[str, list[tuple[str, bool]]] = {}
-    for o in outcomes:
-        grouped.setdefault(o.approach, []).append((o.episode_id, o.succeeded))
-    return {a: ApproachStats(a, tuple(o)) for a, o in sorted(grouped.items())}
+    successes: int
+    n: int
 
 
 #: Reads whole episodes by id (a reader's ``get_episodes``): only a promotion needs a trace.
 EpisodeLoader = Callable[[Sequence[str]], Mapping[str, EpisodeState]]
-
-#: Episodes a promotion loads at a time while it looks for the latest win with reusable steps.
-_LOAD_CHUNK = 16
+#: Lists one approach's counted outcomes in the situation, ``(episode_id, succeeded)`` in the order
+#: they ended (a reader's ``outcomes``): only a proposal needs them, to name its support.
+OutcomeLoader = Callable[[str], Sequence[tuple[str, bool]]]
 
 
 @frozen
 class Situation:
-    """What the lifecycle reads about one signature: the outcomes of its ended episodes in the
-    order they ended (:func:`~hlmem.domain.experience_state.outcomes_of`), its policies and their
-    procedures, and ``load_episodes`` for the few whole episodes a promotion reads."""
+    """What the lifecycle reads about one signature: each approach's counts (the store's counts
+    projection, ADR 0071), its policies and their procedures; ``load_outcomes`` for the support a
+    proposal names and ``load_episodes`` for the few whole episodes a promotion reads."""
 
     namespace: str
     signature: str
-    outcomes: tuple[EpisodeOutcome, ...]
+    counts: Mapping[str, Counts]
     policies: tuple[PolicyState, ...]
     procedures: tuple[ProcedureState, ...]
     load_episodes: EpisodeLoader
+    load_outcomes: OutcomeLoader
+    #: The namespace's rate prior (``rule = "bayes"``; :func:`~hlmem.domain.experience_prior.fit_prior`).
+    prior: RatePrior = DEFAULT_PRIOR
 
     @classmethod
     def of_episodes(cls, namespace: str, signature: str, episodes: Iterable[EpisodeState],
-                    policies: Iterable[PolicyState], procedures: Iterable[ProcedureState]) -> Situation:
+                    policies: Iterable[PolicyState], procedures: Iterable[ProcedureState],
+                    prior: RatePrior = DEFAULT_PRIOR) -> Situation:
         """A situation over episodes already in hand (tests, in-process callers)."""
         held = {e.episode_id: e for e in episodes if e.signature == signature and e.namespace == namespace}
-        return cls(namespace, signature, outcomes_of(held.values()), tuple(policies), tuple(procedures),
-                   lambda ids: {i: held[i] for i in ids if i in held})
+        counts = {key[2]: Counts(*row) for key, row in fold_counts(held.values()).items()}
+        ordered = outcomes_of(held.values())
+        return cls(namespace, signature, counts, tuple(policies), tuple(procedures),
+                   lambda ids: {i: held[i] for i in ids if i in held},
+                   lambda approach: [(o.episode_id, o.succeeded) for o in ordered if o.approach == approach], prior)
+
+    @property
+    def outcomes(self) -> int:
+        """The situation's counted outcomes, every approach."""
+        return sum(c.n for c in self.counts.values())
 
 
 class _Plan:
@@ -180,8 +197,10 @@ class _Plan:
         self.situation = situation
         self.new_id = new_id
         self.now = now
-        #: Per approach, the situation's outcomes: the plan's own events never change them.
-        self.stats = approach_stats(situation.outcomes)
+        #: Policies whose latest episodes left no reusable steps this time (looked at once per end).
+        self.no_source: set[str] = set()
+        #: Per approach, the situation's counts: the plan's own events never change them.
+        self.stats = {a: ApproachStats(a, c.successes, c.n) for a, c in sorted(situation.counts.items()) if c.n}
 
     def add(self, cls, stream_id: str, version: int, **payload) -> None:
         event = cls(event_id=self.new_id("lg"), stream_id=stream_id, version=version, recorded_at=self.now,
@@ -214,8 +233,9 @@ def on_episode_end(situation: Situation, episode: EpisodeState, thresholds: Poli
         for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
             if policy.status in LIVE and policy.approach == episode.approach:
                 _count(plan, policy, episode, thresholds)
+    reviewed = ("candidate", "active") if thresholds.rule == "bayes" else ("candidate",)
     for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
-        if policy.status == "candidate":
+        if policy.status in reviewed:
             _review(plan, policy, thresholds, episode.episode_id)
     _induce(plan, thresholds)
     return plan.events
@@ -230,7 +250,7 @@ def induce(situation: Situation, thresholds: PolicyThresholds, *, new_id: Callab
 
 
 def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThresholds) -> None:
-    if any(e == episode.episode_id for e, _ in policy.support):
+    if any(e == episode.episode_id for e, _ in policy.recent):
         return
     ok = bool(episode.succeeded)
     policy = plan.policy_event(PolicyOutcomeRecorded, policy, episode_id=episode.episode_id, succeeded=ok)
@@ -243,12 +263,22 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
 
 
 def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
-    """A candidate's comparative review against its situation's other approaches (ADR 0050)."""
+    """A live policy's review against its situation's other approaches: every candidate under either
+    rule (ADR 0050), every active policy too under ``bayes`` (ADR 0066). Where only one approach was
+    tried there is no comparison: a candidate is judged by the Wilson bar (ADR 0050's review with no
+    lead), an active policy only by its streak."""
     counts = {a: (st.successes, st.n) for a, st in plan.stats.items()}
     waited = max(0, sum(n for _, n in counts.values()) - policy.proposed_outcomes)
-    counts[policy.approach] = (policy.successes, len(policy.support))
-    review = review_candidate(policy.approach, counts, waited, probation=t.probation,
-                              min_reliability=t.min_reliability, z=t.z, retire_z=t.retire_z)
+    if t.rule == "bayes" and len(counts) > 1:
+        review = review_policy(policy.approach, policy.status, plan.situation.counts, waited, plan.situation.prior,
+                               probation=t.probation, min_confidence=t.min_confidence,
+                               retire_confidence=t.retire_confidence)
+    elif policy.status != "candidate":
+        return  # one approach tried: nothing to compare, and an active policy answers to its streak alone
+    else:
+        counts[policy.approach] = (policy.successes, policy.support)
+        review = review_candidate(policy.approach, counts, waited, probation=t.probation,  # type: ignore[assignment]
+                                  min_reliability=t.min_reliability, z=t.z, retire_z=t.retire_z)
     if review.decision == ACTIVATE:
         policy = plan.policy_event(PolicyActivated, policy, reason=review.reason, statistics=review.statistics)
         _promote(plan, policy, t)
@@ -263,8 +293,12 @@ def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
     rel = reliability(policy, t)
     if policy.successes < t.procedure_min_successes or rel < t.procedure_min_reliability:
         return
+    if policy.policy_id in plan.no_source:
+        return
     source = _latest_win_with_steps(plan.situation, policy)
-    if source is not None:
+    if source is None:
+        plan.no_source.add(policy.policy_id)
+    else:
         number = 1 + max((p.number for p in plan.procedures.values() if p.policy_id == policy.policy_id), default=0)
         plan.add(ProcedurePromoted, plan.new_id("pd"), 1, policy_id=policy.policy_id, number=number,
                  steps=procedure_steps(source), source_episode=source.episode_id,
@@ -272,17 +306,14 @@ def _promote(plan: _Plan, policy: PolicyState, t: PolicyThresholds) -> None:
 
 
 def _latest_win_with_steps(situation: Situation, policy: PolicyState) -> EpisodeState | None:
-    """The most recently ended succeeded episode of ``policy``'s support whose trace leaves
-    reusable steps, loading whole episodes a few at a time, newest first."""
-    ended = {o.episode_id: i for i, o in enumerate(situation.outcomes) if o.succeeded}
-    wins = sorted((e for e, ok in policy.support if ok and e in ended), key=ended.__getitem__, reverse=True)
-    for start in range(0, len(wins), _LOAD_CHUNK):
-        chunk = wins[start:start + _LOAD_CHUNK]
-        loaded = situation.load_episodes(chunk)
-        for episode_id in chunk:
-            source = loaded.get(episode_id)
-            if source is not None and source.status == "succeeded" and procedure_steps(source):
-                return source
+    """The most recently counted succeeded episode among ``policy``'s latest supporting episodes
+    whose trace leaves reusable steps (at most :data:`RECENT_KEPT` loaded, whatever the record's length)."""
+    wins = [e for e, ok in reversed(policy.recent) if ok]
+    loaded = situation.load_episodes(wins) if wins else {}
+    for episode_id in wins:
+        source = loaded.get(episode_id)
+        if source is not None and source.status == "succeeded" and procedure_steps(source):
+            return source
     return None
 
 
@@ -302,35 +333,37 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
     retired = {p.approach: p for p in plan.policies.values() if p.status == "retired"}
     live = [p for p in plan.policies.values() if p.status in LIVE]
     all_stats = plan.stats
-    # A retired policy returns only on fresh evidence: a success its support had not counted. Its
-    # record is then judged whole (a streak of failures, a lost lead count against it as before).
-    stats = {a: s for a, s in all_stats.items() if a not in retired or _fresh_success(s, retired[a])}
-    best = _best(stats, all_stats, t)
+    # A retired policy returns only on fresh evidence: a success its support had not counted (its
+    # support is some of the approach's counted episodes, so more successes counted than it holds).
+    # Its record is then judged whole (a streak of failures, a lost lead count against it as before).
+    stats = {a: s for a, s in all_stats.items() if a not in retired or s.successes > retired[a].successes}
+    # One approach tried has nothing to be the best of: the absolute bar alone decides, under either rule.
+    wilson = t.rule == "wilson" or len(all_stats) < 2
+    best = _best(stats, all_stats, t) if wilson else _likely_best(stats, situation, t)
     if best is not None and not any(p.approach == best.approach for p in live):
-        reason = (f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}")
+        reason = f"{best.successes}/{best.n} succeeded, reliability {wilson_lower(best.successes, best.n, t.z):.2f}"
+        if not wilson:
+            reason += (f", confidence {standing(situation.counts, situation.prior).confidence(best.approach):.2f} "
+                       "that it is the best approach")
         old = retired.get(best.approach)
         # Offline the situation is worded as its signature: no one episode's goal text (forgetting
         # that episode would otherwise leave its words in the policy).
         goal = situation.signature
-        outcomes = sum(st.n for st in all_stats.values())  # probation counts the situation's outcomes from here
+        support = tuple(situation.load_outcomes(best.approach))
+        outcomes = situation.outcomes  # probation counts the situation's outcomes from here
         if old is not None:
             plan.policy_event(PolicyProposed, old, signature=situation.signature, approach=best.approach,
-                              situation=goal, support=best.outcomes, reason=reason, situation_outcomes=outcomes)
+                              situation=goal, support=support, reason=reason, situation_outcomes=outcomes)
             proposed = old.policy_id
         else:
             proposed = plan.new_id("po")
             plan.add(PolicyProposed, proposed, 1, signature=situation.signature, approach=best.approach,
-                     situation=goal, support=best.outcomes, reason=reason, situation_outcomes=outcomes)
+                     situation=goal, support=support, reason=reason, situation_outcomes=outcomes)
         for other in live:
             plan.policy_event(PolicyRetired, other, reason=f"outranked by {proposed}")
             plan.demote(other.policy_id, "its policy was outranked")
     for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
         _promote(plan, policy, t)
-
-
-def _fresh_success(stats: ApproachStats, policy: PolicyState) -> bool:
-    counted = set(policy.episodes)
-    return any(ok and e not in counted for e, ok in stats.outcomes)
 
 
 def _best(stats: dict[str, ApproachStats], all_stats: dict[str, ApproachStats],
@@ -346,6 +379,20 @@ def _best(stats: dict[str, ApproachStats], all_stats: dict[str, ApproachStats],
     others = [s for a, s in all_stats.items() if a != best.approach]
     tried = sum(s.n for s in others)
     if tried and rel - sum(s.successes for s in others) / tried < t.min_lead:
+        return None
+    return best
+
+
+def _likely_best(stats: dict[str, ApproachStats], situation: Situation, t: PolicyThresholds) -> ApproachStats | None:
+    """``bayes``: the approach with the highest confidence, when it has ``min_support`` episodes and
+    its confidence reaches ``min_confidence`` (a retired approach without a fresh success, left out
+    of ``stats``, cannot be proposed however confident)."""
+    st = standing(situation.counts, situation.prior)
+    leader = st.leader
+    if leader is None or leader not in stats:
+        return None
+    best = stats[leader]
+    if best.n < t.min_support or st.confidence(leader) < t.min_confidence:
         return None
     return best
 

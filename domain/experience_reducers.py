@@ -27,7 +27,8 @@ from hlmem.domain.experience_events import (
     StepRecorded,
     is_experience_stream,
 )
-from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState, Step
+from hlmem.domain.experience_counts import trailing_failures
+from hlmem.domain.experience_state import RECENT_KEPT, EpisodeState, PolicyState, ProcedureState, Step
 
 ExperienceState = EpisodeState | PolicyState | ProcedureState
 
@@ -77,8 +78,10 @@ def _ended(event: EpisodeEnded, state):
 @_on.register
 def _proposed(event: PolicyProposed, state):
     support = tuple(dict.fromkeys((e, bool(ok)) for e, ok in event.support))
-    base = dict(signature=event.signature, approach=event.approach, situation=event.situation, support=support,
-                status="candidate", since_proposal=0, streak=_streak(support), changed_at=event.recorded_at,
+    successes = sum(1 for _, ok in support if ok)
+    base = dict(signature=event.signature, approach=event.approach, situation=event.situation,
+                successes=successes, failures=len(support) - successes, recent=support[-RECENT_KEPT:],
+                status="candidate", streak=trailing_failures(ok for _, ok in support), changed_at=event.recorded_at,
                 reason=event.reason, version=event.version, proposed_outcomes=event.situation_outcomes)
     if isinstance(state, PolicyState):
         return evolve(state, **base)
@@ -89,10 +92,11 @@ def _proposed(event: PolicyProposed, state):
 def _outcome(event: PolicyOutcomeRecorded, state):
     if not isinstance(state, PolicyState):
         return state
-    if any(e == event.episode_id for e, _ in state.support):
+    if any(e == event.episode_id for e, _ in state.recent):
         return evolve(state, version=event.version)
-    support = (*state.support, (event.episode_id, bool(event.succeeded)))
-    return evolve(state, support=support, since_proposal=state.since_proposal + 1, streak=_streak(support),
+    ok = bool(event.succeeded)
+    return evolve(state, successes=state.successes + ok, failures=state.failures + (not ok),
+                  recent=(*state.recent, (event.episode_id, ok))[-RECENT_KEPT:], streak=0 if ok else state.streak + 1,
                   version=event.version)
 
 
@@ -115,11 +119,16 @@ def _retired(event: PolicyRetired, state):
 
 @_on.register
 def _support_forgotten(event: PolicySupportForgotten, state):
+    # The event says which outcomes go and the streak left (ADR 0071); the stores complete an
+    # older event from their support links before it reaches here.
     if not isinstance(state, PolicyState):
         return state
+    lost = sum(1 for ok in event.succeeded if ok)
     gone = set(event.episodes)
-    support = tuple(s for s in state.support if s[0] not in gone)
-    return evolve(state, support=support, streak=_streak(support), version=event.version)
+    return evolve(state, successes=max(0, state.successes - lost),
+                  failures=max(0, state.failures - (len(event.succeeded) - lost)),
+                  recent=tuple(r for r in state.recent if r[0] not in gone),
+                  streak=state.streak if event.streak is None else event.streak, version=event.version)
 
 
 @_on.register
@@ -144,18 +153,10 @@ def _forgotten(event: ItemForgotten, state):
         return evolve(state, goal="", signature="", context="", approach="", outcome="", steps=steps,
                       status="forgotten", version=event.version)
     if isinstance(state, PolicyState):
-        return evolve(state, signature="", approach="", situation="", reason="", support=(), streak=0,
-                      status="forgotten", changed_at=event.recorded_at, version=event.version)
+        return evolve(state, signature="", approach="", situation="", reason="", successes=0, failures=0,
+                      recent=(), streak=0, status="forgotten", changed_at=event.recorded_at, version=event.version)
     if isinstance(state, ProcedureState):
         return evolve(state, steps=(), reason="", status="forgotten", changed_at=event.recorded_at,
                       version=event.version)
     return state
 
-
-def _streak(support: tuple[tuple[str, bool], ...]) -> int:
-    n = 0
-    for _, ok in reversed(support):
-        if ok:
-            break
-        n += 1
-    return n

@@ -97,9 +97,18 @@ def outcomes_of(episodes: Iterable[EpisodeState]) -> tuple[EpisodeOutcome, ...]:
 _COUNTED = frozenset(("succeeded", "failed"))
 
 
+#: Supporting outcomes a policy keeps by id, newest last (its evidence in recall; promotion looks
+#: among their successes for reusable steps). The whole support is the store's support links.
+RECENT_KEPT = 16
+
+
 @frozen
 class PolicyState:
-    """"In situation ``signature`` prefer ``approach``", with the episodes that support it."""
+    """"In situation ``signature`` prefer ``approach``", with counts of the episodes that support it.
+
+    The policy holds its statistics as counts, so that recording one more outcome costs the same
+    however long its record is; which episodes support it is the store's support projection
+    (``ExperienceReader.support_of``), and ``recent`` keeps the latest few by id."""
 
     policy_id: str
     namespace: str
@@ -109,12 +118,13 @@ class PolicyState:
     proposed_at: datetime
     version: int
     status: str = "candidate"
-    #: ``(episode_id, succeeded)`` in the order they were counted.
-    support: tuple[tuple[str, bool], ...] = ()
-    #: The policy's own outcomes counted since the (last) proposal (probation counts the
-    #: situation's outcomes since ``proposed_outcomes`` instead, ADR 0050).
-    since_proposal: int = 0
-    #: Failures in a row at the end of ``support``.
+    #: Supporting episodes that succeeded and that failed.
+    successes: int = 0
+    failures: int = 0
+    #: ``(episode_id, succeeded)`` of the latest supporting episodes (at most :data:`RECENT_KEPT`,
+    #: fewer after a forget), in the order they were counted.
+    recent: tuple[tuple[str, bool], ...] = ()
+    #: Failures in a row at the end of the support.
     streak: int = 0
     changed_at: datetime | None = None
     reason: str = ""
@@ -122,19 +132,14 @@ class PolicyState:
     proposed_outcomes: int = 0
 
     @property
-    def successes(self) -> int:
-        """Supporting episodes that succeeded."""
-        return sum(1 for _, ok in self.support if ok)
+    def support(self) -> int:
+        """Supporting episodes (succeeded or failed)."""
+        return self.successes + self.failures
 
     @property
-    def failures(self) -> int:
-        """Supporting episodes that failed."""
-        return sum(1 for _, ok in self.support if not ok)
-
-    @property
-    def episodes(self) -> tuple[str, ...]:
-        """The supporting episodes' ids."""
-        return tuple(e for e, _ in self.support)
+    def recent_episodes(self) -> tuple[str, ...]:
+        """The latest supporting episodes' ids, oldest first."""
+        return tuple(e for e, _ in self.recent)
 
 
 @frozen

@@ -19,7 +19,8 @@ _HOWTO_EN = re.compile(
     r"how\s+to|what(?:'s|\s+is)\s+the\s+(?:best\s+)?way\s+to|what\s+(?:steps|procedure)\s+(?:do|should)\s+"
     r"(?:i|we)\s+(?:take|follow)\s+to|steps\s+to|procedure\s+for|how\s+(?:is|are)\s+\w+\s+done)\b\s*(?P<task>.*)$",
     re.IGNORECASE | re.DOTALL)
-_HOWTO_ZH = re.compile(r"(?:我|我们|要|该|应该|能|可以|得)?(?:怎么|怎样|如何|咋)(?:样)?(?:才能|才|去|来)?(?P<task>.+)$")
+_HOWTO_ZH = re.compile(r"(?:我们|我|要|该|应该|能|可以|得)*(?:怎么|怎样|如何|咋)(?:样)?(?:才能|才|去|来)?(?P<task>.+)$")
+_CLAUSE_EN = re.compile(r"[,;:，；：]\s*(?=(?:so\s+)?how\b)", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s?？!！。.,，;；:：]+$")
 _STOP = frozenset("a an the to of in on for with and or my our your it this that is are be do i we you me us "
                   "please can should best way".split())
@@ -28,13 +29,26 @@ _CJK_FILLER = frozenset("的了吗呢吧啊呀么一下")
 
 
 def howto_task(query: str) -> str | None:
-    """The task a how-to question asks about, or None when ``query`` is not one."""
+    """The task a how-to question asks about, or None when ``query`` is not one.
+
+    English: the words after the cue ("how do I …") at the start or after a clause ("main's CI is red,
+    how do I get it green again"): then the clause before it is part of the task too. Chinese: the
+    question with its cue taken out, wherever the cue stands ("出差回来的钱怎么报销" asks about
+    "出差回来的钱 报销", not "报销" alone)."""
     text = unicodedata.normalize("NFKC", query or "").strip()
-    for pattern in (_HOWTO_EN, _HOWTO_ZH):
-        m = pattern.search(text) if pattern is _HOWTO_ZH else pattern.match(text)
+    m = _HOWTO_EN.match(text)
+    if m:
+        return _TRAILING.sub("", m.group("task")).strip() or None
+    clause = _CLAUSE_EN.search(text)
+    if clause:
+        m = _HOWTO_EN.match(text[clause.end():])
         if m:
-            task = _TRAILING.sub("", m.group("task")).strip()
-            return task or None
+            task = f"{text[:clause.start()].strip()} {m.group('task')}"
+            return _TRAILING.sub("", task).strip() or None
+    m = _HOWTO_ZH.search(text)
+    if m:
+        task = f"{text[:m.start()].strip()} {m.group('task')}".strip()
+        return _TRAILING.sub("", task).strip() or None
     return None
 
 

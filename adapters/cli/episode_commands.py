@@ -30,11 +30,12 @@ def episode_dict(e: Any, *, steps: bool = True) -> dict[str, Any]:
 
 
 def policy_dict(p: Any, thresholds: Any) -> dict[str, Any]:
-    """A policy as JSON, with its support and reliability."""
+    """A policy as JSON, with its support and reliability; ``episodes`` are its latest supporting
+    episodes (at most 16, ADR 0071), ``support`` counts them all."""
     return {"id": p.policy_id, "namespace": p.namespace, "signature": p.signature, "approach": p.approach,
-            "situation": p.situation, "status": p.status, "support": len(p.support), "successes": p.successes,
+            "situation": p.situation, "status": p.status, "support": p.support, "successes": p.successes,
             "failures": p.failures, "reliability": round(reliability(p, thresholds), 4),
-            "episodes": list(p.episodes), "streak": p.streak, "reason": p.reason,
+            "episodes": list(p.recent_episodes), "streak": p.streak, "reason": p.reason,
             "proposed_at": format_timestamp(p.proposed_at), "changed_at": format_timestamp(p.changed_at)}
 
 
@@ -172,16 +173,18 @@ def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, afte
 @episode.command(name="policies")
 @click.option("--status", default=None, type=click.Choice(POLICY_STATUSES))
 @click.option("--namespace", default=None)
+@click.option("--query", default=None, help="A how-to question or task: the live policies it asks for, best first "
+              "(with --status active, active ones only).")
 @json_option
 @click.pass_obj
-def policies(obj: _Ctx, status: str | None, namespace: str | None, as_json: bool) -> None:
+def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | None, as_json: bool) -> None:
     """The policies learnt: "in situation T prefer approach P", with support and reliability."""
     mem = obj.memory()
-    found, t = mem.policies(status=status, namespace=namespace), mem.experience_thresholds
+    found, t = mem.policies(status=status, namespace=namespace, query=query), mem.experience_thresholds
     table = Table("id", "status", "situation", "approach", "support", "reliability")
     for p in found:
         table.add_row(p.policy_id, p.status, plain(p.situation or p.signature), plain(p.approach),
-                      f"{p.successes}/{len(p.support)}", f"{reliability(p, t):.2f}")
+                      f"{p.successes}/{p.support}", f"{reliability(p, t):.2f}")
     _emit([policy_dict(p, t) for p in found], as_json, table)
 
 

@@ -111,12 +111,18 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     @server.tool(annotations=READ)
     async def memory_policies(
         status: Literal["candidate", "active", "retired", "forgotten"] | None = None, namespace: Namespace = None,
+        query: Annotated[str | None, Field(
+            min_length=1, max_length=MAX_GOAL_CHARS,
+            description="A how-to question or task: only the live policies it asks for, best first "
+                        "(status active: active ones only)")] = None,
     ) -> shapes.PoliciesOut:
         """What was learnt: "in situation T prefer approach P", with support (episodes), successes, failures and
-        reliability (a Wilson lower bound, 0..1). Candidates are on probation; active ones are recommended."""
+        reliability (a Wilson lower bound, 0..1). Active ones are recommended; a candidate is on probation: the
+        approach the evidence favours so far, not yet confirmed (try it when nothing better is known)."""
         def run() -> dict:
             thresholds = mem.experience_thresholds
-            return {"items": [policy_dict(p, thresholds) for p in mem.policies(status=status, namespace=namespace)]}
+            found = mem.policies(status=status, namespace=namespace, query=query)
+            return {"items": [policy_dict(p, thresholds) for p in found]}
         return await call("memory_policies", run)  # type: ignore[return-value]
 
     @server.tool(annotations=READ)

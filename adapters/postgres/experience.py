@@ -1,10 +1,12 @@
 """``PostgresExperience``: the experience channel's projection on PostgreSQL (the ExperienceReader role, ADR 0045).
 
 Episodes, policies and procedures are state documents (the event converter's JSON, as in
-:mod:`.states`) with the columns the reads filter on; ``policy_support`` answers which policies
-an episode supports (forget's cascade). The append folds the ``ep_``/``po_``/``pd_`` events of
-its transaction through :meth:`PostgresExperience.project` with the shared reducer
-:func:`hlmem.domain.experience_reducers.reduce_experience`.
+:mod:`.states`) with the columns the reads filter on; ``experience_counts`` holds each situation's
+outcome counts per approach and ``policy_links`` each policy's support in the order counted
+(ADR 0071; forget's cascade reads the links). The append folds the ``ep_``/``po_``/``pd_`` events
+of its transaction through :func:`project` with the shared reducer
+:func:`hlmem.domain.experience_reducers.reduce_experience` and the shared
+:func:`~hlmem.domain.experience_counts.count_changes` / ``support_change``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,14 @@ from typing import TYPE_CHECKING
 from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.adapters.serialization import converter
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_counts import (
+    Counts,
+    SupportChange,
+    complete_support_forgotten,
+    count_changes,
+    support_change,
+)
+from hlmem.domain.experience_events import PolicySupportForgotten
 from hlmem.domain.experience_reducers import reduce_experience
 from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
@@ -47,11 +57,23 @@ def project(con: psycopg.Connection, events: Sequence[DomainEvent]) -> None:
         return
     states: dict[str, object | None] = dict(_load(con, [e.stream_id for e in events if e.version != 1]))
     changed: set[str] = set()
+    counts: dict[tuple[str, str, str], list[int]] = {}
     for event in events:
-        state = reduce_experience(states.get(event.stream_id), event)
+        if isinstance(event, PolicySupportForgotten):
+            event = complete_support_forgotten(event, _links(con, [event.stream_id]).get(event.stream_id, {}))
+        before = states.get(event.stream_id)
+        state = reduce_experience(before, event)
         if state is not None:
             states[event.stream_id] = state
             changed.add(event.stream_id)
+        if event.stream_id.startswith("ep_"):
+            for key, (ds, df) in count_changes(before, state).items():  # type: ignore[arg-type]
+                row = counts.setdefault(key, [0, 0])
+                row[0] += ds
+                row[1] += df
+        change = support_change(event)
+        if change is not None:
+            _link(con, change)
     with con.cursor() as cur:
         for sid in sorted(changed):
             state = states[sid]
@@ -67,9 +89,6 @@ def project(con: psycopg.Connection, events: Sequence[DomainEvent]) -> None:
                             "namespace = excluded.namespace, signature = excluded.signature, "
                             "status = excluded.status, state = excluded.state",
                             (sid, state.namespace, state.signature, state.status, _doc(state)))
-                cur.execute("DELETE FROM policy_support WHERE policy_id = %s", (sid,))
-                cur.executemany("INSERT INTO policy_support (episode_id, policy_id) VALUES (%s, %s) "
-                                "ON CONFLICT DO NOTHING", [(e, sid) for e in state.episodes])
             elif isinstance(state, ProcedureState):
                 cur.execute("INSERT INTO procedures (procedure_id, namespace, policy_id, source_episode, status, "
                             "state) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (procedure_id) DO UPDATE SET "
@@ -78,6 +97,67 @@ def project(con: psycopg.Connection, events: Sequence[DomainEvent]) -> None:
                             "state = excluded.state",
                             (sid, state.namespace, state.policy_id, state.source_episode, state.status,
                              _doc(state)))
+        for (namespace, signature, approach), (ds, df) in sorted(counts.items()):
+            if not ds and not df:
+                continue
+            cur.execute("INSERT INTO experience_counts AS c (namespace, signature, approach, successes, failures) "
+                        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (namespace, signature, approach) DO UPDATE SET "
+                        "successes = c.successes + excluded.successes, failures = c.failures + excluded.failures",
+                        (namespace, signature, approach, ds, df))
+            if ds < 0 or df < 0:
+                cur.execute("DELETE FROM experience_counts WHERE namespace = %s AND signature = %s AND approach = %s "
+                            "AND successes = 0 AND failures = 0", (namespace, signature, approach))
+
+
+def _link(con: psycopg.Connection, change: SupportChange) -> None:
+    pid = change.policy_id
+    if change.replace:
+        con.execute("DELETE FROM policy_links WHERE policy_id = %s", (pid,))
+    if change.remove:
+        con.execute("DELETE FROM policy_links WHERE policy_id = %s AND episode_id = ANY(%s)", (pid, list(change.remove)))
+    if change.add:
+        last = con.execute("SELECT coalesce(max(seq), 0) FROM policy_links WHERE policy_id = %s", (pid,)).fetchone()[0]
+        with con.cursor() as cur:
+            cur.executemany("INSERT INTO policy_links (policy_id, seq, episode_id, succeeded) VALUES (%s, %s, %s, %s) "
+                            "ON CONFLICT DO NOTHING", [(pid, last + i, e, ok) for i, (e, ok) in enumerate(change.add, 1)])
+
+
+def _links(con: psycopg.Connection, policy_ids: Sequence[str]) -> dict[str, dict[str, bool]]:
+    out: dict[str, dict[str, bool]] = {}
+    ids = list(dict.fromkeys(policy_ids))
+    if ids:
+        for pid, episode_id, ok in con.execute("SELECT policy_id, episode_id, succeeded FROM policy_links "
+                                               "WHERE policy_id = ANY(%s) ORDER BY policy_id, seq", (ids,)):
+            out.setdefault(pid, {})[episode_id] = bool(ok)
+    return out
+
+
+def upgrade(con: psycopg.Connection) -> None:
+    """Layout 3 -> 4 (ADR 0071): the counts of the counted episodes, the links of every policy's
+    support list, and each policy's state rewritten as counts and its latest 16 episodes. Safe to run
+    again: the counts are made anew, and a state already in counts is left as it is."""
+    con.execute("DELETE FROM experience_counts")
+    con.execute("INSERT INTO experience_counts (namespace, signature, approach, successes, failures) "
+                "SELECT namespace, signature, state::json ->> 'approach', count(*) FILTER (WHERE status = 'succeeded'), "
+                "count(*) FILTER (WHERE status = 'failed') FROM episodes WHERE status IN ('succeeded', 'failed') "
+                "AND state::json ->> 'approach' <> '' GROUP BY 1, 2, 3")
+    rows = con.execute("SELECT policy_id, state FROM policies").fetchall()
+    with con.cursor() as cur:
+        for policy_id, text in rows:
+            state = json.loads(text)
+            if "support" not in state:
+                continue
+            support = [(e, bool(ok)) for e, ok in state.pop("support")]
+            state.pop("since_proposal", None)
+            state["successes"] = sum(1 for _, ok in support if ok)
+            state["failures"] = len(support) - state["successes"]
+            state["recent"] = [[e, ok] for e, ok in support[-16:]]
+            cur.execute("UPDATE policies SET state = %s WHERE policy_id = %s",
+                        (json.dumps(state, ensure_ascii=True, sort_keys=True, separators=(",", ":")), policy_id))
+            cur.execute("DELETE FROM policy_links WHERE policy_id = %s", (policy_id,))
+            cur.executemany("INSERT INTO policy_links (policy_id, seq, episode_id, succeeded) VALUES (%s, %s, %s, %s)",
+                            [(policy_id, i, e, ok) for i, (e, ok) in enumerate(dict(support).items(), 1)])
+    con.execute("DROP TABLE IF EXISTS policy_support")
 
 
 class PostgresExperience:
@@ -143,7 +223,7 @@ class PostgresExperience:
             return []
         with self._db.lock, translated("reading the experience projection"):
             found = [r[0] for r in self._db.con.execute(
-                "SELECT DISTINCT policy_id FROM policy_support WHERE episode_id = ANY(%s)", (ids,))]
+                "SELECT DISTINCT policy_id FROM policy_links WHERE episode_id = ANY(%s)", (ids,))]
         states = self.get_policies(sorted(found))
         return [states[p] for p in sorted(states) if states[p].status != "forgotten"]
 
@@ -163,16 +243,37 @@ class PostgresExperience:
                             "(policy_id = ANY(%s) OR source_episode = ANY(%s)) AND status <> 'forgotten' "
                             "ORDER BY procedure_id", (policies, episodes))
 
-    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]:
+    def support_of(self, policy_ids: Sequence[str]) -> dict[str, dict[str, bool]]:
+        with self._db.lock, translated("reading the experience projection"):
+            return _links(self._db.con, policy_ids)
+
+    def outcomes(self, namespace: str, signature: str, *, approach: str | None = None) -> list[EpisodeOutcome]:
         # Two fields of each state, read by the server: no trace is decoded in Python. Stored
         # timestamps are fixed-width UTC text, so they sort as the instants do (byte order, "C").
         with self._db.lock, translated("reading the experience projection"):
             rows = self._db.con.execute(
                 "SELECT episode_id, approach, status FROM (SELECT episode_id, status, state::json ->> 'approach' "
-                "AS approach, state::json ->> 'ended_at' AS ended FROM episodes WHERE namespace = %s "
-                "AND signature = %s AND status IN ('succeeded', 'failed')) AS counted WHERE approach <> '' "
-                "ORDER BY ended COLLATE \"C\", episode_id", (namespace, signature)).fetchall()
+                "AS approach, state::json ->> 'ended_at' AS ended FROM episodes WHERE namespace = %(ns)s "
+                "AND signature = %(sig)s AND status IN ('succeeded', 'failed')) AS counted WHERE approach <> '' "
+                "AND (%(a)s::text IS NULL OR approach = %(a)s::text) ORDER BY ended COLLATE \"C\", episode_id",
+                {"ns": namespace, "sig": signature, "a": approach}).fetchall()
         return [EpisodeOutcome(e, a, s == "succeeded") for e, a, s in rows]
+
+    def approach_counts(self, namespace: str, signature: str) -> dict[str, Counts]:
+        with self._db.lock, translated("reading the experience projection"):
+            rows = self._db.con.execute(
+                "SELECT approach, successes, failures FROM experience_counts WHERE namespace = %s AND signature = %s "
+                "ORDER BY approach COLLATE \"C\"", (namespace, signature)).fetchall()
+        return {a: Counts(s, f) for a, s, f in rows}
+
+    def situation_counts(self, namespace: str) -> dict[str, dict[str, Counts]]:
+        out: dict[str, dict[str, Counts]] = {}
+        with self._db.lock, translated("reading the experience projection"):
+            for sig, a, s, f in self._db.con.execute(
+                    "SELECT signature, approach, successes, failures FROM experience_counts WHERE namespace = %s "
+                    "ORDER BY signature COLLATE \"C\", approach COLLATE \"C\"", (namespace,)):
+                out.setdefault(sig, {})[a] = Counts(s, f)
+        return out
 
     def signatures(self, namespace: str) -> list[str]:
         with self._db.lock, translated("reading the experience projection"):

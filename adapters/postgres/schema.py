@@ -10,7 +10,7 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
@@ -43,6 +43,25 @@ CREATE TABLE IF NOT EXISTS text_totals (
 );
 """
 
+EXPERIENCE_COUNTS_DDL = """
+CREATE TABLE IF NOT EXISTS experience_counts (
+    namespace text NOT NULL,
+    signature text NOT NULL,
+    approach text NOT NULL,
+    successes integer NOT NULL,
+    failures integer NOT NULL,
+    PRIMARY KEY (namespace, signature, approach)
+);
+CREATE TABLE IF NOT EXISTS policy_links (
+    policy_id text COLLATE "C" NOT NULL,
+    seq integer NOT NULL,
+    episode_id text COLLATE "C" NOT NULL,
+    succeeded boolean NOT NULL,
+    PRIMARY KEY (policy_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS policy_links_by_episode ON policy_links (episode_id, policy_id);
+"""
+
 #: Steps from an older layout to this one, keyed by the layout they start from.
 UPGRADES = {
     # 1 -> 2: full text moves from a GIN-indexed tsvector (every match scored) to posting lists
@@ -55,6 +74,9 @@ ALTER TABLE items DROP COLUMN IF EXISTS tsv;
     # 2 -> 3: items index the stems of their English words too (ADR 0058); ``postings.add_stems``
     # adds them to the stored tokens and makes the lists again.
     "2": "TRUNCATE postings, term_df, text_totals;",
+    # 3 -> 4: per-approach outcome counts and ordered support links (ADR 0071); ``experience.upgrade``
+    # then fills them and rewrites the policies' states as counts.
+    "3": EXPERIENCE_COUNTS_DDL,
 }
 
 DDL = r"""
@@ -264,11 +286,6 @@ CREATE TABLE IF NOT EXISTS policies (
     state text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS policies_signature ON policies (namespace, signature);
-CREATE TABLE IF NOT EXISTS policy_support (
-    episode_id text COLLATE "C" NOT NULL,
-    policy_id text COLLATE "C" NOT NULL,
-    PRIMARY KEY (episode_id, policy_id)
-);
 CREATE TABLE IF NOT EXISTS procedures (
     procedure_id text COLLATE "C" PRIMARY KEY,
     namespace text NOT NULL,
@@ -279,4 +296,4 @@ CREATE TABLE IF NOT EXISTS procedures (
 );
 CREATE INDEX IF NOT EXISTS procedures_policy ON procedures (policy_id);
 CREATE INDEX IF NOT EXISTS procedures_episode ON procedures (source_episode);
-"""
+""" + EXPERIENCE_COUNTS_DDL

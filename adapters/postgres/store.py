@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 
 from hlmem.adapters.log_window import window_rows
-from hlmem.adapters.postgres import derived, postings, search
+from hlmem.adapters.postgres import derived, experience, postings, search
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
 from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
@@ -55,7 +55,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
         con = connect(url)
         try:
             # Layout 1 -> 2: list every item (ADR 0051); 2 -> 3: index English stems (ADR 0058).
-            ensure_schema(con, {"1": postings.rebuild, "2": postings.add_stems})
+            ensure_schema(con, {"1": postings.rebuild, "2": postings.add_stems, "3": experience.upgrade})
             from pgvector.psycopg import register_vector
 
             register_vector(con)

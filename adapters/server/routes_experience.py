@@ -73,12 +73,15 @@ def forget_episode(request: Request, episode_id: str, body: EpisodeForgetIn) -> 
 
 
 @router.get("/v1/policies", tags=["policies"],
-            summary="Policies learnt (in situation T prefer approach P), with support and reliability")
+            summary="Policies learnt (in situation T prefer approach P), with support and reliability; with query, "
+                    "the live ones a how-to question asks for, best first")
 def list_policies(request: Request, status: Literal["candidate", "active", "retired", "forgotten"] | None = None,
-                  namespace: Namespace = None) -> dict[str, Any]:
+                  namespace: Namespace = None,
+                  query: Annotated[str | None, Query(min_length=1, max_length=2000)] = None) -> dict[str, Any]:
     def run(mem: Any) -> dict[str, Any]:
         thresholds = mem.experience_thresholds
-        return {"items": [policy_dict(p, thresholds) for p in mem.policies(status=status, namespace=namespace)]}
+        found = mem.policies(status=status, namespace=namespace, query=query)
+        return {"items": [policy_dict(p, thresholds) for p in found]}
     return call(request, run)
 
 

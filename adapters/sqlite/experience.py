@@ -1,9 +1,12 @@
-"""``SQLiteExperience``: the experience projection in the store's file (migration ``0015_experience``).
+"""``SQLiteExperience``: the experience projection in the store's file (migrations ``0015_experience``,
+``0019_experience_counts``).
 
 The store calls :meth:`project` for every event it appends and :meth:`flush` before the
 append's transaction ends, like its own projector: the state is loaded, reduced by
 :func:`hlmem.domain.experience_reducers.reduce_experience` and written back, as JSON through
-the event converter (``adapters/serialization.py``), with the columns the reads filter on.
+the event converter (``adapters/serialization.py``), with the columns the reads filter on. The
+outcome counts and the policies' support links (ADR 0071) change row by row as each event is
+projected, in the same transaction.
 """
 
 from __future__ import annotations
@@ -14,6 +17,14 @@ from collections.abc import Sequence
 from hlmem.adapters.serialization import converter
 from hlmem.adapters.sqlite.db import Db, translated
 from hlmem.domain.events import DomainEvent
+from hlmem.domain.experience_counts import (
+    Counts,
+    SupportChange,
+    complete_support_forgotten,
+    count_changes,
+    support_change,
+)
+from hlmem.domain.experience_events import PolicySupportForgotten
 from hlmem.domain.experience_reducers import reduce_experience, touches_experience
 from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
@@ -43,12 +54,53 @@ class SQLiteExperience:
         if not touches_experience(event):
             return
         sid = event.stream_id
+        if isinstance(event, PolicySupportForgotten):
+            event = complete_support_forgotten(event, self._links([sid]).get(sid, {}))
         if sid not in self._cache:
             self._cache[sid] = None if event.version == 1 else self._load([sid]).get(sid)
-        state = reduce_experience(self._cache[sid], event)
+        before = self._cache[sid]
+        state = reduce_experience(before, event)
         if state is not None:
             self._cache[sid] = state
             self._dirty.add(sid)
+        if sid.startswith("ep_"):
+            self._count(count_changes(before, state))  # type: ignore[arg-type]
+        change = support_change(event)
+        if change is not None:
+            self._link(change)
+
+    def _count(self, changes: dict) -> None:
+        con = self._db.con
+        for (namespace, signature, approach), (ds, df) in sorted(changes.items()):
+            con.execute("INSERT INTO experience_counts (namespace, signature, approach, successes, failures) "
+                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET successes = successes + excluded.successes, "
+                        "failures = failures + excluded.failures", (namespace, signature, approach, ds, df))
+            if ds < 0 or df < 0:
+                con.execute("DELETE FROM experience_counts WHERE namespace = ? AND signature = ? AND approach = ? "
+                            "AND successes = 0 AND failures = 0", (namespace, signature, approach))
+
+    def _link(self, change: SupportChange) -> None:
+        con, pid = self._db.con, change.policy_id
+        if change.replace:
+            con.execute("DELETE FROM policy_links WHERE policy_id = ?", (pid,))
+        for episode_id in change.remove:
+            con.execute("DELETE FROM policy_links WHERE policy_id = ? AND episode_id = ?", (pid, episode_id))
+        if change.add:
+            last = con.execute("SELECT max(seq) FROM policy_links WHERE policy_id = ?", (pid,)).fetchone()[0] or 0
+            con.executemany("INSERT OR IGNORE INTO policy_links (policy_id, seq, episode_id, succeeded) "
+                            "VALUES (?, ?, ?, ?)", [(pid, last + i, e, int(ok)) for i, (e, ok) in enumerate(change.add, 1)])
+
+    def _links(self, policy_ids: Sequence[str]) -> dict[str, dict[str, bool]]:
+        out: dict[str, dict[str, bool]] = {}
+        ids = list(dict.fromkeys(policy_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for pid, episode_id, ok in self._db.con.execute(
+                    f"SELECT policy_id, episode_id, succeeded FROM policy_links WHERE policy_id IN ({marks}) "
+                    "ORDER BY policy_id, seq", chunk):
+                out.setdefault(pid, {})[episode_id] = bool(ok)
+        return out
 
     def flush(self) -> None:
         """Write every state changed since the last flush."""
@@ -63,9 +115,6 @@ class SQLiteExperience:
                 con.execute("INSERT OR REPLACE INTO policies (policy_id, namespace, signature, status, state) "
                             "VALUES (?,?,?,?,?)", (sid, state.namespace, state.signature, state.status,
                                                    _encode(state)))
-                con.execute("DELETE FROM policy_support WHERE policy_id = ?", (sid,))
-                con.executemany("INSERT OR IGNORE INTO policy_support (episode_id, policy_id) VALUES (?, ?)",
-                                [(e, sid) for e in state.episodes])
             elif isinstance(state, ProcedureState):
                 con.execute("INSERT OR REPLACE INTO procedures (procedure_id, namespace, policy_id, source_episode, "
                             "status, state) VALUES (?,?,?,?,?,?)", (sid, state.namespace, state.policy_id,
@@ -144,7 +193,7 @@ class SQLiteExperience:
                 chunk = ids[start:start + 500]
                 marks = ",".join("?" * len(chunk))
                 found.update(r[0] for r in self._db.con.execute(
-                    f"SELECT policy_id FROM policy_support WHERE episode_id IN ({marks})", chunk))
+                    f"SELECT policy_id FROM policy_links WHERE episode_id IN ({marks})", chunk))
         states = self.get_policies(sorted(found))
         return [states[p] for p in sorted(states) if states[p].status != "forgotten"]
 
@@ -168,16 +217,37 @@ class SQLiteExperience:
                     out[p.procedure_id] = p
         return [out[p] for p in sorted(out)]
 
-    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]:
+    def support_of(self, policy_ids: Sequence[str]) -> dict[str, dict[str, bool]]:
+        with self._db.lock, translated("reading the experience projection"):
+            return self._links(policy_ids)
+
+    def outcomes(self, namespace: str, signature: str, *, approach: str | None = None) -> list[EpisodeOutcome]:
         # Two fields of each state, read by SQLite's JSON functions: no trace is decoded in Python.
         # Stored timestamps are fixed-width UTC text, so they sort as the instants do.
         with self._db.lock, translated("reading the experience projection"):
             rows = self._db.con.execute(
                 "SELECT episode_id, approach, status FROM (SELECT episode_id, status, json_extract(state, "
                 "'$.approach') AS approach, json_extract(state, '$.ended_at') AS ended FROM episodes "
-                "WHERE namespace = ? AND signature = ? AND status IN ('succeeded', 'failed')) "
-                "WHERE approach != '' ORDER BY ended, episode_id", (namespace, signature)).fetchall()
+                "WHERE namespace = ?1 AND signature = ?2 AND status IN ('succeeded', 'failed')) "
+                "WHERE approach != '' AND (?3 IS NULL OR approach = ?3) ORDER BY ended, episode_id",
+                (namespace, signature, approach)).fetchall()
         return [EpisodeOutcome(e, a, s == "succeeded") for e, a, s in rows]
+
+    def approach_counts(self, namespace: str, signature: str) -> dict[str, Counts]:
+        with self._db.lock, translated("reading the experience projection"):
+            rows = self._db.con.execute(
+                "SELECT approach, successes, failures FROM experience_counts WHERE namespace = ? AND signature = ? "
+                "ORDER BY approach", (namespace, signature)).fetchall()
+        return {a: Counts(s, f) for a, s, f in rows}
+
+    def situation_counts(self, namespace: str) -> dict[str, dict[str, Counts]]:
+        out: dict[str, dict[str, Counts]] = {}
+        with self._db.lock, translated("reading the experience projection"):
+            for sig, a, s, f in self._db.con.execute(
+                    "SELECT signature, approach, successes, failures FROM experience_counts WHERE namespace = ? "
+                    "ORDER BY signature, approach", (namespace,)):
+                out.setdefault(sig, {})[a] = Counts(s, f)
+        return out
 
     def signatures(self, namespace: str) -> list[str]:
         with self._db.lock, translated("reading the experience projection"):

@@ -12,6 +12,7 @@ Event *payloads* are never migrated in place: old event versions are upcast when
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Callable
 
@@ -506,6 +507,52 @@ def _english_stems(con: apsw.Connection) -> None:
         con.executemany(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", stemmed)
 
 
+
+def _experience_counts(con: apsw.Connection) -> None:
+    # Per-approach outcome counts and ordered support links (adapters/sqlite/experience.py,
+    # ADR 0071): an episode's end reads its situation's counts in a few rows, and a policy's state
+    # keeps counts and its latest 16 episodes instead of its whole support. Existing stores get
+    # the counts of their counted episodes, the links of their policies' support lists, and those
+    # states rewritten as counts (the JSON the converter writes for the new PolicyState).
+    con.execute(
+        """
+        CREATE TABLE experience_counts (
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            approach TEXT NOT NULL,
+            successes INTEGER NOT NULL,
+            failures INTEGER NOT NULL,
+            PRIMARY KEY (namespace, signature, approach)
+        ) WITHOUT ROWID;
+        CREATE TABLE policy_links (
+            policy_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            episode_id TEXT NOT NULL,
+            succeeded INTEGER NOT NULL,
+            PRIMARY KEY (policy_id, seq)
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX policy_links_by_episode ON policy_links (episode_id, policy_id);
+        INSERT INTO experience_counts (namespace, signature, approach, successes, failures)
+            SELECT namespace, signature, json_extract(state, '$.approach'),
+                   sum(status = 'succeeded'), sum(status = 'failed')
+            FROM episodes WHERE status IN ('succeeded', 'failed') AND json_extract(state, '$.approach') != ''
+            GROUP BY 1, 2, 3;
+        DROP TABLE policy_support;
+        """
+    )
+    rows = con.execute("SELECT policy_id, state FROM policies").fetchall()
+    for policy_id, text in rows:
+        state = json.loads(text)
+        support = [(e, bool(ok)) for e, ok in state.pop("support", [])]
+        state.pop("since_proposal", None)
+        state["successes"] = sum(1 for _, ok in support if ok)
+        state["failures"] = len(support) - state["successes"]
+        state["recent"] = [[e, ok] for e, ok in support[-16:]]
+        con.execute("UPDATE policies SET state = ? WHERE policy_id = ?",
+                    (json.dumps(state, ensure_ascii=False, sort_keys=True, separators=(",", ":")), policy_id))
+        con.executemany("INSERT INTO policy_links (policy_id, seq, episode_id, succeeded) VALUES (?, ?, ?, ?)",
+                        [(policy_id, i, e, int(ok)) for i, (e, ok) in enumerate(dict(support).items(), 1)])
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -524,6 +571,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0015_experience", _experience),
     Migration("0016_derived", _derived),
     Migration("0017_english_stems", _english_stems),
+    Migration("0019_experience_counts", _experience_counts),
 )
 
 

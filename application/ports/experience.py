@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from hlmem.domain.experience_counts import Counts
 from hlmem.domain.experience_state import EpisodeOutcome, EpisodeState, PolicyState, ProcedureState
 
 
@@ -30,11 +31,19 @@ class ExperienceReader(Protocol):
     - ``policies_citing(episode_ids)`` are the not-forgotten policies whose support holds any of
       them; ``procedures_of(policy_ids, episode_ids)`` the not-forgotten procedures of those
       policies or built from those episodes.
-    - ``outcomes(namespace, signature)`` lists the counted outcomes of one situation: its
-      succeeded or failed (not cancelled, running or forgotten) episodes that name an approach, as
-      :class:`~hlmem.domain.experience_state.EpisodeOutcome`, in the order they ended (``ended_at``,
-      then episode id). It reads no trace, so the policy lifecycle can run at every episode's end
-      of a situation with a long history.
+    - ``outcomes(namespace, signature, approach=None)`` lists the counted outcomes of one situation
+      (of one approach when given): its succeeded or failed (not cancelled, running or forgotten)
+      episodes that name an approach, as :class:`~hlmem.domain.experience_state.EpisodeOutcome`,
+      in the order they ended (``ended_at``, then episode id). Only a proposal reads them (its
+      support); its cost may grow with the situation's history.
+    - ``approach_counts(namespace, signature)`` is the counts projection of one situation
+      (ADR 0071): ``{approach: Counts(successes, failures)}`` of exactly the episodes ``outcomes``
+      lists, approaches with none left out; it costs the same however long the history is, and is
+      what every end reads. ``situation_counts(namespace)`` is the same for every situation of a
+      namespace, ``{signature: {approach: Counts}}`` (what a prior is fitted on, ADR 0066).
+    - ``support_of(policy_ids)`` is the support projection: for each of those policies with any,
+      ``{episode_id: succeeded}`` in the order they were counted (folded from the policy events by
+      :func:`hlmem.domain.experience_counts.support_change`); ``policies_citing`` reads it.
     - ``signatures(namespace)`` lists the distinct signatures of the namespace's ended,
       not-forgotten episodes, sorted.
     """
@@ -57,7 +66,13 @@ class ExperienceReader(Protocol):
 
     def procedures_of(self, policy_ids: Sequence[str], episode_ids: Sequence[str] = ()) -> list[ProcedureState]: ...
 
-    def outcomes(self, namespace: str, signature: str) -> list[EpisodeOutcome]: ...
+    def outcomes(self, namespace: str, signature: str, *, approach: str | None = None) -> list[EpisodeOutcome]: ...
+
+    def approach_counts(self, namespace: str, signature: str) -> dict[str, Counts]: ...
+
+    def situation_counts(self, namespace: str) -> dict[str, dict[str, Counts]]: ...
+
+    def support_of(self, policy_ids: Sequence[str]) -> dict[str, dict[str, bool]]: ...
 
     def signatures(self, namespace: str) -> list[str]: ...
 

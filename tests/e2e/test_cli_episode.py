@@ -58,6 +58,8 @@ def test_policies_and_procedures_come_from_repeated_episodes(tmp_path: Path) -> 
     assert policies[0]["support"] == 9 and policies[0]["reliability"] > 0.6
     procs = hl(db, "episode", "procedures", "--json").json()
     assert procs and procs[0]["steps"] == ["docker: build image", "lb: switch traffic"] and procs[0]["version"] == 1
+    asked = hl(db, "episode", "policies", "--query", "how do I deploy service web?", "--status", "active", "--json")
+    assert [p["id"] for p in asked.json()] == [policies[0]["id"]]
     found = hl(db, "recall", "how do I deploy service web", "--json").json()["items"]
     assert [i["kind"] for i in found[:2]] == ["procedure", "policy"] and found[1]["support"] == 9
     facts = hl(db, "recall", "how do I deploy service web", "--intent", "facts", "--json").json()["items"]
@@ -83,7 +85,7 @@ def test_bad_input_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert empty.code == 1 and "goal is empty" in empty.err
 
 
-EAGER_TOML = ("[experience]\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\n"
+EAGER_TOML = ("[experience]\nrule = \"wilson\"\nmin_support = 3\nmin_reliability = 0.3\nprobation = 1\n"
               "procedure_min_successes = 3\nprocedure_min_reliability = 0.3\n")
 
 

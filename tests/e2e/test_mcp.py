@@ -202,6 +202,8 @@ async def exercise_episodes(session: ClientSession) -> None:
     assert [(p["policy_id"], p["version"], p["steps"]) for p in procedures] == [
         (policies[0]["id"], 1, ["certbot: certbot renew"])]
     assert (await call(session, "memory_policies", status="retired"))["items"] == []
+    asked = await call(session, "memory_policies", query="how do I rotate the TLS certificate?", status="active")
+    assert [p["id"] for p in asked["items"]] == [policies[0]["id"]]
 
     plan = await call(session, "memory_forget", id=ep["id"], dry_run=True)
     assert plan["dry_run"] and plan["target"] == ep["id"]
@@ -229,7 +231,7 @@ def test_stdio_episode_policy_and_procedure_tools(tmp_path: Path) -> None:
 
 
 def test_stdio_the_environments_experience_thresholds_reach_the_server(tmp_path: Path) -> None:
-    eager = ('{"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
+    eager = ('{"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3, '
              '"procedure_min_reliability": 0.3}')
 
     async def body(session: ClientSession) -> None:

@@ -18,7 +18,7 @@ from support.cli import HLMEM, cli_env  # noqa: E402
 from support.rest_server import free_port, serve_process, serving  # noqa: E402
 
 #: Low thresholds, so four successes make an active policy and its procedure.
-EAGER = {"min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3,
+EAGER = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "probation": 1, "procedure_min_successes": 3,
          "procedure_min_reliability": 0.3}
 
 
@@ -111,6 +111,10 @@ def test_policies_and_procedures_are_learnt_and_an_episode_forgotten(client: htt
         ("certbot", "active", 4, 4)]
     assert 0 < policies[0]["reliability"] <= 1 and sorted(policies[0]["episodes"]) == sorted(episodes)
     assert _ok(client.get("/v1/policies", params={"status": "retired"}))["items"] == []
+    asked = {"query": "how do I rotate the TLS certificate?", "status": "active"}
+    assert [p["id"] for p in _ok(client.get("/v1/policies", params=asked))["items"]] == [policies[0]["id"]]
+    assert _ok(client.get("/v1/policies", params={"query": "how do I revoke the TLS certificate?"}))["items"] == []
+    _error(client.get("/v1/policies", params={"query": "rotate it", "status": "retired"}), 400, "validation_error")
     procedures = _ok(client.get("/v1/procedures", params={"status": "active"}))["items"]
     assert [(p["policy_id"], p["version"], p["steps"]) for p in procedures] == [
         (policies[0]["id"], 1, ["certbot: certbot renew"])]
@@ -187,7 +191,7 @@ def test_hlmem_serve_induces_with_the_config_files_experience_thresholds(tmp_pat
     port = free_port()
     config = tmp_path / "hlmem.toml"
     config.write_text(f'embedder = "hash"\n[server]\nport = {port}\n[experience]\n'
-                      + "".join(f"{k} = {v}\n" for k, v in EAGER.items()), encoding="utf-8")
+                      + "".join(f"{k} = {v!r}\n" for k, v in EAGER.items()), encoding="utf-8")
     env = cli_env(tmp_path / "m.db", HLMEM_CONFIG=str(config))
     with serve_process(HLMEM, port, env, tmp_path) as base, httpx.Client(base_url=base, timeout=30) as http:
         for _ in range(4):

@@ -14,7 +14,7 @@ from hlmem.domain.experience_decisions import EpisodeEndedError
 from hlmem.domain.evidence import UnusableEvidence
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
-LOW = {"min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
+LOW = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
        "procedure_min_reliability": 0.3}
 
 
@@ -41,14 +41,14 @@ def test_forgetting_the_only_support_removes_policy_and_procedure_to_the_byte(me
     ids = [episode(mem, "calibrate the zebraquartz sensor", "zq-tool", True, steps=("zebraquartz warmup", "read"))
            for _ in range(4)]
     [policy] = mem.policies()
-    assert policy.status == "active" and set(policy.episodes) == set(ids)
+    assert policy.status == "active" and set(policy.recent_episodes) == set(ids)
     [proc] = mem.procedures()
     assert proc.source_episode in ids
     for eid in ids[:-1]:
         report = mem.forget(eid)
         assert report.counts["episodes"] == 1
     left = mem.policies()
-    assert [p.episodes for p in left] == [(ids[-1],)]
+    assert [p.recent_episodes for p in left] == [(ids[-1],)]
     assert mem.procedures(status="active") == [] or mem.procedures()[0].source_episode == ids[-1]
     last = mem.forget_episode(ids[-1])
     assert last.counts["policies"] == 1 and policy.policy_id in last.items
@@ -65,7 +65,7 @@ def test_a_surviving_policy_keeps_its_other_support(mem: Memory) -> None:
     assert report.counts == {**report.counts, "episodes": 1, "policies": 0, "policy_support": 1}
     assert report.forgotten_at is not None and mem.forget_episode(ids[0]).forgotten_at == report.forgotten_at
     [policy] = mem.policies()
-    assert policy.episodes == tuple(ids[1:]) and policy.successes == 3
+    assert policy.recent_episodes == tuple(ids[1:]) and policy.successes == 3
     assert mem.forget_episode(ids[0]).already_forgotten
     dry = mem.forget_episode(ids[1], dry_run=True)
     assert dry.dry_run and dry.counts["episodes"] == 1 and mem.episode(ids[1]).status == "succeeded"
@@ -82,7 +82,7 @@ def test_restore_keeps_a_forgotten_episode_forgotten(tmp_path: Path) -> None:
         mem.forget_episode(ids[0])
         mem.restore(tmp_path / "backup.db")
         assert mem.episode(ids[0]).status == "forgotten" and mem.episode(ids[0]).goal == ""
-        assert all(ids[0] not in p.episodes for p in mem.policies())
+        assert all(ids[0] not in p.recent_episodes for p in mem.policies())
         assert {mem.episode(i).status for i in ids[1:]} == {"succeeded"}
         assert mem.replay().equal
 
@@ -148,3 +148,28 @@ def test_errors_lose_nothing(mem: Memory) -> None:
         mem.set_experience_thresholds({"min_support": 0})
     with pytest.raises(ValidationError):
         mem.set_experience_thresholds({"nope": 1})
+
+
+def test_a_candidate_is_offered_marked_unless_active_ones_only_are_asked_for(tmp_path: Path) -> None:
+    # probation 3 keeps the proposal a candidate for a while: a how-to question sees it, marked.
+    with Memory(tmp_path / "c.db", embedder="hash", now="2026-03-01T09:00:00Z") as mem:
+        mem.set_experience_thresholds({**LOW, "probation": 3, "min_support": 3})
+        for _ in range(3):
+            episode(mem, "install the zebraquartz sensor", "zq-tool", True)
+        [policy] = mem.policies()
+        assert policy.status == "candidate"
+        items = mem.recall("how do I install the zebraquartz sensor?").items
+        assert items[0].kind == "policy" and items[0].status == "candidate" and items[0].support == 3
+        assert items[0].text.startswith("candidate on probation: ") and items[0].successes == 3
+        assert [p.policy_id for p in mem.policies(query="how do I install the zebraquartz sensor?")] == [
+            policy.policy_id]
+        assert mem.policies(query="how do I install the zebraquartz sensor?", status="active") == []
+        assert mem.policies(query="how do I uninstall the zebraquartz sensor?") == []  # another task
+        with pytest.raises(ValidationError):
+            mem.policies(query="install", status="retired")
+        with pytest.raises(ValidationError):
+            mem.policies(query="  ")
+        for _ in range(3):
+            episode(mem, "install the zebraquartz sensor", "zq-tool", True)
+        [active] = mem.policies(query="how do I install the zebraquartz sensor?", status="active")
+        assert active.status == "active"

@@ -17,7 +17,7 @@ from hlmem import Memory
 from hlmem.domain.events import DerivedBecameStale
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
-LOW = {"min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
+LOW = {"rule": "wilson", "min_support": 3, "min_reliability": 0.3, "min_lead": 0.0, "probation": 1, "procedure_min_successes": 2,
        "procedure_min_reliability": 0.3}
 #: Every table that holds content (text columns or state documents).
 CONTENT_TABLES = ("event_payloads", "claims", "observations", "items", "derived_items", "episodes", "policies",
@@ -48,7 +48,7 @@ def mem(postgres_url: str):
 def test_episodes_policies_and_procedures_on_postgresql(mem: Memory) -> None:
     ids = [_episode(mem, "calibrate the zebraquartz sensor", "zq-tool", True) for _ in range(4)]
     [policy] = mem.policies()
-    assert policy.status == "active" and set(policy.episodes) == set(ids)
+    assert policy.status == "active" and set(policy.recent_episodes) == set(ids)
     [proc] = mem.procedures()
     assert proc.source_episode in ids and proc.status == "active"
     items = mem.recall("how do I calibrate the zebraquartz sensor").items

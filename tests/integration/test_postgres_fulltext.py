@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.memory_api import Memory
 from hlmem.adapters.postgres import postings, projection, search
+from hlmem.adapters.postgres.schema import SCHEMA_VERSION
 from hlmem.adapters.postgres.store import PostgresStorage
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.errors import SchemaError
@@ -104,7 +105,7 @@ def test_a_layout_1_store_is_upgraded_and_ranks_as_before(postgres_url: str) -> 
         assert {q: mem.storage.text_candidates("default", q, 10) for q in queries} == before
     assert _search_tables(postgres_url) == tables
     with psycopg.connect(postgres_url) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == ("3",)
+        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == (SCHEMA_VERSION,)
         assert con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'items' "
                            "AND column_name = 'tsv'").fetchone() == (0,)
 
@@ -139,7 +140,7 @@ def test_a_layout_2_store_is_upgraded_to_find_english_stems(postgres_url: str) -
     assert {c.item_id for c in after["camped"]} == {ids[0], ids[1]}
     assert _search_tables(postgres_url) == tables  # as if indexed anew
     with psycopg.connect(postgres_url) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == ("3",)
+        assert con.execute("SELECT value FROM meta WHERE key = 'pg_schema'").fetchone() == (SCHEMA_VERSION,)
         assert dict(con.execute(df).fetchall()) == {"camp": 2, "lake": 2}
 
 

@@ -91,7 +91,7 @@ def test_a_log_with_derived_items_and_episodes_replays_into_postgres_and_back(tm
         mem.remember("Alice", "works_in", "Boston")
         mem.remember("Alice", "likes", "tea")
         assert mem.derive().built
-        mem.set_experience_thresholds({"min_support": 2, "min_reliability": 0.1, "min_lead": 0.0, "probation": 1,
+        mem.set_experience_thresholds({"rule": "wilson", "min_support": 2, "min_reliability": 0.1, "min_lead": 0.0, "probation": 1,
                                        "procedure_min_successes": 2, "procedure_min_reliability": 0.1})
         episodes = []
         for _ in range(3):

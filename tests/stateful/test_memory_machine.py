@@ -75,7 +75,8 @@ from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpiso
 from hlmem.domain.experience_events import is_experience_stream
 from hlmem.domain.experience_policy import PolicyThresholds
 from hlmem.domain.experience_reducers import reduce_experience
-from hlmem.domain.experience_state import PolicyState, ProcedureState
+from hlmem.domain.experience_counts import Counts, fold_counts, fold_support, trailing_failures
+from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
 
 UTC = timezone.utc
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
@@ -118,7 +119,7 @@ LENGTHS = (None, None, 1, 3, 7, 40)
 #: The experience channel's pools and its low thresholds (so policies and procedures come and go).
 GOALS = ("fix the build", "Fix the build!", "deploy app v2", "deploy app v3")
 APPROACHES = ("make", "ninja")
-MACHINE_THRESHOLDS = PolicyThresholds(min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
+MACHINE_THRESHOLDS = PolicyThresholds(rule="wilson", min_support=2, min_reliability=0.2, min_lead=0.0, probation=1, retire_after=2,
                                       procedure_min_successes=2, procedure_min_reliability=0.2)
 
 #: (subject, slot, value index, start, length, namespace) of one AssertClaim.
@@ -822,6 +823,21 @@ class MemoryMachine(RuleBasedStateMachine):
                 folded[event.stream_id] = reduce_experience(folded.get(event.stream_id), event)
         assert self._experience_states(self.sql) == folded
         assert self._experience_states(self.mem) == folded
+        # The counts and support projections (ADR 0071) are folds of the same log, on both stores.
+        counts: dict = {}
+        for (ns, sig, approach), row in fold_counts(s for s in folded.values() if isinstance(s, EpisodeState)).items():
+            counts.setdefault(ns, {}).setdefault(sig, {})[approach] = Counts(*row)
+        links = {p: list(v.items()) for p, v in fold_support(self._log(self.sql)).items()}
+        policy_ids = [sid for sid in folded if sid.startswith("po_")]
+        for store in (self.sql, self.mem):
+            for ns in {s.namespace for s in folded.values()} | set(counts):
+                assert store.experience.situation_counts(ns) == counts.get(ns, {}), ns
+            assert {p: list(v.items()) for p, v in store.experience.support_of(policy_ids).items()} == links
+        for sid, state in folded.items():
+            if isinstance(state, PolicyState):
+                own = dict(links.get(sid, []))
+                assert (state.successes, state.failures) == (sum(own.values()), len(own) - sum(own.values()))
+                assert state.streak == trailing_failures(own.values()), state
 
     @invariant()
     def no_active_policy_without_support(self) -> None:
@@ -831,7 +847,7 @@ class MemoryMachine(RuleBasedStateMachine):
         for sid, state in states.items():
             if sid.startswith("po_") and state.status in ("candidate", "active"):
                 assert state.support, state
-                for eid in state.episodes:
+                for eid in state.recent_episodes:
                     assert states[eid].status in ("succeeded", "failed"), (sid, eid, states[eid].status)
             if sid.startswith("pd_") and state.status == "active":
                 assert states[state.policy_id].status == "active", (sid, states[state.policy_id])
@@ -853,7 +869,7 @@ class MemoryMachine(RuleBasedStateMachine):
                     assert all(not s.action and not s.observation for s in states[eid].steps)
             for state in states.values():
                 if isinstance(state, PolicyState):
-                    assert not gone & set(state.episodes), state
+                    assert not gone & set(state.recent_episodes), state
                 elif isinstance(state, ProcedureState) and state.status != "forgotten":
                     assert state.source_episode not in gone, state
 

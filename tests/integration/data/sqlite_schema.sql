@@ -45,6 +45,8 @@ CREATE INDEX observations_session_order ON observations(namespace, session_id, r
 CREATE INDEX observations_speakers ON observations(namespace, forgotten, role);
 -- index policies_by_signature on policies
 CREATE INDEX policies_by_signature ON policies (namespace, signature);
+-- index policy_links_by_episode on policy_links
+CREATE UNIQUE INDEX policy_links_by_episode ON policy_links (episode_id, policy_id);
 -- index procedures_by_policy on procedures
 CREATE INDEX procedures_by_policy ON procedures (policy_id);
 -- index procedures_by_source on procedures
@@ -215,6 +217,15 @@ CREATE TABLE events (
             schema_version INTEGER NOT NULL,
             UNIQUE (stream_id, version)
         );
+-- table experience_counts on experience_counts
+CREATE TABLE experience_counts (
+            namespace TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            approach TEXT NOT NULL,
+            successes INTEGER NOT NULL,
+            failures INTEGER NOT NULL,
+            PRIMARY KEY (namespace, signature, approach)
+        ) WITHOUT ROWID;
 -- table items on items
 CREATE TABLE items (
             item_key INTEGER PRIMARY KEY,
@@ -306,11 +317,13 @@ CREATE TABLE policies (
             status TEXT NOT NULL,
             state TEXT NOT NULL
         ) WITHOUT ROWID;
--- table policy_support on policy_support
-CREATE TABLE policy_support (
-            episode_id TEXT NOT NULL,
+-- table policy_links on policy_links
+CREATE TABLE policy_links (
             policy_id TEXT NOT NULL,
-            PRIMARY KEY (episode_id, policy_id)
+            seq INTEGER NOT NULL,
+            episode_id TEXT NOT NULL,
+            succeeded INTEGER NOT NULL,
+            PRIMARY KEY (policy_id, seq)
         ) WITHOUT ROWID;
 -- table procedures on procedures
 CREATE TABLE procedures (
@@ -370,4 +383,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts

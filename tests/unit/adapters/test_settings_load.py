@@ -119,7 +119,7 @@ def test_bad_experience_thresholds_in_the_file_and_the_environment_are_reported_
     text = "; ".join(str(e) for e in caught.value.exceptions)
     assert f"{path}: experience.min_support must be a whole number of at least 1, not 0" in text
     assert f"{path}: experience.z must be in (0, 5], not True" in text
-    assert "unknown key(s) minimum" in text and "known: min_lead, min_reliability, min_support" in text
+    assert "unknown key(s) minimum" in text and "known: min_confidence, min_lead, min_reliability, min_support" in text
     assert "HLMEM_EXPERIENCE.min_lead must be 0..1, not 1.5" in text
     with pytest.raises(ConfigurationError, match="HLMEM_EXPERIENCE is not JSON"):
         load_settings(None, environ={"HLMEM_EXPERIENCE": "min_support=3"})
@@ -128,14 +128,14 @@ def test_bad_experience_thresholds_in_the_file_and_the_environment_are_reported_
 
 
 def test_memory_induces_with_the_configured_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    write(default_config_path(), EAGER + "procedure_min_successes = 3\nprocedure_min_reliability = 0.3\n")
+    write(default_config_path(), EAGER + 'procedure_min_successes = 3\nprocedure_min_reliability = 0.3\nrule = "wilson"\n')
     with Memory(":memory:", now=T0, embedder="none") as mem:
         assert mem.experience_thresholds.min_support == 3
         for _ in range(4):
             ep = mem.start_episode("rotate the TLS certificate", approach="certbot")
             mem.record_step(ep.episode_id, "certbot renew", tool="certbot")
             mem.end_episode(ep.episode_id, "succeeded", reward=1.0)
-        assert [(p.status, len(p.support)) for p in mem.policies()] == [("active", 4)]
+        assert [(p.status, p.support) for p in mem.policies()] == [("active", 4)]
         assert [p.status for p in mem.procedures()] == ["active"]
         assert mem.set_experience_thresholds({"min_support": 8}).min_support == 8  # the call still wins
         assert mem.experience_thresholds.min_support == 8

@@ -132,7 +132,7 @@ def test_an_experience_table_sets_some_thresholds_and_keeps_the_rest() -> None:
     ({"z": 0}, "experience.z must be in (0, 5], not 0"),
     ({"z": True}, "experience.z must be in (0, 5], not True"),
     ({"retire_z": -6}, "experience.retire_z must be -5..5, not -6"),
-    ({"min_suport": 3}, "unknown key(s) min_suport in hlmem.toml: experience; known: min_lead"),
+    ({"min_suport": 3}, "unknown key(s) min_suport in hlmem.toml: experience; known: min_confidence, min_lead"),
     ([3], "experience must be a table"),
 ])
 def test_a_bad_experience_table_is_refused_naming_the_key(table: object, message: str) -> None:

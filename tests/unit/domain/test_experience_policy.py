@@ -34,7 +34,7 @@ class World:
     """Episodes of one situation, folded by the reducers, with the lifecycle run at each end."""
 
     def __init__(self, thresholds: PolicyThresholds | None = None) -> None:
-        self.t = thresholds or PolicyThresholds()
+        self.t = thresholds or PolicyThresholds(rule="wilson")
         self.counter = itertools.count(1)
         self.episodes: dict = {}
         self.policies: dict = {}
@@ -85,7 +85,8 @@ class LoadCountingWorld(World):
             self.loads.append(list(ids))
             return inner.load_episodes(ids)
 
-        return Situation(inner.namespace, inner.signature, inner.outcomes, inner.policies, inner.procedures, load)
+        return Situation(inner.namespace, inner.signature, inner.counts, inner.policies, inner.procedures, load,
+                         inner.load_outcomes)
 
 
 def test_signatures_set_incidental_detail_aside() -> None:
@@ -110,7 +111,7 @@ def test_the_bound_lies_below_the_rate(s: int, n: int) -> None:
 
 
 def test_candidate_probation_activation_and_retirement() -> None:
-    w = World(PolicyThresholds(min_support=3, min_reliability=0.3, probation=2, retire_after=2,
+    w = World(PolicyThresholds(rule="wilson", min_support=3, min_reliability=0.3, probation=2, retire_after=2,
                                procedure_min_successes=4, procedure_min_reliability=0.3))
     kinds = [[type(e) for e in w.run("make", True)] for _ in range(3)]
     assert kinds[2] == [PolicyProposed]
@@ -126,39 +127,42 @@ def test_candidate_probation_activation_and_retirement() -> None:
     assert PolicyRetired in last and w.policies[policy.policy_id].reason == "2 consecutive failures"
 
 
-def test_only_a_promotion_reads_whole_episodes_newest_first_a_few_at_a_time() -> None:
-    w = LoadCountingWorld(PolicyThresholds(min_support=3, min_reliability=0.3, probation=1,
+def test_only_a_promotion_reads_whole_episodes_and_never_more_than_the_latest_few() -> None:
+    # An end reads counts; a promotion looks for reusable steps among the policy's latest 16
+    # supporting episodes only, so its cost does not grow with the record either (ADR 0071).
+    w = LoadCountingWorld(PolicyThresholds(rule="wilson", min_support=3, min_reliability=0.3, probation=1,
                                            procedure_min_successes=40, procedure_min_reliability=0.3))
     for _ in range(20):
         w.run("make", True)
-    with_steps = max(w.episodes)
     for _ in range(19):
         w.run("make", True, error="E_FLAKY")  # succeeded, but its only step failed: nothing to reuse
-    assert w.loads == [] and not w.procedures  # 39 ends counted from outcomes alone
-    after = [type(e) for e in w.run("make", True, error="E_FLAKY")]
+    assert w.loads == [] and not w.procedures  # 39 ends counted from counts alone
+    w.run("make", True, error="E_FLAKY")  # the 40th success: a promotion is due, the latest 16 have no steps
+    newest_first = sorted(w.episodes, reverse=True)
+    assert w.loads == [newest_first[:16]] and not w.procedures
+    after = [type(e) for e in w.run("make", True)]
     assert ProcedurePromoted in after
     (procedure,) = w.procedures.values()
-    assert procedure.source_episode == with_steps and procedure.steps == ("make: run make",)
-    newest_first = sorted(w.episodes, reverse=True)
-    assert w.loads == [newest_first[:16], newest_first[16:32]]  # the 20 newest have no steps
+    assert procedure.source_episode == max(w.episodes) and procedure.steps == ("make: run make",)
+    assert all(len(ids) <= 16 for ids in w.loads)
 
 
 def test_probation_waits_for_evidence_either_way() -> None:
     # Proposed on a lucky 5/5 (reliability .65); one failure in probation leaves 7/8 (.59): not yet
     # proven, not shown bad (it could reach .6, nothing else was tried): it stays a candidate with
     # its evidence, and the next success activates it.
-    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
+    w = World(PolicyThresholds(rule="wilson", min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
     for ok in (True,) * 5 + (False, True, True):
         w.run("make", ok)
     (policy,) = w.policies.values()
-    assert policy.status == "candidate" and policy.since_proposal == 3 and wilson_lower(7, 8, 1.645) < 0.6
+    assert policy.status == "candidate" and wilson_lower(7, 8, 1.645) < 0.6
     assert PolicyActivated in [type(e) for e in w.run("make", True)]
-    assert w.policies[policy.policy_id].status == "active" and len(w.policies[policy.policy_id].support) == 9
+    assert w.policies[policy.policy_id].status == "active" and w.policies[policy.policy_id].support == 9
 
 
 def _uv_proposed_against_pip() -> tuple[World, object]:
     """pip 2/6, then uv 5/5: uv is proposed (reliability .65, .32 above pip's rate)."""
-    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
+    w = World(PolicyThresholds(rule="wilson", min_support=5, min_reliability=0.6, min_lead=0.15, probation=3))
     for ok in (True, False, False, True, False, False):
         w.run("pip", ok)
     for _ in range(5):
@@ -191,7 +195,7 @@ def test_probation_counts_the_situations_outcomes_not_only_its_own() -> None:
     assert [type(e) for e in w.run("pip", True)] == [] and [type(e) for e in w.run("pip", True)] == []
     assert [type(e) for e in w.run("pip", True)] == [PolicyActivated]
     active = w.policies[policy.policy_id]
-    assert active.status == "active" and active.since_proposal == 0 and len(active.support) == 5
+    assert active.status == "active" and active.support == 5
     (event,) = [e for e in w.log if isinstance(e, PolicyActivated)]
     assert dict(event.statistics)["others_successes"] == 5 and 1.645 <= dict(event.statistics)["lead_z"] < 1.8
 
@@ -200,7 +204,7 @@ def test_activation_needs_a_clear_lead_not_only_reliability() -> None:
     # uv 5/5 against pip 2/5 is proposed (z 2.29). Three pip successes fill probation but bring pip
     # to 5/8: uv is still reliable (.65) yet its lead z is 1.56 < 1.645, so it stays a candidate
     # (and is not retired: 1.56 >= retire_z). One more uv success (6/6 against 5/8, z 1.69) activates it.
-    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, min_lead=0.15, probation=3,
+    w = World(PolicyThresholds(rule="wilson", min_support=5, min_reliability=0.6, min_lead=0.15, probation=3,
                                procedure_min_successes=50))
     for ok in (True, True, False, False, False):
         w.run("pip", ok)
@@ -216,7 +220,7 @@ def test_activation_needs_a_clear_lead_not_only_reliability() -> None:
 
 
 def test_a_retired_policy_returns_on_a_fresh_success_judged_on_its_whole_record() -> None:
-    w = World(PolicyThresholds(min_support=5, min_reliability=0.6, probation=1, retire_after=2))
+    w = World(PolicyThresholds(rule="wilson", min_support=5, min_reliability=0.6, probation=1, retire_after=2))
     for _ in range(15):
         w.run("make", True)
     (policy,) = w.policies.values()
@@ -232,11 +236,11 @@ def test_a_retired_policy_returns_on_a_fresh_success_judged_on_its_whole_record(
 
 
 def test_noise_gives_no_policy_and_a_better_approach_outranks() -> None:
-    w = World(PolicyThresholds(min_support=4, min_reliability=0.4, min_lead=0.15, probation=1))
+    w = World(PolicyThresholds(rule="wilson", min_support=4, min_reliability=0.4, min_lead=0.15, probation=1))
     for i in range(20):
         w.run("a" if i % 2 else "b", i % 4 < 2)  # both approaches succeed half the time
     assert w.policies == {}
-    v = World(PolicyThresholds(min_support=4, min_reliability=0.3, min_lead=0.1, probation=1))
+    v = World(PolicyThresholds(rule="wilson", min_support=4, min_reliability=0.3, min_lead=0.1, probation=1))
     for _ in range(6):
         v.run("slow", True)
     (slow,) = v.policies.values()
@@ -278,13 +282,13 @@ def test_lead_z_is_antisymmetric_and_the_bounds_hold_the_rate(s: int, n: int, os
 
 def test_thresholds_are_checked() -> None:
     with pytest.raises(ValidationError):
-        PolicyThresholds(min_reliability=1.5)
+        PolicyThresholds(rule="wilson", min_reliability=1.5)
     with pytest.raises(ValidationError):
-        PolicyThresholds(probation=0)
+        PolicyThresholds(rule="wilson", probation=0)
     with pytest.raises(ValidationError):
-        PolicyThresholds(retire_z=9.0)
+        PolicyThresholds(rule="wilson", retire_z=9.0)
     with pytest.raises(ValidationError, match="z must be in"):
-        PolicyThresholds(z=True)  # a boolean is no number here (a TOML `true` must not mean 1)
+        PolicyThresholds(rule="wilson", z=True)  # a boolean is no number here (a TOML `true` must not mean 1)
 
 
 def test_threshold_problems_name_every_bad_field() -> None:
@@ -292,13 +296,13 @@ def test_threshold_problems_name_every_bad_field() -> None:
 
     from hlmem.domain.experience_policy import threshold_problems
 
-    assert threshold_problems(asdict(PolicyThresholds())) == []
-    bad = {**asdict(PolicyThresholds()), "min_support": 0, "min_lead": -0.1, "retire_z": False}
+    assert threshold_problems(asdict(PolicyThresholds(rule="wilson"))) == []
+    bad = {**asdict(PolicyThresholds(rule="wilson")), "min_support": 0, "min_lead": -0.1, "retire_z": False}
     assert [name for name, _ in threshold_problems(bad)] == ["min_support", "min_lead", "retire_z"]
 
 
 def test_redaction_and_the_tombstone_agree() -> None:
-    w = World(PolicyThresholds(min_support=2, min_reliability=0.1, probation=1, procedure_min_successes=2,
+    w = World(PolicyThresholds(rule="wilson", min_support=2, min_reliability=0.1, probation=1, procedure_min_successes=2,
                                procedure_min_reliability=0.1))
     for _ in range(4):
         w.run("tool", True, goal="secret goal alpha")
