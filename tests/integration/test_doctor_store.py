@@ -28,6 +28,17 @@ def _schema(migrations) -> set[tuple[str, str]]:
         "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")}
 
 
+def _dropped_by_last_migration() -> list[str]:
+    """The SQL of what the newest migration drops (0019 replaces ``policy_support``), to put back
+    when undoing it: tables first, then their indexes, triggers and views."""
+    con = apsw.Connection(":memory:")
+    for migration in MIGRATIONS[:-1]:
+        migration.apply(con)
+    gone = _schema(MIGRATIONS[:-1]) - _schema(MIGRATIONS)
+    rows = con.execute("SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL").fetchall()
+    return [sql for kind, name, sql in sorted(rows, key=lambda r: r[0] != "table") if (kind.upper(), name) in gone]
+
+
 def _made_by_last_migration() -> list[tuple[str, str]]:
     """The tables, indexes, triggers and views the newest migration adds (tables last); none for a
     data step (0017 rewrites full-text rows: its record alone marks it, and the doctor only reads)."""
@@ -52,6 +63,8 @@ def test_an_older_store_warns_with_the_command_and_is_left_unmigrated(tmp_path: 
     con = apsw.Connection(str(db))
     for kind, name in _made_by_last_migration():  # undone: the store of the version before
         con.execute(f'DROP {kind} IF EXISTS "{name}"')
+    for sql in _dropped_by_last_migration():
+        con.execute(sql)
     con.execute("DELETE FROM _migrations WHERE name = ?", (last,))
     con.close()
     digest = hashlib.sha256(db.read_bytes()).hexdigest()
