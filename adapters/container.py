@@ -269,7 +269,7 @@ class Container(containers.DeclarativeContainer):
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
-    replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
+    replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_open_replay_target)
     audit = providers.Singleton(AuditService, storage)

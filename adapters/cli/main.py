@@ -213,15 +213,18 @@ def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
     with progress_bar("replaying", mem.progress_total("replay"), quiet=as_json) as advance:
         report = mem.replay(into=into, progress=advance, verify=verify)
     data = {"events": report.events, "streams": report.streams, "equal": report.equal,
-            "differences": list(report.differences), "counts": report.rebuilt_counts}
+            "differences": list(report.differences), "counts": report.rebuilt_counts,
+            "tombstones": report.tombstones}
     if verify:
-        data["integrity"] = "ok"  # a damaged file ends in "corrupt" (exit 4) before this
+        data["integrity"] = "ok"  # a damaged store ends in "corrupt" (exit 4) before this
+        data["integrity_checked"] = report.integrity
     if as_json:
         _emit(data, True)
     else:
         verdict = "projections equal the log" if report.equal else f"{len(report.differences)} differences"
-        checked = "; the file passed its integrity check" if verify else ""
-        click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}{checked}")
+        carried = f"; {report.tombstones} tombstones carried with the salt" if report.tombstones else ""
+        checked = f"; passed first: {report.integrity}" if verify and report.integrity else ""
+        click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}{carried}{checked}")
         for line in report.differences[:20]:
             click.echo(f"  {render.plain(line)}")
     if verify and not report.equal:

@@ -110,12 +110,13 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
             optimize_on_close(self._con)
             self._con.close()
 
-    def check_integrity(self, *, full: bool = True) -> None:
+    def check_integrity(self, *, full: bool = True) -> str:
         """The file's health check: ``integrity_check`` (``quick_check`` unless ``full``) and the
-        full-text indexes' own checks (:mod:`hlmem.adapters.sqlite.integrity`).
+        full-text indexes' own checks (:mod:`hlmem.adapters.sqlite.integrity`); returns what it checked.
 
         :raises StorageCorrupt: a damaged page, b-tree, index or full-text index.
         """
         with self._lock:
             integrity.check_integrity(self._con, self.path, full=full)
+        return f"the file's {'integrity_check' if full else 'quick_check'} and its full-text indexes' checks"
 
