@@ -102,6 +102,10 @@ def backup(storage: Any, dest: str | os.PathLike[str], *, clock: Clock, ids: IdG
         target = target / f"{source.stem}-{stamp}Z-{backup_id[-6:].lower()}.db"
     if target.exists() and target.resolve() == source.resolve():
         raise ValidationError(f"{target} is the store itself; back it up somewhere else", field="path")
+    if target.is_symlink():
+        # The rename would replace the link, not write where it points: say so rather than guess.
+        raise ValidationError(f"{target} is a symbolic link (to {os.readlink(target)}); a backup is not written "
+                              "through a link: give the real file's path, or remove the link", field="path")
     if target.exists() and not overwrite:
         raise ValidationError(f"{target} exists; choose a new file (or overwrite it)", field="path")
     target.parent.mkdir(parents=True, exist_ok=True)
