@@ -25,13 +25,12 @@ from hlmem.adapters.sqlite.backup import (
     fsync_dir,
     make_self_contained,
     read_backup,
-    remove_files,
-    temp_beside,
     verify,
 )
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.adapters.sqlite.temp_files import held_temp, remove_stale, stale_note
 from hlmem.application.ports import Clock, IdGenerator
 from hlmem.domain.errors import BackupRejected, HlmemError, StorageError, ValidationError
 from hlmem.domain.events import StoreRestored
@@ -113,14 +112,13 @@ def restore(live_path: str | os.PathLike[str], backup_path: str | os.PathLike[st
     else:
         notes.append(f"no live store at {live}: there was no tombstone ledger to apply")
     live.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_beside(live, "restore")
-    try:
+    if removed := remove_stale(live.parent):
+        notes.append(stale_note(removed))
+    with held_temp(live, "restore") as tmp:
         restored_id, position, reapplied, carried = _prepare(
             source, tmp, info, tombstones, clock=clock, ids=ids, enforcer=enforcer, actor=actor, reason=reason,
             namespace=namespace)
         _swap(tmp, live)
-    finally:
-        remove_files(tmp)
     if tombstones:
         notes.append(f"{len(tombstones)} tombstones of the live store were enforced: {reapplied} streams forgotten "
                      "again")
