@@ -17,6 +17,7 @@ from hlmem.adapters.embedders.query_memo import QueryMemo
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
+from hlmem.adapters.scratch import SpillingMap
 from hlmem.adapters.settings_sections import PluginSettings
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
@@ -251,7 +252,9 @@ class Container(containers.DeclarativeContainer):
                                  host=providers.Callable(socket.gethostname), derived=derived)
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
-    imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)
+    # File-local ids of a large import spill to a temporary file (bounded memory, issue 33 item 5).
+    imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry,
+                                  scratch=providers.Object(SpillingMap))
     conflicts = providers.Singleton(ConflictService, guarded_storage, clock, ids, registry, passage_embedder)
     reranker = providers.Singleton(_make_provider, plugins, "reranker", config.rerank.kind, config.rerank.settings,
                                    ledger, clock, environ, budget, owned)

@@ -253,18 +253,13 @@ def reembed(obj: _Ctx, as_json: bool) -> None:
 def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     """Import a JSONL file of observations and claims (docs/import-format.md); '-' reads stdin."""
     from hlmem.adapters.cli.progress import progress_bar
-    from hlmem.application.import_reader import decode_jsonl
 
-    # Bytes, decoded line by line: one bad byte costs its line, never the file (docs/import-format.md).
-    if file == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        with open(file, "rb") as stream:
-            raw = stream.read()
-    decoded = decode_jsonl(raw)
+    # Read line by line, twice (check every line, then write), never whole: bounded memory
+    # whatever the size; one bad byte costs its line, never the file (docs/import-format.md).
     mem = obj.memory()
-    with progress_bar("importing", len(decoded.lines), quiet=as_json) as advance:
-        report = mem.import_jsonl(decoded.lines, progress=advance, skip_invalid=skip_invalid, invalid=decoded.errors)
+    with progress_bar("importing", None, quiet=as_json) as advance:
+        report = mem.import_file(sys.stdin.buffer if file == "-" else file, progress=advance,
+                                 planned=lambda n: advance(0, total=n), skip_invalid=skip_invalid)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
     if report.blocked:  # lines whose content was forgotten (re-ingest blocking)
         data["blocked"] = list(report.blocked)
