@@ -25,6 +25,7 @@ from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
+from hlmem.adapters.sqlite.read_only import read_only_reason, refusal
 from hlmem.adapters.sqlite.store_activity import SQLiteActivityLog
 from hlmem.adapters.sqlite.store_claims import SQLiteClaims
 from hlmem.adapters.sqlite.store_forget import SQLiteForgetting
@@ -61,6 +62,10 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
             migrate(self._con, datetime.now(UTC).isoformat())
         #: The connection, its lock and transaction depth, shared with the feature modules.
         self.db = Db(self._con, undone=self._undone, ending=self._ending)
+        if self._con.readonly("main"):
+            # Read-only here (a read-only mount, a file or folder this user cannot write): reads
+            # work, every write is refused before it starts (adapters/sqlite/read_only.py).
+            self.db.read_only = refusal(self.path, read_only_reason(self.path) or "SQLite opened it read-only")
         self._lock = self.db.lock
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
@@ -116,7 +121,10 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
 
         :raises StorageCorrupt: a damaged page, b-tree, index or full-text index.
         """
+        pragma = "integrity_check" if full else "quick_check"
         with self._lock:
-            integrity.check_integrity(self._con, self.path, full=full)
-        return f"the file's {'integrity_check' if full else 'quick_check'} and its full-text indexes' checks"
+            integrity.check_integrity(self._con, self.path, full=full, fts=self.db.read_only is None)
+        if self.db.read_only is not None:
+            return f"the file's {pragma} (the full-text indexes' checks write, so a read-only store skips them)"
+        return f"the file's {pragma} and its full-text indexes' checks"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
+import stat
 import sys
 import threading
 import unicodedata
@@ -57,14 +59,55 @@ _log = logging.getLogger(__name__)
 
 
 def cache_file() -> Path:
-    """Where jieba's prefix dictionary is cached: this OS user's cache folder, one file per jieba
-    version. jieba's own default, one ``jieba.cache`` in the shared temp folder, is written mode
-    0600 by whoever came first, so every other user failed to read it and rebuilt it on each run."""
+    """Where jieba's prefix dictionary is cached, one file per jieba version: this OS user's cache
+    folder, or — when that cannot be made or written (a service user whose home does not exist,
+    a read-only home) — ``hlmem-<uid>`` in the temporary folder, a folder of this user's own.
+
+    jieba's own default, one ``jieba.cache`` in the shared temp folder, is written mode 0600 by
+    whoever came first, so every other user failed to read it and rebuilt it on each run; and a
+    user without a usable cache folder warned and rebuilt it on each run (issue 33 item 8).
+    """
     import jieba
     import platformdirs
 
+    name = f"jieba-{jieba.__version__}.cache"
     folder = Path(platformdirs.user_cache_dir("hlmem", appauthor=False))
-    return folder / f"jieba-{jieba.__version__}.cache"
+    if _writable_folder(folder):
+        return folder / name
+    fallback = _own_temp_folder()
+    return (fallback or folder) / name
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether ``folder`` exists (made now if need be, private) and this user may write in it."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _own_temp_folder() -> Path | None:
+    """``hlmem-<uid>`` in the temporary folder, if it is (or can be made) a real folder owned by
+    this user and private to it; None otherwise. The temporary folder is shared: a folder or link
+    of that name made by someone else is never used (its cache would be theirs to plant)."""
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = Path(tempfile.gettempdir()) / f"hlmem-{uid if uid is not None else 'user'}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
+        return None
+    if st.st_mode & 0o077:
+        try:
+            folder.chmod(0o700)
+        except OSError:
+            return None
+    return folder if os.access(folder, os.W_OK | os.X_OK) else None
 
 
 class _Swallowed(logging.Filter):
