@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any, BinaryIO
 
 from hlmem.application.derived import BuildReport, DerivedView
@@ -307,7 +308,8 @@ class Memory(Operations, Corrections, ExperienceApi):
         """
         from hlmem.adapters.import_files import lines_reader
 
-        with lines_reader(lines, invalid) as read:
+        streaming = getattr(self.storage, "streaming", None)  # SQLite: reads off the memory map
+        with lines_reader(lines, invalid) as read, streaming() if streaming else nullcontext():
             report = self._container.imports().import_stream(read, progress=progress, skip_invalid=skip_invalid,
                                                              extract=extract)
         note_embedder(self.storage, self.embedder_name)
@@ -327,7 +329,8 @@ class Memory(Operations, Corrections, ExperienceApi):
         from hlmem.adapters.import_files import file_reader, stream_reader
 
         opened = stream_reader(source) if hasattr(source, "read") else file_reader(source)
-        with opened as read:
+        streaming = getattr(self.storage, "streaming", None)  # SQLite: reads off the memory map
+        with opened as read, streaming() if streaming else nullcontext():
             report = self._container.imports().import_stream(read, progress=progress, planned=planned,
                                                              skip_invalid=skip_invalid, extract=extract)
         note_embedder(self.storage, self.embedder_name)

@@ -22,6 +22,8 @@ from hlmem.domain.forgetting import mentions
 #: It covers the longest transaction a real writer holds on a loaded machine (an import batch, a
 #: forget cascade, a re-embedding), with room: writers wait in line rather than fail (ADR 0024).
 BUSY_TIMEOUT_MS = 60_000
+#: Bytes of the store read through a memory map (``PRAGMA mmap_size``; see below).
+MMAP_SIZE = 2 * 1024 * 1024 * 1024
 
 
 def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> apsw.Connection:
@@ -81,7 +83,7 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         con.pragma("cache_size", -32_000)
         # Reads of the whole file go through the map (up to 2 GiB), not a read() per page: at 100k
         # claims (535 MB) full text and claim loads took ~25% less than with 256 MiB (docs/benchmarks.md).
-        con.pragma("mmap_size", 2 * 1024 * 1024 * 1024)
+        con.pragma("mmap_size", MMAP_SIZE)
     except (apsw.Error, HlmemError) as exc:
         if isinstance(exc, HlmemError):
             if con is not None:
@@ -110,6 +112,10 @@ def optimize_on_close(con: apsw.Connection) -> bool:
         if con.readonly("main") or not con.total_changes():
             return False
         con.set_busy_timeout(0)
+        # The statistics read much of the file: through the page cache, not the map, whose pages
+        # would count in the process's resident memory up to the store's size (a large import's
+        # close was its peak).
+        con.pragma("mmap_size", 0)
         con.pragma("optimize")
     except apsw.Error:
         return False

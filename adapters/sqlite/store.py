@@ -10,7 +10,8 @@ their own on the store's ``Db`` (:mod:`.embedding_cache`, :mod:`.tombstones`).
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import apsw
 
 from hlmem.adapters.sqlite import context, integrity, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
-from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
+from hlmem.adapters.sqlite.connection import MMAP_SIZE, open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
@@ -101,6 +102,19 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
     def _ending(self) -> None:
         self._projector.reset()
         self.experience.reset()
+
+    @contextmanager
+    def streaming(self) -> Iterator[None]:
+        """For a long job that goes through the store once (an import): its reads go through
+        SQLite's bounded page cache instead of the memory map, whose pages would stay counted in
+        the process's resident memory up to the store's size (2 GiB of map). Restored after."""
+        with self._lock:
+            self._con.pragma("mmap_size", 0)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._con.pragma("mmap_size", MMAP_SIZE)
 
     @property
     def connection(self) -> apsw.Connection:
