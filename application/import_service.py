@@ -104,7 +104,7 @@ class ImportService:
         """
         maps = [self._scratch() for _ in range(4)]
         try:
-            checked = _Check(self, *maps[:3]).run(read())
+            checked = _Check(self._reader, self._guard, self._registry, self._batch, *maps[:3]).run(read())
             if checked.errors and not skip_invalid:
                 return ImportReport(checked.lines, 0, checked.errors)
             if planned:
@@ -161,11 +161,13 @@ class _Checked:
 class _Check:
     """The first pass: parse, validate and screen every line; write nothing."""
 
-    def __init__(self, service: ImportService, local_ids: ScratchMap, recorded: ScratchMap,
-                 dropped: ScratchMap) -> None:
-        self._service = service
+    def __init__(self, reader: ClaimReader, guard: ReingestGuard, registry: SlotRegistry, batch: int,
+                 local_ids: ScratchMap, recorded: ScratchMap, dropped: ScratchMap) -> None:
+        self._guard = guard
+        self._registry = registry
+        self._batch = batch
         self._local_ids = local_ids
-        self._screening = Screening(service._reader, recorded, dropped)
+        self._screening = Screening(reader, recorded, dropped)
         # Placeholder event ids of the form ev_… that no input can name (96 random bits) and no
         # store holds (its ids are 26 upper-case characters).
         self._mark = f"ev_{secrets.token_hex(12)}L"
@@ -186,7 +188,7 @@ class _Check:
             item = self._parse(raw)
             if item is not None:
                 pending.append(item)
-                if len(pending) >= self._service._batch:
+                if len(pending) >= self._batch:
                     self._screen(pending)
         self._screen(pending)
         return _Checked(self.read, self.to_write, tuple(e for _, e in sorted(self.errors, key=lambda x: x[0])),
@@ -208,7 +210,7 @@ class _Check:
             return self._refuse(number, f"line {number}: {exc}")
         except (RecursionError, ValueError) as exc:
             return self._refuse(number, f"line {number}: not usable JSON ({type(exc).__name__})")
-        problem = _problem(cmd, self._service._registry)
+        problem = _problem(cmd, self._registry)
         if problem:
             return self._refuse(number, f"line {number}: {problem}")
         return ImportLine(number, cmd, recorded_at)
@@ -225,7 +227,7 @@ class _Check:
     def _screen(self, pending: list[ImportLine]) -> None:
         if not pending:
             return
-        blocked = self._service._guard.blocked([i.command for i in pending])
+        blocked = self._guard.blocked([i.command for i in pending])
         keep, errors, held = self._screening.screen(pending, blocked)
         self.to_write += len(keep)
         self.errors += [(_line_number(e), self._named(e)) for e in errors]
