@@ -84,6 +84,14 @@ def _encoding(data: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
+def check_encoding(head: bytes) -> str:
+    """The encoding a file starting with ``head`` (its first 256 bytes or more) is read in.
+
+    :raises UnreadableFile: for UTF-32, and for UTF-16 without a byte-order mark.
+    """
+    return _encoding(head[:_HEAD])[0]
+
+
 def read_jsonl(stream: BinaryIO, *, chunk: int = CHUNK, max_line: int = MAX_LINE_BYTES) -> Iterator[RawLine]:
     """The lines of ``stream`` (a file opened in binary mode, or standard input's buffer), one by
     one, each decoded on its own; at most ``chunk`` bytes are read at a time and one line is

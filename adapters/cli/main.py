@@ -252,14 +252,26 @@ def reembed(obj: _Ctx, as_json: bool) -> None:
 @click.pass_obj
 def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     """Import a JSONL file of observations and claims (docs/import-format.md); '-' reads stdin."""
+    import shutil
+    import tempfile
+
     from hlmem.adapters.cli.progress import progress_bar
+    from hlmem.application.import_reader import check_encoding
 
     # Read line by line, twice (check every line, then write), never whole: bounded memory
     # whatever the size; one bad byte costs its line, never the file (docs/import-format.md).
-    mem = obj.memory()
-    with progress_bar("importing", None, quiet=as_json) as advance:
-        report = mem.import_file(sys.stdin.buffer if file == "-" else file, progress=advance,
-                                 planned=lambda n: advance(0, total=n), skip_invalid=skip_invalid)
+    # The file is opened, and its encoding checked, before the store is: a missing or unreadable
+    # file creates no store. Standard input is copied first (it cannot be read twice).
+    with tempfile.TemporaryFile(prefix="hlmem-import-") if file == "-" else open(file, "rb") as source:
+        if file == "-":
+            shutil.copyfileobj(sys.stdin.buffer, source, 1 << 20)
+            source.seek(0)
+        check_encoding(source.read(256))
+        source.seek(0)
+        mem = obj.memory()
+        with progress_bar("importing", None, quiet=as_json) as advance:
+            report = mem.import_file(source if file == "-" else file, progress=advance,
+                                     planned=lambda n: advance(0, total=n), skip_invalid=skip_invalid)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
     if report.blocked:  # lines whose content was forgotten (re-ingest blocking)
         data["blocked"] = list(report.blocked)
