@@ -22,7 +22,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hlmem.adapters.memory_api import Memory, restore_store
@@ -140,11 +140,14 @@ def check_nothing_comes_back(target: Memory, source: Source, ledger: set, salt: 
     forgotten_ids = {row[2] for row in ledger}
     gone_texts = {source.texts[s] for s in forgotten_ids if s in source.texts}
     gone_claims = {source.contents[s] for s in forgotten_ids if s in source.contents}
-    # Every forgotten id reads as forgotten in the target.
+    # Every forgotten id reads as forgotten in the target, or is not there at all (an older
+    # backup restored: what was made after it, and forgotten since, is absent from its log).
     for sid in forgotten_ids & set(source.contents):
-        assert target.storage.get_claims([sid])[sid].status is ClaimStatus.FORGOTTEN, sid
+        state = target.storage.get_claims([sid]).get(sid)
+        assert state is None or state.status is ClaimStatus.FORGOTTEN, sid
     for sid in forgotten_ids & set(source.texts):
-        assert target.storage.get_observations([sid])[sid].text == "", sid
+        state = target.storage.get_observations([sid]).get(sid)
+        assert state is None or state.text == "", sid
     position = target.storage.last_position()
     for text in gone_texts:
         with pytest.raises(ForgottenContent):
@@ -225,6 +228,11 @@ POSTGRES = [("sqlite", "postgres", "replay"), ("postgres", "sqlite", "replay"), 
 
 
 @settings(max_examples=min(settings().max_examples, int(os.environ.get("HLMEM_MOVE_EXAMPLES", 14))))
+# Found by Hypothesis: an event added and forgotten after the backup is absent from the restored store.
+@example(pair=("sqlite", "sqlite", "restore_older"), history=[("add", TEXTS[0], "s1"), ("forget_any", 0)],
+         backup_after=0)
+@example(pair=("sqlite", "sqlite", "restore_older"), history=[("remember", CLAIMS[1]), ("forget_any", 0)],
+         backup_after=0)
 @given(pair=st.sampled_from(LOCAL), history=histories(), backup_after=st.integers(0, 12))
 def test_no_forgotten_text_or_claim_comes_back_after_a_move(tmp_path_factory: pytest.TempPathFactory, pair: tuple,
                                                           history: list[tuple], backup_after: int) -> None:
