@@ -17,6 +17,7 @@ from hlmem.adapters.embedders.query_memo import QueryMemo
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
+from hlmem.adapters.scratch import SpillingMap
 from hlmem.adapters.settings_sections import PluginSettings
 from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
@@ -251,7 +252,9 @@ class Container(containers.DeclarativeContainer):
                                  host=providers.Callable(socket.gethostname), derived=derived)
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
-    imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry)
+    # File-local ids of a large import spill to a temporary file (bounded memory, issue 33 item 5).
+    imports = providers.Singleton(ImportService, ingest, storage, forget.provided.guard, ids, registry,
+                                  scratch=providers.Object(SpillingMap))
     conflicts = providers.Singleton(ConflictService, guarded_storage, clock, ids, registry, passage_embedder)
     reranker = providers.Singleton(_make_provider, plugins, "reranker", config.rerank.kind, config.rerank.settings,
                                    ledger, clock, environ, budget, owned)
@@ -270,7 +273,7 @@ class Container(containers.DeclarativeContainer):
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
-    replay = providers.Factory(ReplayService, registry, passage_embedder, ledger=storage.provided.tombstones)
+    replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_open_replay_target)
     audit = providers.Singleton(AuditService, storage)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from contextlib import nullcontext
+from typing import Any, BinaryIO
 
 from hlmem.application.derived import BuildReport, DerivedView
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
@@ -298,17 +299,42 @@ class Memory(Operations, Corrections, ExperienceApi):
 
         Every line is parsed and validated first; unless ``skip_invalid``, one bad line refuses
         the whole file and nothing is written. With ``extract``, imported observations get
-        extraction jobs for the worker (they are not processed inline).
+        extraction jobs for the worker (they are not processed inline). ``lines`` is read twice
+        (check, then write): a one-shot iterator is spooled to a temporary file, not to memory.
 
         :param invalid: lines already found bad before parsing (``"line N…"``, e.g. undecodable
             bytes from :func:`~hlmem.application.import_reader.decode_jsonl`, whose lines are blank
             in ``lines``): counted and reported with the others, in line order.
         """
-        report = self._container.imports().import_lines(lines, progress=progress, skip_invalid=skip_invalid,
-                                                        extract=extract, invalid=invalid)
+        from hlmem.adapters.import_files import lines_reader
+
+        streaming = getattr(self.storage, "streaming", None)  # SQLite: reads off the memory map
+        with lines_reader(lines, invalid) as read, streaming() if streaming else nullcontext():
+            report = self._container.imports().import_stream(read, progress=progress, skip_invalid=skip_invalid,
+                                                             extract=extract)
         note_embedder(self.storage, self.embedder_name)
         return report
 
+    def import_file(self, source: str | os.PathLike[str] | BinaryIO, *,
+                    progress: Callable[[int], None] | None = None, planned: Callable[[int], None] | None = None,
+                    skip_invalid: bool = False, extract: bool = True) -> ImportReport:
+        """Import a JSONL file (a path, or a binary stream such as ``sys.stdin.buffer``) line by
+        line, in bounded memory whatever its size: read once to check every line, then again to
+        write (docs/import-format.md). Bytes that do not decode cost their line.
+
+        :param planned: called once, before anything is written, with how many lines will be.
+        :raises UnreadableFile: UTF-32, or UTF-16 without a byte-order mark (nothing written).
+        :raises ValidationError: the file changed between the two readings (nothing written).
+        """
+        from hlmem.adapters.import_files import file_reader, stream_reader
+
+        opened = stream_reader(source) if hasattr(source, "read") else file_reader(source)
+        streaming = getattr(self.storage, "streaming", None)  # SQLite: reads off the memory map
+        with opened as read, streaming() if streaming else nullcontext():
+            report = self._container.imports().import_stream(read, progress=progress, planned=planned,
+                                                             skip_invalid=skip_invalid, extract=extract)
+        note_embedder(self.storage, self.embedder_name)
+        return report
 
     # -- derived items: observation summaries and mental models (docs/derived.md, ADR 0046) ----------
 

@@ -129,15 +129,18 @@ class Operations:
         """Rebuild every projection from the log into a fresh store and compare it with this one.
 
         :param into: where to keep the rebuilt store (a new file); a temporary file otherwise.
-        :param verify: a health check first: the store file's ``integrity_check`` and full-text
-            checks (a damaged index fails here although the log replays).
+        :param verify: a health check first, the store's own (``report.integrity`` says what it
+            examined): SQLite's ``integrity_check`` and full-text checks (a damaged index fails
+            here although the log replays); on PostgreSQL, the log's positions and payloads.
         :raises StorageCorrupt: a damaged page, index or full-text index, or log bytes that do not
             decode (never "a newer hlmem" for those).
         """
-        if verify:
-            self.storage.check_integrity(full=True)
+        from attrs import evolve
+
+        checked = self.storage.check_integrity(full=True) if verify else None
         with self._container.replay_target(into) as target:
-            return self._container.replay().replay(self.storage, target, progress)
+            report = self._container.replay().replay(self.storage, target, progress)
+        return evolve(report, integrity=checked or None) if verify else report
 
     def reembed(self, *, progress: Callable[[int], None] | None = None) -> int:
         """Re-embed every item with this Memory's embedder and switch the store to its model.

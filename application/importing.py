@@ -12,13 +12,13 @@ Format (one JSON object per line; docs/import-format.md)::
 
 ``id`` is file-local: claims may cite observations of the same file by it. A claim's evidence
 must name events that exist (earlier in the file, or in the store) and were not forgotten
-(:func:`unusable_evidence`, docs/forgetting.md).
+(:class:`Screening`, docs/forgetting.md).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from hlmem.domain.evidence import EVIDENCE_FORGOTTEN, EvidenceProblem, describe,
 from hlmem.domain.time import parse_timestamp, require_aware
 
 if TYPE_CHECKING:
-    from hlmem.application.ports import ClaimReader
+    from hlmem.application.ports import ClaimReader, ScratchMap
 
 _OBS_KEYS = {"type", "text", "occurred_at", "recorded_at", "session", "role", "origin", "session_kind",
              "namespace", "id"}
@@ -72,7 +72,7 @@ def _enum(kind: type, value: Any, key: str):
         raise ValidationError(f"{key} {value!r} is not one of {allowed}", field=key) from None
 
 
-def parse_record(record: Any, new_event_id: Callable[[str], str], local_ids: dict[str, str]) -> tuple:
+def parse_record(record: Any, new_event_id: Callable[[str], str], local_ids: MutableMapping[str, str]) -> tuple:
     """Turn one decoded JSON object into ``(command, recorded_at)``; file-local ids are mapped."""
     if not isinstance(record, dict):
         raise ValidationError("each line must be a JSON object", field="line")
@@ -150,56 +150,73 @@ def parse_jsonl(lines: Iterable[str], new_event_id: Callable[[str], str]) -> tup
     return parsed, errors
 
 
-def unusable_evidence(lines: Sequence[ImportLine], reader: ClaimReader, *,
-                      dropped: Collection[str] = ()) -> dict[int, tuple[EvidenceProblem, ...]]:
-    """Claim lines whose evidence cannot support them, by line number, before anything is written.
+class Screening:
+    """What a claim line's evidence may cite, learnt line by line in file order, so a file is
+    screened in batches with only this kept between them (in ``ScratchMap``s: bounded memory).
 
-    An id is usable when an observation line before the claim records it (and is not in
-    ``dropped``) or the store holds it, not forgotten. ``dropped`` are the event ids of lines that
-    will not be written because their content was forgotten (re-ingest blocking): citing one is
-    :data:`~hlmem.domain.evidence.EVIDENCE_FORGOTTEN`.
+    An id is usable when an observation line before the claim records it (and was not blocked)
+    or the store holds it, not forgotten. A line blocked by re-ingest blocking (its content was
+    forgotten) records nothing; citing it is :data:`~hlmem.domain.evidence.EVIDENCE_FORGOTTEN`,
+    and a claim whose every unusable piece of evidence is such a line is blocked, not bad.
 
-    :param lines: the lines to be written, in file order.
+    :param recorded: event ids of the kept observation lines so far (as keys).
+    :param dropped: event ids of the blocked observation lines so far (as keys).
     """
-    local = {i.command.event_id for i in lines if isinstance(i.command, RecordObservation) and i.command.event_id}
-    stored = sorted({e for i in lines if isinstance(i.command, AssertClaim) for e in i.command.evidence}
-                    - local - set(dropped))
-    cited = reader.get_observations(stored) if stored else {}
-    recorded: set[str] = set()
-    out: dict[int, tuple[EvidenceProblem, ...]] = {}
-    for item in lines:
-        cmd = item.command
-        if isinstance(cmd, RecordObservation):
-            if cmd.event_id and cmd.event_id not in dropped:
-                recorded.add(cmd.event_id)
-            continue
-        problems = tuple(EvidenceProblem(p.event_id, EVIDENCE_FORGOTTEN) if p.event_id in dropped else p
-                         for p in evidence_problems(cmd.evidence, cited, recorded))
-        if problems:
-            out[item.line] = problems
-    return out
+
+    def __init__(self, reader: ClaimReader, recorded: ScratchMap, dropped: ScratchMap) -> None:
+        self._reader = reader
+        self._recorded = recorded
+        self._dropped = dropped
+
+    def screen(self, lines: Sequence[ImportLine],
+               blocked: Sequence[bool]) -> tuple[list[ImportLine], list[str], list[tuple[int, str]]]:
+        """Split one batch of valid lines (in file order, after every earlier batch) into those to
+        write, refusals (``"line N: …"``: a claim citing a forgotten or unknown event of the store)
+        and blocked lines ``(N, why)``; nothing is written.
+
+        :param blocked: per line, whether its content was forgotten (re-ingest blocking).
+        """
+        cited_ids = sorted({e for i, b in zip(lines, blocked) if not b and isinstance(i.command, AssertClaim)
+                            for e in i.command.evidence if e not in self._recorded and e not in self._dropped})
+        cited = self._reader.get_observations(cited_ids) if cited_ids else {}
+        keep: list[ImportLine] = []
+        errors: list[str] = []
+        held: list[tuple[int, str]] = []
+        for item, is_blocked in zip(lines, blocked):
+            cmd = item.command
+            if isinstance(cmd, RecordObservation):
+                if cmd.event_id:
+                    (self._dropped if is_blocked else self._recorded)[cmd.event_id] = ""
+                if is_blocked:
+                    held.append((item.line, "forgotten content"))
+                else:
+                    keep.append(item)
+                continue
+            if is_blocked:
+                held.append((item.line, "forgotten content"))
+                continue
+            problems = tuple(EvidenceProblem(p.event_id, EVIDENCE_FORGOTTEN) if p.event_id in self._dropped else p
+                             for p in evidence_problems(cmd.evidence, cited, _Keys(self._recorded)))
+            if not problems:
+                keep.append(item)
+            elif all(p.event_id in self._dropped for p in problems):
+                held.append((item.line, describe(problems)))
+            else:
+                errors.append(f"line {item.line}: {describe(problems)}")
+        return keep, errors, held
 
 
-def screen(lines: Sequence[ImportLine], blocked: Sequence[bool],
-           reader: ClaimReader) -> tuple[list[ImportLine], list[str], list[str]]:
-    """Split valid lines into those to write, refusals and blocked lines, before anything is written.
+class _Keys:
+    """``in`` over a scratch map's keys (what :func:`evidence_problems` asks of ``recorded``)."""
 
-    :param blocked: per line, whether its content was forgotten (re-ingest blocking).
-    :returns: ``(to write, errors, blocked)``; an error (a claim citing a forgotten or unknown
-        event of the store) refuses the file unless invalid lines are skipped; a blocked line (its
-        content, or every unusable piece of its evidence, is forgotten content of this file) is
-        skipped and reported.
-    """
-    dropped = {i.command.event_id for i, b in zip(lines, blocked)
-               if b and isinstance(i.command, RecordObservation) and i.command.event_id}
-    kept = [i for i, b in zip(lines, blocked) if not b]
-    unusable = unusable_evidence(kept, reader, dropped=dropped)
-    errors: list[str] = []
-    held = [(i.line, "forgotten content") for i, b in zip(lines, blocked) if b]
-    for number, problems in unusable.items():
-        if {p.event_id for p in problems} <= dropped:
-            held.append((number, describe(problems)))
-        else:
-            errors.append(f"line {number}: {describe(problems)}")
-    return ([i for i in kept if i.line not in unusable], errors,
-            [f"line {number}: blocked: {why}" for number, why in sorted(held)])
+    def __init__(self, mapping: ScratchMap) -> None:
+        self._mapping = mapping
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._mapping
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping)
+
+    def __len__(self) -> int:
+        return len(self._mapping)

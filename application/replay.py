@@ -1,4 +1,9 @@
-"""Replay: rebuild every projection from the log into a fresh store and report differences."""
+"""Replay: rebuild every projection from the log into a fresh store and report differences.
+
+The store's tombstone ledger and its salt travel first, before any event (ADR 0059): a replay is
+how a store moves (``replay --into``: SQLite, PostgreSQL, either way), and the moved store must
+refuse forgotten content exactly as the source did, even if the copy stops half-way.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,9 @@ from attrs import frozen
 
 from hlmem.application.experience import experience_differences
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
-from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent, TombstoneLedger
+from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent
 from hlmem.domain.experience_events import is_experience_stream
-from hlmem.domain.redaction import redact
+from hlmem.domain.redaction import Tombstone, redact
 from hlmem.domain.reducers import index_change
 from hlmem.domain.slots import SlotRegistry
 
@@ -27,6 +32,10 @@ class ReplayReport:
     live_counts: dict[str, int]
     rebuilt_counts: dict[str, int]
     differences: tuple[str, ...]
+    #: Rows of the tombstone ledger each side holds (a replay carries them, with the salt).
+    tombstones: int = 0
+    #: What the health check before the replay examined (``replay --verify``), in words; None without one.
+    integrity: str | None = None
 
     @property
     def equal(self) -> bool:
@@ -37,31 +46,29 @@ class ReplayReport:
 class ReplayService:
     """Folds a store's log into another (fresh) store through the same reducers and compares."""
 
-    def __init__(self, registry: SlotRegistry, embedder: Embedder | None = None, *,
-                 ledger: TombstoneLedger | None = None) -> None:
-        """:param ledger: the source store's tombstone ledger, for :meth:`replay`."""
+    def __init__(self, registry: SlotRegistry, embedder: Embedder | None = None) -> None:
         self._registry = registry
         self._embedder = embedder
-        self._ledger = ledger
 
     def replay(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None) -> ReplayReport:
         """Rebuild ``source``'s projections into the fresh ``target`` and compare the two.
 
-        Tombstoned streams of the ledger are copied redacted whatever their payloads hold.
+        The ledger travels first; tombstoned streams are copied redacted whatever their payloads hold.
         """
-        forgotten = [t.stream_id for t in self._ledger.tombstones()] if self._ledger is not None else []
-        self.rebuild(source, target, progress, forgotten=forgotten)
+        self.rebuild(source, target, progress)
         return self.compare(source, target)
 
     def rebuild(self, source: Storage, target: Storage, progress: Callable[[int], None] | None = None, *,
                 forgotten: Collection[str] = ()) -> int:
-        """Append every event of ``source`` to the empty ``target``; return how many.
+        """Carry the source's tombstone ledger and salt to the fresh ``target``
+        (:func:`carry_ledger`), then append every event of ``source`` to it; return how many events.
 
-        :param forgotten: stream ids of the source's tombstone ledger. Their events are copied
-            redacted whatever the source's payloads hold (defensive: a log whose erasure was lost
-            never projects forgotten content), and they are not indexed.
+        Every stream the ledger names, and each of ``forgotten``, is copied redacted whatever the
+        source's payloads hold (defensive: a log whose erasure was lost never projects forgotten
+        content), and is not indexed.
         """
-        gone = frozenset(forgotten)
+        carried = carry_ledger(source, target)
+        gone = frozenset(forgotten) | {t.stream_id for t in carried}
         model = source.vector_model()
         if model is not None and self._embedder is not None:
             target.bind_vector_model(*model)
@@ -138,7 +145,44 @@ class ReplayService:
         for key in sorted(set(live_counts) | set(rebuilt_counts)):
             if live_counts.get(key, 0) != rebuilt_counts.get(key, 0):
                 diffs.append(f"count {key}: {live_counts.get(key, 0)} live, {rebuilt_counts.get(key, 0)} rebuilt")
-        return ReplayReport(events, len(streams), live_counts, rebuilt_counts, tuple(diffs))
+        ledger, rows = ledger_differences(live, rebuilt)
+        return ReplayReport(events, len(streams), live_counts, rebuilt_counts, tuple(diffs + ledger), rows)
+
+
+def carry_ledger(source: Storage, target: Storage) -> list[Tombstone]:
+    """Give ``target`` the tombstone ledger of ``source``: its salt, then every row, in one
+    transaction of the target; return the rows.
+
+    Fingerprints are keyed by the salt, so the rows (and the fingerprints inside the log's
+    ``ItemForgotten`` and ``ForgetRequested`` events) match in the target only under the source's
+    salt: the target adopts it, which a target with tombstones of its own refuses
+    (``ValidationError``). Rows the target already holds are not added twice.
+    """
+    rows = source.tombstones.tombstones()
+    with target.transaction():
+        target.tombstones.adopt_salt(source.tombstones.salt())
+        target.tombstones.add(rows)
+    return rows
+
+
+def _key(t: Tombstone) -> tuple[str, str, str]:
+    return t.fingerprint, t.kind, t.stream_id
+
+
+def ledger_differences(live: Storage, rebuilt: Storage) -> tuple[list[str], int]:
+    """How the two stores' tombstone ledgers differ (salt, rows), and how many rows the live one holds."""
+    diffs = []
+    if live.tombstones.salt() != rebuilt.tombstones.salt():
+        diffs.append("tombstone salt: the rebuilt store's differs from the live one's (its fingerprints would "
+                     "not match)")
+    ours = {_key(t) for t in live.tombstones.tombstones()}
+    theirs = {_key(t) for t in rebuilt.tombstones.tombstones()}
+    if missing := ours - theirs:
+        diffs.append(f"tombstones: {len(missing)} of the live store's {len(ours)} missing from the rebuilt store "
+                     f"(streams {', '.join(sorted({k[2] for k in missing})[:5])})")
+    if extra := theirs - ours:
+        diffs.append(f"tombstones: {len(extra)} in the rebuilt store only")
+    return diffs, len(ours)
 
 
 def _diff(kind: str, ids: list[str], live: Storage, rebuilt: Storage, left: Callable,

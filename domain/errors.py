@@ -13,7 +13,8 @@ The whole tree (``application/errors.py`` adds the infrastructure branch)::
     │   ├── ModelMismatch                             vectors of another embedding model
     │   ├── BackupRejected                            restore refuses a backup: corrupt, foreign, newer
     │   ├── StorageCorrupt                            the store's file is damaged (``storage.corrupt``)
-    │   └── StorageFull                               no space left for the store (``storage.no_space``)
+    │   ├── StorageFull                               no space left for the store (``storage.no_space``)
+    │   └── StoreReadOnly                             the store cannot be written here (``storage.read_only``)
     ├── UnsupportedOperation(HlmemError)              this store's adapter cannot do that (backup in memory)
     ├── EmbedderError(HlmemError)                     an embedder could not load or embed
     ├── BudgetExceeded(HlmemError)                    the daily budget refused a provider call before it went out
@@ -85,8 +86,9 @@ class BackupRejected(StorageError):
 #: The ``reason`` of :class:`StorageCorrupt` and :class:`StorageFull` (docs/reason-codes.md).
 STORAGE_CORRUPT = "storage.corrupt"
 STORAGE_NO_SPACE = "storage.no_space"
+STORAGE_READ_ONLY = "storage.read_only"
 #: Every storage reason code (``tests/unit/domain/test_storage_errors.py`` checks the docs list them).
-STORAGE_REASON_CODES = (STORAGE_CORRUPT, STORAGE_NO_SPACE)
+STORAGE_REASON_CODES = (STORAGE_CORRUPT, STORAGE_NO_SPACE, STORAGE_READ_ONLY)
 
 
 class StorageCorrupt(StorageError):
@@ -106,6 +108,18 @@ class StorageFull(StorageError):
     error whose errno is ``ENOSPC``). ``reason`` is ``storage.no_space``."""
 
     reason = STORAGE_NO_SPACE
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StoreReadOnly(StorageError):
+    """The store can be read but not written here: a read-only file system, a file this user may
+    not write, or a folder where SQLite cannot make its ``-wal``/``-shm`` files. Read commands
+    work; a write is refused before anything changes. ``reason`` is ``storage.read_only``."""
+
+    reason = STORAGE_READ_ONLY
 
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)

@@ -20,6 +20,7 @@ from datetime import datetime
 
 from attrs import evolve, frozen
 
+from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import (
     ClaimAsserted,
     ClaimRetracted,
@@ -73,6 +74,20 @@ def is_redacted(event: DomainEvent) -> bool:
 def normalize_content(text: str) -> str:
     """NFKC, case-folded, whitespace collapsed: the form fingerprints are taken of."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+#: Bytes in a store's salt.
+SALT_BYTES = 32
+
+#: Why a store with tombstones of its own cannot take another store's salt (``adopt_salt``).
+REFUSED_SALT = ("this store already has tombstones made with its own salt, so it cannot take another "
+                "store's; replay into a fresh store")
+
+
+def check_salt(salt: bytes) -> None:
+    """Refuse anything but :data:`SALT_BYTES` bytes as a salt (what every store makes)."""
+    if not isinstance(salt, bytes) or len(salt) != SALT_BYTES:
+        raise ValidationError(f"a tombstone salt is {SALT_BYTES} bytes", field="salt")
 
 
 def fingerprint(kind: str, content: str, salt: bytes) -> str:

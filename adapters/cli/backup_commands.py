@@ -20,9 +20,12 @@ if TYPE_CHECKING:  # the SQLite modules load when a command runs: ``hlmem --help
 
 def backup_dict(info: BackupInfo) -> dict[str, Any]:
     """A backup's record as JSON."""
-    return {"backup_id": info.backup_id, "store_id": info.store_id, "position": info.position,
-            "created_at": ts(info.created_at), "hlmem_version": info.hlmem_version, "path": info.path,
-            "size_bytes": info.size_bytes, "seconds": round(info.seconds, 3)}
+    out = {"backup_id": info.backup_id, "store_id": info.store_id, "position": info.position,
+           "created_at": ts(info.created_at), "hlmem_version": info.hlmem_version, "path": info.path,
+           "size_bytes": info.size_bytes, "seconds": round(info.seconds, 3)}
+    if info.removed:  # temporaries of interrupted backups and restores, found stale and removed
+        out["stale_removed"] = [{"path": str(x.path), "size_bytes": x.size} for x in info.removed]
+    return out
 
 
 def restore_dict(info: RestoreInfo) -> dict[str, Any]:
@@ -64,6 +67,10 @@ def backup(obj: _Ctx, path: str, overwrite: bool, as_json: bool) -> None:
     else:
         click.echo(f"backup {info.backup_id} written to {info.path}: log position {info.position}, "
                    f"{_size(info.size_bytes)}, {info.seconds:.2f} s")
+    if info.removed:
+        from hlmem.adapters.sqlite.temp_files import stale_note
+
+        click.echo(f"note: {plain(stale_note(list(info.removed)))}", err=True)
 
 
 @cli.command()

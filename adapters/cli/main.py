@@ -213,15 +213,18 @@ def replay(obj: _Ctx, verify: bool, into: str | None, as_json: bool) -> None:
     with progress_bar("replaying", mem.progress_total("replay"), quiet=as_json) as advance:
         report = mem.replay(into=into, progress=advance, verify=verify)
     data = {"events": report.events, "streams": report.streams, "equal": report.equal,
-            "differences": list(report.differences), "counts": report.rebuilt_counts}
+            "differences": list(report.differences), "counts": report.rebuilt_counts,
+            "tombstones": report.tombstones}
     if verify:
-        data["integrity"] = "ok"  # a damaged file ends in "corrupt" (exit 4) before this
+        data["integrity"] = "ok"  # a damaged store ends in "corrupt" (exit 4) before this
+        data["integrity_checked"] = report.integrity
     if as_json:
         _emit(data, True)
     else:
         verdict = "projections equal the log" if report.equal else f"{len(report.differences)} differences"
-        checked = "; the file passed its integrity check" if verify else ""
-        click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}{checked}")
+        carried = f"; {report.tombstones} tombstones carried with the salt" if report.tombstones else ""
+        checked = f"; passed first: {report.integrity}" if verify and report.integrity else ""
+        click.echo(f"replayed {report.events} events over {report.streams} streams: {verdict}{carried}{checked}")
         for line in report.differences[:20]:
             click.echo(f"  {render.plain(line)}")
     if verify and not report.equal:
@@ -249,19 +252,26 @@ def reembed(obj: _Ctx, as_json: bool) -> None:
 @click.pass_obj
 def import_(obj: _Ctx, file: str, skip_invalid: bool, as_json: bool) -> None:
     """Import a JSONL file of observations and claims (docs/import-format.md); '-' reads stdin."""
-    from hlmem.adapters.cli.progress import progress_bar
-    from hlmem.application.import_reader import decode_jsonl
+    import shutil
+    import tempfile
 
-    # Bytes, decoded line by line: one bad byte costs its line, never the file (docs/import-format.md).
-    if file == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        with open(file, "rb") as stream:
-            raw = stream.read()
-    decoded = decode_jsonl(raw)
-    mem = obj.memory()
-    with progress_bar("importing", len(decoded.lines), quiet=as_json) as advance:
-        report = mem.import_jsonl(decoded.lines, progress=advance, skip_invalid=skip_invalid, invalid=decoded.errors)
+    from hlmem.adapters.cli.progress import progress_bar
+    from hlmem.application.import_reader import check_encoding
+
+    # Read line by line, twice (check every line, then write), never whole: bounded memory
+    # whatever the size; one bad byte costs its line, never the file (docs/import-format.md).
+    # The file is opened, and its encoding checked, before the store is: a missing or unreadable
+    # file creates no store. Standard input is copied first (it cannot be read twice).
+    with tempfile.TemporaryFile(prefix="hlmem-import-") if file == "-" else open(file, "rb") as source:
+        if file == "-":
+            shutil.copyfileobj(sys.stdin.buffer, source, 1 << 20)
+            source.seek(0)
+        check_encoding(source.read(256))
+        source.seek(0)
+        mem = obj.memory()
+        with progress_bar("importing", None, quiet=as_json) as advance:
+            report = mem.import_file(source if file == "-" else file, progress=advance,
+                                     planned=lambda n: advance(0, total=n), skip_invalid=skip_invalid)
     data = {"lines": report.lines, "written": report.written, "errors": list(report.errors)}
     if report.blocked:  # lines whose content was forgotten (re-ingest blocking)
         data["blocked"] = list(report.blocked)

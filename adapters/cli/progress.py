@@ -11,12 +11,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 
 @contextmanager
-def progress_bar(label: str, total: int, *, quiet: bool = False) -> Iterator[Callable[[int], None]]:
-    """Yield ``advance(done)``: set the bar to ``done`` of ``total``."""
+def progress_bar(label: str, total: int | None, *, quiet: bool = False) -> Iterator[Callable[..., None]]:
+    """Yield ``advance(done, total=None)``: set the bar to ``done`` (of ``total`` when given: a
+    total not known at the start, None, is given later)."""
     if quiet or not sys.stderr.isatty():
-        yield lambda done: None
+        yield lambda done, total=None: None
         return
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(label, total=total)
-        yield lambda done: bar.update(task, completed=done)
+
+        def advance(done: int, total: int | None = None) -> None:
+            if total is not None:
+                bar.update(task, completed=done, total=total)
+            else:
+                bar.update(task, completed=done)
+
+        yield advance

@@ -101,5 +101,6 @@ class InMemoryStorage(InMemoryLog, InMemoryClaims, InMemorySearch, InMemoryForge
     def close(self) -> None:
         """Nothing to release."""
 
-    def check_integrity(self, *, full: bool = True) -> None:
-        """Process memory has no pages to damage: always sound."""
+    def check_integrity(self, *, full: bool = True) -> str:
+        """Process memory has no pages to damage: always sound (says so)."""
+        return "nothing on disk to check (an in-process store)"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 
-from hlmem.domain.redaction import Tombstone
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.redaction import REFUSED_SALT, Tombstone, check_salt
 
 
 class InMemoryTombstoneLedger:
@@ -19,6 +20,14 @@ class InMemoryTombstoneLedger:
 
     def salt(self) -> bytes:
         return self._salt
+
+    def adopt_salt(self, salt: bytes) -> None:
+        check_salt(salt)
+        if salt == self._salt:
+            return
+        if self._rows:
+            raise ValidationError(REFUSED_SALT, field="salt")
+        self._salt = salt
 
     def tombstones(self) -> list[Tombstone]:
         return list(self._rows)
@@ -48,8 +57,8 @@ class InMemoryTombstoneLedger:
 
     def state(self) -> tuple:
         """An opaque snapshot (the rows are immutable: a reference is enough)."""
-        return self._rows, self._keys, self._fingerprints
+        return self._rows, self._keys, self._fingerprints, self._salt
 
     def restore(self, state: tuple) -> None:
         """Go back to a snapshot taken by :meth:`state`."""
-        self._rows, self._keys, self._fingerprints = state
+        self._rows, self._keys, self._fingerprints, self._salt = state

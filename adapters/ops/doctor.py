@@ -61,6 +61,7 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
         store_checks_run = _store(store, settings, name, now=now, replay_seconds=replay_seconds, usage=usage)
         name = store_checks_run[0]
         checks += store_checks_run[1]
+        checks.append(store_checks.temporaries(store))
     else:
         # A path someone named (--db, HLMEM_DB, the file's db) that holds nothing is likely a typo;
         # the default path without a store is a fresh installation.

@@ -18,6 +18,7 @@ from hlmem.adapters.sqlite import search
 from hlmem.adapters.sqlite.heartbeat import read_beats
 from hlmem.adapters.sqlite.integrity import check_integrity
 from hlmem.adapters.sqlite.migrations import MIGRATIONS, applied
+from hlmem.adapters.sqlite.temp_files import IN_USE, STALE, find_leftovers
 from hlmem.application.ports import WorkerBeat
 from hlmem.domain.errors import HlmemError
 
@@ -98,6 +99,29 @@ def replay_copy(replay: Callable[[Callable[[int], None]], object], total: int, *
         return Check("replay", FAIL, f"{len(diffs)} differences between the projections and the log, e.g. {diffs[0]}",
                      "run `hlmem replay --verify` for the list; `hlmem replay --into NEW.db` rebuilds a store")
     return Check("replay", OK, f"{total} events replayed on a copy: projections equal the log")
+
+
+def temporaries(store: Path) -> Check:
+    """Temporaries of backups and restores beside the store (``.NAME.backup-….tmp`` and SQLite's
+    files beside them): ok when none, or only running ones; warn on any a dead process left.
+    Nothing is removed (the next ``hlmem backup`` or ``restore`` removes the stale ones)."""
+    found = find_leftovers(store.parent)
+    if not found:
+        return Check("temporaries", OK, "no temporary files of backups or restores beside the store")
+    running = [x for x in found if x.state == IN_USE]
+    left = [x for x in found if x.state != IN_USE]
+    if not left:
+        return Check("temporaries", OK, f"{len(running)} backup or restore running (its temporary file is in use)")
+    size = sum(x.size for x in left)
+    stale = sum(1 for x in left if x.state == STALE)
+    names = ", ".join(x.path.name for x in left[:3]) + (", …" if len(left) > 3 else "")
+    detail = (f"{len(left)} temporar{'y' if len(left) == 1 else 'ies'} of interrupted backups or restores "
+              f"({size / 2**20:.1f} MiB in {store.parent}): {names}; {stale} provably stale (no process holds "
+              "its lock)")
+    if stale < len(left):
+        detail += f", {len(left) - stale} without a lock file (an older hlmem's), removed once a day old"
+    return Check("temporaries", WARN, detail, "the next `hlmem backup` (or restore) removes the stale ones; or delete "
+                 "them yourself when no backup or restore is running")
 
 
 def embedder_matches(con: apsw.Connection, name: str, model: Callable[[str], tuple[str, int]]) -> Check:

@@ -27,9 +27,9 @@ from hlmem.adapters.activity import (
 )
 from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.application.ports import Candidate
-from hlmem.domain.errors import StorageError
+from hlmem.domain.errors import StorageError, ValidationError
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
-from hlmem.domain.redaction import Tombstone
+from hlmem.domain.redaction import REFUSED_SALT, Tombstone, check_salt
 from hlmem.domain.state import ClaimStatus
 from hlmem.domain.time import format_timestamp, from_micros, parse_timestamp, to_micros
 
@@ -55,8 +55,21 @@ class PostgresTombstoneLedger:
             value = self._db.meta(SALT_KEY)
             if value is None:
                 raise StorageError("the store has no tombstone salt (a damaged meta table?)")
-            self._salt = bytes.fromhex(value)
+            salt = bytes.fromhex(value)
+            if self._db.depth:
+                return salt  # a transaction may still change it (adopt_salt) or roll it back
+            self._salt = salt
         return self._salt
+
+    def adopt_salt(self, salt: bytes) -> None:
+        check_salt(salt)
+        if salt == self.salt():
+            return
+        with self._db.transaction():
+            if self._db.con.execute("SELECT EXISTS (SELECT 1 FROM tombstones)").fetchone()[0]:
+                raise ValidationError(REFUSED_SALT, field="salt")
+            self._salt = None
+            self._db.con.execute("UPDATE meta SET value = %s WHERE key = %s", (salt.hex(), SALT_KEY))
 
     def tombstones(self) -> list[Tombstone]:
         with self._db.lock, translated("reading tombstones"):

@@ -13,7 +13,6 @@ import errno
 import hashlib
 import importlib.metadata
 import os
-import secrets
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -28,6 +27,7 @@ from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.adapters.sqlite.integrity import check_integrity
 from hlmem.adapters.sqlite.migrations import MIGRATIONS
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.adapters.sqlite.temp_files import Leftover, held_temp, remove_files, remove_stale, temp_beside
 from hlmem.application.ports import Clock, IdGenerator
 from hlmem.domain.errors import (
     BackupRejected,
@@ -61,6 +61,8 @@ class BackupInfo:
     path: str
     size_bytes: int = 0
     seconds: float = 0.0
+    #: Temporaries of interrupted backups and restores this backup found stale and removed.
+    removed: tuple[Leftover, ...] = ()
 
 
 def hlmem_version() -> str:
@@ -102,10 +104,27 @@ def backup(storage: Any, dest: str | os.PathLike[str], *, clock: Clock, ids: IdG
         target = target / f"{source.stem}-{stamp}Z-{backup_id[-6:].lower()}.db"
     if target.exists() and target.resolve() == source.resolve():
         raise ValidationError(f"{target} is the store itself; back it up somewhere else", field="path")
+    if target.is_symlink():
+        # The rename would replace the link, not write where it points: say so rather than guess.
+        raise ValidationError(f"{target} is a symbolic link (to {os.readlink(target)}); a backup is not written "
+                              "through a link: give the real file's path, or remove the link", field="path")
     if target.exists() and not overwrite:
         raise ValidationError(f"{target} exists; choose a new file (or overwrite it)", field="path")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_beside(target, "backup")
+    # What earlier backups and restores killed mid-copy left, full size (issue 33 item 6).
+    removed = remove_stale(target.parent)
+    if source.parent.resolve() != target.parent.resolve():
+        removed += remove_stale(source.parent)
+    with held_temp(target, "backup") as tmp:
+        store_id, position = _write_backup(source, tmp, target, backup_id=backup_id, created_at=created_at,
+                                           pages_per_step=pages_per_step, progress=progress)
+    return BackupInfo(backup_id, store_id, position, created_at, hlmem_version(), str(target), target.stat().st_size,
+                      time.perf_counter() - started, tuple(removed))
+
+
+def _write_backup(source: Path, tmp: Path, target: Path, *, backup_id: str, created_at: datetime,
+                  pages_per_step: int, progress: Callable[[int, int], None] | None) -> tuple[str, int]:
+    """Copy, record and verify the snapshot in ``tmp``, then rename it to ``target``."""
     try:
         store_id, position = _copy_snapshot(source, tmp, pages_per_step, progress)
         version = hlmem_version()
@@ -135,10 +154,7 @@ def backup(storage: Any, dest: str | os.PathLike[str], *, clock: Clock, ids: IdG
             raise StorageFull(f"no space left on {target} (backup); free space on its file system and try again",
                               path=str(target)) from exc
         raise
-    finally:
-        remove_files(tmp)
-    return BackupInfo(backup_id, store_id, position, created_at, version, str(target), target.stat().st_size,
-                      time.perf_counter() - started)
+    return store_id, position
 
 
 def _copy_snapshot(source: Path, tmp: Path, pages_per_step: int,
@@ -264,17 +280,6 @@ def read_backup(path: str | os.PathLike[str], *, check: bool = True) -> BackupIn
 
 
 # -- files ------------------------------------------------------------------------------------------
-
-
-def temp_beside(path: Path, purpose: str) -> Path:
-    """A fresh temporary name in ``path``'s directory (so the final rename is atomic)."""
-    return path.with_name(f".{path.name}.{purpose}-{secrets.token_hex(4)}.tmp")
-
-
-def remove_files(path: Path) -> None:
-    """Remove a temporary database and whatever SQLite left beside it."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def fsync(path: Path) -> None:

@@ -14,13 +14,16 @@ import apsw
 import apsw.bestpractice as bp
 
 from hlmem.adapters.sqlite.errors import storage_error
-from hlmem.domain.errors import StorageError
+from hlmem.adapters.sqlite.read_only import open_read_only, read_only_reason, refusal
+from hlmem.domain.errors import HlmemError, StorageError
 from hlmem.domain.forgetting import mentions
 
 #: How long a writer waits for another process's write lock before giving up, in milliseconds.
 #: It covers the longest transaction a real writer holds on a loaded machine (an import batch, a
 #: forget cascade, a re-embedding), with room: writers wait in line rather than fail (ADR 0024).
 BUSY_TIMEOUT_MS = 60_000
+#: Bytes of the store read through a memory map (``PRAGMA mmap_size``; see below).
+MMAP_SIZE = 2 * 1024 * 1024 * 1024
 
 
 def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> apsw.Connection:
@@ -36,19 +39,42 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
     """
     target = str(path)
     if target != ":memory:":
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = read_only_reason(target)
+            if reason is None:
+                raise StorageError(f"cannot open database {target}: {exc}") from exc
+            raise refusal(target, reason, "a new store cannot be made there") from exc
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     con = None
     try:
-        con = apsw.Connection(target, flags=flags)
+        try:
+            con = apsw.Connection(target, flags=flags)
+            bp.connection_busy_timeout(con, BUSY_TIMEOUT_MS)
+            bp.connection_wal(con)
+            # The first read makes SQLite open the -wal and -shm: where it cannot, it fails here.
+            con.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+        except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
+            # A read-only mount, or a folder where SQLite cannot make -wal and -shm: read the
+            # store as SQLite allows, and say so on the first write (adapters/sqlite/read_only.py).
+            reason = read_only_reason(target) if target != ":memory:" else None
+            if reason is None:
+                raise
+            if con is not None:
+                con.close()
+                con = None
+            if not Path(target).exists():
+                raise refusal(target, reason, "a new store cannot be made there") from exc
+            con = open_read_only(target, reason)
         bp.connection_busy_timeout(con, BUSY_TIMEOUT_MS)
-        bp.connection_wal(con)
         bp.connection_enable_foreign_keys(con)
         bp.connection_dqs(con)
         bp.connection_recursive_triggers(con)
         if synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
             raise StorageError(f"synchronous must be FULL, NORMAL, EXTRA or OFF, not {synchronous!r}")
-        con.pragma("synchronous", synchronous)
+        if not con.readonly("main"):
+            con.pragma("synchronous", synchronous)
         # Freed pages are zeroed, so erased text does not linger in the file (lifecycle issue).
         con.pragma("secure_delete", "ON")
         # Forget plans find the events that mention a name with the domain's own rule.
@@ -57,8 +83,12 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         con.pragma("cache_size", -32_000)
         # Reads of the whole file go through the map (up to 2 GiB), not a read() per page: at 100k
         # claims (535 MB) full text and claim loads took ~25% less than with 256 MiB (docs/benchmarks.md).
-        con.pragma("mmap_size", 2 * 1024 * 1024 * 1024)
-    except apsw.Error as exc:
+        con.pragma("mmap_size", MMAP_SIZE)
+    except (apsw.Error, HlmemError) as exc:
+        if isinstance(exc, HlmemError):
+            if con is not None:
+                con.close()
+            raise
         # A damaged file says "corrupt", a full disk "no space left on <path>" (adapters/sqlite/errors.py).
         error = storage_error(exc, "opening it", path=target, con=con)
         if con is not None:
@@ -82,6 +112,10 @@ def optimize_on_close(con: apsw.Connection) -> bool:
         if con.readonly("main") or not con.total_changes():
             return False
         con.set_busy_timeout(0)
+        # The statistics read much of the file: through the page cache, not the map, whose pages
+        # would count in the process's resident memory up to the store's size (a large import's
+        # close was its peak).
+        con.pragma("mmap_size", 0)
         con.pragma("optimize")
     except apsw.Error:
         return False

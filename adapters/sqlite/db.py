@@ -17,7 +17,7 @@ import apsw
 
 from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS
 from hlmem.adapters.sqlite.errors import storage_error
-from hlmem.domain.errors import HlmemError, StorageError
+from hlmem.domain.errors import HlmemError, StorageError, StoreReadOnly
 
 
 @contextmanager
@@ -57,12 +57,17 @@ class Db:
         self.lock = threading.RLock()
         #: 0 outside a write transaction, else how many ``transaction()`` blocks are open.
         self.depth = 0
+        #: Why the store cannot be written here, when it cannot (a write is refused at once, saying
+        #: so: adapters/sqlite/read_only.py); None for a writable store.
+        self.read_only: StoreReadOnly | None = None
         self._undone = undone
         self._ending = ending
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
+        if self.read_only is not None:
+            raise self.read_only
         with self.lock:
             if self.depth:
                 # Nested: a savepoint, so a failing inner block (say one append) is undone as a

@@ -28,8 +28,8 @@ class SQLiteEmbeddingCache:
         return out
 
     def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:
-        if not items:
-            return
+        if not items or self._db.read_only is not None:
+            return  # a read-only store (adapters/sqlite/read_only.py) keeps no new vectors; it still reads
         with self._db.transaction(), _translated("writing the embedding cache"):
             self._db.con.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model, content_hash, vec) VALUES (?,?,?)",

@@ -29,6 +29,8 @@ def storage_error(exc: BaseException, what: str, *, path: str | os.PathLike[str]
       was given; hlmem only ever gives it valid UTF-8) are :class:`StorageCorrupt`;
     - ``SQLITE_FULL``, and an I/O error whose errno (``con.system_errno``) is ``ENOSPC``, are
       :class:`StorageFull` ("no space left on <path>");
+    - ``SQLITE_READONLY`` is :class:`StoreReadOnly`, saying why the store is read-only here and
+      what to do (:mod:`hlmem.adapters.sqlite.read_only`);
     - any other APSW error is a :class:`StorageError` with SQLite's message.
 
     :param con: the connection the error came from, for its errno (None: the free space of the
@@ -41,6 +43,11 @@ def storage_error(exc: BaseException, what: str, *, path: str | os.PathLike[str]
     if isinstance(exc, (apsw.CorruptError, apsw.NotADBError, UnicodeDecodeError)):
         detail = f"text that is not UTF-8 ({exc.reason})" if isinstance(exc, UnicodeDecodeError) else str(exc)
         return StorageCorrupt(f"{shown} is corrupt ({what}: {detail}); {CORRUPT_ADVICE}", path=where)
+    if isinstance(exc, apsw.ReadOnlyError):
+        from hlmem.adapters.sqlite.read_only import read_only_reason, refusal
+
+        reason = (read_only_reason(where) if where and where != ":memory:" else None) or "SQLite opened it read-only"
+        return refusal(shown, reason, what)
     if isinstance(exc, apsw.FullError) or (isinstance(exc, apsw.IOError) and _out_of_space(con, where)):
         return StorageFull(f"no space left on {shown} ({what}); free space on its file system and try again",
                            path=where)

@@ -18,12 +18,13 @@ MAX_PROBLEMS = 20
 
 
 def check_integrity(con: apsw.Connection, path: str | os.PathLike[str], *, full: bool = True,
-                    name: str | None = None) -> None:
+                    name: str | None = None, fts: bool = True) -> None:
     """``integrity_check`` (pages, b-trees, indexes against their tables, constraints; in SQLite
     3.54 the FTS5 tables too) or, with ``full=False``, ``quick_check`` (the same without matching
     indexes to tables: a third of the time), then FTS5's ``integrity-check`` of each full-text index.
 
     :param name: how messages name the file (default ``path``).
+    :param fts: also FTS5's checks (an ``INSERT``: a read-only connection cannot run them).
     :raises StorageCorrupt: any problem, with the first five SQLite names.
     """
     shown = name or str(path)
@@ -33,6 +34,8 @@ def check_integrity(con: apsw.Connection, path: str | os.PathLike[str], *, full:
         if problems != ["ok"]:
             raise StorageCorrupt(f"{shown} is corrupt: {pragma} found {'; '.join(problems[:5])}; {CORRUPT_ADVICE}",
                                  path=str(path))
+        if not fts:
+            return
         con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
         if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'context_fts'").fetchone():  # from 0012 on
             con.execute("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")

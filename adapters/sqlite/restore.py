@@ -25,13 +25,12 @@ from hlmem.adapters.sqlite.backup import (
     fsync_dir,
     make_self_contained,
     read_backup,
-    remove_files,
-    temp_beside,
     verify,
 )
 from hlmem.adapters.sqlite.connection import open_connection
 from hlmem.adapters.sqlite.errors import storage_error
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.adapters.sqlite.temp_files import held_temp, remove_stale, stale_note
 from hlmem.application.ports import Clock, IdGenerator
 from hlmem.domain.errors import BackupRejected, HlmemError, StorageError, ValidationError
 from hlmem.domain.events import StoreRestored
@@ -83,12 +82,12 @@ def restore(live_path: str | os.PathLike[str], backup_path: str | os.PathLike[st
         store (without ``force``), or the live store is in use or unreadable (without ``force``).
     """
     started = time.perf_counter()
-    live = Path(live_path)
+    live, link_note = real_store_path(Path(live_path))
     source = Path(backup_path)
     if live.exists() and source.exists() and live.resolve() == source.resolve():
         raise ValidationError("the backup file is the live store itself", field="path")
     info = read_backup(source)
-    notes: list[str] = []
+    notes: list[str] = [link_note] if link_note else []
     tombstones: list[Any] = []
     previous: str | None = None
     ledger_applied = False
@@ -113,19 +112,37 @@ def restore(live_path: str | os.PathLike[str], backup_path: str | os.PathLike[st
     else:
         notes.append(f"no live store at {live}: there was no tombstone ledger to apply")
     live.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_beside(live, "restore")
-    try:
+    if removed := remove_stale(live.parent):
+        notes.append(stale_note(removed))
+    with held_temp(live, "restore") as tmp:
         restored_id, position, reapplied, carried = _prepare(
             source, tmp, info, tombstones, clock=clock, ids=ids, enforcer=enforcer, actor=actor, reason=reason,
             namespace=namespace)
         _swap(tmp, live)
-    finally:
-        remove_files(tmp)
     if tombstones:
         notes.append(f"{len(tombstones)} tombstones of the live store were enforced: {reapplied} streams forgotten "
                      "again")
     return RestoreInfo(info, str(live), restored_id, position, reapplied, carried, ledger_applied, force, previous,
                        tuple(notes), time.perf_counter() - started)
+
+
+def real_store_path(path: Path) -> tuple[Path, str | None]:
+    """The file a store path names, through any symbolic links, and a note when it is a link.
+
+    Restore replaces the store with one rename; renaming over a link would replace the link with
+    a plain file and leave the real store as it was, the two paths silently diverging. So the
+    rename goes to the file the link points to (which may not exist yet: disaster recovery), and
+    the link stays.
+
+    :raises ValidationError: the link does not resolve (a loop).
+    """
+    real = Path(os.path.realpath(path))
+    if real.is_symlink():
+        raise ValidationError(f"{path} is a symbolic link that does not resolve (a loop through {real}); "
+                              "point it at the store file, or give the store file's own path", field="db")
+    if not path.is_symlink():
+        return real if path.is_absolute() else path, None
+    return real, f"{path} is a symbolic link: restored into the file it points to, {real} (the link stays)"
 
 
 def _identify_live(live: Path) -> tuple[str | None, bool, bool, str | None]:

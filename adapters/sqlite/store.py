@@ -10,7 +10,8 @@ their own on the store's ``Db`` (:mod:`.embedding_cache`, :mod:`.tombstones`).
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -18,13 +19,14 @@ import apsw
 
 from hlmem.adapters.sqlite import context, integrity, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
-from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
+from hlmem.adapters.sqlite.connection import MMAP_SIZE, open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.projector import Projector
+from hlmem.adapters.sqlite.read_only import read_only_reason, refusal
 from hlmem.adapters.sqlite.store_activity import SQLiteActivityLog
 from hlmem.adapters.sqlite.store_claims import SQLiteClaims
 from hlmem.adapters.sqlite.store_forget import SQLiteForgetting
@@ -61,6 +63,10 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
             migrate(self._con, datetime.now(UTC).isoformat())
         #: The connection, its lock and transaction depth, shared with the feature modules.
         self.db = Db(self._con, undone=self._undone, ending=self._ending)
+        if self._con.readonly("main"):
+            # Read-only here (a read-only mount, a file or folder this user cannot write): reads
+            # work, every write is refused before it starts (adapters/sqlite/read_only.py).
+            self.db.read_only = refusal(self.path, read_only_reason(self.path) or "SQLite opened it read-only")
         self._lock = self.db.lock
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
@@ -97,6 +103,19 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self._projector.reset()
         self.experience.reset()
 
+    @contextmanager
+    def streaming(self) -> Iterator[None]:
+        """For a long job that goes through the store once (an import): its reads go through
+        SQLite's bounded page cache instead of the memory map, whose pages would stay counted in
+        the process's resident memory up to the store's size (2 GiB of map). Restored after."""
+        with self._lock:
+            self._con.pragma("mmap_size", 0)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._con.pragma("mmap_size", MMAP_SIZE)
+
     @property
     def connection(self) -> apsw.Connection:
         """The raw connection (adapter-internal use: backup, benchmarks)."""
@@ -110,12 +129,16 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
             optimize_on_close(self._con)
             self._con.close()
 
-    def check_integrity(self, *, full: bool = True) -> None:
+    def check_integrity(self, *, full: bool = True) -> str:
         """The file's health check: ``integrity_check`` (``quick_check`` unless ``full``) and the
-        full-text indexes' own checks (:mod:`hlmem.adapters.sqlite.integrity`).
+        full-text indexes' own checks (:mod:`hlmem.adapters.sqlite.integrity`); returns what it checked.
 
         :raises StorageCorrupt: a damaged page, b-tree, index or full-text index.
         """
+        pragma = "integrity_check" if full else "quick_check"
         with self._lock:
-            integrity.check_integrity(self._con, self.path, full=full)
+            integrity.check_integrity(self._con, self.path, full=full, fts=self.db.read_only is None)
+        if self.db.read_only is not None:
+            return f"the file's {pragma} (the full-text indexes' checks write, so a read-only store skips them)"
+        return f"the file's {pragma} and its full-text indexes' checks"
 

@@ -11,7 +11,8 @@ import os
 from collections.abc import Collection, Sequence
 
 from hlmem.adapters.sqlite.db import Db
-from hlmem.domain.redaction import Tombstone
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.redaction import REFUSED_SALT, Tombstone, check_salt
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 #: The ``meta`` key of the store's salt (hex).
@@ -41,8 +42,21 @@ class SQLiteTombstoneLedger:
                     self._db.con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                                                    (SALT_KEY, os.urandom(32).hex()))
                 value = self._db.meta(SALT_KEY)
-            self._salt = bytes.fromhex(value)
+            salt = bytes.fromhex(value)
+            if self._db.depth:
+                return salt  # a transaction may still change it (adopt_salt) or roll it back
+            self._salt = salt
         return self._salt
+
+    def adopt_salt(self, salt: bytes) -> None:
+        check_salt(salt)
+        if salt == self.salt():
+            return
+        with self._db.transaction():
+            if self._db.con.execute("SELECT EXISTS (SELECT 1 FROM tombstones)").fetchone()[0]:
+                raise ValidationError(REFUSED_SALT, field="salt")
+            self._salt = None
+            self._db.con.execute("UPDATE meta SET value = ? WHERE key = ?", (salt.hex(), SALT_KEY))
 
     def tombstones(self) -> list[Tombstone]:
         with self._db.lock:

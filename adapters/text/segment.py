@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
+import stat
 import sys
 import threading
 import unicodedata
@@ -57,14 +59,55 @@ _log = logging.getLogger(__name__)
 
 
 def cache_file() -> Path:
-    """Where jieba's prefix dictionary is cached: this OS user's cache folder, one file per jieba
-    version. jieba's own default, one ``jieba.cache`` in the shared temp folder, is written mode
-    0600 by whoever came first, so every other user failed to read it and rebuilt it on each run."""
+    """Where jieba's prefix dictionary is cached, one file per jieba version: this OS user's cache
+    folder, or — when that cannot be made or written (a service user whose home does not exist,
+    a read-only home) — ``hlmem-<uid>`` in the temporary folder, a folder of this user's own.
+
+    jieba's own default, one ``jieba.cache`` in the shared temp folder, is written mode 0600 by
+    whoever came first, so every other user failed to read it and rebuilt it on each run; and a
+    user without a usable cache folder warned and rebuilt it on each run (issue 33 item 8).
+    """
     import jieba
     import platformdirs
 
+    name = f"jieba-{jieba.__version__}.cache"
     folder = Path(platformdirs.user_cache_dir("hlmem", appauthor=False))
-    return folder / f"jieba-{jieba.__version__}.cache"
+    if _writable_folder(folder):
+        return folder / name
+    fallback = _own_temp_folder()
+    return (fallback or folder) / name
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether ``folder`` exists (made now if need be, private) and this user may write in it."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _own_temp_folder() -> Path | None:
+    """``hlmem-<uid>`` in the temporary folder, if it is (or can be made) a real folder owned by
+    this user and private to it; None otherwise. The temporary folder is shared: a folder or link
+    of that name made by someone else is never used (its cache would be theirs to plant)."""
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = Path(tempfile.gettempdir()) / f"hlmem-{uid if uid is not None else 'user'}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
+        return None
+    if st.st_mode & 0o077:
+        try:
+            folder.chmod(0o700)
+        except OSError:
+            return None
+    return folder if os.access(folder, os.W_OK | os.X_OK) else None
 
 
 class _Swallowed(logging.Filter):
@@ -155,16 +198,34 @@ def _scanner() -> re.Pattern[str]:
     return re.compile(f"(?P<han>[{_HAN}]+)|(?P<atom>{piece}(?:[{_JOINERS}]{piece})*)")
 
 
-@functools.lru_cache(maxsize=65_536)
+#: Han runs and white-space chunks up to this many characters are cached: names, slot labels and
+#: short phrases repeat; a long run (a Chinese sentence has no spaces) seldom does, and caching
+#: 65,536 of them held hundreds of megabytes on a large import (issue 33 item 5).
+_CACHED_CHARS = 40
+
+
 def _cut_han(run: str) -> tuple[str, ...]:
     # jieba never joins across a non-Han character, so cutting each Han run alone gives the same
     # tokens as cutting the whole text; caching runs pays off because claim texts repeat their
     # subjects and slot labels.
-    return tuple(_cutter().cut_for_search(run))
+    return _cut_han_cached(run) if len(run) <= _CACHED_CHARS else tuple(_cutter().cut_for_search(run))
 
 
 @functools.lru_cache(maxsize=65_536)
+def _cut_han_cached(run: str) -> tuple[str, ...]:
+    return tuple(_cutter().cut_for_search(run))
+
+
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    return _chunk_tokens_cached(chunk) if len(chunk) <= _CACHED_CHARS else _chunk_tokens_now(chunk)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _chunk_tokens_cached(chunk: str) -> tuple[str, ...]:
+    return _chunk_tokens_now(chunk)
+
+
+def _chunk_tokens_now(chunk: str) -> tuple[str, ...]:
     out: list[str] = []
     for match in _scanner().finditer(unicodedata.normalize("NFKC", chunk)):
         han = match.group("han")
@@ -195,7 +256,7 @@ def segment_for_index(text: str) -> str:
     :returns: tokens joined by single spaces; ``""`` when the text has no words.
     """
     if len(text) <= _WHOLE_TEXT_CHARS:
-        return _segment_cached(text)  # prepared before the write transaction: one lookup inside it
+        return _WHOLE_TEXTS.get(text)  # prepared before the write transaction: one lookup inside it
     return " ".join(_tokens(text))
 
 
@@ -203,9 +264,41 @@ def segment_for_index(text: str) -> str:
 _WHOLE_TEXT_CHARS = 4_096
 
 
-@functools.lru_cache(maxsize=8_192)
-def _segment_cached(text: str) -> str:
-    return " ".join(_tokens(text))
+class _TextCache:
+    """Least recently used segmentations of whole texts, bounded by their characters (text and
+    tokens together), not by their number: a batch of long turns must not hold a hundred times
+    what a batch of short ones does. Big enough for a batch that :func:`prepare` segments before
+    its write transaction (500 turns of 4,096 characters)."""
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._used = 0
+        self._items: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> str:
+        with self._lock:
+            found = self._items.pop(text, None)
+            if found is not None:
+                self._items[text] = found  # most recent last
+                return found
+        made = " ".join(_tokens(text))
+        with self._lock:
+            if text not in self._items:
+                self._items[text] = made
+                self._used += len(text) + len(made)
+                while self._used > self._budget and self._items:
+                    old = next(iter(self._items))
+                    self._used -= len(old) + len(self._items.pop(old))
+        return made
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._used = 0
+
+
+_WHOLE_TEXTS = _TextCache(budget=6_000_000)
 
 
 #: English words the stemmer reads: lower-case letters only, four or more (atoms, names with

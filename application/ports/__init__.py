@@ -8,7 +8,7 @@ Every port states its contract in its docstring: ordering, idempotency and the e
 ==============  =======================================================================
 module          roles
 ==============  =======================================================================
-basics          Clock, IdGenerator, Transactional (``transaction()``, ``close()``)
+basics          Clock, IdGenerator, Transactional (``transaction()``, ``close()``), ScratchMap
 event_log       EventLog, StoreIdentity; values StoredEvent, IndexEntry
 claims          ClaimReader
 search          SearchIndex; value Candidate
@@ -28,7 +28,7 @@ needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, Recall
 from __future__ import annotations
 
 from hlmem.application.ports.activity import ActivityLog
-from hlmem.application.ports.basics import Clock, IdGenerator, Transactional
+from hlmem.application.ports.basics import Clock, IdGenerator, ScratchMap, Transactional
 from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.derived import DerivedReader
@@ -68,6 +68,7 @@ __all__ = [
     "RecallStore",
     "Reservation",
     "Reranker",
+    "ScratchMap",
     "SearchIndex",
     "Storage",
     "StoreIdentity",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -44,5 +45,30 @@ class Transactional(Protocol):
     """
 
     def transaction(self) -> AbstractContextManager[None]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ScratchMap(Protocol):
+    """A string-to-string map one long job keeps while it runs (an import's file-local ids), which
+    may keep on disk what would not fit in memory: memory stays bounded whatever the job's size.
+
+    Contract: ``m[key] = value``, ``m[key]`` (``KeyError`` when absent), ``m.get(key, default)``,
+    ``key in m`` and ``len(m)`` behave as a ``dict``'s; setting a key again replaces its value.
+    ``close()`` releases what it holds (a temporary file); it is not used afterwards.
+    """
+
+    def __setitem__(self, key: str, value: str) -> None: ...
+
+    def __getitem__(self, key: str) -> str: ...
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[str]: ...
+
+    def get(self, key: str, default: str | None = None) -> str | None: ...
 
     def close(self) -> None: ...

@@ -92,9 +92,16 @@ class TombstoneLedger(Protocol):
     - ``tombstones()`` lists every row, oldest first; ``matching(fingerprints)`` returns the
       given fingerprints that some row holds (the empty fingerprint never matches);
       ``of_streams(ids)`` maps each listed stream id that has a row to its first row.
+    - ``adopt_salt(salt)`` makes ``salt`` (32 bytes) this store's salt, for a store that receives
+      another store's log and ledger (a replay's fresh target, ADR 0059): the fingerprints in
+      them then go on matching here. A no-op when it is already the salt; refused with
+      ``ValidationError`` when the ledger holds rows (they were made with the present salt).
+      Inside a store transaction it commits (or rolls back) with it.
     """
 
     def salt(self) -> bytes: ...
+
+    def adopt_salt(self, salt: bytes) -> None: ...
 
     def tombstones(self) -> list[Tombstone]: ...
 

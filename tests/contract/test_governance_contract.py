@@ -17,7 +17,8 @@ from hlmem.adapters.ids import SequentialIds
 from hlmem.application.ports import Erasure, ForgetQueries, HasTombstoneLedger, IndexEntry, TombstoneLedger
 from hlmem.domain.events import ClaimAsserted, ExtractionRecorded, ObservationRecorded, OriginClass, SessionKind
 from hlmem.domain.forgetting import ERASED_TEXT
-from hlmem.domain.redaction import CLAIM, OBSERVATION, Tombstone, redact
+from hlmem.domain.errors import ValidationError
+from hlmem.domain.redaction import CLAIM, OBSERVATION, Tombstone, fingerprint, redact
 
 from support.stores import T0, InMemoryStore, SQLiteStore, StoreContract
 from support.stores import PostgresStore
@@ -93,6 +94,40 @@ class TombstoneLedgerContract(FilledStore):
             store.tombstones.add([Tombstone("f1", OBSERVATION, "ev_1", T0, "fg_1")])
             raise RuntimeError("abort")
         assert store.tombstones.tombstones() == []
+
+    def test_a_fresh_ledger_adopts_another_stores_salt_and_its_fingerprints_then_match(self, store,
+                                                                                      tmp_path: Path) -> None:
+        other = self.make_store(tmp_path / "other")
+        try:
+            salt = other.tombstones.salt()
+            mark = fingerprint(OBSERVATION, "my locker code is 4711", salt)
+            with store.transaction():
+                store.tombstones.adopt_salt(salt)
+                store.tombstones.add([Tombstone(mark, OBSERVATION, "ev_1", T0, "fg_1")])
+            assert store.tombstones.salt() == salt
+            assert store.tombstones.matching([fingerprint(OBSERVATION, "My locker code is  4711",
+                                                          store.tombstones.salt())]) == {mark}
+            store.tombstones.adopt_salt(salt)  # the salt it has: nothing to do, rows or not
+        finally:
+            other.close()
+
+    def test_a_ledger_with_rows_refuses_another_salt_and_a_malformed_one(self, store) -> None:
+        salt = store.tombstones.salt()
+        store.tombstones.add([Tombstone("f1", OBSERVATION, "ev_1", T0, "fg_1")])
+        with pytest.raises(ValidationError, match="already has tombstones"):
+            store.tombstones.adopt_salt(bytes(32))
+        for bad in (b"short", "x" * 32, bytes(33)):
+            with pytest.raises(ValidationError, match="32 bytes"):
+                store.tombstones.adopt_salt(bad)
+        assert store.tombstones.salt() == salt
+
+    def test_an_adopted_salt_rolls_back_with_its_transaction(self, store) -> None:
+        salt = store.tombstones.salt()
+        with pytest.raises(RuntimeError), store.transaction():
+            store.tombstones.adopt_salt(bytes(range(32)))
+            assert store.tombstones.salt() == bytes(range(32))
+            raise RuntimeError("abort")
+        assert store.tombstones.salt() == salt
 
 
 class ErasureContract(FilledStore):
@@ -219,6 +254,14 @@ class TestSQLiteTombstoneLedger(FastSQLiteStore, TombstoneLedgerContract):
         store.close()
         again = self.make_store(tmp_path)
         assert again.tombstones.salt() == salt and again.tombstones.matching(["f1"]) == {"f1"}
+        again.close()
+
+    def test_an_adopted_salt_survives_reopening(self, tmp_path: Path) -> None:
+        store = self.make_store(tmp_path)
+        store.tombstones.adopt_salt(bytes(range(32)))
+        store.close()
+        again = self.make_store(tmp_path)
+        assert again.tombstones.salt() == bytes(range(32))
         again.close()
 
 

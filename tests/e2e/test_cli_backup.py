@@ -72,3 +72,45 @@ def test_backup_restore_and_audit_from_the_command_line(tmp_path: Path) -> None:
     assert bad_kind.code == 2
     assert junk.code == 1 and junk.err.startswith("error:") and "Traceback" not in junk.err
     assert values(db, "lives_in") == ["上海"]
+
+
+def test_backup_and_restore_through_a_symlinked_db(tmp_path: Path) -> None:
+    """Issue 33 item 4: ``--db`` a symbolic link to the store. The backup reads the real store;
+    restore goes into the file the link points to and the link stays a link (before, the rename
+    replaced the link with a plain file and the real store was never restored)."""
+    real = tmp_path / "data" / "memory.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    assert hlmem(link, "remember", "--subject", "user", "--predicate", "lives_in", "--value", "上海").code == 0
+    saved = hlmem(link, "backup", str(tmp_path / "b.db"), "--json").json()
+    assert saved["position"] == 1
+    # The store itself, through the link or not, is never a backup target; nor is a link.
+    for target in (link, real):
+        refused = hlmem(link, "backup", str(target), "--overwrite")
+        assert refused.code == 1 and "is the store itself" in refused.err, refused
+    other = tmp_path / "latest.db"
+    other.symlink_to(tmp_path / "b.db")
+    refused = hlmem(link, "backup", str(other), "--overwrite")
+    assert refused.code == 1 and "symbolic link" in refused.err and other.is_symlink(), refused
+    assert hlmem(link, "remember", "--subject", "user", "--predicate", "lives_in", "--value", "Berlin",
+                 now=T2).code == 0
+
+    done = hlmem(link, "restore", str(tmp_path / "b.db"), "--yes", "--json", now=T3)
+    assert done.code == 0, done
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert any("symbolic link" in n for n in done.json()["notes"])
+    assert values(real, "lives_in") == values(link, "lives_in") == ["上海"]
+    assert sorted(p.name for p in real.parent.iterdir() if p.name.startswith(".")) == []  # no temp files left
+
+    # Disaster recovery through a link whose file is gone: the file is made where it points.
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{real}{suffix}").unlink(missing_ok=True)
+    again = hlmem(link, "restore", str(tmp_path / "b.db"), "--yes", now=T3)
+    assert again.code == 0 and link.is_symlink() and real.is_file(), again
+    assert values(link, "lives_in") == ["上海"]
+
+    loop = tmp_path / "loop.db"
+    loop.symlink_to(loop)
+    looped = hlmem(loop, "restore", str(tmp_path / "b.db"), "--yes", now=T3)
+    assert looped.code != 0 and "does not resolve" in looped.err and "Traceback" not in looped.err, looped

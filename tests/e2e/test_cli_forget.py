@@ -123,3 +123,21 @@ def test_forget_a_session_and_the_errors(db: Path) -> None:
     assert bad.code == 2 and "exactly one" in bad.err, bad
     not_an_id = hlmem(db, "forget", "fg_123")
     assert not_an_id.code == 1 and "neither a claim id" in not_an_id.err
+
+
+def test_a_store_moved_by_replay_keeps_refusing_what_was_forgotten(db: Path, tmp_path: Path) -> None:
+    """Issue 33 item 3: ``replay --into`` carries the tombstones and their salt (SQLite to SQLite
+    here; tests/integration/test_postgres_replay.py does PostgreSQL, test_moves_keep_forgetting.py
+    every pair)."""
+    assert hlmem(db, "forget", "--session", "s1", "--json").json()["counts"]["events"] == 1
+    assert hlmem(db, "forget", "--subject", "张伟", "--yes").code == 0
+    moved = tmp_path / "moved.db"
+    run = hlmem(db, "replay", "--into", str(moved))
+    with Memory(db, embedder="hash") as mem:
+        rows = len(mem.storage.tombstones.tombstones())
+    assert run.code == 0 and f"{rows} tombstones carried with the salt" in run.out, run
+    for args in (("add", f"my favorite place is {SECRET.upper()}"), ("add", "张伟喜欢喝咖啡"),
+                 ("remember", "--subject", "张伟", "--predicate", "likes", "--value", "coffee")):
+        again = hlmem(moved, *args)
+        assert again.code == 1 and "was forgotten" in again.err, (args, again)
+    assert hlmem(moved, "recall", SECRET, "--json").json()["items"] == []

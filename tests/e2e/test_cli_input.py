@@ -4,6 +4,7 @@ and import files that are not clean UTF-8 (bytes on standard input go to the ins
 
 from __future__ import annotations
 
+import codecs
 import json
 import sys
 from pathlib import Path
@@ -303,3 +304,15 @@ def test_json_output_stays_exact(nasty_db: tuple[Path, dict[str, str]]) -> None:
     history = run_cli(db, ["history", "--subject", NASTY, "--predicate", "works_in", "--json"],
                       env=cli_env(db, HLMEM_EMBEDDER="none"))
     assert [c["value"] for c in json.loads(history.out)["items"]] == [NASTY]
+
+
+def test_an_import_file_that_cannot_be_read_creates_no_store(tmp_path: Path) -> None:
+    """The file is opened and its encoding checked before the store is (the import streams it)."""
+    db = tmp_path / "never.db"
+    missing = run_cli(db, ["--embedder", "none", "import", str(tmp_path / "missing.jsonl")])
+    assert missing.code == 1 and "No such file" in missing.err, missing
+    utf32 = tmp_path / "u32.jsonl"
+    utf32.write_bytes(codecs.BOM_UTF32_LE + '{"type": "observation", "text": "a"}'.encode("utf-32-le"))
+    refused = run_cli(db, ["--embedder", "none", "import", str(utf32)])
+    assert refused.code != 0 and "UTF-32" in refused.err, refused
+    assert not db.exists()

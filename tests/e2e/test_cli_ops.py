@@ -50,8 +50,8 @@ def test_doctor_on_a_healthy_store_is_all_ok_exit_0(tmp_path: Path) -> None:
     assert run.code == 0, run
     assert data["status"] == "ok" and data["exit_code"] == 0 and data["store"] == str(db)
     checks = _by_name(data)
-    assert list(checks) == ["versions", "store", "migrations", "embedder", "worker", "integrity", "replay", "disk",
-                            "secrets", "plugins"]
+    assert list(checks) == ["versions", "store", "migrations", "embedder", "worker", "integrity", "replay",
+                            "temporaries", "disk", "secrets", "plugins"]
     assert "not allowlisted (never imported)" in checks["plugins"]["detail"]
     assert all(c["status"] == "ok" and c["action"] is None for c in checks.values())
     assert "stopped" in checks["worker"]["detail"] and "events replayed on a copy" in checks["replay"]["detail"]

@@ -53,6 +53,10 @@ def test_the_readme_walk_through_on_postgresql(tmp_path: Path, postgres_url: str
     assert _hlmem(tmp_path, postgres_url, "recall", "主题", "--json").json()["items"] == []
     verified = _hlmem(tmp_path, postgres_url, "replay", "--verify", "--json").json()
     assert verified["equal"] is True and verified["differences"] == []
+    # It says what it checked: the log, not "the file" (issue 33 item 8); the ledger travelled.
+    assert "positions without gaps" in verified["integrity_checked"] and verified["tombstones"] == 4
+    plain = _hlmem(tmp_path, postgres_url, "replay", "--verify").out
+    assert "file" not in plain and "passed first: the log's" in plain and "4 tombstones carried" in plain, plain
     assert "深色" not in _hlmem(tmp_path, postgres_url, "audit", "--json").out
 
 

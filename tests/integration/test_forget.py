@@ -322,7 +322,9 @@ def test_replay_never_projects_content_of_a_tombstoned_stream_even_from_an_unera
     forget_events = [s.event for s in mem.storage.read()][len(old_log):]
 
     class OldLog:
-        """A source whose erasure was lost: the pre-forget log plus the forget's events."""
+        """A source whose erasure was lost: the pre-forget log plus the forget's events (and its ledger)."""
+
+        tombstones = mem.storage.tombstones
 
         def vector_model(self):
             return None
@@ -333,7 +335,7 @@ def test_replay_never_projects_content_of_a_tombstoned_stream_even_from_an_unera
 
     target = fresh_like(mem, tmp_path)
     try:
-        ReplayService(DEFAULT_REGISTRY, None).rebuild(OldLog(), target, forgotten=[ev.id])
+        ReplayService(DEFAULT_REGISTRY, None).rebuild(OldLog(), target)  # the ledger names ev
         assert all(is_redacted(s.event) for s in target.read() if s.event.stream_id == ev.id)
         assert target.get_observations([ev.id]) == mem.storage.get_observations([ev.id])
         assert target.text_candidates("default", "violet-secret-bunker-42", 10) == []

@@ -51,6 +51,14 @@ def test_replay_into_postgresql_and_back(tmp_path: Path, postgres_url: str, post
     with Memory(postgres_url, embedder="hash") as mem:
         assert [i.value for i in mem.recall("theme").items if i.kind == "claim"] == ["light"]
         assert gone not in {i.id for i in mem.recall("locker code", k=50).items}
+    # The tombstones travelled with their salt (issue 33 item 3): re-adding the text is refused.
+    with Memory(str(source), embedder="hash") as mem:
+        ledger, salt = mem.storage.tombstones.tombstones(), mem.storage.tombstones.salt()
+    assert report["tombstones"] == len(ledger) > 0
+    with Memory(postgres_url, embedder="hash") as mem:
+        assert mem.storage.tombstones.tombstones() == ledger and mem.storage.tombstones.salt() == salt
+    refused = run_cli(source, ["--db", postgres_url, "add", SECRET.upper()], env=env)
+    assert refused.code == 1 and "was forgotten" in refused.err, refused
     # A database that already holds events is refused: a replay builds a fresh store.
     again = run_cli(source, ["--db", str(source), "replay", "--into", postgres_url], env=env)
     assert again.code != 0 and "already holds events" in again.err
@@ -62,6 +70,9 @@ def test_replay_into_postgresql_and_back(tmp_path: Path, postgres_url: str, post
     with Memory(str(back), embedder="hash") as mem:
         assert [i.value for i in mem.recall("theme").items if i.kind == "claim"] == ["light"]
         assert SECRET not in " ".join(repr(s.event) for s in mem.storage.read())
+        assert mem.storage.tombstones.tombstones() == ledger and mem.storage.tombstones.salt() == salt
+    refused = run_cli(back, ["--db", str(back), "add", SECRET], env=env)
+    assert refused.code == 1 and "was forgotten" in refused.err, refused
 
 
 def test_a_postgres_store_verifies_against_its_own_replay(tmp_path: Path, postgres_url: str,

@@ -25,8 +25,15 @@ SEGMENT = """
 EXPECTED = "我 住 在 杭州"
 
 
-def segment_in(cache_home: Path, *, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def segment_in(cache_home: Path, *, prefix: tuple[str, ...] = (), tmp: Path | None = None,
+               home: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "PYTHONIOENCODING": "utf-8"}
+    # The fallback folder (hlmem-<uid> in the temporary folder): a test's own, never the real /tmp.
+    env["TMPDIR"] = str(tmp if tmp is not None else cache_home.parent / "tmp")
+    Path(env["TMPDIR"]).mkdir(exist_ok=True)
+    if home is not None:
+        env["HOME"] = home
+        env.pop("XDG_CACHE_HOME")
     return subprocess.run([*prefix, sys.executable, "-c", textwrap.dedent(SEGMENT)], capture_output=True, text=True,
                           env=env, timeout=180)
 
@@ -45,14 +52,38 @@ def test_the_cache_is_kept_in_the_user_cache_folder_and_reused(tmp_path: Path) -
     assert cache.stat().st_mtime_ns == built  # read, not built again
 
 
-def test_an_unusable_cache_folder_gives_one_line_and_no_traceback(tmp_path: Path) -> None:
+def test_an_unusable_cache_folder_falls_back_to_a_private_temporary_folder_silently(tmp_path: Path) -> None:
+    """Issue 33 item 8: a user whose cache folder cannot be made (a service user's missing home)
+    warned and rebuilt the dictionary on every run; now it is cached in hlmem-<uid> in the
+    temporary folder, quietly, and read again by the next run."""
     blocker = tmp_path / "a-file"
     blocker.write_text("the cache folder cannot be made below a file")
-    done = segment_in(blocker)
-    assert done.returncode == 0, done
-    assert done.stdout.splitlines()[1] == EXPECTED
+    tmp = tmp_path / "tmp"
+    first = segment_in(blocker, tmp=tmp)
+    assert first.returncode == 0 and first.stderr == "", first
+    path, tokens = first.stdout.splitlines()
+    cache = Path(path)
+    assert tokens == EXPECTED and cache.parent == tmp / f"hlmem-{os.getuid()}" and cache.is_file()
+    assert cache.parent.stat().st_mode & 0o777 == 0o700
+    built = cache.stat().st_mtime_ns
+    again = segment_in(blocker, tmp=tmp)
+    assert (again.returncode, again.stderr, again.stdout) == (0, "", first.stdout)
+    assert cache.stat().st_mtime_ns == built  # read, not built again
+
+
+def test_a_temporary_folder_of_that_name_made_by_someone_else_is_not_used(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    planted = tmp_path / "elsewhere"
+    planted.mkdir()
+    (tmp / f"hlmem-{os.getuid()}").symlink_to(planted)  # a link someone planted: never followed
+    done = segment_in(blocker, tmp=tmp)
+    assert done.returncode == 0 and done.stdout.splitlines()[1] == EXPECTED, done
+    assert list(planted.iterdir()) == []
     assert "Traceback" not in done.stderr
-    (line,) = done.stderr.splitlines()
+    (line,) = done.stderr.splitlines()  # no usable place at all: one line, each run
     assert line.startswith("hlmem: cannot write the segmenter cache")
 
 
@@ -84,12 +115,15 @@ def test_another_users_cache_file_costs_no_traceback(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout.splitlines()[1] == EXPECTED, done
     assert done.stderr == ""  # rebuilt and written back in this user's own folder, silently
     assert cache.stat().st_uid == os.geteuid()
-    # A cache folder this user may not write to: one line, still no traceback.
+    # A cache folder this user may not write to: the private temporary folder instead, silently
+    # (issue 33 item 8), and the next run reads it there.
     os.chown(cache.parent, 65534, 65534)
     cache.unlink()
     try:
         denied = segment_in(tmp_path, prefix=plain)
+        again = segment_in(tmp_path, prefix=plain)
     finally:
         os.chown(cache.parent, os.geteuid(), os.getegid())
     assert denied.returncode == 0 and denied.stdout.splitlines()[1] == EXPECTED, denied
-    assert "Traceback" not in denied.stderr and len(denied.stderr.splitlines()) == 1
+    assert denied.stderr == "" and again.stderr == "" and again.stdout == denied.stdout
+    assert Path(denied.stdout.splitlines()[0]).parent.name == f"hlmem-{os.geteuid()}"

@@ -248,3 +248,26 @@ def test_every_toml_example_in_the_docs_loads(tmp_path: Path, doc: str) -> None:
         path = write(tmp_path / f"{i}.toml", block)
         settings = load_settings(path, environ={}).settings
         assert settings != Settings(), block
+
+
+@pytest.mark.parametrize("doc", ["docs/config.md", "docs/plugins.md",
+                                 "plugins/examples/hlmem-echo-reranker/README.md"])
+def test_the_example_plugins_options_in_the_docs_are_the_ones_it_takes(tmp_path: Path, doc: str) -> None:
+    """Issue 33 item 8: docs/config.md gave the echo reranker an option it does not take."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "plugins" / "examples" / "hlmem-echo-reranker"))
+    try:
+        from hlmem_echo_reranker import SPEC
+    finally:
+        sys.path.pop(0)
+    from hlmem.plugins.api import PluginContext
+
+    blocks = [b for b in re.findall(r"```toml\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+              if "[plugins" in b]
+    tables = [load_settings(write(tmp_path / f"{i}.toml", b), environ={}).settings.plugins.options
+              for i, b in enumerate(blocks)]
+    echoed = [t["reranker:echo"] for t in tables if "reranker:echo" in t]
+    assert echoed, f"{doc} has no options for the example plugin"
+    for options in echoed:
+        SPEC.factory(PluginContext("echo", options=options))  # raises on an option it does not take

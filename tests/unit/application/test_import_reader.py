@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import io
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.import_reader import UnreadableFile, decode_jsonl
+from hlmem.application.import_reader import UnreadableFile, decode_jsonl, read_jsonl
 
 A = '{"type": "observation", "text": "a"}'
 ZH = '{"type": "observation", "text": "我住在杭州"}'
@@ -91,3 +92,45 @@ def test_any_text_round_trips(lines: list[str], end: str, codec: str) -> None:
     decoded = decode_jsonl(end.join(lines).encode(codec))
     assert decoded.errors == ()
     assert decoded.lines == tuple(lines[:-1] if lines and lines[-1] == "" else lines)
+
+
+# --- streaming (issue 33 item 5): chunk boundaries change nothing, a huge line is not kept -------
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\ufeff", blacklist_categories=("Cs",))),
+                max_size=6),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.sampled_from(["utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"]),
+       st.integers(1, 9), st.binary(max_size=3))
+def test_reading_in_chunks_of_any_size_gives_what_reading_it_whole_gives(lines: list[str], end: str, codec: str,
+                                                                          chunk: int, junk: bytes) -> None:
+    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}.get(codec, b"")
+    data = bom + end.join(lines).encode(codec) + junk  # junk: bad bytes, an odd UTF-16 byte, a split CR LF
+    try:
+        whole = [(r.number, r.text, r.error) for r in read_jsonl(io.BytesIO(data), chunk=len(data) + 1)]
+    except UnreadableFile:
+        with pytest.raises(UnreadableFile):
+            list(read_jsonl(io.BytesIO(data), chunk=chunk))
+        return
+    assert [(r.number, r.text, r.error) for r in read_jsonl(io.BytesIO(data), chunk=chunk)] == whole
+    assert decode_jsonl(data).lines == tuple("" if text is None else text for _, text, _ in whole)
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-16-le"])
+def test_a_line_longer_than_the_limit_is_a_bad_line_and_is_not_kept(codec: str) -> None:
+    bom = codecs.BOM_UTF16_LE if codec == "utf-16-le" else b""
+    unit = len("a".encode(codec))  # A is ASCII
+    long_line = '{"type": "observation", "text": "' + "x" * 300 + '"}'
+    data = bom + "\r\n".join([A, long_line, ZH, long_line]).encode(codec)
+
+    class Counting(io.BytesIO):
+        def read(self, n: int = -1) -> bytes:
+            assert 0 < n <= 256, "reads are bounded (the encoding is recognised from 256 bytes)"
+            return super().read(n)
+
+    got = list(read_jsonl(Counting(data), chunk=16, max_line=100))
+    assert [r.text for r in got] == [A, None, ZH, None]
+    offset = len(bom) + (len(A) + 2) * unit
+    assert got[1].error == (f"line 2, byte {offset}: longer than 100 bytes; not read (a record of the import "
+                            "format is far shorter)")
+    fourth = len(bom) + len(f"{A}\r\n{long_line}\r\n{ZH}\r\n".encode(codec))
+    assert got[3].error.startswith(f"line 4, byte {fourth}: longer")

@@ -121,7 +121,7 @@ def test_replay_copies_the_ledgers_forgotten_streams_redacted_and_compares() -> 
     gone = ingest.add(RecordObservation(text="gone"), extract=False).id
     services.forget.forget(ForgetTarget("event", gone, "default"))
     target = InMemoryStorage()
-    report = ReplayService(DEFAULT_REGISTRY, ledger=services.store.tombstones).replay(services.store, target)
+    report = ReplayService(DEFAULT_REGISTRY).replay(services.store, target)
     assert report.equal and report.events == services.store.last_position()
     copied = target.get_observations([kept, gone])
     assert copied[kept].text == "kept" and copied[gone].forgotten
