@@ -10,7 +10,7 @@ their own on the store's ``Db`` (:mod:`.embedding_cache`, :mod:`.tombstones`).
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from hlmem.adapters.sqlite.store_forget import SQLiteForgetting
 from hlmem.adapters.sqlite.store_log import SQLiteLog
 from hlmem.adapters.sqlite.store_search import SQLiteSearch
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
+from hlmem.domain.errors import StorageError
 from hlmem.domain.time import UTC
 
 __all__ = ["CLOSE_FLUSH_WAIT_MS", "SQLiteEmbeddingCache", "SQLiteStorage"]
@@ -94,6 +95,8 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self._model = None
 
     def _ending(self) -> None:
+        # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0059).
+        self.embedding_cache.write_pending()
         self._projector.reset()
         self.experience.reset()
 
@@ -107,6 +110,8 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         close the file. Neither waits long for another process's write lock (ADR 0024)."""
         with self._lock:
             self._activity.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
+            with suppress(StorageError):  # vectors no write took along: a cache may lose them
+                self.embedding_cache.flush(wait_ms=CLOSE_FLUSH_WAIT_MS)
             optimize_on_close(self._con)
             self._con.close()
 
