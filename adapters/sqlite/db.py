@@ -128,6 +128,16 @@ class Db:
                          outcome=outcome, site=lock_timing.site(), pid=os.getpid(),
                          path=self.con.filename or ""))
 
+    def note_statement(self, began: float, site: str) -> None:
+        """Report a write made by one statement outside :meth:`transaction` (``PRAGMA optimize``
+        at close, which never waits for the lock), begun at ``began`` (``time.perf_counter``)."""
+        trace = self.on_timing
+        if trace is None:
+            return
+        hold = round((time.perf_counter() - began) * 1000, 3)
+        trace(LockTiming(started=time.time() - hold / 1000, wait_ms=0.0, hold_ms=hold, commit_ms=hold,
+                         outcome="commit", site=site, pid=os.getpid(), path=self.con.filename or ""))
+
     @contextmanager
     def transaction(self, *, wait_ms: int | None = None) -> Iterator[None]:
         """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one.

@@ -4,7 +4,8 @@ New vectors do not take the write lock of their own (ADR 0059): a write embeds i
 before its transaction, and the vectors are written inside that transaction, when it ends
 (the store's ``ending`` hook calls :meth:`SQLiteEmbeddingCache.write_pending`). Until then they
 are served from memory. A ``put_many`` made inside a write transaction writes at once; one that
-no write follows is written at close, or when :data:`PENDING_LIMIT` vectors wait.
+no write follows is written at close, or when :data:`PENDING_LIMIT` vectors wait. A write that
+rolls back drops them (a write refused because its text was forgotten must not leave its vector).
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ class SQLiteEmbeddingCache:
                 self._pending.clear()
                 return 0
         return n
+
+    def drop_pending(self) -> None:
+        """Drop every vector not written yet (the write they were embedded for was rolled back)."""
+        with self._db.lock:
+            self._pending.clear()
 
     def discard(self, hashes: Iterable[str]) -> int:
         """Drop kept (not yet written) vectors of these hashes, for every model (a forget erases

@@ -10,6 +10,7 @@ their own on the store's ``Db`` (:mod:`.embedding_cache`, :mod:`.tombstones`).
 
 from __future__ import annotations
 
+import time
 from contextlib import AbstractContextManager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -88,7 +89,9 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         return self.db.depth
 
     def _undone(self) -> None:
-        # A rolled-back write (or a failed commit): what the caches took from it is not true.
+        # A rolled-back write (or a failed commit): what the caches took from it is not true, and
+        # the vectors embedded for it go too (a write refused as forgotten content leaves none).
+        self.embedding_cache.drop_pending()
         self._projector.reset()
         self.experience.reset()
         self._vectors.invalidate()
@@ -112,7 +115,9 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
             self._activity.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
             with suppress(StorageError):  # vectors no write took along: a cache may lose them
                 self.embedding_cache.flush(wait_ms=CLOSE_FLUSH_WAIT_MS)
-            optimize_on_close(self._con)
+            began = time.perf_counter()
+            if optimize_on_close(self._con):
+                self.db.note_statement(began, "adapters.sqlite.connection:optimize_on_close")
             self._con.close()
 
     def check_integrity(self, *, full: bool = True) -> None:
