@@ -117,7 +117,7 @@ def prepare_encoders() -> None:
     """Build the converter's unstructure function of every event type now (once per process).
 
     cattrs builds one on an event type's first encoding, 1-5 ms each: a store calls this before a
-    write transaction, so a new process does not build them while it holds the write lock (ADR 0059).
+    write transaction, so a new process does not build them while it holds the write lock (ADR 0064).
     Each is registered as the type's hook: cattrs empties its cache of built hooks whenever it
     registers one for a nested tuple type, so a built hook only stays built when registered.
     """

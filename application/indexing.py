@@ -46,7 +46,7 @@ def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
 class NeedVectors(HlmemError):
     """Raised inside a write transaction that needs vectors nobody embedded before it (an archived
     claim a corroboration revives): the caller rolls the transaction back, embeds ``texts`` outside
-    the lock and tries again (:func:`retrying_for_vectors`; ADR 0059). It never reaches a user."""
+    the lock and tries again (:func:`retrying_for_vectors`; ADR 0064). It never reaches a user."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         super().__init__(f"{len(texts)} texts to embed before the write transaction")

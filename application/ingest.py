@@ -32,7 +32,7 @@ class IngestService:
 
     The extraction an ``add`` runs inline (``process``) runs after that commit, with the worker's
     own short transactions (lease the window, then write its outcome): segmentation, embedding
-    and extraction happen between them, never under the write lock (ADR 0059).
+    and extraction happen between them, never under the write lock (ADR 0064).
 
     :param guard: refuses forgotten content in :meth:`add` (re-ingest blocking, ADR 0014).
     :param worker: makes the worker that runs the session's ready extraction jobs when :meth:`add`
@@ -87,7 +87,7 @@ class IngestService:
             if next(wanted):
                 self._enqueue(cmd, result, now)
 
-        # The guard looks before anything is embedded and again under the write lock (ADR 0059).
+        # The guard looks before anything is embedded and again under the write lock (ADR 0064).
         results = self._writes.write_batch([(cmd, None) for cmd in cmds], on_recorded=enqueue if any(extracts) else None,
                                            guard=self._guard)
         if any(inline):

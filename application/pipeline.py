@@ -151,7 +151,7 @@ class ExtractionPipeline:
         fingerprints = self._guard.fingerprints([c for _, c in commands]) if self._guard is not None else None
 
         def write(vectors: dict[str, bytes], last: bool) -> tuple[str, list[str], list[str], int]:
-            # Under the write lock: only what needs the store as it is now (ADR 0059).
+            # Under the write lock: only what needs the store as it is now (ADR 0064).
             with self._storage.transaction():
                 now = self._clock.now()
                 refused = list(rejected)  # a try that asks for more vectors leaves the outer list as it was

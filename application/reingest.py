@@ -1,7 +1,7 @@
 """Re-ingest blocking: content whose fingerprint is in the tombstone ledger does not come back.
 
 The write path asks :class:`ReingestGuard` before embedding and again under the write lock
-(``IngestService.add``, ``WriteService.remember``: ``WriteService.write_batch(guard=)``, ADR 0059;
+(``IngestService.add``, ``WriteService.remember``: ``WriteService.write_batch(guard=)``, ADR 0064;
 ``ImportService`` screens every line with it); the
 extractor is wrapped in :class:`GatedExtractor`, so a claim whose content was forgotten is not
 extracted again from a new turn. Blocking of writes is configurable (``block_reingest``, on by

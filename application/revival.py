@@ -26,7 +26,7 @@ def revival_index(claims: Iterable[ClaimState], registry: SlotRegistry, embedder
     hit unless the cache was cleared).
 
     :param embed: False inside a write transaction: a missing vector raises :class:`NeedVectors`
-        instead of being embedded under the lock (the caller embeds it and tries again; ADR 0059).
+        instead of being embedded under the lock (the caller embeds it and tries again; ADR 0064).
     """
     texts = {c.claim_id: claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
                                     registry) for c in claims}

@@ -42,7 +42,7 @@ class WriteService:
 
     Embedding happens before the write transaction (a model call must not hold the write lock);
     the decision and the append happen inside it, so concurrent writers to one slot serialise
-    (ADR 0024, 0059).
+    (ADR 0024, 0064).
 
     :param guard: refuses forgotten content in :meth:`remember` (re-ingest blocking, ADR 0014);
         batches (import, benchmarks) are screened by their callers.
@@ -86,7 +86,7 @@ class WriteService:
         transaction after each observation (the pipeline enqueues its extraction job there, so
         the event and its job commit together).
 
-        Only the decisions and the SQL run under the write lock (ADR 0059): validation, embedding,
+        Only the decisions and the SQL run under the write lock (ADR 0064): validation, embedding,
         the search index's preparation and the content fingerprints come first; what needs the
         store as it is now (the slots, the cited evidence, the tombstone ledger) is read inside.
 

@@ -24,7 +24,7 @@ from hlmem.adapters.sqlite.lock_timing import LockTiming
 from hlmem.domain.errors import HlmemError, StorageError
 
 #: How long one attempt at the write lock waits (SQLite's busy handler) before the writer looks
-#: whether anyone else committed meanwhile, in milliseconds (ADR 0059).
+#: whether anyone else committed meanwhile, in milliseconds (ADR 0064).
 BUSY_STEP_MS = 2_000
 #: A writer gives up only when no other connection committed for this long while it waited: the
 #: store is stuck (a process stopped inside a transaction), not busy.
@@ -142,7 +142,7 @@ class Db:
     def transaction(self, *, wait_ms: int | None = None) -> Iterator[None]:
         """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one.
 
-        Only SQL belongs inside: every other writer of the file waits while it is open (ADR 0059).
+        Only SQL belongs inside: every other writer of the file waits while it is open (ADR 0064).
 
         :param wait_ms: wait at most this long for another process's write lock, then fail with
             :class:`StorageError` (None: wait while other writers make progress, :meth:`_begin`).

@@ -1,6 +1,6 @@
 """``SQLiteEmbeddingCache``: the EmbeddingCache port on the store's ``embedding_cache`` table.
 
-New vectors do not take the write lock of their own (ADR 0059): a write embeds its texts just
+New vectors do not take the write lock of their own (ADR 0064): a write embeds its texts just
 before its transaction, and the vectors are written inside that transaction, when it ends
 (the store's ``ending`` hook calls :meth:`SQLiteEmbeddingCache.write_pending`). Until then they
 are served from memory. A ``put_many`` made inside a write transaction writes at once; one that

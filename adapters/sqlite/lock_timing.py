@@ -10,7 +10,7 @@ Off unless asked for, and then cheap: one record per outermost write transaction
 
 ``wait_ms`` is the time ``BEGIN IMMEDIATE`` took (waiting for another writer, retries included);
 ``hold_ms`` the time from the lock's grant to the end of ``COMMIT`` (the fsync included): while it
-runs, every other writer of the file waits (ADR 0059).
+runs, every other writer of the file waits (ADR 0064).
 """
 
 from __future__ import annotations

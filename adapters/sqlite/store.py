@@ -98,7 +98,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self._model = None
 
     def _ending(self) -> None:
-        # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0059).
+        # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0064).
         self.embedding_cache.write_pending()
         self._projector.reset()
         self.experience.reset()

@@ -37,7 +37,7 @@ class SQLiteSearch:
     def prepare_index(self, texts: Sequence[str]) -> None:
         """Do now, before a write transaction, what its indexing would otherwise do under the lock:
         load the segmenter and the English stemmer, segment and stem ``texts``, and build the
-        payload encoders of the event types (ADR 0024, 0059).
+        payload encoders of the event types (ADR 0024, 0064).
 
         Loading jieba's dictionary takes 1-3.5 s on a loaded machine, importing the stemmer
         60-80 ms, the encoders 10-50 ms: done inside ``BEGIN IMMEDIATE`` they held every other

@@ -1,4 +1,4 @@
-"""Eight ``hlmem add`` writers at once on one store (issue 33, ADR 0059): every command succeeds and
+"""Eight ``hlmem add`` writers at once on one store (issue 33, ADR 0064): every command succeeds and
 every acknowledged write is there, with its extraction done.
 
 Real processes (the console script), the ``hash`` embedder, two adds per writer. The writers load

@@ -1,4 +1,4 @@
-"""The SQLite embedding cache takes no write lock of its own (ADR 0059): new vectors are kept in
+"""The SQLite embedding cache takes no write lock of its own (ADR 0064): new vectors are kept in
 memory and written inside the store's next write transaction, at close, or when many wait."""
 
 from __future__ import annotations

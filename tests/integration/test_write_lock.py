@@ -1,4 +1,4 @@
-"""What runs while SQLite's write lock is held (ADR 0059), and how writers wait for it.
+"""What runs while SQLite's write lock is held (ADR 0064), and how writers wait for it.
 
 The first test runs every write path in a fresh interpreter, as a new ``hlmem`` process does (the
 first use of a module, a model or an encoder happens there), and records what happens between

@@ -1,4 +1,4 @@
-"""How a writer waits for SQLite's write lock (ADR 0059), on a scripted connection and a fake clock.
+"""How a writer waits for SQLite's write lock (ADR 0064), on a scripted connection and a fake clock.
 
 Each ``BEGIN IMMEDIATE`` attempt either gets the lock or is busy for one step; during a busy step
 another writer may commit (``data_version`` moves). The writer keeps waiting while others make
