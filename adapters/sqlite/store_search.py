@@ -116,9 +116,11 @@ class SQLiteSearch:
         return self._model
 
     def bind_vector_model(self, model_id: str, dim: int) -> None:
-        if self.vector_model() == (model_id, dim):
+        current = self.vector_model()
+        if current == (model_id, dim):
             return  # bound already (every write after the first): no transaction, no lock
-        with self.transaction(), _translated("writing metadata"):
+        # Only a first binding writes; a mismatch is refused without waiting for the write lock.
+        with (self.transaction() if current is None else self._lock), _translated("writing metadata"):
             search.bind_vector_model(self._con, model_id, dim)
             self._model = search.vector_model(self._con)
 
