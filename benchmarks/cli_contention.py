@@ -39,7 +39,8 @@ from _common import emit, fresh, machine_facts, pct, print_table
 
 from hlmem import Memory
 
-HLMEM = shutil.which("hlmem") or "hlmem"
+#: The command that runs hlmem (``--hlmem`` changes it, e.g. to another checkout's console script).
+HLMEM = [shutil.which("hlmem") or "hlmem"]
 DEFAULT_WORK = Path("/tmp/hlmem_bench_contention")
 
 #: Turns as a user says them: names, places, jobs, likes, plans, in Chinese, English or both.
@@ -72,7 +73,7 @@ def hlmem_add(db: Path, text: str, session: str, env: dict[str, str], timeout: f
     """One ``hlmem add`` process: its wall time, exit code, the id it acknowledged, its error."""
     start = time.perf_counter()
     try:
-        proc = subprocess.run([HLMEM, "--db", str(db), "add", text, "--session", session], env=env,
+        proc = subprocess.run([*HLMEM, "--db", str(db), "add", text, "--session", session], env=env,
                               capture_output=True, text=True, timeout=timeout, check=False)
         code, out, err = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired:
@@ -156,9 +157,14 @@ def main() -> None:
     parser.add_argument("--burn", type=int, default=0, help="busy loops to run alongside (a busy machine)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before one hlmem add is killed")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for the stores and traces")
+    parser.add_argument("--hlmem", default=None,
+                        help="the hlmem executable to run (default: the first on PATH); one without the lock "
+                             "trace (an older hlmem) reports wall time and errors only")
     args = parser.parse_args()
+    if args.hlmem:
+        HLMEM[:] = [args.hlmem]
     facts = machine_facts()
-    print(f"# {facts}")
+    print(f"# {facts} hlmem: {HLMEM[0]}")
     add_rows, tx_rows = [], []
     loops = burners(args.burn, 24 * 3600) if args.burn else []
     try:
@@ -184,6 +190,7 @@ def main() -> None:
         for text in row["error_texts"]:
             print(f"error ({row['embedder']} x{row['writers']}): {text}")
     emit({"machine": facts | {"loadavg_end": [round(x, 2) for x in os.getloadavg()]}, "burn": args.burn,
+          "hlmem": HLMEM[0],
           "adds": add_rows, "transactions": tx_rows})
 
 
