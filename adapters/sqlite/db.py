@@ -101,7 +101,11 @@ class Db:
                     con.execute("BEGIN IMMEDIATE")
                     return
                 except apsw.BusyError as exc:
-                    now, version = time.monotonic(), con.pragma("data_version")
+                    now = time.monotonic()
+                    try:
+                        version = con.pragma("data_version")
+                    except apsw.Error:  # the file is being recovered: no news of progress this time
+                        version = seen
                     if seen is not None and version != seen:
                         progress = now  # someone committed since the last look: the store moves, keep waiting
                     seen = version

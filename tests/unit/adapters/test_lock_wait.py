@@ -131,3 +131,16 @@ def test_a_writer_that_gives_up_is_timed_as_busy(clock: list[float]) -> None:
     assert timing.outcome == "busy" and timing.hold_ms == 0.0 and timing.commit_ms == 0.0
     assert timing.wait_ms == pytest.approx(STALL_STEPS * STEP_S * 1000)
     assert timing.site.endswith("test_a_writer_that_gives_up_is_timed_as_busy")
+
+
+def test_a_look_at_data_version_that_fails_counts_as_no_news(clock: list[float]) -> None:
+    class Recovering(ScriptedConnection):
+        def pragma(self, name: str) -> int:
+            raise apsw.BusyError("database is locked (recovering the WAL index)")
+
+    con = Recovering([True] * (STALL_STEPS + 3), clock)
+    db = Db(con)  # type: ignore[arg-type]
+    db.on_timing = None
+    with pytest.raises(StorageError, match="the store is stuck"), db.transaction():
+        pass
+    assert con.begins == STALL_STEPS  # commits it could not see do not keep it waiting
