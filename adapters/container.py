@@ -236,7 +236,7 @@ class Container(containers.DeclarativeContainer):
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,
-                                   passage_embedder, provenance_mode, auditor)
+                                   passage_embedder, provenance_mode, auditor, guard=forget.provided.guard)
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)

@@ -7,6 +7,7 @@ stored events. A tag, once written, is never reused or removed: add ``….v2`` a
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -109,6 +110,19 @@ def _make_converter() -> cattrs.Converter:
 
 
 converter = _make_converter()
+
+
+@functools.cache
+def prepare_encoders() -> None:
+    """Build the converter's unstructure function of every event type now (once per process).
+
+    cattrs builds one on an event type's first encoding, 1-5 ms each: a store calls this before a
+    write transaction, so a new process does not build them while it holds the write lock (ADR 0064).
+    Each is registered as the type's hook: cattrs empties its cache of built hooks whenever it
+    registers one for a nested tuple type, so a built hook only stays built when registered.
+    """
+    for cls in TAGS.values():
+        converter.register_unstructure_hook(cls, converter.get_unstructure_hook(cls))
 
 
 def tag_of(event: DomainEvent) -> str:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from hlmem.domain.errors import HlmemError
 from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ObservationState
 
 if TYPE_CHECKING:
     from hlmem.application.ports import Embedder, SearchIndex
+
+T = TypeVar("T")
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -38,6 +41,36 @@ def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
         return claim_text(event.subject, event.predicate, event.value, event.qualifiers, event.coordinates,
                           event.polarity, registry)
     return None
+
+
+class NeedVectors(HlmemError):
+    """Raised inside a write transaction that needs vectors nobody embedded before it (an archived
+    claim a corroboration revives): the caller rolls the transaction back, embeds ``texts`` outside
+    the lock and tries again (:func:`retrying_for_vectors`; ADR 0064). It never reaches a user."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        super().__init__(f"{len(texts)} texts to embed before the write transaction")
+        self.texts = tuple(texts)
+
+
+#: Tries of a write whose transaction asks for more vectors; the last may embed under the lock.
+VECTOR_ATTEMPTS = 3
+
+
+def retrying_for_vectors(write: Callable[[dict[str, bytes], bool], T], vectors: dict[str, bytes],
+                         embedder: Embedder | None, storage: SearchIndex) -> T:
+    """Run ``write(vectors, last)`` — a function that opens one write transaction — again with the
+    vectors of :class:`NeedVectors`' texts embedded (outside the lock) until it needs none.
+
+    ``last`` is True on the final try: the transaction then embeds what it still lacks itself
+    (only when another writer changed the same slots between every try).
+    """
+    for attempt in range(1, VECTOR_ATTEMPTS + 1):
+        try:
+            return write(vectors, attempt == VECTOR_ATTEMPTS)
+        except NeedVectors as need:
+            vectors.update(passage_vectors(embedder, storage, need.texts))
+    raise AssertionError("unreachable: the last try embeds under the lock")
 
 
 def content_hash(text: str) -> str:

@@ -30,6 +30,10 @@ class AddResult(WriteResult):
 class IngestService:
     """Nothing is reported as remembered before its transaction commits; the job commits with it.
 
+    The extraction an ``add`` runs inline (``process``) runs after that commit, with the worker's
+    own short transactions (lease the window, then write its outcome): segmentation, embedding
+    and extraction happen between them, never under the write lock (ADR 0064).
+
     :param guard: refuses forgotten content in :meth:`add` (re-ingest blocking, ADR 0014).
     :param worker: makes the worker that runs the session's ready extraction jobs when :meth:`add`
         processes inline (made on first use: an add that defers never builds an LLM client).
@@ -77,15 +81,15 @@ class IngestService:
             return []
         extracts, processes = _flags(extract, len(cmds), "extract"), _flags(process, len(cmds), "process")
         inline = [e and p and self._worker is not None for e, p in zip(extracts, processes, strict=True)]
-        if self._guard is not None:
-            self._guard.refuse(list(cmds))
-        wanted = iter(extracts)  # write_batch reports each observation once, in order
+        wanted = iter(extracts)  # write_batch reports each observation once, in order, once it wrote them
 
         def enqueue(cmd: RecordObservation, result: WriteResult, now: datetime) -> None:
             if next(wanted):
                 self._enqueue(cmd, result, now)
 
-        results = self._writes.write_batch([(cmd, None) for cmd in cmds], on_recorded=enqueue if any(extracts) else None)
+        # The guard looks before anything is embedded and again under the write lock (ADR 0064).
+        results = self._writes.write_batch([(cmd, None) for cmd in cmds], on_recorded=enqueue if any(extracts) else None,
+                                           guard=self._guard)
         if any(inline):
             worker = self._worker()
             for namespace, session in dict.fromkeys(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from attrs import evolve, frozen
 
-from hlmem.application.indexing import claim_text, passage_vectors
+from hlmem.application.indexing import claim_text, passage_vectors, retrying_for_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, WriteStore
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.admission import admit_candidate
@@ -29,6 +29,9 @@ from hlmem.domain.queries import current
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ObservationState, slot_key
+
+if TYPE_CHECKING:
+    from hlmem.application.reingest import ReingestGuard
 
 EXTRACT = "extract"
 
@@ -76,7 +79,9 @@ class ExtractionPipeline:
     def __init__(self, storage: WriteStore, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
                  provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
-                 ) -> None:
+                 *, guard: ReingestGuard | None = None) -> None:
+        """:param guard: re-ingest blocking, asked again under the write lock (the extractor asked
+            first, :class:`~hlmem.application.reingest.GatedExtractor`); None: not asked again."""
         self._storage = storage
         self._queue = queue
         self._clock = clock
@@ -86,6 +91,7 @@ class ExtractionPipeline:
         self._embedder = embedder
         self._mode = provenance_mode
         self._auditor = auditor
+        self._guard = guard
         self._audited: set[tuple[int, str]] = set()
 
     # -- gates --------------------------------------------------------------------------------------
@@ -142,20 +148,38 @@ class ExtractionPipeline:
             claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity, self._registry)
             for _, c in commands])
         self._audited = self._audit(commands, jobs[0].job_id)
-        with self._storage.transaction():
-            now = self._clock.now()
-            commands = self._with_live_evidence(commands, rejected)
-            claims, conflicts = self._write(commands, vectors, now)
-            extraction_id = self._ids.new("ex")
-            record = ExtractionRecorded(
-                event_id=self._ids.new("lg"), stream_id=extraction_id, version=1, recorded_at=now,
-                namespace=namespace, source_events=tuple(event_ids), extractor=self._extractor.name,
-                provenance=tuple((eid, v.verdict.value, v.reasons) for eid, v in verdicts.items()),
-                rejected=tuple(rejected), claims=tuple(claims), conflicts=tuple(conflicts),
-            )
-            self._storage.append([record])
-            self._queue.complete([j.job_id for j in jobs], owner=owner, now=now)
-        return WindowResult(extraction_id, tuple(claims), len(rejected), tuple(conflicts), tuple(blocked))
+        fingerprints = self._guard.fingerprints([c for _, c in commands]) if self._guard is not None else None
+
+        def write(vectors: dict[str, bytes], last: bool) -> tuple[str, list[str], list[str], int]:
+            # Under the write lock: only what needs the store as it is now (ADR 0064).
+            with self._storage.transaction():
+                now = self._clock.now()
+                refused = list(rejected)  # a try that asks for more vectors leaves the outer list as it was
+                live = self._with_live_evidence(self._not_forgotten(commands, fingerprints), refused)
+                claims, conflicts = self._write(live, vectors, now, embed=last)
+                extraction_id = self._ids.new("ex")
+                record = ExtractionRecorded(
+                    event_id=self._ids.new("lg"), stream_id=extraction_id, version=1, recorded_at=now,
+                    namespace=namespace, source_events=tuple(event_ids), extractor=self._extractor.name,
+                    provenance=tuple((eid, v.verdict.value, v.reasons) for eid, v in verdicts.items()),
+                    rejected=tuple(refused), claims=tuple(claims), conflicts=tuple(conflicts),
+                )
+                self._storage.append([record])
+                self._queue.complete([j.job_id for j in jobs], owner=owner, now=now)
+            return extraction_id, claims, conflicts, len(refused)
+
+        extraction_id, claims, conflicts, n_rejected = retrying_for_vectors(write, vectors, self._embedder,
+                                                                             self._storage)
+        return WindowResult(extraction_id, tuple(claims), n_rejected, tuple(conflicts), tuple(blocked))
+
+    def _not_forgotten(self, commands, fingerprints: list[str] | None):
+        """The commands whose content was not forgotten, asked of the tombstone ledger inside the
+        write transaction: the extractor's own check (``GatedExtractor``) ran before a forget that
+        may have committed since. Dropped ones are left out as the extractor leaves them out."""
+        if self._guard is None or fingerprints is None or not commands:
+            return commands
+        blocked = self._guard.blocked([c for _, c in commands], fingerprints=fingerprints)
+        return [pair for pair, b in zip(commands, blocked, strict=True) if not b]
 
     def _with_live_evidence(self, commands, rejected: list[tuple[str, tuple[str, ...]]]):
         """The commands whose evidence still exists and is not forgotten, read inside the write
@@ -172,7 +196,7 @@ class ExtractionPipeline:
                 kept.append((cand, cmd))
         return kept
 
-    def _write(self, commands, vectors, now) -> tuple[list[str], list[str]]:
+    def _write(self, commands, vectors, now, *, embed: bool) -> tuple[list[str], list[str]]:
         claims: list[str] = []
         conflicts: list[str] = []
         for cand, cmd in commands:
@@ -191,9 +215,10 @@ class ExtractionPipeline:
                                       cmd.polarity, self._registry)
                     index[event.stream_id] = IndexEntry(text, vectors.get(text))
             if revived := revived_ids(decision.events):
-                # Corroboration revived an archived claim: it returns to the index (ADR 0015).
+                # Corroboration revived an archived claim: it returns to the index (ADR 0015). Its
+                # vector was not embedded before the lock: NeedVectors rolls back and tries again.
                 index.update(revival_index([c for c in slot if c.claim_id in revived], self._registry,
-                                           self._embedder, self._storage, vectors))
+                                           self._embedder, self._storage, vectors, embed=embed))
             self._storage.append(decision.events, index)
             if decision.outcome == "corroborated" and decision.claim_id:
                 self._storage.record_access([decision.claim_id], now)  # a repeated fact is used again

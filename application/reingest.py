@@ -1,7 +1,8 @@
 """Re-ingest blocking: content whose fingerprint is in the tombstone ledger does not come back.
 
-The write path asks :class:`ReingestGuard` before writing (``IngestService.add``,
-``WriteService.remember``; ``ImportService`` screens every line with it); the
+The write path asks :class:`ReingestGuard` before embedding and again under the write lock
+(``IngestService.add``, ``WriteService.remember``: ``WriteService.write_batch(guard=)``, ADR 0064;
+``ImportService`` screens every line with it); the
 extractor is wrapped in :class:`GatedExtractor`, so a claim whose content was forgotten is not
 extracted again from a new turn. Blocking of writes is configurable (``block_reingest``, on by
 default); replay and restore always enforce tombstones.
@@ -40,13 +41,24 @@ class ReingestGuard:
         parts = (cmd.subject, cmd.predicate, cmd.value)
         return self._claim_fp(*parts, salt) if all(isinstance(p, str) for p in parts) else ""
 
-    def blocked(self, commands: Sequence[RecordObservation | AssertClaim]) -> list[bool]:
+    def fingerprints(self, commands: Sequence[RecordObservation | AssertClaim]) -> list[str]:
+        """Each command's content fingerprint ("" for none); all "" when blocking is off."""
+        if not self.enabled or not commands:
+            return [""] * len(commands)
+        salt = self._ledger.salt()
+        return [self._fingerprint(c, salt) for c in commands]
+
+    def blocked(self, commands: Sequence[RecordObservation | AssertClaim], *,
+                fingerprints: Sequence[str] | None = None) -> list[bool]:
         """For each command, whether its content (an event's text, a claim's subject, predicate
-        and value) was forgotten; all False when blocking is off. One ledger query."""
+        and value) was forgotten; all False when blocking is off. One ledger query.
+
+        :param fingerprints: :meth:`fingerprints` of ``commands``, computed earlier (a write
+            computes them before its transaction and asks again inside it).
+        """
         if not self.enabled or not commands:
             return [False] * len(commands)
-        salt = self._ledger.salt()
-        fps = [self._fingerprint(c, salt) for c in commands]
+        fps = list(fingerprints) if fingerprints is not None else self.fingerprints(commands)
         held = self._ledger.matching(fps)
         return [bool(fp) and fp in held for fp in fps]
 
@@ -59,14 +71,18 @@ class ReingestGuard:
             commands.append(AssertClaim(subject=claim[0], predicate=claim[1], value=claim[2]))
         return any(self.blocked(commands))
 
-    def refuse(self, commands: Sequence[RecordObservation | AssertClaim]) -> None:
-        """Raise :class:`ForgottenContent` if any command's content was forgotten (nothing is written)."""
-        for cmd, blocked in zip(commands, self.blocked(commands)):
+    def refuse(self, commands: Sequence[RecordObservation | AssertClaim], *,
+               fingerprints: Sequence[str] | None = None) -> list[str]:
+        """Raise :class:`ForgottenContent` if any command's content was forgotten (nothing is
+        written); else return the fingerprints, for a second look under the write lock."""
+        fps = list(fingerprints) if fingerprints is not None else self.fingerprints(commands)
+        for cmd, blocked in zip(commands, self.blocked(commands, fingerprints=fps)):
             if blocked:
                 what = "this text" if isinstance(cmd, RecordObservation) else \
                     f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}"
                 raise ForgottenContent(f"{what} was forgotten; re-ingest of forgotten content is blocked "
                                        "(block_reingest=False, or HLMEM_BLOCK_REINGEST=0, allows it)")
+        return fps
 
 
 class GatedExtractor:

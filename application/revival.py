@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from hlmem.application.indexing import claim_text, passage_vectors
+from hlmem.application.indexing import NeedVectors, claim_text, passage_vectors
 from hlmem.application.ports import Embedder, IndexEntry, SearchIndex
 from hlmem.domain.events import ClaimRevived, DomainEvent
 from hlmem.domain.slots import SlotRegistry
@@ -17,18 +17,24 @@ def revived_ids(events: Sequence[DomainEvent]) -> list[str]:
 
 
 def revival_index(claims: Iterable[ClaimState], registry: SlotRegistry, embedder: Embedder | None,
-                  storage: SearchIndex, vectors: Mapping[str, bytes] | None = None) -> dict[str, IndexEntry]:
+                  storage: SearchIndex, vectors: Mapping[str, bytes] | None = None, *,
+                  embed: bool = True) -> dict[str, IndexEntry]:
     """Index entries that bring claims back into search: their text and, with an embedder, a vector.
 
     ``vectors`` (by text) are used where they match; the rest are embedded through the store's
-    embedding cache, which still holds the vector each claim had before it was archived, so this
-    is a cache hit unless the cache was cleared (then one model call, maybe inside the caller's
-    write transaction: rare, and bounded by the claims revived).
+    embedding cache, which still holds the vector each claim had before it was archived (a cache
+    hit unless the cache was cleared).
+
+    :param embed: False inside a write transaction: a missing vector raises :class:`NeedVectors`
+        instead of being embedded under the lock (the caller embeds it and tries again; ADR 0064).
     """
     texts = {c.claim_id: claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
                                     registry) for c in claims}
     known = dict(vectors or {})
     missing = [t for t in dict.fromkeys(texts.values()) if t not in known]
-    if missing:
+    if missing and not embed:
+        if embedder is not None:
+            raise NeedVectors(missing)
+    elif missing:
         known.update(passage_vectors(embedder, storage, missing))
     return {cid: IndexEntry(text, known.get(text)) for cid, text in texts.items()}

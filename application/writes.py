@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
+from hlmem.application.indexing import claim_text, event_index_text, passage_vectors, retrying_for_vectors
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, WriteStore
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim, validate_observation
@@ -41,7 +41,8 @@ class WriteService:
     """Turns commands into events through the domain's decisions and appends them atomically.
 
     Embedding happens before the write transaction (a model call must not hold the write lock);
-    the decision and the append happen inside it, so concurrent writers to one slot serialise.
+    the decision and the append happen inside it, so concurrent writers to one slot serialise
+    (ADR 0024, 0064).
 
     :param guard: refuses forgotten content in :meth:`remember` (re-ingest blocking, ADR 0014);
         batches (import, benchmarks) are screened by their callers.
@@ -73,13 +74,11 @@ class WriteService:
 
         :raises ForgottenContent: the claim's content was forgotten and re-ingest blocking is on.
         """
-        if self._guard is not None:
-            self._guard.refuse([cmd])
-        return self.write_batch([(cmd, recorded_at)])[0]
+        return self.write_batch([(cmd, recorded_at)], guard=self._guard)[0]
 
     def write_batch(self, items: Sequence[tuple[Command, datetime | None]],
-                    on_recorded: Callable[[RecordObservation, WriteResult, datetime], None] | None = None,
-                    ) -> list[WriteResult]:
+                    on_recorded: Callable[[RecordObservation, WriteResult, datetime], None] | None = None, *,
+                    guard: ReingestGuard | None = None) -> list[WriteResult]:
         """Apply observations and claims in order, in one transaction (all or nothing).
 
         Every command is validated before anything is embedded or written; ``recorded_at`` per
@@ -87,6 +86,13 @@ class WriteService:
         transaction after each observation (the pipeline enqueues its extraction job there, so
         the event and its job commit together).
 
+        Only the decisions and the SQL run under the write lock (ADR 0064): validation, embedding,
+        the search index's preparation and the content fingerprints come first; what needs the
+        store as it is now (the slots, the cited evidence, the tombstone ledger) is read inside.
+
+        :param guard: refuse forgotten content (re-ingest blocking): checked before anything is
+            embedded, and again under the lock, so a forget that committed meanwhile counts.
+        :raises ForgottenContent: ``guard`` found forgotten content; nothing of the batch is written.
         :raises UnusableEvidence: a claim cites an event that was forgotten or does not exist
             (nor is recorded earlier in the batch); nothing of the batch is written.
         """
@@ -97,62 +103,77 @@ class WriteService:
                 valid.append((validate_observation(cmd), at))
             else:
                 valid.append((validate_claim(cmd, self._registry), at))
-        vectors = passage_vectors(self._embedder, self._storage, [self._text_of(cmd) for cmd, _ in valid])
-        keys = {id(cmd): slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
-                for cmd, _ in valid if isinstance(cmd, AssertClaim)}
-        with self._storage.transaction():
-            # Decide every command against the batch's slots, kept current by the pure reducer,
-            # then append everything at once: one round of writes per batch, not per command.
-            slots = self._storage.slots_claims(list(dict.fromkeys(keys.values())))
-            uses = Counter(keys.values())
-            known = {c.claim_id: c for cl in slots.values() for c in cl}
-            members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
-            # Evidence is checked inside the transaction: a forget committed meanwhile counts.
-            wanted = list(dict.fromkeys(e for cmd, _ in valid if isinstance(cmd, AssertClaim) for e in cmd.evidence))
-            cited = self._storage.get_observations(wanted) if wanted else {}
-            recorded: set[str] = set()
-            decisions: list[Decision] = []
-            pending: list[tuple[RecordObservation, int, datetime]] = []
-            for cmd, at in valid:
-                now = at or self._clock.now()
-                if isinstance(cmd, RecordObservation):
-                    decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
-                    pending.append((cmd, len(decisions), now))
-                    recorded.add(decision.claim_id or "")
-                else:
-                    if cmd.evidence:  # nothing cited, nothing to check (and no message to build)
-                        check_evidence(cmd.evidence, cited, recorded,
-                                       what=f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}")
-                    key = keys[id(cmd)]
-                    slot = [known[i] for i in members[key]]
-                    decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,
-                                             recorded_at=now)
-                    # Fold the decision into the batch's working copy with the domain's own step,
-                    # when a later command of this batch will decide on the same slot.
-                    uses[key] -= 1
-                    if uses[key]:
-                        for event in decision.events:
-                            step(event, known, {}, {}, [])
-                    if decision.claim_id and decision.claim_id not in members[key]:
-                        members[key].append(decision.claim_id)
-                decisions.append(decision)
-            events = [e for d in decisions for e in d.events]
-            index = self._index_for(events, vectors)
-            if revived := revived_ids(events):
-                # Corroboration revived archived claims: they return to the index (ADR 0015).
-                index.update(revival_index([known[c] for c in revived], self._registry, self._embedder,
-                                           self._storage, vectors))
-            position = self._storage.append(events, index)
-            results = [WriteResult(d.claim_id or "", d.outcome, position, tuple(e.event_id for e in d.events))
-                       for d in decisions]
-            if on_recorded is not None:
-                for cmd, i, now in pending:
-                    on_recorded(cmd, results[i], now)
+        cmds = [cmd for cmd, _ in valid]
+        fingerprints = guard.refuse(cmds) if guard is not None else None  # before embedding forgotten text
+        vectors = passage_vectors(self._embedder, self._storage, [self._text_of(cmd) for cmd in cmds])
+
+        def write(vectors: dict[str, bytes], last: bool) -> tuple[list[Decision], list[WriteResult]]:
+            with self._storage.transaction():
+                if guard is not None:
+                    guard.refuse(cmds, fingerprints=fingerprints)  # one ledger query
+                return self._decide_and_append(valid, vectors, on_recorded, embed=last)
+
+        decisions, results = retrying_for_vectors(write, vectors, self._embedder, self._storage)
         # A repeated fact is used again: corroboration counts as an access (lifecycle telemetry).
         for d in decisions:
             if d.outcome == "corroborated" and d.claim_id:
                 self._storage.record_access([d.claim_id], d.events[0].recorded_at)
         return results
+
+    def _decide_and_append(self, valid: Sequence[tuple[Command, datetime | None]], vectors: dict[str, bytes],
+                           on_recorded: Callable[[RecordObservation, WriteResult, datetime], None] | None, *,
+                           embed: bool) -> tuple[list[Decision], list[WriteResult]]:
+        """Inside the write transaction: decide every command against the batch's slots, kept
+        current by the pure reducer, then append everything at once (one round of writes)."""
+        keys = {id(cmd): slot_key(cmd.namespace, cmd.subject, cmd.predicate, cmd.coordinates)
+                for cmd, _ in valid if isinstance(cmd, AssertClaim)}
+        slots = self._storage.slots_claims(list(dict.fromkeys(keys.values())))
+        uses = Counter(keys.values())
+        known = {c.claim_id: c for cl in slots.values() for c in cl}
+        members = {k: [c.claim_id for c in cl] for k, cl in slots.items()}
+        # Evidence is checked inside the transaction: a forget committed meanwhile counts.
+        wanted = list(dict.fromkeys(e for cmd, _ in valid if isinstance(cmd, AssertClaim) for e in cmd.evidence))
+        cited = self._storage.get_observations(wanted) if wanted else {}
+        recorded: set[str] = set()
+        decisions: list[Decision] = []
+        pending: list[tuple[RecordObservation, int, datetime]] = []
+        for cmd, at in valid:
+            now = at or self._clock.now()
+            if isinstance(cmd, RecordObservation):
+                decision = decide_observation(cmd, new_id=self._ids.new, recorded_at=now)
+                pending.append((cmd, len(decisions), now))
+                recorded.add(decision.claim_id or "")
+            else:
+                if cmd.evidence:  # nothing cited, nothing to check (and no message to build)
+                    check_evidence(cmd.evidence, cited, recorded,
+                                   what=f"the claim {cmd.subject} · {cmd.predicate} · {cmd.value}")
+                key = keys[id(cmd)]
+                slot = [known[i] for i in members[key]]
+                decision = decide_assert(cmd, slot, registry=self._registry, new_id=self._ids.new,
+                                         recorded_at=now)
+                # Fold the decision into the batch's working copy with the domain's own step,
+                # when a later command of this batch will decide on the same slot.
+                uses[key] -= 1
+                if uses[key]:
+                    for event in decision.events:
+                        step(event, known, {}, {}, [])
+                if decision.claim_id and decision.claim_id not in members[key]:
+                    members[key].append(decision.claim_id)
+            decisions.append(decision)
+        events = [e for d in decisions for e in d.events]
+        index = self._index_for(events, vectors)
+        if revived := revived_ids(events):
+            # Corroboration revived archived claims: they return to the index (ADR 0015). Their
+            # vectors were not embedded before the lock: NeedVectors rolls back and tries again.
+            index.update(revival_index([known[c] for c in revived], self._registry, self._embedder,
+                                       self._storage, vectors, embed=embed))
+        position = self._storage.append(events, index)
+        results = [WriteResult(d.claim_id or "", d.outcome, position, tuple(e.event_id for e in d.events))
+                   for d in decisions]
+        if on_recorded is not None:  # after every step that may ask for a retry: runs once per command
+            for cmd, i, now in pending:
+                on_recorded(cmd, results[i], now)
+        return decisions, results
 
     def _text_of(self, cmd: Command) -> str:
         if isinstance(cmd, RecordObservation):

@@ -26,7 +26,6 @@ from hlmem.adapters.activity import (
     merge,
     rank_archived,
 )
-from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS
 from hlmem.adapters.sqlite.db import Db
 from hlmem.application.ports import Candidate
 from hlmem.domain.errors import StorageError
@@ -111,18 +110,9 @@ class SQLiteActivity:
         rows = [(cid, to_micros(at), n, cid) for cid, (at, n) in taken.items()]
         db = self._db
         try:
-            with db.lock:
-                patience = busy_ms if wait else 0
-                quick = patience is not None and not db.depth
-                if quick:
-                    # Never wait (or only briefly) for another writer's lock: a recall must stay fast.
-                    self._con.set_busy_timeout(patience)
-                try:
-                    with db.transaction():
-                        self._con.executemany(_UPSERT, rows)
-                finally:
-                    if quick:
-                        self._con.set_busy_timeout(BUSY_TIMEOUT_MS)
+            # Never wait (or only briefly) for another writer's lock: a recall must stay fast.
+            with db.lock, db.transaction(wait_ms=busy_ms if wait else 0):
+                self._con.executemany(_UPSERT, rows)
         except (StorageError, apsw.Error):
             # Busy (or closed): keep them; the next access, maintenance or close() tries again.
             with self._guard:

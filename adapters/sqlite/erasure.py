@@ -80,9 +80,14 @@ def indexed(con: apsw.Connection, ids: Sequence[str]) -> dict[str, tuple[bool, b
 # -- removal ---------------------------------------------------------------------------------------
 
 
+def cache_keys(texts: Sequence[str]) -> list[str]:
+    """The embedding cache's keys of ``texts`` (passage and query), distinct."""
+    return list(dict.fromkeys(content_hash(t, role) for t in texts for role in ("passage", "query")))
+
+
 def drop_cached_vectors(con: apsw.Connection, texts: Sequence[str]) -> int:
     """Delete the cache entries of ``texts`` (passage and query keys, every model)."""
-    keys = list(dict.fromkeys(content_hash(t, role) for t in texts for role in ("passage", "query")))
+    keys = cache_keys(texts)
     if not keys:
         return 0
     # Per model, so the (model, content_hash) index serves each look-up (the cache is large).

@@ -84,15 +84,19 @@ class SQLiteJobQueue:
         if session_id is not None:
             where.append("AND session_id = ?")
             params.append(session_id)
-        with self._db.transaction():
-            self._bury_exhausted(kind, t)
-            chosen = self._con.execute(
-                f"SELECT namespace, session_id FROM jobs WHERE ({_READY}) {' '.join(where)} "
+        pick = (f"SELECT namespace, session_id FROM jobs WHERE ({_READY}) {' '.join(where)} "
                 "GROUP BY namespace, session_id "
                 "HAVING ? OR count(*) >= ? OR min(created_at) <= ? OR max(created_at) <= ? "
-                "ORDER BY min(created_at), namespace, session_id LIMIT 1",
-                (kind, t, t, *params, int(flush), size, oldest_by, newest_by),
-            ).fetchone()
+                "ORDER BY min(created_at), namespace, session_id LIMIT 1")
+        args = (kind, t, t, *params, int(flush), size, oldest_by, newest_by)
+        with self._db.lock:
+            if not self._db.depth and self._con.execute(pick, args).fetchone() is None:
+                # Nothing ready: say so without taking the write lock (an idle worker's poll, the last
+                # look of an inline extraction), where it would wait behind every writer (ADR 0064).
+                return []
+        with self._db.transaction():
+            self._bury_exhausted(kind, t)
+            chosen = self._con.execute(pick, args).fetchone()  # again under the lock: another may have leased it
             if chosen is None:
                 return []
             ids = [r[0] for r in self._con.execute(

@@ -10,8 +10,9 @@ their own on the store's ``Db`` (:mod:`.embedding_cache`, :mod:`.tombstones`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from hlmem.adapters.sqlite.store_forget import SQLiteForgetting
 from hlmem.adapters.sqlite.store_log import SQLiteLog
 from hlmem.adapters.sqlite.store_search import SQLiteSearch
 from hlmem.adapters.sqlite.tombstones import SQLiteTombstoneLedger
+from hlmem.domain.errors import StorageError
 from hlmem.domain.time import UTC
 
 __all__ = ["CLOSE_FLUSH_WAIT_MS", "SQLiteEmbeddingCache", "SQLiteStorage"]
@@ -93,13 +95,17 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         return self.db.depth
 
     def _undone(self) -> None:
-        # A rolled-back write (or a failed commit): what the caches took from it is not true.
+        # A rolled-back write (or a failed commit): what the caches took from it is not true, and
+        # the vectors embedded for it go too (a write refused as forgotten content leaves none).
+        self.embedding_cache.drop_pending()
         self._projector.reset()
         self.experience.reset()
         self._vectors.invalidate()
         self._model = None
 
     def _ending(self) -> None:
+        # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0064).
+        self.embedding_cache.write_pending()
         self._projector.reset()
         self.experience.reset()
 
@@ -126,7 +132,11 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         close the file. Neither waits long for another process's write lock (ADR 0024)."""
         with self._lock:
             self._activity.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
-            optimize_on_close(self._con)
+            with suppress(StorageError):  # vectors no write took along: a cache may lose them
+                self.embedding_cache.flush(wait_ms=CLOSE_FLUSH_WAIT_MS)
+            began = time.perf_counter()
+            if optimize_on_close(self._con):
+                self.db.note_statement(began, "adapters.sqlite.connection:optimize_on_close")
             self._con.close()
 
     def check_integrity(self, *, full: bool = True) -> str:

@@ -11,6 +11,7 @@ import apsw
 
 from hlmem.adapters.sqlite import erasure, event_log
 from hlmem.adapters.sqlite.db import translated as _translated
+from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
 from hlmem.domain.errors import StorageError
 
 
@@ -22,6 +23,7 @@ class SQLiteForgetting:
     _con: apsw.Connection
     _lock: threading.RLock
     _depth: int
+    embedding_cache: SQLiteEmbeddingCache
 
     def session_events(self, namespace: str, session_id: str) -> list[str]:
         with self._lock, _translated("reading a session"):
@@ -61,7 +63,8 @@ class SQLiteForgetting:
 
     def drop_cached_vectors(self, texts: Sequence[str]) -> int:
         with self.transaction(), _translated("erasing cached vectors"):
-            return erasure.drop_cached_vectors(self._con, texts)
+            kept = self.embedding_cache.discard(erasure.cache_keys(texts))  # those not written yet too
+            return kept + erasure.drop_cached_vectors(self._con, texts)
 
     def scrub_jobs(self, event_ids: Sequence[str], fragments: Sequence[str]) -> int:
         with self.transaction(), _translated("scrubbing jobs"):

@@ -13,6 +13,7 @@ from datetime import datetime
 
 import apsw
 
+from hlmem.adapters.serialization import prepare_encoders
 from hlmem.adapters.sqlite import context, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.text import segment
@@ -34,13 +35,20 @@ class SQLiteSearch:
     _data_version: int
 
     def prepare_index(self, texts: Sequence[str]) -> None:
-        """Segment ``texts`` and load the segmenter now, before a write transaction indexes them.
+        """Do now, before a write transaction, what its indexing would otherwise do under the lock:
+        load the segmenter and the English stemmer, segment and stem ``texts``, and build the
+        payload encoders of the event types (ADR 0024, 0064).
 
-        Loading jieba's dictionary takes 1-3.5 s on a loaded machine; done inside ``BEGIN
-        IMMEDIATE`` it held every other writer back that long. Segmentations are cached, so the
-        transaction's own indexing finds them ready. A hint: skipping it changes no result.
+        Loading jieba's dictionary takes 1-3.5 s on a loaded machine, importing the stemmer
+        60-80 ms, the encoders 10-50 ms: done inside ``BEGIN IMMEDIATE`` they held every other
+        writer back that long, in every new CLI process. Segmentations and stems are cached, so
+        the transaction's own indexing finds them ready. A hint: skipping it changes no result.
         """
         segment.prepare(texts)
+        segment.english_stem("loading")  # the stemmer: a context row's day words are stemmed too
+        for text in texts:
+            segment.index_text(text)
+        prepare_encoders()
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         with self._lock, _translated("full-text search"):
@@ -108,7 +116,11 @@ class SQLiteSearch:
         return self._model
 
     def bind_vector_model(self, model_id: str, dim: int) -> None:
-        with self._lock, _translated("writing metadata"):
+        current = self.vector_model()
+        if current == (model_id, dim):
+            return  # bound already (every write after the first): no transaction, no lock
+        # Only a first binding writes; a mismatch is refused without waiting for the write lock.
+        with (self.transaction() if current is None else self._lock), _translated("writing metadata"):
             search.bind_vector_model(self._con, model_id, dim)
             self._model = search.vector_model(self._con)
 
