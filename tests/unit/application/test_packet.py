@@ -315,3 +315,26 @@ def test_estimate_examples(text: str, expected: int) -> None:
 @given(st.text(max_size=300))
 def test_the_estimate_is_at_least_one_per_word_and_cjk_character(text: str) -> None:
     assert estimate_tokens(text) >= _words(text)
+
+
+# --- counting line by line (the default estimate's fast path) -------------------------------------
+
+@given(lines=st.lists(_TEXT, max_size=8))
+@example(lines=["a ", "b"])  # a space before a line break costs what it costs at the end of a text
+@example(lines=["我", "们"])  # CJK runs do not join across a line break
+def test_the_line_counter_counts_what_the_estimate_counts(lines: list[str]) -> None:
+    from hlmem.application.packet import _LineCounter
+
+    counter = _LineCounter()
+    text = "\n".join(lines)
+    assert counter(text) == estimate_tokens(text)
+    assert counter(text) == estimate_tokens(text)  # and again, from what it remembers
+
+
+@given(items=st.lists(packet_items(), max_size=10, unique_by=lambda i: i.id), budget=st.integers(0, 3000),
+       cap=st.none() | st.integers(1, 200))
+def test_the_default_counter_builds_the_packet_any_estimate_counter_builds(items, budget, cap) -> None:
+    fast = build_packet(items, budget_tokens=budget, now=NOW, max_item_tokens=cap)
+    slow = build_packet(items, budget_tokens=budget, now=NOW, max_item_tokens=cap,
+                        count_tokens=lambda text: estimate_tokens(text))
+    assert fast == slow
