@@ -506,6 +506,21 @@ def _english_stems(con: apsw.Connection) -> None:
         con.executemany(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", stemmed)
 
 
+def _packet_activity(con: apsw.Connection) -> None:
+    # Context packets served per UTC day, their tokens and the history they stood in for (ADR 0059):
+    # numbers only, no text and no ids, so forgetting has nothing to erase here.
+    con.execute(
+        """
+        CREATE TABLE packet_activity (
+            day TEXT PRIMARY KEY,
+            packets INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            history_tokens INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -524,6 +539,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0015_experience", _experience),
     Migration("0016_derived", _derived),
     Migration("0017_english_stems", _english_stems),
+    Migration("0018_packet_activity", _packet_activity),
 )
 
 
