@@ -16,7 +16,7 @@ from datetime import datetime
 
 from attrs import Factory, define
 
-from hlmem.application.packet import PacketItem, build_packet
+from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, RecallStore, Reranker
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             spread_sessions, support_sessions)
@@ -66,7 +66,7 @@ class RecallService:
             thread). The storage's prepared vector search must then run beside its other calls,
             as the port promises (ADR 0022).
         :param experience: finds active procedures and policies for how-to questions (docs/experience.md).
-        :param packets: counts each packet served and the history it stood in for (ADR 0059)."""
+        :param packets: counts each packet served and the history it stood in for (ADR 0060)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -136,12 +136,16 @@ class RecallService:
         packet = None
         if q.budget is not None:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now)
-            if self._packets is not None and packet.included:
-                shown = set(packet.included)
-                behind = [e for i in items if i.id in shown for e in ((i.id, *i.evidence) if i.kind == "event"
-                                                                      else i.evidence)]
-                self._packets.record_packet(q.clock_now, packet.tokens, list(dict.fromkeys(behind)))
+            self._served(packet, items, q.clock_now)
         return RecallResult(items, q.valid_at, q.known_at, tuple(notes), q.intent, packet)
+
+    def _served(self, packet: Packet, items: Sequence[RecallItem], at: datetime) -> None:
+        """Report a packet served to the packet log, with the events behind what it shows (ADR 0060)."""
+        if self._packets is None or not packet.included:
+            return
+        shown = set(packet.included)
+        behind = [e for i in items if i.id in shown for e in ((i.id, *i.evidence) if i.kind == "event" else i.evidence)]
+        self._packets.record_packet(at, packet.tokens, list(dict.fromkeys(behind)))
 
     def _bridge(self, question: str, run: _Run, args: dict, notes: list[str]) -> list[_Run]:
         """For a question about "the one whose …" (:func:`~hlmem.domain.query_parts.referent`), a
