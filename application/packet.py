@@ -277,6 +277,23 @@ def _longest(candidates: Sequence[int], fits: Callable[[int], bool]) -> int | No
     return best
 
 
+def _longest_prefix(n: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``k`` in 1..n for which ``fits(k)`` holds (0: none), galloping from the start (1, 2,
+    4, …) and then bisecting: a small budget looks at its first few items only, a large one at
+    O(log n) prefixes, as plain bisection does."""
+    good, step = 0, 1
+    while step <= n and fits(step):
+        good, step = step, step * 2
+    lo, hi = good + 1, min(step, n + 1) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            good, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return good
+
+
 def _cut_text(body: str, fits: Callable[[str], bool]) -> str | None:
     """The longest safe prefix of ``body`` (at least :data:`MIN_CUT_CHARS` long) for which ``fits`` holds."""
     cuts = [i for i in safe_cuts(body) if i >= MIN_CUT_CHARS]
@@ -367,7 +384,7 @@ def _assemble(pool: Sequence[PacketItem], bodies: list[str], lines: list[str], c
     def fits(k: int) -> bool:
         return count(text(lines[:k], cuts_in(k))) <= budget
 
-    k = _longest(range(1, len(lines) + 1), fits) or 0
+    k = _longest_prefix(len(lines), fits)
     shown = lines[:k]
     if k < len(lines):
         item, body = pool[k], bodies[k]

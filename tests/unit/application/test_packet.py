@@ -338,3 +338,18 @@ def test_the_default_counter_builds_the_packet_any_estimate_counter_builds(items
     slow = build_packet(items, budget_tokens=budget, now=NOW, max_item_tokens=cap,
                         count_tokens=lambda text: estimate_tokens(text))
     assert fast == slow
+
+
+@given(n=st.integers(0, 70), k=st.integers(0, 70))
+def test_the_longest_prefix_search_finds_the_last_that_fits(n: int, k: int) -> None:
+    from hlmem.application.packet import _longest_prefix
+
+    asked: list[int] = []
+
+    def fits(i: int) -> bool:
+        asked.append(i)
+        assert 1 <= i <= n
+        return i <= k
+
+    assert _longest_prefix(n, fits) == min(n, k)
+    assert max(asked, default=0) <= max(2 * k + 1, 1) or k >= n  # a short packet looks at its first items only
