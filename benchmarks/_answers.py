@@ -13,12 +13,15 @@ text's tokens:
 - numbers: ``1,000`` → ``1000``; English number words up to ninety-nine (``twenty-one`` → ``21``);
   Chinese numerals (``三百五十`` → ``350``, ``两个`` → ``2个``, ``二〇二三年`` → ``2023年``) when a
   run is two characters or more, or one character followed by a measure word or preceded by 第;
-- ASCII words and numbers are tokens; every other character (Han, kana, Hangul) is a token of
-  its own, so Chinese is matched character by character.
+- ``厘米``/``毫米``/``公里``/``千米``/``公斤``/``千克`` after a number become ``cm``/``mm``/``km``/``kg``;
+- ASCII words and numbers are tokens, split where letters meet digits (``5km`` is ``5 km``,
+  ``Reno7`` is ``Reno 7``); every other character (Han, kana, Hangul) is a token of its own, so
+  Chinese is matched character by character.
 
 An answer is split into parts at ``,`` ``;`` ``、`` ``，`` ``；`` and the words "and", "和",
 "以及", "及" (after dates are read, so "May 8, 2023" stays one part); the text holds the answer
-when it holds every part as a run of consecutive tokens. Date tokens match leniently: a
+when it holds every part as a run of consecutive tokens, as written or with its adjacent ASCII
+words glued (``OPPO Reno7`` is found in ``OPPOReno7``). Date tokens match leniently: a
 year-less answer date matches any year, a month answer matches any day of that month, a year
 (a four-digit number 1900–2100) matches a date in that year.
 """
@@ -64,7 +67,7 @@ _CN_RUN = re.compile("[零〇一二两三四五六七八九十百千万亿]+")
 #: Measure words and units after which a single Chinese numeral is a number (三个, 两人, 五岁).
 _MEASURES = frozenset("个人位名次岁年月日号天周点只本台件元块条张辆层楼座所家份种首部门间杯瓶双套公米斤克分秒小")
 _THOUSANDS = re.compile(r"(?<!\d)(\d{1,3})(?:,(\d{3}))+(?!\d)")
-_TOKENS = re.compile(r"@[0-9*]{1,4}(?:-\d\d){1,2}|[a-z0-9]+(?:\.\d+)?|[^\sa-z0-9]", re.I)
+_TOKENS = re.compile(r"@[0-9*]{1,4}(?:-\d\d){1,2}|\d+(?:\.\d+)?|[a-z]+|[^\sa-z0-9]", re.I)
 _ARTICLES = frozenset({"a", "an", "the"})
 _SEPARATOR_WORDS = frozenset({"and", "和", "以及", "及"})
 _SEPARATORS = frozenset(",;、，；")
@@ -128,10 +131,16 @@ def _word_number(m: re.Match[str]) -> str:
     return str(_TENS[m.group("t")] + (_WORD_NUMBERS[m.group("u")] if m.group("u") else 0))
 
 
+#: Chinese unit words written as their symbols after a number (160厘米 is 160cm).
+_UNITS = (("厘米", "cm"), ("毫米", "mm"), ("公里", "km"), ("千米", "km"), ("公斤", "kg"), ("千克", "kg"))
+_UNIT = re.compile(r"(?<=\d)\s*(" + "|".join(u for u, _ in _UNITS) + ")")
+
+
 def _prepare(text: str) -> str:
     """NFKC, case folded, Chinese numerals and number words as digits, thousands joined, dates as tokens."""
     text = unicodedata.normalize("NFKC", text).casefold()
     text = _chinese_numbers(text)
+    text = _UNIT.sub(lambda m: dict(_UNITS)[m.group(1)], text)
     text = _WORD_NUMBER.sub(_word_number, text)
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
     for pattern in _DATES:
@@ -193,9 +202,26 @@ def holds(tokens: Sequence[str], part: Sequence[str]) -> bool:
     return False
 
 
+def glued(part: Sequence[str]) -> tuple[str, ...]:
+    """``part`` with each run of adjacent ASCII words written as one (``OPPO Reno7`` is also
+    ``OPPOReno7``: the tokens ``opporeno``, ``7``)."""
+    out: list[str] = []
+    for token in part:
+        if out and _letters(token) and _letters(out[-1]):
+            out[-1] += token
+        else:
+            out.append(token)
+    return tuple(out)
+
+
+def _letters(token: str) -> bool:
+    return token.isascii() and token.isalpha()
+
+
 def contains_answer(tokens: Sequence[str], answer: str | Sequence[tuple[str, ...]]) -> bool | None:
-    """Whether normalised ``tokens`` hold every part of ``answer`` (None: the answer has no tokens)."""
+    """Whether normalised ``tokens`` hold every part of ``answer``, as written or with its adjacent
+    ASCII words glued (:func:`glued`); None when the answer has no tokens."""
     parts = answer_parts(answer) if isinstance(answer, str) else list(answer)
     if not parts:
         return None
-    return all(holds(tokens, p) for p in parts)
+    return all(holds(tokens, p) or holds(tokens, glued(p)) for p in parts)

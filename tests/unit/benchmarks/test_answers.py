@@ -103,3 +103,11 @@ def test_a_number_is_a_whole_token():
     text = normalise("She has 12 cats since 2019")
     assert not contains_answer(text, "2")
     assert contains_answer(text, "12")
+
+
+def test_spacing_of_ascii_words_and_units() -> None:
+    assert contains_answer(normalise("我手头这部手机是OPPOReno7。"), "OPPO Reno7")
+    assert contains_answer(normalise("我表弟身高169厘米。"), "169cm")
+    assert contains_answer(normalise("I walked 5 km today"), "5km")
+    assert not contains_answer(normalise("I walked 5 km today"), "5 miles")
+    assert not contains_answer(normalise("concatenate"), "cat")
