@@ -96,7 +96,7 @@ def _make_ledger(kind: str, path: str, owned: list):
 
 
 def _packet_log(storage):
-    """The store's packet log (ADR 0060), or None for a store without one (PostgreSQL)."""
+    """The store's packet log (ADR 0061), or None for a store without one (PostgreSQL)."""
     return getattr(storage, "packet_log", None)
 
 

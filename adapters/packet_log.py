@@ -1,4 +1,4 @@
-"""What both stores' packet logs share (ADR 0060): packets not written yet, and the history they stood in for.
+"""What both stores' packet logs share (ADR 0061): packets not written yet, and the history they stood in for.
 
 A recall that builds a context packet reports it (``PacketLog.record_packet``: when, its tokens,
 the event ids behind its items). The log keeps such reports in memory and, when it writes them,

@@ -66,7 +66,7 @@ class RecallService:
             thread). The storage's prepared vector search must then run beside its other calls,
             as the port promises (ADR 0022).
         :param experience: finds active procedures and policies for how-to questions (docs/experience.md).
-        :param packets: counts each packet served and the history it stood in for (ADR 0060)."""
+        :param packets: counts each packet served and the history it stood in for (ADR 0061)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -140,7 +140,7 @@ class RecallService:
         return RecallResult(items, q.valid_at, q.known_at, tuple(notes), q.intent, packet)
 
     def _served(self, packet: Packet, items: Sequence[RecallItem], at: datetime) -> None:
-        """Report a packet served to the packet log, with the events behind what it shows (ADR 0060)."""
+        """Report a packet served to the packet log, with the events behind what it shows (ADR 0061)."""
         if self._packets is None or not packet.included:
             return
         shown = set(packet.included)

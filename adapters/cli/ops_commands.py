@@ -133,7 +133,7 @@ def report_tables(data: dict[str, Any]) -> list[Table]:
 
 
 def _packets_table(data: dict[str, Any]) -> Table:
-    """Context packets served per UTC day and the history they stood in for (ADR 0060)."""
+    """Context packets served per UTC day and the history they stood in for (ADR 0061)."""
     from hlmem.adapters.ops.report_packets import packet_rows
 
     table = Table(title="context packets served (per UTC day; history: the sessions they came from)")

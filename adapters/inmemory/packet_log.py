@@ -1,4 +1,4 @@
-"""The packet log of the in-memory store (ADR 0060): each packet's numbers worked out when it is reported."""
+"""The packet log of the in-memory store (ADR 0061): each packet's numbers worked out when it is reported."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ class InMemoryStorage(InMemoryLog, InMemoryClaims, InMemorySearch, InMemoryForge
         #: The experience channel's projection (ADR 0045), journaled with the rest.
         self.experience = InMemoryExperience(self._journal)
         self._activity = InMemoryActivity(lambda: self._claims)
-        #: Context packets served and the history they stood in for (ADR 0060).
+        #: Context packets served and the history they stood in for (ADR 0061).
         self.packet_log = InMemoryPacketLog(lambda: self._observations)
         #: Derived items (dv_ streams, ADR 0046), projected by their own reducer.
         self._derived: dict[str, DerivedState] = {}

@@ -89,7 +89,7 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
         out["worker"] = worker(con, now, stale_after) if con else None
         out["conflicts"] = {"open": _scalar(con, "SELECT count(*) FROM conflicts WHERE status = 'open'", "conflicts")}
         out["embeddings"] = embeddings(con) if con else []
-        out["packets"] = packets(con, since, now)  # context packets served and what they saved (ADR 0060)
+        out["packets"] = packets(con, since, now)  # context packets served and what they saved (ADR 0061)
         if con is not None:
             budget = budget_today(con, now, limits or BudgetLimits())
     finally:

@@ -1,5 +1,5 @@
 """``hlmem ops report``'s packets section: per UTC day, context packets served, their mean tokens and the
-history they stood in for (ADR 0060; the numbers come from ``packet_activity``, migration 0018).
+history they stood in for (ADR 0061; the numbers come from ``packet_activity``, migration 0018).
 
 A day is listed when it touches the period (``--since`` to now) and a packet was served on it; its
 numbers are the whole day's. What a running process still buffers (up to five minutes of packets)

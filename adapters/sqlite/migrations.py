@@ -507,7 +507,7 @@ def _english_stems(con: apsw.Connection) -> None:
 
 
 def _packet_activity(con: apsw.Connection) -> None:
-    # Context packets served per UTC day, their tokens and the history they stood in for (ADR 0060):
+    # Context packets served per UTC day, their tokens and the history they stood in for (ADR 0061):
     # numbers only, no text and no ids, so forgetting has nothing to erase here.
     con.execute(
         """

@@ -1,4 +1,4 @@
-"""The packet log on SQLite (migration ``0018_packet_activity``, ADR 0060): one row of numbers per UTC day.
+"""The packet log on SQLite (migration ``0018_packet_activity``, ADR 0061): one row of numbers per UTC day.
 
 Packets are buffered in memory like access telemetry (:mod:`.activity`) and written in one upsert
 when 1,000 are pending, five minutes have passed, or the store closes: a recall never waits for

@@ -75,7 +75,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         #: The experience channel's projection (ADR 0045), written in each append's transaction.
         self.experience = SQLiteExperience(self.db)
         self._activity = SQLiteActivity(self.db)
-        #: Context packets served and the history they stood in for (ADR 0060), buffered like accesses.
+        #: Context packets served and the history they stood in for (ADR 0061), buffered like accesses.
         self.packet_log = SQLitePacketLog(self.db)
         self._finish_pending_erasure()
 

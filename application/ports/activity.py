@@ -1,5 +1,5 @@
 """The activity role (ADR 0015): access telemetry, lifecycle candidates and the store's small meta values;
-and the packet log (ADR 0060): what context packets served stood in for."""
+and the packet log (ADR 0061): what context packets served stood in for."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class PacketDay:
 
 @runtime_checkable
 class PacketLog(Protocol):
-    """What context packets save (issue 39, ADR 0060): per UTC day, the packets a recall built, their
+    """What context packets save (issue 39, ADR 0061): per UTC day, the packets a recall built, their
     tokens, and the tokens of the history they stood in for. Numbers only: neither the packet's text
     nor any id is kept, so forgetting never has anything here to erase.
 

@@ -1,4 +1,4 @@
-"""The packet log (ADR 0060): packets served per UTC day and the history they stood in for, once per adapter."""
+"""The packet log (ADR 0061): packets served per UTC day and the history they stood in for, once per adapter."""
 
 from __future__ import annotations
 

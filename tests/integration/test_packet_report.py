@@ -1,4 +1,4 @@
-"""``hlmem ops report``'s packets section (ADR 0060): packets served through ``Memory.recall(budget=…)``,
+"""``hlmem ops report``'s packets section (ADR 0061): packets served through ``Memory.recall(budget=…)``,
 per UTC day, survive closing the store, render as text, and keep nothing a forget would have to erase."""
 
 from __future__ import annotations

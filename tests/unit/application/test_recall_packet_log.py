@@ -1,4 +1,4 @@
-"""RecallService reports each packet it builds to the packet log (ADR 0060): when, its tokens, the evidence shown."""
+"""RecallService reports each packet it builds to the packet log (ADR 0061): when, its tokens, the evidence shown."""
 
 from __future__ import annotations
 
