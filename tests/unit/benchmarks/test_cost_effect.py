@@ -90,7 +90,7 @@ def test_the_summary_gives_shares_of_the_history_margins_and_the_targets() -> No
     margin = d["margins"]["100"]["evidence"]
     assert margin["value"] == pytest.approx(0.4) and margin["ci95"][0] > 0
     assert d["targets"] == {"evidence_of_history_at_1000": None, "met_95_at_1000": None,
-                            "beats_rrf_ctx_every_budget": True}
+                            "beats_rrf_ctx_every_budget": True, "noid_evidence_of_history_at_1000": None}
     assert set(d["by_category"]) == {"4 single-hop", "simple"}
     assert report.main_rows(d)[0]["packet"] == "full history"
 
@@ -166,7 +166,7 @@ def test_a_whole_run_on_tiny_datasets(tmp_path: Path, capsys: pytest.CaptureFixt
         assert big["evidence"] == 1.0  # a haystack this small fits whole
     assert locomo["history"]["answer"] == 1.0  # Pixel, 28 May 2023 (said as "28 May, 2023"), Lisbon
     rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
-    assert {r["method"] for r in rows} == {"history", "hlmem", "rrf_ctx"}
+    assert {r["method"] for r in rows} == {"history", "hlmem", "rrf_ctx", "hlmem-noid", "rrf_ctx-noid"}
     if _has_matplotlib():
         assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
