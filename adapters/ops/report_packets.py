@@ -42,6 +42,6 @@ def packet_rows(section: Mapping[str, Any]) -> list[tuple[str, ...]]:
     rows = []
     for d in [*section["days"], *([{**section["total"], "day": "total"}] if len(section["days"]) > 1 else [])]:
         share = f" ({d['saved_tokens'] / d['history_tokens']:.0%})" if d["history_tokens"] else ""
-        rows.append((d["day"], str(d["packets"]), f"{d['tokens_mean']:.0f}", f"{d['history_tokens_mean']:.0f}",
+        rows.append((d["day"], f"{d['packets']:,}", f"{d['tokens_mean']:,.0f}", f"{d['history_tokens_mean']:,.0f}",
                      f"{d['saved_tokens']:,}{share}"))
     return rows
