@@ -281,6 +281,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--llm-budget", type=int, default=1000, help="the packet budget the LLM answers from")
     parser.add_argument("--llm-questions", type=int, default=50, help="questions per dataset the LLM answers")
     parser.add_argument("--png", type=Path, default=None, help="write the coverage-against-tokens chart here")
+    parser.add_argument("--from-json", type=Path, nargs="+", default=None, metavar="SUMMARY",
+                        help="run nothing: merge the datasets of these --out summaries, print their tables and chart")
     parser.add_argument("--rows", type=Path, default=None, help="write every row (JSON lines) here")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON summary to this file")
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
@@ -306,6 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from _common import emit, machine_facts
     from _cost_report import print_report, summarise, write_chart
     from retrieval.vectors import BenchEmbedder
+
+    if opts.from_json:
+        return _from_json(opts)
 
     for name in opts.datasets:
         path = opts.locomo if name == "locomo" else opts.memdaily
@@ -358,6 +363,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         opts.out.write_text(json.dumps(summary, ensure_ascii=False, indent=1))
     emit(summary)
+    return 0
+
+
+def _from_json(opts: argparse.Namespace) -> int:
+    """Tables and chart of saved summaries (runs of one dataset each, say), merged in the order given."""
+    from _common import emit
+    from _cost_report import print_report, write_chart
+
+    summaries = [json.loads(path.read_text(encoding="utf-8")) for path in opts.from_json]
+    merged = {**summaries[0], "datasets": {k: v for s in summaries for k, v in s["datasets"].items()},
+              "runs": [{"machine": s["machine"], "wall_s": s["wall_s"], "datasets": list(s["datasets"])}
+                       for s in summaries]}
+    print_report(merged, markdown=opts.markdown)
+    if opts.png:
+        merged["png"] = str(write_chart(merged, opts.png))
+    emit(merged)
     return 0
 
 

@@ -227,3 +227,19 @@ def test_the_llm_answers_from_a_packet_and_its_tokens_are_the_providers() -> Non
             assert "我有3只猫" in sent["messages"][-1]["content"]
         finally:
             answerer.close()
+
+
+def test_saved_summaries_are_merged_for_the_chart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = {"benchmark": "cost_effect", "machine": {}, "wall_s": 1.0, "k": 50, "embedder": "hash", "budgets": [100, 200],
+            "tokens": "estimate"}
+    rows = _rows()
+    for name in ("a", "b"):
+        for r in rows:
+            r["dataset"] = name
+        (tmp_path / f"{name}.json").write_text(json.dumps({**base, "datasets": report.summarise(rows, (100, 200))}))
+    args = ["--from-json", str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    if _has_matplotlib():
+        args += ["--png", str(tmp_path / "c.png")]
+    assert cost_effect.main(args) == 0
+    merged = _last_json(capsys.readouterr().out)
+    assert list(merged["datasets"]) == ["a", "b"] and len(merged["runs"]) == 2
