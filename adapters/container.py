@@ -96,6 +96,11 @@ def _make_ledger(kind: str, path: str, owned: list):
     return InMemoryLedger()
 
 
+def _packet_log(storage):
+    """The store's packet log (ADR 0061), or None for a store without one (PostgreSQL)."""
+    return getattr(storage, "packet_log", None)
+
+
 def _make_extractor(llm, registry, forget):
     from hlmem.application.reingest import GatedExtractor
 
@@ -271,7 +276,7 @@ class Container(containers.DeclarativeContainer):
                                             embedder=query_embedder)  # matching by meaning, ADR 0067
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
-                                 experience=experience_recall)
+                                 experience=experience_recall, packets=providers.Callable(_packet_log, storage))
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.

@@ -15,21 +15,24 @@ it and everything after it are otherwise omitted. No I/O, no clock: ``now`` is a
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
+from functools import partial
 from typing import Protocol
 
 from attrs import field, frozen
 
+from hlmem.application.token_estimate import LineCounter, estimate_tokens
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.time import require_aware
 
 #: The packet format's version, written in the header; bump it on any change a parser would notice.
 FORMAT_VERSION = 1
 HEADER = f"memory v{FORMAT_VERSION} (best first; times UTC)"
+#: The header of a packet whose events show no id (``build_packet(event_ids=False)``).
+HEADER_NO_EVENT_IDS = f"memory v{FORMAT_VERSION} (best first; times UTC; events without ids)"
 #: A cut item keeps at least this many characters of its text, else it is omitted instead.
 MIN_CUT_CHARS = 12
 #: At most this many evidence ids are listed per item; the rest are counted (``+3``).
@@ -101,46 +104,6 @@ class Packet:
         return bool(self.cut or self.omitted)
 
 
-# --- the token estimate ----------------------------------------------------------------------------
-
-_RUNS = re.compile(r"(?P<w>[A-Za-z]+)|(?P<d>[0-9]+)|(?P<s> +)|(?P<c>[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+)"
-                   r"|(?P<a>[\x00-\x7f])|(?P<o>.)", re.S)
-_HARD = re.compile(r"[^aeiouy]{3}|[aeiou]{3}", re.I)
-
-
-def estimate_tokens(text: str) -> int:
-    """An upper estimate of the tokens ``text`` costs an LLM, for Chinese, English and mixed text.
-
-    2 per text, plus: an ASCII word of n letters ⌈n/3⌉ (⌈2n/3⌉ when it is all caps, mixed case or
-    unpronounceable: ids, hashes, acronyms); 1 per digit; 1 per other ASCII character; 1 per run of
-    spaces, except a single space before a word (BPE vocabularies fold it into the word); 1.5 per
-    CJK character (Han, kana, Hangul, full-width forms); any other character its UTF-8 byte count
-    (the byte fallback of BPE tokenizers). ``docs/packet.md`` shows it is at or above multilingual-e5,
-    cl100k, Qwen2.5 and DeepSeek counts on LoCoMo, MemDaily and adversarial strings.
-    """
-    if not text:
-        return 0
-    total = 0.0
-    for m in _RUNS.finditer(text):
-        kind = m.lastgroup
-        run = m.group()
-        if kind == "w":
-            plain = (run.islower() or run.istitle()) and not _HARD.search(run)
-            total += math.ceil(len(run) / 3) if plain else math.ceil(2 * len(run) / 3)
-        elif kind == "d":
-            total += len(run)
-        elif kind == "s":
-            follows = text[m.end():m.end() + 1]
-            total += 0 if len(run) == 1 and follows.isascii() and follows.isalpha() else 1
-        elif kind == "c":
-            total += 1.5 * len(run)
-        elif kind == "a":
-            total += 1
-        else:
-            total += len(run.encode("utf-8", "surrogatepass"))
-    return math.ceil(total) + 2
-
-
 # --- rendering -------------------------------------------------------------------------------------
 
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
@@ -173,7 +136,7 @@ def _label(item: PacketItem, now: datetime) -> str:
     return "current"
 
 
-def _meta(item: PacketItem, now: datetime, cut: bool) -> str:
+def _meta(item: PacketItem, now: datetime, cut: bool, event_ids: bool = True) -> str:
     parts = [_label(item, now)]
     if item.kind == "event":
         if item.occurred_at is not None:
@@ -182,6 +145,8 @@ def _meta(item: PacketItem, now: datetime, cut: bool) -> str:
         start = _when(item.valid_from) if item.valid_from else ".."
         end = _when(item.valid_to) if item.valid_to else ".."
         parts[0] += f", valid {start}/{end}"
+    if item.kind == "event" and not event_ids:  # an event is its own evidence: nothing else to show
+        return "[" + "; ".join([*parts, "cut"] if cut else parts) + "]"
     parts.append(f"id {_one_line(item.id)}")
     evidence = [_one_line(e) for e in item.evidence if e != item.id]
     if item.kind != "event" or evidence:
@@ -193,12 +158,13 @@ def _meta(item: PacketItem, now: datetime, cut: bool) -> str:
     return "[" + "; ".join(parts) + "]"
 
 
-def render_item(item: PacketItem, now: datetime, *, text: str | None = None) -> str:
-    """One packet line; ``text`` replaces the item's text (a cut prefix, which gets the cut mark)."""
+def render_item(item: PacketItem, now: datetime, *, text: str | None = None, event_ids: bool = True) -> str:
+    """One packet line; ``text`` replaces the item's text (a cut prefix, which gets the cut mark);
+    without ``event_ids`` an event's line shows no id (nor the ids of duplicates folded into it)."""
     body = _one_line(item.text) or "(empty)"
     if text is not None:
-        return f"- {text}{CUT_MARK} {_meta(item, now, cut=True)}"
-    return f"- {body} {_meta(item, now, cut=False)}"
+        return f"- {text}{CUT_MARK} {_meta(item, now, True, event_ids)}"
+    return f"- {body} {_meta(item, now, False, event_ids)}"
 
 
 def footer(cut: int, omitted: int) -> str:
@@ -246,6 +212,23 @@ def _longest(candidates: Sequence[int], fits: Callable[[int], bool]) -> int | No
     return best
 
 
+def _longest_prefix(n: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``k`` in 1..n for which ``fits(k)`` holds (0: none), galloping from the start (1, 2,
+    4, …) and then bisecting: a small budget looks at its first few items only, a large one at
+    O(log n) prefixes, as plain bisection does."""
+    good, step = 0, 1
+    while step <= n and fits(step):
+        good, step = step, step * 2
+    lo, hi = good + 1, min(step, n + 1) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            good, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return good
+
+
 def _cut_text(body: str, fits: Callable[[str], bool]) -> str | None:
     """The longest safe prefix of ``body`` (at least :data:`MIN_CUT_CHARS` long) for which ``fits`` holds."""
     cuts = [i for i in safe_cuts(body) if i >= MIN_CUT_CHARS]
@@ -270,7 +253,8 @@ CHARS_PER_TOKEN_CAP = 16
 
 
 def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: datetime,
-                 count_tokens: TokenCounter = estimate_tokens, max_item_tokens: int | None = None) -> Packet:
+                 count_tokens: TokenCounter = estimate_tokens, max_item_tokens: int | None = None,
+                 event_ids: bool = True) -> Packet:
     """Render ``items`` (best first) as a packet of at most ``budget_tokens`` tokens by ``count_tokens``.
 
     The items shown are a prefix of ``items``; the first that does not fit whole is cut at a safe
@@ -285,6 +269,9 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
         the default :func:`estimate_tokens` upper estimate.
     :param max_item_tokens: when set, an item whose line costs more is cut to that many tokens first
         (items after it may still follow); an item that cannot be cut that short ends the packet.
+    :param event_ids: False leaves the ids out of events' lines (claims keep theirs), under the header
+        :data:`HEADER_NO_EVENT_IDS`: about a third more MemDaily notes fit a budget, but what the agent
+        reads can no longer name an event to ``feedback`` or ``forget`` (``Packet.included`` still does).
     :raises ValidationError: for a negative budget or ``max_item_tokens``, or a naive ``now``.
     """
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 0:
@@ -293,22 +280,26 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
                                         or max_item_tokens < 1):
         raise ValidationError("max_item_tokens must be a positive integer", field="max_item_tokens")
     now = require_aware(now, field="now")
+    if count_tokens is estimate_tokens:
+        count_tokens = LineCounter()  # the same counts, each line read once
     pool = list(items)
+    render = partial(render_item, event_ids=bool(event_ids))
     limit = CHARS_PER_TOKEN_CAP * min(budget_tokens, max_item_tokens or budget_tokens) + 64
     bodies, lines, cut = [], [], set()
     for position, item in enumerate(pool):
         body = _shorten(_one_line(item.text), limit)
-        line: str | None = render_item(item, now, text=body) if body != _one_line(item.text) else render_item(item, now)
+        line: str | None = render(item, now, text=body) if body != _one_line(item.text) else render(item, now)
         if max_item_tokens is not None and count_tokens(line) > max_item_tokens:
-            prefix = _cut_text(body, lambda t, i=item: count_tokens(render_item(i, now, text=t)) <= max_item_tokens)
-            line = None if prefix is None else render_item(item, now, text=prefix)
+            prefix = _cut_text(body, lambda t, i=item: count_tokens(render(i, now, text=t)) <= max_item_tokens)
+            line = None if prefix is None else render(item, now, text=prefix)
         if line is None:
             break  # it cannot be shown under the per-item cap: the packet stays a prefix of the ranking
-        if line != render_item(item, now):
+        if line != render(item, now):
             cut.add(position)
         bodies.append(body)
         lines.append(line)
-    return _assemble(pool, bodies, lines, cut, budget_tokens, now, count_tokens, max_item_tokens)
+    header = HEADER if event_ids else HEADER_NO_EVENT_IDS
+    return _assemble(pool, bodies, lines, cut, budget_tokens, now, count_tokens, max_item_tokens, render, header)
 
 
 def _shorten(body: str, limit: int) -> str:
@@ -320,13 +311,14 @@ def _shorten(body: str, limit: int) -> str:
 
 
 def _assemble(pool: Sequence[PacketItem], bodies: list[str], lines: list[str], cut: set[int], budget: int,
-              now: datetime, count: TokenCounter, cap: int | None) -> Packet:
+              now: datetime, count: TokenCounter, cap: int | None, render: Callable[..., str] = render_item,
+              header: str = HEADER) -> Packet:
     """The longest prefix of ``lines`` that fits with its truncation line, plus the next item cut to fit."""
     total = len(pool)
 
     def text(shown: list[str], cuts: int) -> str:
         omitted = total - len(shown)
-        return "\n".join([HEADER, *shown] + ([footer(cuts, omitted)] if cuts or omitted else []))
+        return "\n".join([header, *shown] + ([footer(cuts, omitted)] if cuts or omitted else []))
 
     def cuts_in(k: int) -> int:
         return sum(1 for p in cut if p < k)
@@ -334,17 +326,17 @@ def _assemble(pool: Sequence[PacketItem], bodies: list[str], lines: list[str], c
     def fits(k: int) -> bool:
         return count(text(lines[:k], cuts_in(k))) <= budget
 
-    k = _longest(range(1, len(lines) + 1), fits) or 0
+    k = _longest_prefix(len(lines), fits)
     shown = lines[:k]
     if k < len(lines):
         item, body = pool[k], bodies[k]
         def fits_cut(t: str) -> bool:
-            line = render_item(item, now, text=t)
+            line = render(item, now, text=t)
             return (cap is None or count(line) <= cap) and count(text([*shown, line], cuts_in(k) + 1)) <= budget
 
         prefix = _cut_text(body, fits_cut)
         if prefix is not None:
-            shown = [*shown, render_item(item, now, text=prefix)]
+            shown = [*shown, render(item, now, text=prefix)]
             cut = cut | {k}
     k = len(shown)
     if k == 0:
@@ -352,6 +344,7 @@ def _assemble(pool: Sequence[PacketItem], bodies: list[str], lines: list[str], c
     final = text(shown, sum(1 for p in cut if p < k))
     tokens = count(final)
     if tokens > budget:  # only a counter that is not monotone can get here: give up the last item
-        return _assemble(pool, bodies[:k - 1], lines[:k - 1], {p for p in cut if p < k - 1}, budget, now, count, cap)
+        return _assemble(pool, bodies[:k - 1], lines[:k - 1], {p for p in cut if p < k - 1}, budget, now, count, cap,
+                         render, header)
     return Packet(text=final, tokens=tokens, budget=budget, included=tuple(i.id for i in pool[:k]),
                   cut=tuple(pool[p].id for p in sorted(cut) if p < k), omitted=tuple(i.id for i in pool[k:]))

@@ -16,8 +16,8 @@ from datetime import datetime
 
 from attrs import Factory, define
 
-from hlmem.application.packet import PacketItem, build_packet
-from hlmem.application.ports import Candidate, Clock, Embedder, RecallStore, Reranker
+from hlmem.application.packet import Packet, PacketItem, build_packet
+from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, RecallStore, Reranker
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
@@ -60,12 +60,13 @@ class RecallService:
     def __init__(self, storage: RecallStore, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None,
-                 experience: ExperienceRecall | None = None) -> None:
+                 experience: ExperienceRecall | None = None, packets: PacketLog | None = None) -> None:
         """:param executor: where a recall embeds its query and scans vectors while the calling thread
             reads the query and searches full text (None: one after the other, in the calling
             thread). The storage's prepared vector search must then run beside its other calls,
             as the port promises (ADR 0022).
-        :param experience: finds active procedures and policies for how-to questions (docs/experience.md)."""
+        :param experience: finds active procedures and policies for how-to questions (docs/experience.md).
+        :param packets: counts each packet served and the history it stood in for (ADR 0061)."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -74,6 +75,7 @@ class RecallService:
         self._reranker = reranker
         self._rerank_top_n = rerank_top_n or DEFAULT_TOP_N
         self._experience = experience
+        self._packets = packets
 
     def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
@@ -134,7 +136,16 @@ class RecallService:
         packet = None
         if q.budget is not None:
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now)
+            self._served(packet, items, q.clock_now)
         return RecallResult(items, q.valid_at, q.known_at, tuple(notes), q.intent, packet)
+
+    def _served(self, packet: Packet, items: Sequence[RecallItem], at: datetime) -> None:
+        """Report a packet served to the packet log, with the events behind what it shows (ADR 0061)."""
+        if self._packets is None or not packet.included:
+            return
+        shown = set(packet.included)
+        behind = [e for i in items if i.id in shown for e in ((i.id, *i.evidence) if i.kind == "event" else i.evidence)]
+        self._packets.record_packet(at, packet.tokens, list(dict.fromkeys(behind)))
 
     def _bridge(self, question: str, run: _Run, args: dict, notes: list[str]) -> list[_Run]:
         """For a question about "the one whose …" (:func:`~hlmem.domain.query_parts.referent`), a

@@ -129,7 +129,19 @@ def report_tables(data: dict[str, Any]) -> list[Table]:
         alerts.add_row(cell(w["code"]), cell(w["message"]), style="yellow")
     if not data["warnings"]:
         alerts.add_row(cell("none"), cell(""))
-    return [providers, overview, alerts]
+    return [providers, overview, _packets_table(data), alerts]
+
+
+def _packets_table(data: dict[str, Any]) -> Table:
+    """Context packets served per UTC day and the history they stood in for (ADR 0061)."""
+    from hlmem.adapters.ops.report_packets import packet_rows
+
+    table = Table(title="context packets served (per UTC day; history: the sessions they came from)")
+    for col in ("day", "packets", "mean tokens", "history tokens per packet", "saved tokens"):
+        table.add_column(col, overflow="fold")
+    for row in packet_rows(data["packets"]) or [("none", "0", "", "", "")]:
+        table.add_row(*row)
+    return table
 
 
 def _budget(b: dict[str, Any]) -> str:

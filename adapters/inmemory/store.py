@@ -27,6 +27,7 @@ from hlmem.adapters.inmemory.store_claims import InMemoryClaims
 from hlmem.adapters.inmemory.store_forget import InMemoryForgetting
 from hlmem.adapters.inmemory.store_log import InMemoryLog
 from hlmem.adapters.inmemory.store_search import InMemorySearch
+from hlmem.adapters.inmemory.packet_log import InMemoryPacketLog
 from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.application.ports import StoredEvent
 from hlmem.domain.derived import DerivedState
@@ -63,6 +64,8 @@ class InMemoryStorage(InMemoryLog, InMemoryClaims, InMemorySearch, InMemoryForge
         #: The experience channel's projection (ADR 0045), journaled with the rest.
         self.experience = InMemoryExperience(self._journal)
         self._activity = InMemoryActivity(lambda: self._claims)
+        #: Context packets served and the history they stood in for (ADR 0061).
+        self.packet_log = InMemoryPacketLog(lambda: self._observations)
         #: Derived items (dv_ streams, ADR 0046), projected by their own reducer.
         self._derived: dict[str, DerivedState] = {}
 

@@ -23,6 +23,7 @@ from typing import Any
 import apsw
 
 from hlmem.adapters.ops.environment import DISK_WARN_BYTES
+from hlmem.adapters.ops.report_packets import packets
 from hlmem.adapters.ops.snapshot import dir_bytes, existing_dir, file_bytes, open_readonly
 from hlmem.adapters.ops.store_checks import STALE_AFTER, beat_state
 from hlmem.adapters.postgres.db import shown_store
@@ -88,6 +89,7 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
         out["worker"] = worker(con, now, stale_after) if con else None
         out["conflicts"] = {"open": _scalar(con, "SELECT count(*) FROM conflicts WHERE status = 'open'", "conflicts")}
         out["embeddings"] = embeddings(con) if con else []
+        out["packets"] = packets(con, since, now)  # context packets served and what they saved (ADR 0061)
         if con is not None:
             budget = budget_today(con, now, limits or BudgetLimits())
     finally:

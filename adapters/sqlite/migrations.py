@@ -553,6 +553,21 @@ def _experience_counts(con: apsw.Connection) -> None:
         con.executemany("INSERT INTO policy_links (policy_id, seq, episode_id, succeeded) VALUES (?, ?, ?, ?)",
                         [(policy_id, i, e, int(ok)) for i, (e, ok) in enumerate(dict(support).items(), 1)])
 
+def _packet_activity(con: apsw.Connection) -> None:
+    # Context packets served per UTC day, their tokens and the history they stood in for (ADR 0061):
+    # numbers only, no text and no ids, so forgetting has nothing to erase here.
+    con.execute(
+        """
+        CREATE TABLE packet_activity (
+            day TEXT PRIMARY KEY,
+            packets INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            history_tokens INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -572,6 +587,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0016_derived", _derived),
     Migration("0017_english_stems", _english_stems),
     Migration("0019_experience_counts", _experience_counts),
+    Migration("0020_packet_activity", _packet_activity),
 )
 
 

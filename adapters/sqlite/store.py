@@ -26,6 +26,7 @@ from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.migrations import migrate
+from hlmem.adapters.sqlite.packet_log import SQLitePacketLog
 from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.read_only import read_only_reason, refusal
 from hlmem.adapters.sqlite.store_activity import SQLiteActivityLog
@@ -82,6 +83,8 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         #: The experience channel's projection (ADR 0045), written in each append's transaction.
         self.experience = SQLiteExperience(self.db)
         self._activity = SQLiteActivity(self.db)
+        #: Context packets served and the history they stood in for (ADR 0061), buffered like accesses.
+        self.packet_log = SQLitePacketLog(self.db)
         self._finish_pending_erasure()
 
     # -- transactions ---------------------------------------------------------------------------
@@ -128,10 +131,11 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         return self._con
 
     def close(self) -> None:
-        """Write pending access telemetry, optimise query statistics (if this connection wrote) and
-        close the file. Neither waits long for another process's write lock (ADR 0024)."""
+        """Write pending access and packet telemetry, optimise query statistics (if this connection
+        wrote) and close the file. Neither waits long for another process's write lock (ADR 0024)."""
         with self._lock:
             self._activity.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
+            self.packet_log.flush(busy_ms=CLOSE_FLUSH_WAIT_MS)
             with suppress(StorageError):  # vectors no write took along: a cache may lose them
                 self.embedding_cache.flush(wait_ms=CLOSE_FLUSH_WAIT_MS)
             began = time.perf_counter()

@@ -13,7 +13,7 @@ event_log       EventLog, StoreIdentity; values StoredEvent, IndexEntry
 claims          ClaimReader
 search          SearchIndex; value Candidate
 governance      ForgetQueries, Erasure, TombstoneLedger, HasTombstoneLedger
-activity        ActivityLog
+activity        ActivityLog, PacketLog; value PacketDay
 jobs            JobQueue, CallLedger; value Job
 budget          BudgetLedger; value Reservation
 heartbeat       WorkerHeartbeats; value WorkerBeat (ADR 0035)
@@ -27,7 +27,7 @@ needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, Recall
 
 from __future__ import annotations
 
-from hlmem.application.ports.activity import ActivityLog
+from hlmem.application.ports.activity import ActivityLog, PacketDay, PacketLog
 from hlmem.application.ports.basics import Clock, IdGenerator, ScratchMap, Transactional
 from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
@@ -65,6 +65,8 @@ __all__ = [
     "JobQueue",
     "MaintenanceStore",
     "Matrix",
+    "PacketDay",
+    "PacketLog",
     "RecallStore",
     "Reservation",
     "Reranker",

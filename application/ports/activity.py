@@ -1,10 +1,13 @@
-"""The activity role (ADR 0015): access telemetry, lifecycle candidates and the store's small meta values."""
+"""The activity role (ADR 0015): access telemetry, lifecycle candidates and the store's small meta values;
+and the packet log (ADR 0061): what context packets served stood in for."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol, runtime_checkable
+
+from attrs import frozen
 
 from hlmem.application.ports.search import Candidate
 from hlmem.domain.lifecycle import Activity, LifecyclePolicy
@@ -49,3 +52,40 @@ class ActivityLog(Protocol):
     def meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str) -> None: ...
+
+
+@frozen
+class PacketDay:
+    """One UTC day of context packets served (issue 39): how many, their tokens, the history they stood in for.
+
+    ``history_tokens`` sums, over the day's packets, the estimated tokens of the whole sessions the
+    packet's items came from: what an agent carrying those conversations instead would have paid.
+    """
+
+    day: date
+    packets: int
+    tokens: int
+    history_tokens: int
+
+
+@runtime_checkable
+class PacketLog(Protocol):
+    """What context packets save (issue 39, ADR 0061): per UTC day, the packets a recall built, their
+    tokens, and the tokens of the history they stood in for. Numbers only: neither the packet's text
+    nor any id is kept, so forgetting never has anything here to erase.
+
+    Contract:
+    - ``record_packet(at, tokens, evidence)`` counts one packet of ``tokens`` tokens served at
+      ``at``; ``evidence`` are the event ids behind its items (an event itself, a claim's
+      evidence). The history it stood in for is the estimated tokens
+      (:func:`hlmem.application.packet.estimate_tokens`) of every event, not forgotten, of the
+      sessions those events belong to, one transcript per session; ids of no stored event add
+      nothing. It never raises for a busy store: an adapter may buffer and estimate later (SQLite:
+      within five minutes or 1,000 packets, and at ``close()``), so a crash may lose the last few.
+    - ``packet_days(since, until)`` lists the days from ``since``'s to ``until``'s (UTC, both
+      included) with at least one packet, oldest first, including what this object still buffers.
+    """
+
+    def record_packet(self, at: datetime, tokens: int, evidence: Sequence[str]) -> None: ...
+
+    def packet_days(self, since: datetime, until: datetime) -> list[PacketDay]: ...

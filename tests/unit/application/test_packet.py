@@ -315,3 +315,78 @@ def test_estimate_examples(text: str, expected: int) -> None:
 @given(st.text(max_size=300))
 def test_the_estimate_is_at_least_one_per_word_and_cjk_character(text: str) -> None:
     assert estimate_tokens(text) >= _words(text)
+
+
+# --- counting line by line (the default estimate's fast path) -------------------------------------
+
+@given(lines=st.lists(_TEXT, max_size=8))
+@example(lines=["a ", "b"])  # a space before a line break costs what it costs at the end of a text
+@example(lines=["我", "们"])  # CJK runs do not join across a line break
+def test_the_line_counter_counts_what_the_estimate_counts(lines: list[str]) -> None:
+    from hlmem.application.token_estimate import LineCounter as _LineCounter
+
+    counter = _LineCounter()
+    text = "\n".join(lines)
+    assert counter(text) == estimate_tokens(text)
+    assert counter(text) == estimate_tokens(text)  # and again, from what it remembers
+
+
+@given(items=st.lists(packet_items(), max_size=10, unique_by=lambda i: i.id), budget=st.integers(0, 3000),
+       cap=st.none() | st.integers(1, 200))
+def test_the_default_counter_builds_the_packet_any_estimate_counter_builds(items, budget, cap) -> None:
+    fast = build_packet(items, budget_tokens=budget, now=NOW, max_item_tokens=cap)
+    slow = build_packet(items, budget_tokens=budget, now=NOW, max_item_tokens=cap,
+                        count_tokens=lambda text: estimate_tokens(text))
+    assert fast == slow
+
+
+@given(n=st.integers(0, 70), k=st.integers(0, 70))
+def test_the_longest_prefix_search_finds_the_last_that_fits(n: int, k: int) -> None:
+    from hlmem.application.packet import _longest_prefix
+
+    asked: list[int] = []
+
+    def fits(i: int) -> bool:
+        asked.append(i)
+        assert 1 <= i <= n
+        return i <= k
+
+    assert _longest_prefix(n, fits) == min(n, k)
+    assert max(asked, default=0) <= max(2 * k + 1, 1) or k >= n  # a short packet looks at its first items only
+
+
+# --- events without ids ------------------------------------------------------------------------------
+
+@given(items=st.lists(packet_items(), max_size=10, unique_by=lambda i: i.id), budget=st.integers(0, 3000),
+       counter=st.sampled_from(sorted(COUNTERS)))
+def test_a_packet_without_event_ids_keeps_the_budget_the_order_and_the_claims_ids(items, budget, counter) -> None:
+    from hlmem.application.packet import HEADER_NO_EVENT_IDS
+
+    count = COUNTERS[counter]
+    packet = build_packet(items, budget_tokens=budget, now=NOW, count_tokens=count, event_ids=False)
+    assert count(packet.text) <= budget and packet.tokens == count(packet.text)
+    assert list(packet.included) + list(packet.omitted) == [i.id for i in items]
+    if not packet.included:
+        assert packet.text == ""
+        return
+    lines = packet.text.split("\n")
+    assert lines[0] == HEADER_NO_EVENT_IDS
+    for line, item in zip(lines[1:], items[:len(packet.included)]):
+        if item.id not in packet.cut:
+            assert line == render_item(item, NOW, event_ids=False)
+        full, short = render_item(item, NOW), render_item(item, NOW, event_ids=False)
+        if item.kind == "event":  # the v1 line without what follows its label: id and folded ids
+            assert full.startswith(short[:-1]) and full[len(short) - 1:].startswith("; id ")
+        else:
+            assert short == full
+
+
+def test_without_event_ids_more_notes_fit() -> None:
+    notes = [PacketItem(id=f"ev_01JNB3K9PQRSTVWXYZ0123{i:04d}", text=f"我的第{i}个同事叫赵雅琳。", kind="event",
+                        occurred_at=NOW) for i in range(40)]
+    with_ids = build_packet(notes, budget_tokens=1000, now=NOW)
+    without = build_packet(notes, budget_tokens=1000, now=NOW, event_ids=False)
+    assert len(without.included) > 1.4 * len(with_ids.included)
+    assert render_item(notes[0], NOW, event_ids=False) == "- 我的第0个同事叫赵雅琳。 [event, said 2026-03-01T09:30Z]"
+    claim = PacketItem(id="cl_1", text="用户 · 同事 · 赵雅琳", evidence=("ev_1",))
+    assert render_item(claim, NOW, event_ids=False) == render_item(claim, NOW)
