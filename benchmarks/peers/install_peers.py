@@ -95,7 +95,7 @@ def install(peer: Peer, cache: Path, explicit_python: str | None, force: bool) -
             interpreter = candidate
             break
     if interpreter is None:
-        marker.update(error=f"no interpreter with venv of Python {'.'.join(map(str, peer.min_python))} or later "
+        marker.update(error=f"no interpreter with venv of Python {_dotted(peer.min_python)} or later "
                             f"(pass --python-{peer.name})", tried=tried)
         return _write(folder, marker)
     if folder.exists():
@@ -126,6 +126,10 @@ def _write(folder: Path, marker: dict) -> dict:
     return marker
 
 
+def _dotted(version: tuple[int, int]) -> str:
+    return ".".join(map(str, version))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="venvs go to CACHE/venvs/<peer>")
@@ -133,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="make the venvs anew")
     for name in PEERS:
         parser.add_argument(f"--python-{name}", dest=f"python_{name.replace('-', '_')}", default=None,
-                            help=f"interpreter for {name}'s venv (Python {'.'.join(map(str, PEERS[name].min_python))}+)")
+                            help=f"interpreter for {name}'s venv (Python {_dotted(PEERS[name].min_python)}+)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in names if n not in PEERS]

@@ -7,7 +7,8 @@ of JSON on the driver's stdin; one reply is one line on its stdout. The driver's
 
 Requests (``op`` and its fields)::
 
-    {"op": "warm",   "dir": PATH, "dim": N, "model": ID, "texts": [...], "vectors": [B64...], "query": Q, "query_vector": B64}
+    {"op": "warm",   "dir": PATH, "dim": N, "model": ID, "texts": [...], "vectors": [B64, ...],
+                     "query": Q, "query_vector": B64}
     {"op": "open",   "dir": PATH, "dim": N, "model": ID, "scope": "conv-26"}
     {"op": "add",    "id": "D1:3", "text": "...", "vector": B64, "session": "session_1", "speaker": "Caroline",
                      "occurred_at": ISO or null}

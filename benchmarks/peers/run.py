@@ -43,7 +43,8 @@ from peers_systems import (  # noqa: E402
 DEFAULT_CONVERSATIONS = ("conv-26", "conv-30")
 SYSTEM_COLUMNS = ("system", "adds", "add_cpu_mean_ms", "add_cpu_p50_ms", "add_cpu_p95_ms", "recalls",
                   "recall_p50_ms", "recall_p95_ms", "recall_cpu_p50_ms", "r@5", "r@10", "store_mib", "rss_mib")
-CONV_COLUMNS = ("conversation", "slot", "system", "add_cpu_mean_ms", "recall_p50_ms", "recall_p95_ms", "r@5", "r@10")
+CONV_COLUMNS = ("conversation", "round", "slot", "system", "add_cpu_mean_ms", "recall_p50_ms", "recall_p95_ms",
+                "r@5", "r@10")
 RATIO_COLUMNS = ("peer", "add_cpu_x", "recall_p50_x", "recall_p95_x", "recall_cpu_x", "r@5_delta", "r@5_ci95",
                  "r@10_delta", "goals")
 
@@ -109,6 +110,40 @@ def order_for(index: int, systems: Sequence[str]) -> list[str]:
     return list(systems[shift:]) + list(systems[:shift])
 
 
+def alternate(drivers: dict[str, Caller], systems: Sequence[str], haystacks: Sequence[Any],
+              vectors: dict[str, tuple[list, list]], *, stores: Path, dim: int, model: str, k: int,
+              repeat: int = 1) -> tuple[dict[str, dict[str, list]], list[dict[str, Any]]]:
+    """Warm each driver up, then every conversation (``repeat`` times) with the systems in turn.
+
+    :returns: per system its add replies, scored recalls (tagged with their round) and store
+        stats; and one summary row per system and conversation.
+    """
+    first = haystacks[0]
+    passages0, queries0 = vectors[first.name]
+    question = (first.queries[0].text, queries0[0]) if first.queries else (first.docs[0].text, passages0[0])
+    (stores / "warm").mkdir(parents=True, exist_ok=True)
+    for name in systems:
+        drivers[name].call("warm", dir=str(stores / "warm"), dim=dim, model=model,
+                           texts=[d.text for d in first.docs[:2]], vectors=passages0[:2],
+                           query=question[0], query_vector=question[1])
+    runs: dict[str, dict[str, list]] = {name: {"adds": [], "recalls": [], "stats": []} for name in systems}
+    rows: list[dict[str, Any]] = []
+    rounds = [(r, hay) for r in range(1, repeat + 1) for hay in haystacks]
+    for index, (round_, hay) in enumerate(rounds):
+        passages, queries = vectors[hay.name]
+        for slot, name in enumerate(order_for(index, systems)):
+            print(f"{hay.name} (round {round_}): {name} ({len(hay.docs)} adds, {len(hay.queries)} recalls)",
+                  file=sys.stderr, flush=True)
+            adds, recalls, stats = run_conversation(drivers[name], hay, passages, queries, dim=dim, model=model,
+                                                    k=k, store=stores / name / f"{hay.name}-{round_}")
+            runs[name]["adds"] += adds
+            runs[name]["recalls"] += [{**r, "round": round_} for r in recalls]
+            runs[name]["stats"].append({"conversation": hay.name, "round": round_, **stats})
+            rows.append({"conversation": hay.name, "round": round_, "slot": slot + 1, "system": name,
+                         **summarize(adds, recalls)})
+    return runs, rows
+
+
 def compute_vectors(dataset: Any, embedder_name: str, cache: Path) -> tuple[dict[str, tuple[list, list]], str, int]:
     """Encoded passage and query vectors per conversation, from the disk cache where possible."""
     from retrieval.vectors import BenchEmbedder
@@ -165,6 +200,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="interpreter whose hlmem is measured (another checkout's venv)")
     parser.add_argument("--hlmem-extract", action="store_true",
                         help="hlmem runs its rules extraction on each add (default off: the peers store verbatim)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run the conversations this many times (fresh stores, the order still rotating)")
     parser.add_argument("--keep-stores", action="store_true", help="keep the stores under CACHE/stores/")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for any one driver reply")
     args = parser.parse_args(argv)
@@ -173,6 +210,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown or not args.systems:
         parser.error(f"--systems: one or more of {', '.join(SYSTEMS)} (got {', '.join(unknown) or 'none'})")
     args.conversations = [c.strip() for c in args.conversations.split(",") if c.strip()]
+    if args.repeat < 1:
+        parser.error("--repeat: at least 1")
     return args
 
 
@@ -196,30 +235,12 @@ def main(argv: list[str] | None = None) -> None:
     drivers, skipped = start_drivers(args, cache, logs)
     if not drivers:
         raise SystemExit("no system could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
-    first = dataset.haystacks[0]
-    passages0, queries0 = vectors[first.name]
-    runs: dict[str, dict[str, list]] = {name: {"adds": [], "recalls": [], "stats": []} for name in drivers}
-    conv_rows: list[dict[str, Any]] = []
     versions: dict[str, Any] = {}
     try:
         for name, driver in drivers.items():
-            (stores / "warm").mkdir(parents=True, exist_ok=True)
-            driver.call("warm", dir=str(stores / "warm"), dim=dim, model=model, texts=[d.text for d in first.docs[:2]],
-                        vectors=passages0[:2], query=first.queries[0].text, query_vector=queries0[0])
             versions[name] = {k: driver.hello[k] for k in ("version", "python")}
-        running = [s for s in args.systems if s in drivers]
-        for index, hay in enumerate(dataset.haystacks):
-            passages, queries = vectors[hay.name]
-            for slot, name in enumerate(order_for(index, running)):
-                print(f"{hay.name}: {name} ({len(hay.docs)} adds, {len(hay.queries)} recalls)",
-                      file=sys.stderr, flush=True)
-                adds, recalls, stats = run_conversation(drivers[name], hay, passages, queries, store=stores / name /
-                                                        hay.name, dim=dim, model=model, k=args.k)
-                runs[name]["adds"] += adds
-                runs[name]["recalls"] += recalls
-                runs[name]["stats"].append({"conversation": hay.name, **stats})
-                conv_rows.append({"conversation": hay.name, "slot": slot + 1, "system": name,
-                                  **summarize(adds, recalls)})
+        runs, conv_rows = alternate(drivers, [s for s in args.systems if s in drivers], dataset.haystacks, vectors,
+                                    stores=stores, dim=dim, model=model, k=args.k, repeat=args.repeat)
     finally:
         for name, driver in drivers.items():
             versions.setdefault(name, {})["peak_rss_mib"] = driver.close().get("peak_rss_mib")
@@ -239,7 +260,8 @@ def report(args: argparse.Namespace, facts: dict[str, Any], path: Path, dataset:
         summary["rss_mib"] = versions[name].get("peak_rss_mib")
     ratio_rows = ratios(summaries)
     verdicts = goals(ratio_rows)
-    margins = r5_margins({name: run["recalls"] for name, run in runs.items()})
+    # R@5 margins over the first round only: a repeat asks the same questions again.
+    margins = r5_margins({name: [r for r in run["recalls"] if r["round"] == 1] for name, run in runs.items()})
     end_load = [round(x, 2) for x in os.getloadavg()]
     print(f"\nLoCoMo {', '.join(h.name for h in dataset.haystacks)} ({path.name}), vectors {model} ({dim}-d), "
           f"k={args.k}, {facts['date']}, code {facts['code']}, load {facts['loadavg']} -> {end_load}")
@@ -267,8 +289,10 @@ def report(args: argparse.Namespace, facts: dict[str, Any], path: Path, dataset:
         for cat in sorted({r["category"] for r in run["recalls"]}):
             categories.setdefault(name, {})[cat] = summarize([], [r for r in run["recalls"] if r["category"] == cat])
             categories[name][cat] = {k: categories[name][cat][k] for k in ("recalls", "r@5", "r@10")}
-    emit({"benchmark": "peers", **facts, "loadavg_end": end_load, "dataset": str(path), "source_sha": dataset.source_sha,
-          "conversations": [h.name for h in dataset.haystacks], "k": args.k, "vectors": {"model": model, "dim": dim},
+    emit({"benchmark": "peers", **facts, "loadavg_end": end_load, "dataset": str(path),
+          "source_sha": dataset.source_sha,
+          "conversations": [h.name for h in dataset.haystacks], "repeat": args.repeat, "k": args.k,
+          "vectors": {"model": model, "dim": dim},
           "hlmem_extract": args.hlmem_extract, "versions": versions, "skipped": skipped, "systems": summaries,
           "ratios": ratio_rows, "goals": verdicts, "goal_targets": GOALS, "r@5_margins": margins,
           "per_conversation": conv_rows, "per_category": categories,

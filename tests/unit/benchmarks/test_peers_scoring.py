@@ -55,8 +55,9 @@ def test_summarize_of_nothing_has_no_figures():
 
 
 def summary(add: float, p50: float, r5: float, **extra) -> dict:
-    return {"add_cpu_mean_ms": add, "add_cpu_p50_ms": add, "recall_p50_ms": p50, "recall_p95_ms": None if p50 is None else 2 * p50,
-            "recall_cpu_mean_ms": p50, "r@5": r5, "r@10": r5, **extra}
+    return {"add_cpu_mean_ms": add, "add_cpu_p50_ms": add, "recall_p50_ms": p50,
+            "recall_p95_ms": None if p50 is None else 2 * p50, "recall_cpu_mean_ms": p50,
+            "r@5": r5, "r@10": r5, **extra}
 
 
 def test_ratios_are_the_peers_cost_over_hlmems_and_the_recall_margin():
@@ -117,7 +118,8 @@ class StubDriver:
             self.turns.append(fields["id"])
             return {"ok": True, "ref": fields["id"], "cpu_ms": 1.0, "wall_ms": 2.0}
         if op == "recall":
-            return {"ok": True, "ids": self.turns[: fields["k"]], "returned": fields["k"], "cpu_ms": 3.0, "wall_ms": 4.0}
+            return {"ok": True, "ids": self.turns[: fields["k"]], "returned": fields["k"],
+                    "cpu_ms": 3.0, "wall_ms": 4.0}
         if op == "close":
             return {"ok": True, "stats": {"memories": len(self.turns)}}
         return {"ok": True}
@@ -144,6 +146,36 @@ def test_run_conversation_adds_every_turn_then_asks_and_scores_every_question(tm
     assert [(r["query"], r["r@5"], r["category"]) for r in recalls] == [("c:q0", 1.0, "4"), ("c:q1", 0.0, "2")]
     assert driver.requests[4]["now"] == when.isoformat() and driver.requests[4]["k"] == 2
     assert stats["memories"] == 3 and stats["store_mib"] == round(2048 / 2**20, 2)
+
+
+def test_alternate_warms_every_driver_then_rotates_them_over_conversations_and_rounds(tmp_path):
+    log: list[tuple[str, str, str]] = []
+
+    class Logged(StubDriver):
+        def __init__(self, name):
+            super().__init__()
+            self.name = name
+
+        def call(self, op, **fields):
+            if op == "open":
+                self.turns = []
+            log.append((self.name, op, fields.get("scope", "")))
+            return super().call(op, **fields)
+
+    vec = encode_vector([1.0, 0.0])
+    hays = [Haystack(name, (Doc(id="D1:1", text="A: hi"), Doc(id="D1:2", text="B: yo")),
+                     (Query(id=f"{name}:q0", text="who?", gold=("D1:2",), category="4"),)) for name in ("c1", "c2")]
+    drivers = {name: Logged(name) for name in ("hlmem", "mem0")}
+    runs, rows = peers_run.alternate(drivers, ["hlmem", "mem0"], hays, {h.name: ([vec, vec], [vec]) for h in hays},
+                                     stores=tmp_path, dim=2, model="m", k=10, repeat=2)
+    assert [entry[:2] for entry in log[:2]] == [("hlmem", "warm"), ("mem0", "warm")]
+    opens = [(name, scope) for name, op, scope in log if op == "open"]
+    assert opens == [("hlmem", "c1"), ("mem0", "c1"), ("mem0", "c2"), ("hlmem", "c2"),
+                     ("hlmem", "c1"), ("mem0", "c1"), ("mem0", "c2"), ("hlmem", "c2")]
+    assert [(r["conversation"], r["round"], r["slot"], r["system"]) for r in rows[:4]] == [
+        ("c1", 1, 1, "hlmem"), ("c1", 1, 2, "mem0"), ("c2", 1, 1, "mem0"), ("c2", 1, 2, "hlmem")]
+    assert len(runs["hlmem"]["adds"]) == 8 and [r["round"] for r in runs["mem0"]["recalls"]] == [1, 1, 2, 2]
+    assert all(r["r@5"] == 1.0 for r in runs["hlmem"]["recalls"])
 
 
 def test_a_peer_is_ready_only_with_the_packages_asked_for(tmp_path):
