@@ -17,6 +17,7 @@ and every query of a recall with the question's.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,18 @@ def make_handler() -> Any:
     from hlmem.adapters.settings import Settings
 
     extract = os.environ.get("HLMEM_PEERS_EXTRACT", "0") == "1"
+
+    def source() -> str:
+        """Where this hlmem comes from, and its commit when that is a git checkout (``+dirty``: changed files)."""
+        folder = Path(hlmem.__file__).resolve().parent
+
+        def git(*args: str) -> str:
+            done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, check=False)
+            return done.stdout.strip() if done.returncode == 0 else ""
+
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = "+dirty" if head and git("status", "--porcelain", "--untracked-files=no") else ""
+        return f"at {head}{dirty} ({folder})" if head else f"({folder})"
 
     class GivenVectors:
         """hlmem's ``Embedder`` port answering with the vector of the call in progress."""
@@ -75,8 +88,7 @@ def make_handler() -> Any:
         name = "hlmem"
 
         def __init__(self) -> None:
-            self.version = f"hlmem {hlmem.__version__} ({Path(hlmem.__file__).resolve().parent})" + (
-                ", rules extraction" if extract else "")
+            self.version = f"hlmem {hlmem.__version__} {source()}" + (", rules extraction" if extract else "")
             self.mem: Any = None
             self.embedder: GivenVectors | None = None
             self.dim = 0

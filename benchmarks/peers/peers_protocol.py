@@ -22,7 +22,8 @@ own API call only, after the vector was decoded into the system's format and bef
 was mapped back to dataset ids. ``add`` answers ``ref`` (the system's id for the memory),
 ``recall`` answers ``ids`` (dataset ids, best first). A failure is ``{"ok": false, "error": ...}``.
 
-Vectors travel as base64 of little-endian float32 (exact, and a fifth of JSON floats' size).
+Lines are ASCII (JSON escapes the rest), so no locale can garble a turn's text. Vectors travel as
+base64 of little-endian float32 (exact, and a fifth of JSON floats' size).
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def serve(handler: Any, stdin: IO[str] | None = None, stdout: IO[str] | None = N
     out = stdout if stdout is not None else protocol_stdout()
 
     def reply(obj: Mapping[str, Any]) -> None:
-        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        out.write(json.dumps(obj) + "\n")
         out.flush()
 
     reply(hello(handler.name, handler.version))
@@ -229,7 +230,7 @@ class Driver:
         """Send ``{"op": op, **fields}`` and return the reply (raises :class:`ProtocolError`)."""
         assert self._proc.stdin is not None
         try:
-            self._proc.stdin.write(json.dumps({"op": op, **fields}, ensure_ascii=False) + "\n")
+            self._proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
             self._proc.stdin.flush()
         except (BrokenPipeError, ValueError):
             raise ProtocolError(f"{self.name}: driver is gone; last lines of {self.log}:\n{self.log_tail()}") from None
