@@ -1,6 +1,6 @@
 """Install the peers from the package registry, each into its own virtual environment.
 
-    python benchmarks/peers/install_peers.py                 # both, into benchmarks/out/peers/venvs/
+    python benchmarks/peers/install_peers.py                 # both, into ~/.cache/hlmem-peers/venvs/
     python benchmarks/peers/install_peers.py --only mem0 --force
     python benchmarks/peers/install_peers.py --python-hl-mem /usr/bin/python3.13
 

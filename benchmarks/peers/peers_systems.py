@@ -17,8 +17,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-#: Venvs, vectors, stores and driver logs (benchmarks/out/ is git-ignored).
-DEFAULT_CACHE = ROOT / "benchmarks" / "out" / "peers"
+#: Venvs, vectors, stores and driver logs: outside the checkout, whose tools and tests walk every
+#: .py file under it (a venv holds thousands, some in a newer Python's syntax); shared by worktrees.
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hlmem-peers"
 #: The order of the tables; run.py alternates the order of the runs.
 SYSTEMS = ("hlmem", "mem0", "hl-mem")
 

@@ -1,6 +1,6 @@
 """hlmem beside Mem0 and HL-Mem: per-add CPU, recall latency and R@5/R@10 on LoCoMo, in one run.
 
-    python benchmarks/peers/install_peers.py     # once: the peers' venvs under benchmarks/out/peers/
+    python benchmarks/peers/install_peers.py     # once: the peers' venvs under ~/.cache/hlmem-peers/
     python benchmarks/peers/run.py               # conv-26 and conv-30, all three systems
 
 Every system gets the same LoCoMo turns (``"<speaker>: <text>"``, one add per turn, in order) and
