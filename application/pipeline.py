@@ -114,6 +114,7 @@ class ExtractionPipeline:
             qualifiers=cand.qualifiers, coordinates=cand.coordinates, polarity=cand.polarity,
             importance=cand.importance, scope=cand.scope, cardinality=cand.cardinality,
             valid_from=cand.valid_from or first, valid_to=cand.valid_to, evidence=cand.evidence, source=source,
+            change=cand.change,
         ), self._registry)
 
     # -- one window ---------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ _PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 _OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
 _QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
 _HEDGE = rf"(?:(?P<hedge>{HEDGE_EN})\s+)?"
+_SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
 _COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
 _ADJ = r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|electric)\s+)*"
 
@@ -63,10 +64,12 @@ RULES: tuple[Rule, ...] = (
     _r("en.allergy_to", "allergy", "have an allergy to X", "I have an allergy to latex",
        rf"{A}{HAVE}\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious)\s+)?allergy\s+to\s+(?P<v>[^,.!?;]{{1,30}}?){TAIL}{END}",
        hedged=True, reported=True),
-    _r("en.condition", "health_condition", "have/suffer from/was diagnosed with X (a condition)", "I have asthma",
-       rf"{A}(?:{HAVE}|\s+(?:suffer|suffers)\s+from|\s+(?:was|were|got|have\s+been|'ve\s+been)\s+diagnosed\s+with|\s+live\s+with|"
-       rf"\s+(?:developed|caught))\s+(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
+    _r("en.condition", "health_condition", "have/suffer from/live with X (a condition)", "I have asthma",
+       rf"{A}(?:{HAVE}|\s+(?:suffer|suffers)\s+from|\s+(?:live|lives)\s+with)\s+{_SEVERITY}"
        rf"(?P<v>{CONDITION_EN}){TAIL}{END}", hedged=True, reported=True),
+    _r("en.diagnosed", "health_condition", "was diagnosed with / developed X: from then on", "I was diagnosed with asthma last year",
+       rf"{A}(?:\s+(?:was|were|got|has\s+been|have\s+been|'ve\s+been|'s\s+been)\s+diagnosed\s+with|\s+(?:developed|caught|got))\s+"
+       rf"{_SEVERITY}(?P<v>{CONDITION_EN}){TAIL}{END}", hedged=True, reported=True, change=True),
     _r("en.condition_state", "health_condition", "am lactose intolerant / diabetic / pre-diabetic", "I'm lactose intolerant",
        rf"{A}{BE}(?P<neg>\s+not)?{A}(?:\s+(?:slightly|a\s+bit|mildly))?\s+(?P<v>{STATES_EN}){TAIL}{END}",
        hedged=True, reported=True),

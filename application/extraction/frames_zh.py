@@ -28,6 +28,7 @@ _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
 _CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?)?"
 _MONEY_UNIT = r"(?:元|块钱|块|万元|万|千|千元|k|K|美元|刀|人民币)?"
 _HEDGE = rf"(?:(?P<hedge>{HEDGE_ZH})\s*)?"
+_SEVERITY = r"(?:轻微的|轻度的?|严重的|慢性|点|一点|一些|些)?\s*"
 
 
 _FREQ_SPEAKER = re.compile(rf"^(?P<f>{FREQ_ZH})\s*(?:我们|我)\s*")  # 每周五我都去… → 每周五都去…
@@ -42,9 +43,12 @@ RULES: tuple[Rule, ...] = (
     _r("zh.allergy", "allergy", "对 X (不)过敏 / X 过敏", "我对青霉素过敏",
        rf"{A}(?:{_HEDGE}(?:对|吃|碰)?\s*(?P<v>[^，。；,;！？!?\s]{{1,10}}?)\s*{A}(?:有点|有些|会|严重|轻微)?{NEG}?过敏)"
        rf"(?:[，,].*)?{END}", hedged=True, reported=True),
-    _r("zh.condition", "health_condition", "有/患有/得了/查出 X(病、症、炎…) or a named condition", "我有轻微的哮喘",
-       rf"{A}{_HEDGE}(?:{NEG}?有|患有|患上了?|得了|得过|查出了?|查出来|被诊断(?:出|为)了?|确诊了?)\s*(?:轻微的|轻度的?|严重的|"
-       rf"慢性|点|一点|一些|些)?\s*(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True),
+    _r("zh.condition", "health_condition", "有/患有/得过 X(病、症、炎…) or a named condition", "我有轻微的哮喘",
+       rf"{A}{_HEDGE}(?:{NEG}?有|患有|得过)\s*{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True),
+    _r("zh.diagnosed", "health_condition", "查出/确诊/得了 X: from then on (a diagnosis in the past still holds)",
+       "我去年查出高血压",
+       rf"{A}{_HEDGE}(?:被)?(?:患上了?|得了|查出了?|查出来了?|检查出了?|体检查出了?|被诊断(?:出|为)了?|诊断出了?|确诊了?)\s*"
+       rf"{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True, change=True),
     _r("zh.condition_state", "health_condition", "X 偏高/偏低, 贫血, 乳糖不耐受 said of the subject", "我乳糖不耐受",
        rf"{A}{_HEDGE}(?:有点|有些|比较|一直)?\s*(?P<v>{CONDITION_ZH}|乳糖不耐受|贫血|失眠|近视|高度近视|色盲){END}",
        hedged=True, reported=True),

@@ -13,11 +13,14 @@ Shape of what it emits (the same as the LLM extractor's):
   about that name (``Caroline · lives_in · …``, ``Caroline's sister``, ``Caroline的表哥``);
 - the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
   ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
-- valid time: a resolved time expression (:mod:`hlmem.domain.temporal`) or the event's occurred time. A
-  change (搬去, switched to, 升级到) holds from the expression on, and so does a state seen on a
-  past day (补录：6月1日时…: a late record, which the domain closes at the next known claim); a
-  plain state pinned to a past week, month or year (2024 年时…) holds during that period only;
-  anything dated in the future becomes a ``plan`` claim (temporal scope), never the current state;
+- valid time: a resolved time expression (:mod:`hlmem.domain.temporal`; a month or weekday
+  without a year or week is the nearest past one) or the event's occurred time. A change (搬去,
+  switched to, 升级到, diagnosed) holds from the expression on — "I moved to Seattle in May" is
+  valid from May — and is marked ``change``, so it still supersedes what was said before it
+  (ADR 0059); a state seen on a past day (补录：6月1日时…) is a late record, which the domain
+  closes at the next known claim; a plain state pinned to a past week, month or year (2024 年时…)
+  holds during that period only; anything dated in the future becomes a ``plan`` claim
+  (temporal scope), never the current state;
 - ``暂时``/``for now`` add the qualifier ``temporary`` (and temporal scope): same slot, so a
   temporary choice supersedes the lasting one and keeps saying it is temporary;
 - evidence is the event id, and the evidence quote an exact substring of the event text.
@@ -44,6 +47,8 @@ from hlmem.domain.slots import SlotRegistry
 USER_ROLES = frozenset({"user", "human"})
 SPEAKER = {"zh": "用户", "en": "user"}
 EXTRACTOR = "rules"
+#: Predicates of configuration records: a dated change of one is a late record, not the latest word.
+_RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
 
 def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
@@ -145,7 +150,7 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
     mention = clause.time
     if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
         return anchor, None, fact.plan
-    prefer = "future" if fact.plan or clause.planned else "past"
+    prefer = "future" if fact.plan or clause.planned else "nearest_past"
     period = resolve(mention.text, anchor, prefer=prefer)
     if period is None:
         return anchor, None, fact.plan
@@ -166,12 +171,10 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     if validity is None:
         return None
     valid_from, valid_to, is_plan = validity
-    since: tuple[tuple[str, str], ...] = ()
-    if fact.holds_now and not is_plan and valid_from < event.occurred_at and clause.time is not None:
-        # "我上个月搬到了苏州" said today: the move's date is kept as a qualifier, and the claim holds
-        # from the statement on, so it supersedes what was said before it (ADR 0041).
-        since = (("since", valid_from.date().isoformat()),)
-        valid_from, valid_to = event.occurred_at, None
+    # "我上个月搬到了苏州" said today holds from last month and is the speaker's latest word: it
+    # supersedes what was said before it, even after last month (ADR 0059). Configuration records
+    # (a version rolled back on a past day) stay late records that land between known claims.
+    change = not is_plan and (fact.holds_now or (fact.change and fact.predicate not in _RECORDS))
     if is_plan and not fact.plan:
         value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
         if not value or not clause.by_user:
@@ -179,14 +182,14 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
         fact = Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI, rule=f"{clause.lang}.plan")
     subject = fact.subject or SPEAKER[clause.lang]
     qualifiers = (("temporary", clause.temporary),) if clause.temporary and not fact.plan else ()
-    qualifiers = (*qualifiers, *fact.qualifiers, *since)
+    qualifiers = (*qualifiers, *fact.qualifiers)
     return CandidateClaim(
         subject=subject, predicate=fact.predicate, value=fact.value.strip(), qualifiers=qualifiers,
         coordinates=fact.coordinates, polarity=fact.polarity, importance=fact.importance,
         scope=fact.scope or scope_for(clause.temporary, fact.predicate, fact.plan),
         cardinality=fact.cardinality, valid_from=valid_from, valid_to=valid_to,
         evidence_quote=_quote(fact, clause, event.text),
-        evidence=(event.event_id,), extractor=EXTRACTOR, rule=fact.rule,
+        evidence=(event.event_id,), extractor=EXTRACTOR, rule=fact.rule, change=change,
     )
 
 

@@ -218,18 +218,34 @@ def test_relation_needs_a_name_not_a_description() -> None:
 
 # -- valid time ------------------------------------------------------------------------------
 
-def test_a_reported_change_holds_from_the_statement_and_keeps_its_date() -> None:
-    # ADR 0041: "其实5月就搬去北京了" said today still holds today, so it holds from the statement
-    # (and supersedes what was said before it); the resolved date of the move is the since qualifier.
+def test_a_reported_change_holds_from_its_date_and_is_marked_a_change() -> None:
+    # ADR 0059: "其实5月就搬去北京了" said on 3 June holds from May, and is a change, so the
+    # domain still lets it supersede what was said before it.
     c = one("其实5月就搬去北京了")
     assert (c.predicate, c.value) == ("lives_in", "北京")
-    assert c.valid_from == AT and c.valid_to is None
-    assert ("since", "2026-05-01") in c.qualifiers
+    assert c.valid_from == datetime(2026, 5, 1, tzinfo=AT.tzinfo) and c.valid_to is None and c.change
+    assert not any(k == "since" for k, _ in c.qualifiers)
 
 
 def test_a_month_after_the_anchor_month_is_last_years() -> None:
     c = run("其实8月就搬去北京了")[0]
-    assert ("since", "2025-08-01") in c.qualifiers
+    assert c.valid_from == datetime(2025, 8, 1, tzinfo=AT.tzinfo)
+
+
+@pytest.mark.parametrize(("text", "start"), [
+    ("I moved to Seattle in May.", datetime(2026, 5, 1)), ("I moved to Seattle in August.", datetime(2025, 8, 1)),
+    ("I started at Shopify on Monday.", datetime(2026, 6, 1)), ("我周五搬到了杭州。", datetime(2026, 5, 29)),
+])
+def test_a_month_or_weekday_in_a_statement_is_the_nearest_past_one(text: str, start: datetime) -> None:
+    # AT is Wednesday 3 June 2026: Monday is 1 June, 周五 the Friday before (29 May).
+    c = run(text)[0]
+    assert c.valid_from == start.replace(tzinfo=AT.tzinfo) and c.valid_to is None and c.change
+
+
+@pytest.mark.parametrize("text", ["我去年查出高血压。", "I was diagnosed with celiac disease last year.", "我前年确诊了糖尿病"])
+def test_a_diagnosis_in_the_past_still_holds(text: str) -> None:
+    c = run(text)[0]
+    assert c.predicate == "health_condition" and c.valid_from < AT and c.valid_to is None
 
 
 def test_without_time_words_validity_starts_when_the_event_occurred() -> None:
