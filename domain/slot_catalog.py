@@ -39,6 +39,7 @@ _SPECS = (
     SlotSpec("habit", M, ("habit", "习惯", "日常")),
     SlotSpec("diet", M, ("diet", "饮食", "忌口")),
     SlotSpec("education", S, ("education", "学历", "教育背景", "教育程度")),
+    SlotSpec("school", S, ("school", "university", "college", "学校", "就读学校", "在读学校")),
     SlotSpec("height", S, ("height", "身高")),
     SlotSpec("weight", S, ("weight", "体重")),
     SlotSpec("budget", S, ("budget", "预算")),

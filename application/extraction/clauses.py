@@ -20,8 +20,22 @@ from hlmem.domain.events import Cardinality, Scope
 MAX_CLAUSE_CHARS = 200
 CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
-_EN_STOP = re.compile(r"(?<=[a-z)\]])\.(?=\s+[A-Z\"'])")
-_CLAUSE_SEP = re.compile(r"[，；;]|,(?!\d)|\s+(?:but|and then|and now|whereas)\s+", re.I)
+_EN_STOP = re.compile(r"(?<=[a-z)\]])(?<!\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|Co|vs|No))(?<!\b(?:Mrs|Inc|Ltd|Ave|etc))(?<!\bProf)"
+                      r"\.(?=\s+[A-Z\"'])")
+#: Verbs an English clause continues its subject with ("…and has diabetes", "…, works as a nurse").
+CONTINUATION_VERBS = (
+    r"(?:am|is|are|was|has|have|had|weighs?|lives?|living|works?|working|owns?|drives?|rides?|plays?|goes|go|went|"
+    r"takes?|eats?|drinks?|uses?|loves?|likes?|hates?|enjoys?|teach(?:es)?|stud(?:y|ies)|runs?|keeps?|bought|sold|got|"
+    r"gets?|moved|joined|left|quit|started|stopped|became|adopted|speaks?|suffers?|does|doesn't|don't|volunteers?|"
+    r"coaches|cooks?|swims?|walks?|bikes?|cycles?|sings?|knits?|paints?|writes?|reads?|hikes?|trains?|practi[cs]es?|"
+    r"attends?|visits?|calls?|wears?|prefers?|gave\s+up|switched|retired|graduated|commutes?|no\s+longer|never)")
+_CLAUSE_SEP = re.compile(rf"[，；;]|,(?!\d)|\s+(?:but|and then|and now|whereas)\s+|\s+and\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our|his|"
+                         rf"her|their)\s|(?:(?:now|also|still|just|recently|currently|usually|always|often)\s+)?"
+                         rf"{CONTINUATION_VERBS}\b)", re.I)
+#: "My best friend, Priya, lives…": the commas around a name in apposition do not end a clause.
+_APPOSITION = re.compile(r"\b(?:my|our)\s+(?:(?:best|oldest|youngest|older|younger|little|big|old|new)\s+)?[a-z\-]+(?:\s+[a-z\-]+)?"
+                         r"\s*(?P<a>,)\s*(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*(?P<b>,)(?!\s*(?-i:[A-Z][a-z]+)\s*(?:,|and\b))",
+                         re.I)
 #: A sentence that says it is not meant literally (a joke) states nothing, before or after the marker.
 _JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|哈哈|嘿嘿|[😂🤣😜]|\b(?:just\s+kidding|kidding|jk|lol|lmao|haha\w*|hehe)\b", re.I)
 #: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
@@ -41,12 +55,14 @@ _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不�
 _DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
-_REPORTING = re.compile(r"(?<!小)说(?![明话法服])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+_REPORTING = re.compile(r"(?<![小会能])说(?![明话法服得一])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
 _PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是])|"
-                      r"\b(?:will|'ll|going to|plan to|planning to|intend to|about to)\b", re.I)
+                      r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
+                      r"(?<!enjoy )going to(?!\s+(?:the|a|an|my|our|his|her|their|work|school|church|bed|class|college|"
+                      r"the\s+gym|gym|practice|therapy)\b)|plan to|planning to|intend to|about to)\b", re.I)
 TEMPORARY = re.compile(r"暂时|临时|先(?=[换用改切])|这几天|这段时间|\b(?:temporarily|for now|for the time being|"
                        r"for a while|for the moment)\b", re.I)
 
@@ -107,6 +123,9 @@ _FROM_OLD = re.compile(r"从\s*[^\s，。；,;]+?\s*(?=(?:变为|变成|改为|�
                        r"降级到|降级为|降到|更新到|更新为|调整为|调整到|调成|搬到|搬去|搬回|迁到|跳槽到))|\bfrom\s+\S+\s+(?=to\b)", re.I)
 
 
+_EVERY = re.compile(r"(?:每个?|(?i:\bevery|\beach)\s+)$")
+
+
 def _mask(text: str) -> tuple[str, TimeMention | None, str]:
     """Blank every time expression (and the 时/起/前 after it) and every "from A" of "from A to B";
     return the first time expression and its relation ("at", "since" or "before")."""
@@ -114,6 +133,8 @@ def _mask(text: str) -> tuple[str, TimeMention | None, str]:
     for old in _FROM_OLD.finditer(text):
         work[old.start():old.end()] = " " * (old.end() - old.start())
     for mention in find(text):
+        if _EVERY.search(text, 0, mention.start):
+            continue  # 每周二, every Tuesday: how often, not when
         suffix = _TIME_SUFFIX.match(text, mention.end)
         end = suffix.end() if suffix else mention.end
         word = suffix["s"] if suffix else None
@@ -152,7 +173,9 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
         question = sentence.rstrip().endswith(("?", "？"))
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
-        for sep in [*_CLAUSE_SEP.finditer(sentence), None]:
+        kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}
+        opening = True
+        for sep in [*(m for m in _CLAUSE_SEP.finditer(sentence) if m.start() not in kept), None]:
             end = sep.start() if sep else len(sentence)
             raw = sentence[pos:end]
             start = offset + pos
@@ -175,9 +198,10 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             clause = Clause(text=raw, work=work, start=start, lang=lang, time=mention, time_relation=relation,
                             topic=None, by_user=by_user, planned=bool(_PLANNED.search(work)),
                             temporary=temp.group() if temp else None, sentence_start=offset)
-            blocked = "question" if question else frame or _clause_gate(raw, lang)
+            blocked = "question" if question else frame or _clause_gate(raw, lang, first=opening)
             if inside(start):
                 blocked = blocked or "quoted"
+            opening = False
             yield Split(clause, blocked)
 
 
@@ -204,8 +228,9 @@ def _frame(text: str) -> str | None:
     return None
 
 
-def _clause_gate(text: str, lang: str) -> str | None:
-    if (_QUESTION_ZH if lang == "zh" else _QUESTION_EN).search(text):
+def _clause_gate(text: str, lang: str, *, first: bool = True) -> str | None:
+    """A clause's own gate; an English clause asks only at its sentence's start ("…and has diabetes" does not)."""
+    if (_QUESTION_ZH.search(text) if lang == "zh" else first and _QUESTION_EN.search(text)):
         return "question"
     if _DEONTIC.search(text):
         return "deontic"

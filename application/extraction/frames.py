@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
@@ -56,6 +56,8 @@ class Rule:
     third_party: bool = False  # only about someone else (其教育背景是博士), never the speaker
     opening: bool = False  # reads the clause from its start ("My rent is…", "预算大概两万"): the subject is in it
     to_user: bool = False  # the fact is the user's: "my cousin is called Marco" → user · cousin · Marco
+    also: tuple[str, ...] = ()  # the same value and polarity in these slots too (戒了奶茶: habit and diet)
+    check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -65,18 +67,24 @@ def rx(pattern: str) -> re.Pattern[str]:
 
 _ZH_TRIM_HEAD = re.compile(r"^(?:一只|一条|一辆|一台|一部|一套|一个|一位|一名|一头|一匹|一把|一块|一家|"
                            r"一些|新的|新|这|那|了|个|只|条|辆|台|部|套|的|是|有)+")
+#: Places keep a leading 新 (新西兰, 新加坡, 新乡): only quantifiers and particles go.
+_ZH_TRIM_HEAD_PLACE = re.compile(r"^(?:一个|一座|一家|一所|一间|这家|那家|这|那|了|的|是|在)+")
+#: Slots whose values are places.
+PLACE_SLOTS = frozenset({"lives_in", "works_in", "hometown", "@where", "neighborhood", "visited", "school"})
 _ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
 _EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
 _EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
                            r"at\s+the\s+moment|right\s+now|for\s+now|haha|lol)$", re.I)
 
 
-def clean_value(value: str, lang: str) -> str:
-    """The value without leading quantifiers or articles and trailing particles, one space apart."""
+def clean_value(value: str, lang: str, *, place: bool = False) -> str:
+    """The value without leading quantifiers or articles and trailing particles, one space apart
+    (``place``: a place name, whose leading 新 is part of it)."""
     value = " ".join(value.split()).strip(" ，,。.!！~～")
+    head = _ZH_TRIM_HEAD_PLACE if place else _ZH_TRIM_HEAD
     for _ in range(3):
         if lang == "zh":
-            value = _ZH_TRIM_TAIL.sub("", _ZH_TRIM_HEAD.sub("", value)).strip()
+            value = _ZH_TRIM_TAIL.sub("", head.sub("", value)).strip()
         else:
             value = _EN_TRIM_TAIL.sub("", _EN_TRIM_HEAD.sub("", value)).strip(" ,.")
     return value
@@ -99,6 +107,13 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
             return "works_in"
         return "employer" if ORG_RE.search(value) or EN_ORG.search(value) else "works_in"
     return rule.slot
+
+
+def _where(value: str, lang: str, tagger: Tagger | None) -> str | None:
+    """``employer`` for an organisation (Stripe, 一家广告公司), ``works_in`` for a place, else None."""
+    if ORG_RE.search(value) or (lang == "en" and EN_ORG.search(value)):
+        return "employer" if value_ok("employer", value, lang, tagger) else None
+    return "works_in" if value_ok("works_in", value, lang, tagger) else None
 
 
 def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
@@ -126,7 +141,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             continue
         lang = rule.lang
         vs, ve = m.span("v")
-        value = clean_value(text[vs:ve], lang)
+        value = clean_value(text[vs:ve], lang, place=rule.slot in PLACE_SLOTS)
         if rule.clean is not None:
             value = rule.clean(value)
         groups = m.groupdict()
@@ -137,7 +152,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             subject = None
         if groups.get("n"):
             value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"
-        if not value or not value_ok(predicate, value, lang, tagger):
+        if not value or not value_ok(rule.check or predicate, value, lang, tagger):
             continue
         polarity = rule.polarity and not groups.get("neg")
         card = rule.cardinality or registry.cardinality(predicate)
@@ -145,12 +160,19 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
         fact = Fact(predicate=predicate, value=value, subject=subject, polarity=polarity, cardinality=card,
                     scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
                     rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
-        out = [fact]
+        out = [fact, *(evolve(fact, predicate=slot, cardinality=registry.cardinality(slot)) for slot in rule.also)]
         job = clean_value(groups.get("job") or "", lang)
         if job and value_ok("job_title", job, lang):
             js, je = m.span("job")
             out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=(js, je), rule=rule.name))
+        org = clean_value(groups.get("org") or "", lang, place=True)
+        if org:
+            where = _where(org, lang, tagger)
+            if where:
+                os_, oe = m.span("org")
+                out.append(Fact(predicate=where, value=org, subject=subject, cardinality=_S, importance=rule.importance,
+                                change=rule.change, span=(os_, oe), rule=rule.name, polarity=polarity))
         old = clean_value(groups.get("old") or "", lang)
         if old and card is _M and value_ok(predicate, old, lang, tagger) and old.casefold() != value.casefold():
             os_, oe = m.span("old")

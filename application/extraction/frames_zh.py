@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hlmem.application.extraction import frames_zh_life
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     CONDITION_ZH,
@@ -38,7 +39,7 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
     return Rule(name=name, lang="zh", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
 
 
-RULES: tuple[Rule, ...] = (
+_BASE: tuple[Rule, ...] = (
     # -- health ---------------------------------------------------------------------------------
     _r("zh.allergy", "allergy", "对 X (不)过敏 / X 过敏", "我对青霉素过敏",
        rf"{A}(?:{_HEDGE}(?:对|吃|碰)?\s*(?P<v>[^，。；,;！？!?\s]{{1,10}}?)\s*{A}(?:有点|有些|会|严重|轻微)?{NEG}?过敏)"
@@ -70,6 +71,8 @@ RULES: tuple[Rule, ...] = (
     _r("zh.habit", "habit", "每周二/每天/平时/习惯 + an activity", "我每周二去游泳",
        rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*[^，。；,;！？!?]{{1,14}}?){END}", on_text=True,
        clean=lambda v: _FREQ_SPEAKER.sub(r"\g<f>", v)),
+    _r("zh.kin_have_named", "@kin", "有一个 X 叫 Y (a kin word and a name)", "我有个女儿叫乐乐",
+       rf"{A}有\s*(?:一个|一位|个|一)?\s*(?P<kin>{REL_ALL_ZH})\s*[，,]?\s*(?:叫做?|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{{1,4}}){END}"),
     _r("zh.kin_have", "@kin", "有一个 X (a kin word: 弟弟, 表妹)", "我有一个弟弟",
        rf"{A}有\s*(?:一个|一位|两个|个|一)?\s*(?P<v>(?P<kin>{REL_ALL_ZH})){END}", cardinality=None),
     # -- possessions and pets -------------------------------------------------------------------
@@ -80,7 +83,7 @@ RULES: tuple[Rule, ...] = (
     _r("zh.owns", "owns", "有/买了/开的是 (一辆/一台…) X (a vehicle, device, home…)", "我有一辆自行车",
        rf"{A}{NEG}?(?:有|买了|刚买了|入手了|拥有|开的是|开着|开)\s*(?:一|两|二|三)?\s*(?:辆|台|部|套|块|架|艘|把|个)\s*"
        rf"(?P<v>[^，。；,;！？!?]{{1,16}}?){END}"),
-    _r("zh.owns_plain", "owns", "有/买了 + an ownable noun (车, 房子…)", "我买了新车",
+    _r("zh.owns_plain", "owns", "有/买了 + an ownable noun (车, 房子…)", "我有房子",
        rf"{A}{NEG}?(?:有|买了|刚买了|拥有)\s*(?P<v>(?:[^，。；,;\s]{{0,6}}){OWNABLE_ZH}){END}"),
     _r("zh.device_is", "owns", "我(用)的手机/车/电脑是 X", "我的手机是iPhone 15",
        rf"{A}(?:用的|在用的|手里的|现在的)?的?\s*(?:{DEVICE_ZH})\s*(?:是|用的是)\s*(?:一辆|一台|一部|一个)?\s*(?P<v>[^，。；,;！？!?]{{2,20}}?){END}"),
@@ -96,6 +99,8 @@ RULES: tuple[Rule, ...] = (
        rf"(?:那个|那家|这个)?(?:商场|公园|景区|医院)?\s*(?:参观|玩|游玩|逛逛?|看看|一趟|一圈)?{END}"),
     _r("zh.neighborhood", "neighborhood", "住的(那个)小区/楼盘叫 X", "我住的那个小区叫世纪花园",
        rf"{A}住的\s*(?:那个|这个)?\s*(?:小区|楼盘|社区|公寓|园区)\s*(?:是|叫)\s*(?P<v>[^，。；,;！？!?]{{2,12}}?){END}"),
+    _r("zh.hometown", "hometown", "(的)老家/家乡/祖籍 是/在 X(的/人)", "我妈老家是河南新乡的",
+       rf"{A}的?\s*(?:老家|家乡|故乡|祖籍)\s*(?:是|在)\s*(?P<v>[\u4e00-\u9fff]{{2,10}}?)\s*(?:的|人|那边|那儿)?{END}"),
     _r("zh.native", "hometown", "是 X 人 (where the subject comes from)", "我表妹是北京人",
        rf"{A}是\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)人{END}"),
     _r("zh.shop", "owns", "开了一家 X (a shop or business)", "我舅舅在深圳开了一家餐厅",
@@ -126,7 +131,7 @@ RULES: tuple[Rule, ...] = (
     _r("zh.works", "@where", "在 X 工作/上班 (employer for an organisation, else works_in)", "我堂哥在武汉工作",
        rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:工作|上班|打工){END}"),
     _r("zh.job", "job_title", "是/当/做 (一名) X (a job word)", "我姐姐是一名护士",
-       rf"{A}(?:是|当了?|做了?|成了|转行做了?|转行当了?|改行做了?|升职(?:当了?|为|成了?)?|晋升为|升为|升任|被提拔为)\s*(?:一名|一个|一位|名|个)?\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}",
+       rf"{A}(?:是|当了?|做了?|成了|转行做了?|转行当了?|改行做了?|升职(?:当了?|为|成了?)?|晋升为|升为|升任|被提拔为)\s*(?:在做|做|当|干)?\s*(?:一名|一个|一位|名|个)?\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}",
        change=True),
     _r("zh.kin_named", "@kin", "我的 X 叫/姓/名叫 Y (X a kin word: the user's relation)", "我岳母姓刘",
        rf"{A}(?:叫做?|名叫|姓|的名字(?:是|叫))\s*(?P<v>[\u4e00-\u9fff]{{1,4}}|[A-Z][a-z]+){END}", to_user=True),
@@ -150,3 +155,6 @@ RULES: tuple[Rule, ...] = (
        importance=0.5, third_party=True, on_text=True),
 )
 
+#: Every Chinese frame rule, in the order tried: life changes first (they say more than the base
+#: rule would read from the same words), then the base table.
+RULES: tuple[Rule, ...] = (*frames_zh_life.RULES, *_BASE)

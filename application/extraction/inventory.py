@@ -93,6 +93,18 @@ EXTRA: tuple[tuple[str, str, str, str, str], ...] = (
      "My coworker Tom is vegan"),
     ("zh.kin_apposition", "zh", "我(的)<关系><名字>… (the relation the subject phrase states)", "by relation word",
      "我邻居王阿姨在医院上班"),
+    ("en.pet_apposition", "en", "my <pet> <Name> … (the user owns the pet; the clause is about it)", "owns",
+     "Our dog Biscuit is 12"),
+    ("zh.pet_called", "zh", "我家(那只)<宠物>叫 Y (later clauses are about Y)", "owns", "我家那只橘猫叫年糕"),
+    ("en.pet_called", "en", "my <pet> is called / 's name is Y", "owns", "My dog is called Rex"),
+    ("zh.pet_names", "zh", "…养了一只 X，叫 Y (names for the pet the last clause introduced)", "owns",
+     "我养了一只守宫，叫豆包"),
+    ("en.pet_names", "en", "…two cats, Miso and Tofu (names for the pets the last clause introduced)", "owns",
+     "We have two cats, Miso and Tofu"),
+    ("zh.kin_names", "zh", "有两个孩子，老大叫 X，老二叫 Y (names for the kin the last clause introduced)",
+     "by relation word", "我有两个孩子，老大叫乐乐，老二叫安安"),
+    ("en.kin_names", "en", "…two kids, Emma and Noah (names for the kin the last clause introduced)", "by relation word",
+     "I have two kids, Emma and Noah"),
 )
 
 

@@ -33,6 +33,22 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("colleague", _M) for w in ("老同事", "workmate", "teammate")},
     **{w: ("child", _M) for w in ("kid",)},
     **{w: ("subordinate", _M) for w in ("下属", "部下", "手下", "subordinate", "direct report")},
+    # colloquial short forms (我妈, 我哥) and family words people use every day
+    **{w: ("mother", _S) for w in ("妈", "老妈", "mommy")},
+    **{w: ("father", _S) for w in ("爸", "老爸", "daddy")},
+    **{w: ("sibling", _M) for w in ("哥", "姐", "弟", "妹", "大哥", "大姐", "二哥", "二姐", "小弟", "小妹", "亲哥", "亲姐")},
+    **{w: ("spouse", _S) for w in ("媳妇", "媳妇儿", "老伴", "hubby")},
+    **{w: ("partner", _S) for w in ("fiancé", "fiance", "fiancée", "fiancee")},
+    **{w: ("child", _M) for w in ("闺女", "娃", "宝宝", "大女儿", "小女儿", "大儿子", "小儿子", "stepson", "stepdaughter",
+                                  "kids", "children")},
+    **{w: ("parent", _M) for w in ("爸妈", "父母", "parents")},
+}
+
+#: Kin words written one way in subjects, so 我妈 and 我妈妈 are one person (用户的妈妈).
+KIN_CANON: Mapping[str, str] = {
+    "妈": "妈妈", "老妈": "妈妈", "爸": "爸爸", "老爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹",
+    "亲哥": "哥哥", "亲姐": "姐姐", "闺女": "女儿", "媳妇": "老婆", "媳妇儿": "老婆", "mum": "mom", "mommy": "mom",
+    "daddy": "dad", "hubby": "husband", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
 }
 
 #: Health conditions named without a suffix (a suffix — 病, 症, 炎, 癌, disease — is enough on its own).
@@ -59,11 +75,25 @@ AUTHORITY_EN = r"(?:my\s+|the\s+)?(?:doctor|dentist|physician|GP|nurse|cardiolog
 
 #: Things people own or keep (a classifier or a verb like 养 or "drive" also settles possession).
 PETS_ZH = ("猫", "狗", "猫咪", "小猫", "小狗", "狗狗", "金毛", "泰迪", "柯基", "哈士奇", "柴犬", "布偶猫", "英短", "橘猫",
-           "仓鼠", "兔子", "鹦鹉", "乌龟", "金鱼", "鱼", "龙猫", "刺猬", "蜥蜴", "宠物")
+           "仓鼠", "兔子", "鹦鹉", "乌龟", "金鱼", "鱼", "龙猫", "刺猬", "蜥蜴", "宠物", "萨摩耶", "边牧", "拉布拉多", "德牧",
+           "比熊", "博美", "雪纳瑞", "法斗", "巴哥", "阿拉斯加", "田园犬", "土狗", "蓝猫", "暹罗", "加菲", "狸花", "蓝白",
+           "金丝熊", "荷兰猪", "豚鼠", "蜜袋鼯", "守宫", "柯尔鸭", "八哥", "画眉", "锦鲤", "孔雀鱼", "热带鱼", "陆龟", "蛇",
+           "羊驼", "鸽子", "小鸡", "鸭子")
+#: A species word people make up with these endings (狸花猫, 中华田园犬, 虎皮鹦鹉) is a pet too.
+PET_SUFFIX_ZH = "猫|狗|犬|鸟|鱼|龟|兔|鼠|蛇|鸭|鹦鹉"
 OWNABLE_ZH = r"(?:车|汽车|电动车|自行车|摩托车|房子|房|公寓|别墅|手机|电脑|笔记本|平板|相机|钢琴|吉他|手表|游戏机|船)"
-PETS_EN = ("cat", "cats", "dog", "dogs", "kitten", "puppy", "parrot", "hamster", "rabbit", "bunny", "turtle", "tortoise",
-           "goldfish", "fish", "guinea pig", "lizard", "snake", "ferret", "budgie", "pet", "pets", "golden retriever",
-           "labrador", "poodle", "beagle", "corgi", "husky", "terrier", "chihuahua", "dachshund", "pug", "bulldog")
+_PETS_EN = ("cat", "dog", "kitten", "puppy", "parrot", "hamster", "rabbit", "bunny", "turtle", "tortoise", "goldfish",
+            "fish", "guinea pig", "lizard", "snake", "ferret", "budgie", "pet", "golden retriever", "labrador", "lab",
+            "poodle", "beagle", "corgi", "husky", "terrier", "chihuahua", "dachshund", "pug", "bulldog", "greyhound",
+            "german shepherd", "border collie", "collie", "shih tzu", "boxer", "goldendoodle", "labradoodle", "doodle",
+            "pit bull", "pitbull", "rottweiler", "spaniel", "schnauzer", "maltese", "yorkie", "pomeranian", "whippet",
+            "shiba", "siamese", "maine coon", "ragdoll", "persian", "tabby", "sphynx", "bearded dragon", "gecko",
+            "axolotl", "hedgehog", "chinchilla", "gerbil", "mouse", "rat", "cockatiel", "canary", "parakeet", "macaw",
+            "cockatoo", "chicken", "hen", "duck", "goat", "pony", "horse", "donkey", "pig", "tarantula", "python",
+            "iguana", "chameleon", "frog", "hermit crab", "betta", "koi", "alpaca", "llama", "bee", "mutt", "tomcat")
+#: Pets (species and common breeds), singular and plural.
+PETS_EN = tuple(sorted({*_PETS_EN, *(w + ("es" if w.endswith(("sh", "ch", "x")) else "s") for w in _PETS_EN),
+                        "mice", "puppies", "bunnies", "ponies", "fish", "guinea pigs"}, key=len, reverse=True))
 OWNABLE_EN = ("car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "house", "flat", "apartment", "condo",
               "boat", "sailboat", "laptop", "phone", "camera", "piano", "guitar", "tablet", "watch", "truck", "van",
               "garden", "cabin", "e-bike", "drone", "console")
@@ -91,11 +121,12 @@ DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitar
 QUANTITY_ZH: Mapping[str, str] = {
     "身高": "height", "个子": "height", "体重": "weight", "预算": "budget", "月薪": "salary", "工资": "salary",
     "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "房租": "rent", "租金": "rent",
-    "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type",
+    "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type", "房贷": "mortgage", "月供": "mortgage",
 }
 QUANTITY_EN: Mapping[str, str] = {
     "budget": "budget", "salary": "salary", "income": "salary", "pay": "salary", "rent": "rent", "height": "height",
-    "weight": "weight", "shoe size": "shoe_size", "blood type": "blood_type",
+    "weight": "weight", "shoe size": "shoe_size", "blood type": "blood_type", "mortgage": "mortgage",
+    "mortgage payment": "mortgage",
 }
 NUM_ZH = r"(?:\d[\d,.]*|[零一二两三四五六七八九十百千万亿半]+)"
 NUM_EN = r"(?:[$€£¥]\s?)?\d[\d,.]*\s?(?:k|K|m|M|grand)?"

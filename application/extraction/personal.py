@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import re
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from hlmem.application.extraction import frames_en, frames_zh
-from hlmem.application.extraction.clauses import Clause, Fact
+from hlmem.application.extraction.clauses import CONTINUATION_VERBS, Clause, Fact
 from hlmem.application.extraction.frames import run
 from hlmem.application.extraction.guard import Tagger
 from hlmem.application.extraction.lexicon import AUTHORITY_EN, AUTHORITY_ZH, FREQ_EN
-from hlmem.application.extraction.subjects import LEADING_ZH, resolve_en, resolve_zh
+from hlmem.application.extraction.patterns_common import person_like
+from hlmem.application.extraction.subjects import LEADING_ZH, Subject, resolve_en, resolve_zh
 from hlmem.domain.slots import SlotRegistry
 
 _REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
@@ -35,21 +36,42 @@ _ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|lik
                           r"\s*[.!]*\s*$")
 
 
+@frozen
+class Reading:
+    """What one clause says, and whom the clauses after it are about when they name no one."""
+
+    facts: list[Fact]
+    subject: Subject | None = None  # the subject this clause resolved (named or carried), if any
+
+
+#: An English clause that opens with a verb continues the subject before it ("…and has diabetes").
+_EN_LEAD = r"^\s*(?:(?:and|also|then|plus|but|so|who|which)\s+)*"
+_EN_CONTINUES = re.compile(
+    rf"{_EN_LEAD}(?:(?:now|still|also|just|recently|mostly|usually|always|often|even|currently|actually|really)\s+)*"
+    rf"(?:'s|'m|{CONTINUATION_VERBS})\b", re.I)
+#: A Chinese clause that names no one continues the third party before it in its sentence, unless
+#: it starts over with the speaker's own words (我觉得… is caught by the subject resolver).
+_ZH_CONTINUES = re.compile(r"^\s*(?:还|而且|并且|也|又|都|就|平时|经常|今年|现在|每|已经|一直|目前|最近|在|是|有|会|做|住|"
+                           r"不|没|特别|比较|很|挺|刚|[\u4e00-\u9fff])")
+
+
 def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked: str | None = None,
-          tagger: Tagger | None = None) -> list[Fact]:
-    """Personal facts of one clause (empty when no frame applies).
+          tagger: Tagger | None = None, carried: Subject | None = None) -> Reading:
+    """Personal facts of one clause (empty when no frame applies), and its subject.
 
     :param topic: the third party the event last named (for 他, 其, she).
     :param blocked: the gate that stops the clause, if any: ``uncertain`` lets hedge-proof rules
         through, ``reported`` an authority's report about the user; any other gate yields nothing.
     :param tagger: the guard's Chinese part-of-speech tagger, if any.
+    :param carried: the subject of the clause before it in the same sentence: a clause that names
+        no one is about them ("我老公在外企做财务，经常加班", "My mom is 67 and has diabetes").
     """
     hedged, reported, source = blocked == "uncertain", False, None
     if blocked not in (None, "uncertain", "reported"):
-        return []
+        return Reading([])
     report = (_REPORT_ZH if clause.lang == "zh" else _REPORT_EN).match(clause.text) if clause.by_user else None
     if blocked == "reported" and report is None:
-        return []
+        return Reading([])
     if report is not None:
         clause, reported = _from(clause, report.end()), True
         source = " ".join(report["who"].split())
@@ -61,33 +83,83 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         clause = _from(clause, freq.end())
     subject = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, topic)
     table = frames_zh.RULES if clause.lang == "zh" else frames_en.RULES
+    if subject is None and carried is not None and not reported and not freq:
+        subject = _carry(clause, carried)
     if subject is None:
         if not clause.by_user or freq or reported:
-            return []
+            return Reading([])
         start = LEADING_ZH.match(clause.work).end() if clause.lang == "zh" else 0  # 不过现在在北京工作
         facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True,
                     tagger=tagger)
-        return [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
-    if (subject.name is None and not clause.by_user) or (subject.kin and not clause.by_user):
-        return []
+        facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
+        return Reading(facts)
+    if (subject.name is None and not clause.by_user) or ((subject.kin or subject.pet) and not clause.by_user):
+        return Reading([])
     if reported and subject.name is not None:
-        return []
+        return Reading([])
     if freq:
         m = _ACTIVITY_EN.match(clause.text, subject.end)
         if not m:
-            return []
+            return Reading([], subject)
         value = f"{m['v']} {freq['f']}".strip()
-        return [Fact(predicate="habit", value=value, subject=subject.name, span=m.span("v"), rule="en.habit_lead",
-                     cardinality=registry.cardinality("habit"))]
-    facts = run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
-                registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
+        return Reading([Fact(predicate="habit", value=value, subject=subject.name, span=m.span("v"), rule="en.habit_lead",
+                             cardinality=registry.cardinality("habit"))], subject)
+    if subject.pet and (named := pet_named(clause, subject)) is not None:
+        return named
+    facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
+        table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
+        registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
     if source:
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts]
-    if subject.relation and clause.by_user and facts:
+    if subject.relation and clause.by_user and facts and not subject.carried:
         predicate, value = subject.relation
+        kind = "pet" if subject.pet else "kin"
         facts.append(Fact(predicate=predicate, value=value, cardinality=registry.cardinality(predicate),
-                          rule=f"{clause.lang}.kin_apposition", importance=0.6))
-    return facts
+                          rule=f"{clause.lang}.{kind}_apposition", importance=0.6))
+    return Reading(facts, subject)
+
+
+def _carry(clause: Clause, carried: Subject) -> Subject | None:
+    """The carried subject, starting where this clause's words start, when the clause continues it."""
+    if clause.lang == "en":
+        m = _EN_CONTINUES.match(clause.work)
+        if m is None:
+            return None
+        lead = re.match(_EN_LEAD, clause.work, re.I)
+        start = lead.end() if lead else 0
+    else:
+        if carried.name is None or not _ZH_CONTINUES.match(clause.work):
+            return None  # the speaker's own clauses need no carrying: Chinese drops the subject anyway
+        start = LEADING_ZH.match(clause.work).end()
+    return evolve(carried, end=start, bare_end=start, carried=True, relation=None)
+
+
+def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry, hedged: bool, reported: bool,
+                 tagger: Tagger | None) -> list[Fact]:
+    """The frame rules on a clause that continues a subject: English rules expect a space before the verb."""
+    if clause.lang == "zh":
+        return run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
+                   registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.end)
+    text, work = " " + clause.text[subject.end:], " " + clause.work[subject.end:]
+    facts = run(table, text, work, 0, subject=subject.name, kin=subject.kin, registry=registry, hedged=hedged,
+                reported=reported, tagger=tagger, text_start=0)
+    shift = subject.end - 1
+    return [evolve(f, span=(f.span[0] + shift, f.span[1] + shift)) if f.span else f for f in facts]
+
+
+_PET_CALLED_ZH = re.compile(r"\s*(?:的名字)?\s*(?:叫做?|名叫|名字叫|取名叫?|的名字是)\s*(?P<n>[\u4e00-\u9fffA-Za-z]{1,6}?)\s*(?:了|呢|哦|啊)?\s*$")
+_PET_CALLED_EN = re.compile(r"\s*(?:is\s+called|is\s+named|'s\s+called|'s\s+name\s+is|goes\s+by)\s+(?P<n>[A-Z][\w'\-]+)\s*[.!]*\s*$")
+
+
+def pet_named(clause: Clause, subject: Subject) -> Reading | None:
+    """"我家那只橘猫叫年糕", "Our dog's name is Rex": the user owns the pet, and later clauses are about it."""
+    m = (_PET_CALLED_ZH if clause.lang == "zh" else _PET_CALLED_EN).match(clause.work, subject.end)
+    if m is None or subject.pet is None:
+        return None
+    name = clause.text[m.start("n"):m.end("n")]
+    value = f"{subject.pet}（{name}）" if clause.lang == "zh" else f"{subject.pet} ({name})"
+    fact = Fact(predicate="owns", value=value, span=m.span("n"), rule=f"{clause.lang}.pet_called", importance=0.6)
+    return Reading([fact], Subject(name, m.end(), pet=subject.pet))
 
 
 def _from(clause: Clause, offset: int) -> Clause:
@@ -96,6 +168,14 @@ def _from(clause: Clause, offset: int) -> Clause:
     if time is not None:
         time = evolve(time, start=time.start - offset, end=time.end - offset)
     return evolve(clause, text=clause.text[offset:], work=clause.work[offset:], start=clause.start + offset, time=time)
+
+
+def introduced(facts: list[Fact]) -> str | None:
+    """The person the speaker just named as kin or a relation (我有个女儿叫乐乐, 张伟是我的同事), else None."""
+    for fact in facts:
+        if fact.subject is None and fact.predicate in _RELATION_PREDICATES and fact.polarity and person_like(fact.value):
+            return fact.value
+    return None
 
 
 def named_person(facts: list[Fact]) -> str | None:
@@ -111,5 +191,5 @@ def named_person(facts: list[Fact]) -> str | None:
 _RELATION_PREDICATES = frozenset({
     "boss", "spouse", "partner", "father", "mother", "advisor", "colleague", "friend", "sibling", "child", "roommate",
     "classmate", "neighbor", "collaborator", "cousin", "uncle", "aunt", "grandparent", "mother_in_law", "father_in_law",
-    "sister_in_law", "brother_in_law", "niece", "nephew", "grandchild",
+    "sister_in_law", "brother_in_law", "niece", "nephew", "grandchild", "parent", "subordinate",
 })

@@ -35,12 +35,14 @@ from attrs import evolve
 
 from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
+from hlmem.application.extraction.carry import names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
+from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
 from hlmem.domain.temporal import resolve
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
-from hlmem.domain.events import Cardinality
+from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.slots import SlotRegistry
 
 #: Roles whose first person is the user.
@@ -81,12 +83,24 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     topic: str | None = None
     topic_start: int | None = None
     person: str | None = None  # the third party last named (for 他, 其, she)
+    carried: Subject | None = None  # whom the sentence is about so far (a clause naming no one continues it)
+    sentence = -1
+    previous: list[Fact] = []
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
+        if clause.sentence_start != sentence:
+            sentence, carried, previous = clause.sentence_start, None, []
         module = patterns_zh if clause.lang == "zh" else patterns_en
-        facts = [] if clause.planned else personal.match(clause, registry, person, blocked=piece.blocked,
-                                                                   tagger=tagger)
+        reading = personal.Reading([]) if clause.planned else personal.match(
+            clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried)
+        named = names_after(clause, previous) if previous and not piece.blocked and by_user else None
+        if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
+            facts, carried = named.facts, named.subject or carried
+        else:
+            facts = reading.facts
+            if reading.subject is not None and not piece.blocked:
+                carried = reading.subject
         if piece.blocked and not facts:
             continue
         clause = evolve(clause, topic=topic, topic_start=topic_start)
@@ -94,16 +108,20 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
+        if named is None and (name := personal.introduced(facts)) is not None:
+            carried = Subject(name, 0)  # "我有个女儿叫乐乐，今年五岁": the clauses after it are about 乐乐
         for fact in facts:
             cand = _candidate(fact, clause, event)
             if cand is not None:
                 out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
         person = personal.named_person(facts) or person
+        previous = previous if named is not None else facts or previous
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
             topic, topic_start = entity, clause.start
     return out
+
 
 
 def speaker_of(role: str) -> str | None:
@@ -159,9 +177,20 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
         return (anchor, start, True) if fact.plan and start > anchor else None
     if fact.plan or start > anchor:
         return start, end, True
+    if start <= anchor < end and not fact.change:
+        # 今年三岁了: the statement's own period says when, not since when; 这周在上海出差 ends with it
+        return anchor, end if fact.scope is Scope.TEMPORAL or clause.temporary else None, False
     if fact.change or clause.time_relation == "since" or end > anchor or end - start <= timedelta(days=1):
         return start, None, False  # from then on (a late record of a day: the domain closes it at the next claim)
     return start, end, False  # a state pinned to a past week, month or year held during it
+
+
+def _one_day(clause: Clause, anchor: datetime) -> bool:
+    """Whether the clause is dated to a single day (今天, tomorrow, 周三)."""
+    if clause.time is None:
+        return False
+    period = resolve(clause.time.text, anchor, prefer="nearest_past")
+    return period is not None and period[1] - period[0] <= timedelta(days=1)
 
 
 def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim | None:
@@ -171,6 +200,8 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     if validity is None:
         return None
     valid_from, valid_to, is_plan = validity
+    if not fact.polarity and fact.predicate == "habit" and _one_day(clause, event.occurred_at):
+        return None  # 今天不上课了: a day off, not a habit that ended
     # "我上个月搬到了苏州" said today holds from last month and is the speaker's latest word: it
     # supersedes what was said before it, even after last month (ADR 0059). Configuration records
     # (a version rolled back on a past day) stay late records that land between known claims.

@@ -14,7 +14,7 @@ import re
 
 from attrs import evolve, frozen
 
-from hlmem.application.extraction.lexicon import KIN
+from hlmem.application.extraction.lexicon import KIN, KIN_CANON, PET_SUFFIX_ZH, PETS_EN, PETS_ZH
 from hlmem.application.extraction.patterns_common import RELATIONS, person_like
 
 #: Every relation word, longest first (so 表哥 wins over 哥).
@@ -27,10 +27,14 @@ SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁�
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
 _ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
 _ADV_ZH = r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是)*"
-_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?(?:(?P<kin>{REL_ALL_ZH})"
+_PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[\u4e00-\u9fff]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?"
+                 rf"(?:(?:那只|这只|那条|这条|那两只|只|条)?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|$)|"
+                 rf"(?P<kin>{REL_ALL_ZH})"
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
+_PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
 _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
                           r"Yes|No|Ok|Okay|Hi|Hello|Thanks|Please|Every|Each|Today|Tomorrow|Yesterday|Also|And|But|So|"
                           r"Then|Now|Maybe|Honestly|Actually|Well|Oh|People|Everyone|Somebody|Someone|Home|Our|Your|"
@@ -38,7 +42,8 @@ _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|Th
                           r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
 _LEAD_EN = r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately)\s*,?\s+)*"
 _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
-                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$))?"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
                  rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s)\b|'s\s)"
                  rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s))")
@@ -52,6 +57,8 @@ class Subject:
     end: int  # where the rest of the clause starts
     relation: tuple[str, str] | None = None  # (predicate, value) the subject phrase itself states
     kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
+    pet: str | None = None  # the pet word when the subject is the user's pet (用户的橘猫, user's dog)
+    carried: bool = False  # not named in the clause: carried from the clause before it (…，经常加班)
     bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
 
 
@@ -84,7 +91,9 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
             predicate = relation_of(m["kin"]) or "knows"
             return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
         if m["kin"]:
-            return Subject(f"用户的{m['kin']}", m.end(), kin=m["kin"])
+            return Subject(f"用户的{KIN_CANON.get(m['kin'], m['kin'])}", m.end(), kin=m["kin"])
+        if m["pet"]:
+            return Subject(f"用户的{m['pet']}", m.end(), pet=m["pet"])
         return Subject(None, m.end())
     if m["thing"]:
         return Subject(m["thing"], m.end())
@@ -109,7 +118,12 @@ def _resolve_en(text: str, topic: str | None) -> Subject | None:
         if m["kname"] and person_like(m["kname"]):
             predicate = _ALL_REL.get(kin, _ALL_REL.get(m["kin"].lower(), ("knows", None)))[0]
             return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
-        return Subject(f"user's {kin}", m.end(), kin=m["kin"].lower())
+        return Subject(f"user's {KIN_CANON.get(kin, kin)}", m.end(), kin=m["kin"].lower())
+    if m["pet"]:
+        pet = m["pet"].lower()
+        if m["pname"] and person_like(m["pname"]):
+            return Subject(m["pname"], m.end(), relation=("owns", f"{pet} ({m['pname']})"), pet=pet)
+        return Subject(f"user's {pet}", m.end(), pet=pet)
     if m["name"]:
         if _NOT_NAME_EN.match(m["name"].split()[0]):
             return None

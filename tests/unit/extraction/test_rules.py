@@ -122,7 +122,7 @@ NOTHING = [
     "I used to live in Boston.", "You should use dark mode.",
     # chatter and things no rule covers
     "好的，谢谢", "今天天气不错", "control-02 采用本地优先架构", "control-03 包含三个模块", "I live in fear.",
-    "我在家工作", "我住院了", "<HAN:2>的<ASCII:4>是<HAN:3>",
+    "我在家工作", "<HAN:2>的<ASCII:4>是<HAN:3>",
     # opinions, deixis and vague plans are not attributes
     "这个函数的返回值是 None", "问题的关键是缓存没有失效", "模型的效果是不错的", "I love this idea!",
     "My question is how to fix this.", "My code is broken.", "We'll see tomorrow.", "Tomorrow is Friday.",
@@ -132,6 +132,11 @@ NOTHING = [
 @pytest.mark.parametrize("text", NOTHING)
 def test_nothing(text: str) -> None:
     assert run(text) == []
+
+
+def test_a_hospital_stay_is_a_state_for_now_not_a_home() -> None:
+    [c] = run("我住院了")
+    assert (c.predicate, c.value, c.scope) == ("health_condition", "住院", Scope.TEMPORAL)
 
 
 def test_an_assistants_first_person_is_not_the_user() -> None:

@@ -1,0 +1,84 @@
+"""Names a clause adds to the clause before it: "我养了一只猫，叫咪咪", "two cats, Miso and Tofu".
+
+A clause that is only a name, or a list of names, names what the clause before it introduced in
+the same sentence: a pet (``owns · cat (Miso)``) or kin the user has (``child · Emma``). "老大叫
+乐乐，老二叫安安" after "我有两个孩子" names the children one by one. A single name becomes the
+subject of the clauses after it ("我养了一只猫，叫咪咪，今年两岁" → 咪咪 · age).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from attrs import evolve
+
+from hlmem.application.extraction.clauses import Clause, Fact
+from hlmem.application.extraction.lexicon import PET_SUFFIX_ZH, PETS_EN, PETS_ZH
+from hlmem.application.extraction.patterns_common import person_like
+from hlmem.application.extraction.personal import Reading
+from hlmem.application.extraction.subjects import REL_ALL_EN, REL_ALL_ZH, Subject
+
+_NAME_EN = r"[A-Z][a-z'\-]+"
+_LIST_EN = re.compile(rf"^\s*(?:(?:called|named|both\s+named)\s+)?(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)"
+                      rf"\s*[.!]*\s*$")
+_ITS_NAME_EN = re.compile(rf"^\s*(?:(?:his|her|its|their)\s+names?\s+(?:is|are|'s)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))"
+                          rf"\s+(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)\s*[.!]*\s*$", re.I)
+_ZH_NAME = r"[\u4e00-\u9fffA-Za-z]{1,5}?"
+_LIST_ZH = re.compile(rf"^\s*(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫做?|名叫|名字叫|取名叫?|的名字是)\s*"
+                      rf"(?P<names>{_ZH_NAME}(?:\s*(?:和|跟|、)\s*{_ZH_NAME})*)\s*(?:了|呢|哦|啊)?\s*$")
+_ONE_OF_ZH = re.compile(rf"^\s*(?:老大|老二|老三|老小|老幺|大的|小的|一个|另一个|其中一个|大儿子|小儿子|大女儿|小女儿|儿子|女儿)"
+                        rf"\s*(?:是个?(?:儿子|女儿|男孩|女孩)\s*[，,]?\s*)?(?:叫做?|名叫)\s*(?P<names>{_ZH_NAME})\s*(?:了|呢)?\s*$")
+#: A value that is a kin phrase ("two kids", "孩子"), not yet a name.
+_KIN_PHRASE = re.compile(rf"(?:{REL_ALL_ZH})|\b(?i:{REL_ALL_EN})s?$")
+_SPLIT = re.compile(r"\s*(?:,|\band\b|&|和|跟|、)\s*")
+_PET_WORDS_EN = frozenset(PETS_EN) - {"pet", "pets"}
+_PET_ZH = re.compile(rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|{PET_SUFFIX_ZH})$")
+_KIN_PREDICATES = frozenset({"child", "sibling", "cousin", "grandchild", "niece", "nephew", "friend", "colleague",
+                             "roommate", "neighbor", "classmate"})
+
+
+def names_after(clause: Clause, previous: Sequence[Fact]) -> Reading | None:
+    """Facts naming what ``previous`` (the last clause's facts, same sentence) introduced, or None."""
+    if not previous:
+        return None
+    if clause.lang == "en":
+        m = _LIST_EN.match(clause.work) or _ITS_NAME_EN.match(clause.work)
+    else:
+        m = _LIST_ZH.match(clause.work) or _ONE_OF_ZH.match(clause.work)
+    if m is None:
+        return None
+    names = [n for n in _SPLIT.split(clause.text[m.start("names"):m.end("names")]) if n and n != "and"]
+    if not names or (clause.lang == "en" and not all(person_like(n) for n in names)):
+        return None
+    target = previous[-1]
+    facts: list[Fact] = []
+    if target.predicate == "owns" and _is_pet(target.value, clause.lang) and not _named(target.value):
+        pet = _singular(target.value) if clause.lang == "en" else target.value
+        facts = [evolve(target, value=f"{pet} ({n})" if clause.lang == "en" else f"{pet}（{n}）", span=m.span("names"),
+                        rule=f"{clause.lang}.pet_names") for n in names]
+    elif target.predicate in _KIN_PREDICATES and _KIN_PHRASE.search(target.value):
+        facts = [evolve(target, value=n, polarity=True, span=m.span("names"), rule=f"{clause.lang}.kin_names")
+                 for n in names]
+    if not facts:
+        return None
+    return Reading(facts, Subject(names[0], m.end()) if len(names) == 1 else None)
+
+
+def _is_pet(value: str, lang: str) -> bool:
+    if lang == "en":
+        return value.lower().split()[-1] in _PET_WORDS_EN or value.lower() in _PET_WORDS_EN
+    return _PET_ZH.search(value) is not None
+
+
+def _named(value: str) -> bool:
+    return value.endswith((")", "）"))
+
+
+def _singular(word: str) -> str:
+    w = word.strip()
+    if w.lower().endswith("ies"):
+        return w[:-3] + "y"
+    if w.lower().endswith(("ches", "shes", "xes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w

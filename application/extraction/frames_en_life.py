@@ -1,0 +1,136 @@
+"""English frame rules for changes in a life: leaving a job, stopping a habit, selling a thing, a
+new job, and the everyday ways people say what they do, study, speak and are.
+
+Tried before the base table (:mod:`.frames_en`): each says more than the general rule would read
+from the same words ("I quit Target" is no job, "We sold the minivan" no possession). A reversal
+is a claim with polarity false (the domain retires the values it covers, ADR 0041); a change
+(bought, switched back to, got married) is marked so it replaces what it took over from (ADR 0059).
+"""
+
+from __future__ import annotations
+
+from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.frames_en_words import (
+    BE, CAP, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, TAIL, A,
+)
+from hlmem.application.extraction.lexicon import FREQ_EN, NUM_EN, QUANTITY_EN
+from hlmem.domain.events import Scope
+
+_PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
+_ORG = r"(?:the\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
+_JOB = r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?"
+_WHERE = rf"(?:\s+(?:at|for|with)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?))?"
+_LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chinese|Cantonese|Japanese|Korean|Russian|Arabic|"
+         r"Hindi|Urdu|Bengali|Punjabi|Tamil|Vietnamese|Thai|Tagalog|Indonesian|Malay|Turkish|Persian|Farsi|Hebrew|Greek|"
+         r"Polish|Dutch|Swedish|Norwegian|Danish|Finnish|Czech|Hungarian|Romanian|Ukrainian|Swahili|ASL|Sign\s+Language)")
+_SCHOOL = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de)){0,5})"
+_FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
+_ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
+
+
+def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
+    return Rule(name=name, lang="en", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
+
+
+RULES: tuple[Rule, ...] = (
+    # -- work: leaving, retiring, what one does and where -------------------------------------
+    _r("en.left_job", "employer", "quit / resigned from / left my job at / was laid off from X (employer, negated)",
+       "I quit Target in March",
+       rf"{A}{_PERFECT}\s+(?:quit|resigned\s+from|left(?:\s+my\s+(?:job|position|role)\s+(?:at|with))?|"
+       rf"quit\s+my\s+(?:job|position)\s+(?:at|with)|(?:was|got)\s+laid\s+off\s+(?:from|by)|got\s+fired\s+from|"
+       rf"was\s+let\s+go\s+from|stopped\s+working\s+(?:at|for)|retired\s+from)\s+(?P<v>{_ORG}){TAIL}{END}",
+       polarity=False, change=True),
+    _r("en.no_longer_works", "employer", "no longer works at / doesn't work at X anymore (employer, negated)",
+       "My sister no longer works at Google",
+       rf"{A}(?:\s+no\s+longer|\s+(?:don't|doesn't|do\s+not|does\s+not))\s+work(?:s)?\s+(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}",
+       polarity=False, change=True),
+    _r("en.retired", "job_title", "is retired / retired (the job is now retired)", "My dad is retired",
+       rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?{END}",
+       change=True, check="habit"),
+    _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
+       rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
+       rf"have\s+been\s+working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))\s+as\s+"
+       rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
+    _r("en.job_at", "job_title", "is a Y at Z (a job word, and the employer)", "I'm a barista at Blue Bottle",
+       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:now\s+)?(?:a|an)\s+(?P<v>{_JOB})\s+(?:at|for|with)\s+"
+       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}"),
+    _r("en.teaches", "job_title", "teaches X at Y (a teacher, and the school)", "I teach third grade at Lincoln Elementary",
+       rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}){TAIL}{END}",
+       clean=lambda v: "teacher", check="habit"),
+    # -- study, languages, relationships -------------------------------------------------------
+    _r("en.student_at", "school", "am a junior/student at X, study (Y) at X (where one studies)",
+       "I'm a junior at Ohio State studying nursing",
+       rf"{A}(?:{BE}\s+(?:a|an)\s+(?:(?:freshman|sophomore|junior|senior|first-year|second-year|third-year|final-year|"
+       rf"grad|graduate|phd|master's|college|university|high\s+school|nursing|law|med|medical|undergrad|undergraduate|"
+       rf"exchange|international|part-time|full-time)\s+)*(?:student\s+)?(?:at|in)|\s+(?:study|studies|am\s+studying|"
+       rf"'m\s+studying|is\s+studying)\s+(?:[\w\s\-]{{1,24}}?\s+)?(?:at|in)|\s+(?:go|goes|attend|attends)\s+(?:to\s+)?)\s+"
+       rf"(?P<v>{_SCHOOL})(?:\s+(?:studying|majoring|doing|for|as|and)\b[^.!?]*)?{END}"),
+    _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
+       rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
+       rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,|and)\s*(?:a\s+little\s+|some\s+|basic\s+)?{_LANG})*)"
+       rf"(?:\s+(?:at\s+home|fluently|natively|too|as\s+well)\b[^.!?]*)?{END}"),
+    _r("en.relationship", "relationship_status", "am married / single / divorced / engaged (for N years)", "I've been married for twelve years",
+       rf"{A}{BE}\s+(?:happily\s+|recently\s+|newly\s+|still\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)"
+       rf"(?:\s+(?:for|since|to|with)\b[^.!?]*)?{END}"),
+    _r("en.got_married", "relationship_status", "got married / engaged / divorced (from then on)", "I got married in June",
+       rf"{A}{_PERFECT}\s+(?:got|getting)\s+(?P<v>married|engaged|divorced)(?:\s+(?:to|with)\b[^.!?]*)?{END}", change=True),
+    # -- possessions: selling, buying, not having -----------------------------------------------
+    _r("en.sold", "owns", "sold / got rid of / traded in my X (owns, negated)", "We sold the minivan",
+       rf"{A}{_PERFECT}\s+(?:sold|got\s+rid\s+of|gave\s+away|traded\s+in|totaled|totalled|returned|gave\s+up)\s+"
+       rf"(?:my|our|the|his|her|their)\s+(?:old\s+)?(?P<v>{OWN}|{PRODUCT}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)"
+       rf"(?:\s+(?:for|to|last|in|after|because|since)\b[^.!?]*)?{END}", polarity=False, change=True),
+    _r("en.bought", "owns", "bought / got / picked up a (new) X (owns, from then on)", "I just bought a Pixel 8",
+       rf"{A}{_PERFECT}\s+(?:bought|got|picked\s+up|purchased|leased|upgraded\s+to|ordered)\s+(?:myself\s+|ourselves\s+)?"
+       rf"(?:a|an|the|my|our)?\s*(?:new\s+|used\s+|second-hand\s+|brand\s+new\s+)?(?:\d{{4}}\s+)?"
+       rf"(?P<v>(?:{OWN})|{PRODUCT}(?:\s+(?:{OWN}))?){TAIL}{END}", change=True),
+    _r("en.no_kids", "@kin", "don't have (any) kids / siblings (kin, negated)", "We don't have any kids",
+       rf"{A}{NEG_DO}\s+(?:have|got)\s+(?:any\s+)?(?P<v>(?P<kin>kids|children|siblings|brothers|sisters|grandkids|"
+       rf"grandchildren|kid|child))(?:\s+(?:yet|of\s+\w+\s+own)\b)?{TAIL}{END}", polarity=False),
+    _r("en.have_not", "owns", "don't have a car / driver's license / any pets (owns, negated)", "I don't have a driver's license",
+       rf"{A}{NEG_DO}\s+(?:have|own)\s+(?:a|an|any)\s+(?P<v>driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|"
+       rf"passport|TV|television|smartphone|credit\s+card|(?:health\s+)?insurance|{OWN}|{PETS})(?:\s+yet)?{TAIL}{END}",
+       polarity=False),
+    # -- habits and tools that stop or change ---------------------------------------------------
+    _r("en.stopped", "habit", "stopped / quit going to the gym, playing X (habit, negated)", "I stopped going to the gym",
+       rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up|dropped)\s+(?P<v>(?!using\b|smoking\b|drinking\b)(?:going\s+to\s+(?:the\s+)?|"
+       rf"doing\s+|playing\s+|taking\s+)?[a-z][\w\-]*(?:\s+(?!in\b|on\b|last\b|this\b|after\b|because\b)[a-z][\w\-]*){{0,2}})"
+       rf"(?:\s+(?:in|on|last|this|after|because|since|when)\b[^.!?]*)?{END}", polarity=False, change=True),
+    _r("en.not_anymore", "habit", "don't play tennis / go to X anymore (habit, negated)", "I don't play tennis anymore",
+       rf"{A}{NEG_DO}\s+(?P<v>(?:play|go\s+to|go|do|take|attend|watch|run|swim|ride|cook|practice|practise|visit|"
+       rf"coach|teach|volunteer)\b[\w\s'\-]{{0,24}}?){_ANYMORE}", polarity=False, change=True),
+    _r("en.no_drink", "diet", "don't drink X anymore (diet and habit, negated)", "I don't drink soda anymore",
+       rf"{A}{NEG_DO}\s+(?:drink|have)\s+(?:any\s+)?(?P<v>[a-z][\w\s\-]{{1,20}}?){_ANYMORE}", polarity=False, change=True,
+       also=("habit",)),
+    _r("en.back_to", "uses", "went / switched back to X (a tool, from then on)", "I've gone back to Android",
+       rf"{A}{_PERFECT}\s+(?:gone|went|switched|moved|changed|come|came|go|going)\s+(?:all\s+the\s+way\s+)?back\s+to\s+"
+       rf"(?:using\s+)?(?:an?\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True),
+    _r("en.switched_to", "uses", "switched to / started using X (a tool, from then on)", "I switched to Linear",
+       rf"{A}{_PERFECT}\s+(?:switched\s+(?:over\s+)?to|started\s+using|migrated\s+to)\s+"
+       rf"(?P<v>{PRODUCT}){TAIL}{END}", change=True, on_text=True),
+    _r("en.keeps_in", "uses", "keep / track / write my X in Y (a tool)", "These days I keep my notes in Obsidian",
+       rf"{A}\s+(?:keep|keeps|track|tracks|write|writes|take|takes|manage|manages|store|stores|do|does|plan|plans)\s+"
+       rf"(?:all\s+)?(?:my|our|his|her|their)\s+[\w\s\-]{{1,20}}?\s+(?:in|on|with)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
+    # -- states for now, sizes said plainly, schedules ------------------------------------------
+    _r("en.unwell", "health_condition", "am on crutches / on bed rest (a state for now)", "I'm on crutches for the next few weeks",
+       rf"{A}{BE}\s+on\s+(?P<v>crutches|bed\s+rest|antibiotics|a\s+cast){_FOR_NOW}{END}", scope=Scope.TEMPORAL, hedged=True),
+    _r("en.sick", "health_condition", "am sick / pregnant / recovering from X (a state for now)", "I'm recovering from a knee surgery",
+       rf"{A}{BE}\s+(?P<v>sick|ill|pregnant|down\s+with\s+\w+(?:\s+\w+)?|recovering\s+from\s+[\w\s\-]{{2,24}}?){_FOR_NOW}{END}",
+       scope=Scope.TEMPORAL, hedged=True),
+    _r("en.caught", "health_condition", "have a cold / the flu / a broken X (a state for now)", "I have the flu",
+       rf"{A}{HAVE}\s+(?P<v>a\s+cold|the\s+flu|flu|covid|COVID|a\s+fever|a\s+sore\s+throat|strep|pneumonia|bronchitis|"
+       rf"a\s+broken\s+\w+|a\s+sprained\s+\w+){_FOR_NOW}{END}", scope=Scope.TEMPORAL, hedged=True),
+    _r("en.staying", "status", "am staying at / with X until / for … (where one is for now)",
+       "I'm staying at my parents' place until the renovation is done",
+       rf"{A}{BE}\s+(?:staying|living|crashing)\s+(?:at|with|in)\s+(?P<v>(?:my|our)\s+[\w\s'\-]{{2,24}}?|{CAP})\s+"
+       rf"(?:until|till|for|while|during)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
+    _r("en.height_plain", "height", "am 5'7\" / 170 cm (a height said without \"tall\")", "I'm 5'7\"",
+       rf"{A}{BE}\s+{HEDGE}(?P<v>\d'\s?\d{{1,2}}(?:\"|''|\s*(?:in|inches))?|\d\s*(?:foot|feet|ft)\s*\d{{0,2}}(?:\s*(?:inches|in))?|"
+       rf"1\.\d{{1,2}}\s*m|1\d\d\s*cm)(?!\s+tall){END}", hedged=True),
+    _r("en.quantity_the", "@k", "(the) rent here / mortgage is N", "Rent here is $2,100 a month",
+       rf"^\s*(?:the\s+)?(?P<k>{QTY})\s+(?:here\s+|for\s+(?:my|our|the)\s+[\w\s]{{1,15}}?\s+)?(?:is|'s|runs|comes\s+to)\s+"
+       rf"(?:now\s+|currently\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|bucks))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?{END}",
+       keys=QUANTITY_EN, hedged=True, opening=True),
+    _r("en.has_schedule", "habit", "have a 1:1 / standup every Tuesday (a schedule)", "We have a 1:1 every Tuesday",
+       rf"{A}\s+(?:have|has)\s+(?P<v>(?:a\s+|an\s+|our\s+|my\s+)?[\w:\-]+(?:\s+[\w:\-]+){{0,3}}?\s+(?:{FREQ_EN})"
+       rf"(?:\s+(?:morning|evening|night|afternoon))?)(?:\s+at\s+\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?)?{END}", on_text=True),
+)

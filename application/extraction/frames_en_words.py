@@ -1,0 +1,25 @@
+"""Words the English frame tables share: adverbs, be/have forms, negation, time tails, names."""
+
+from __future__ import annotations
+
+from hlmem.application.extraction.lexicon import HEDGE_EN, OWNABLE_EN, PETS_EN, QUANTITY_EN
+
+A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|kind\s+of)\b)*"
+BE = r"(?:\s+(?:am|is|are|have\s+been|has\s+been)|'ve\s+been|'m|'s|'re)"
+HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
+NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"
+TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|\s+(?:in|since)\s+"
+        r"(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})|"
+        r"\s+(?:yesterday|today|recently|a\s+while\s+ago|\w+\s+(?:days|weeks|months|years)\s+ago))?")
+END = rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again)?\s*[.!]*\s*$"
+CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
+PRODUCT = r"(?-i:[A-Z0-9][\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
+TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from)\b[^.!?]*"
+        r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")
+PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
+OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
+QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
+HEDGE = rf"(?:(?P<hedge>{HEDGE_EN})\s+)?"
+SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
+COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
+ADJ = r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|electric)\s+)*"

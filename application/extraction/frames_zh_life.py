@@ -1,0 +1,101 @@
+"""Chinese frame rules for changes in a life: leaving a job, stopping a habit, selling a thing, a
+new job or class, and the everyday ways people say what they do, study, speak and are.
+
+Tried before the base table (:mod:`.frames_zh`): each says more than the general rule would read
+from the same words ("我上个月把车卖了" is no possession, "钢琴课我已经不上了" is a habit ending).
+A reversal is a claim with polarity false (the domain retires the values it covers, ADR 0041);
+a change (换了, 改成, 跳槽) is marked so it replaces what it took over from (ADR 0059).
+"""
+
+from __future__ import annotations
+
+from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.lexicon import OWNABLE_ZH, PET_SUFFIX_ZH, PETS_ZH
+from hlmem.application.extraction.subjects import REL_ALL_ZH
+from hlmem.domain.events import Scope
+
+A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|早就|终于|后来|所以|然后|但是|不过|这几天|这两天|"
+     r"这段时间|这阵子|最近几天)\s*)*")
+END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
+WORD = r"[\u4e00-\u9fffA-Za-z0-9·]"
+#: An organisation a person works for (跳槽去了一家国企, 从腾讯离职).
+ORG = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:公司|集团|企业|国企|外企|央企|私企|厂|银行|医院|学校|大学|学院|研究所|研究院|事务所|律所|"
+       r"工作室|中心|单位|局|报社|电视台|餐厅|超市|酒店|门店|店)|阿里巴巴|阿里|腾讯|字节跳动|字节|华为|百度|京东|美团|小米|网易|拼多多|"
+       r"滴滴|快手|蚂蚁|微软|谷歌|苹果|亚马逊|英伟达|携程|商汤|大疆|联想|中兴|[A-Z][\w&.\-]{1,20})")
+#: Verbs of an activity one keeps up or stops (上课, 学琴, 打球…).
+ACT = r"(?:上|学|练|打|踢|玩|跑|弹|跳|游|追|看|去|参加|做|下|骑|拉|画|写|唱)"
+_PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
+_HAVE_NOT = (rf"(?:驾照|驾驶证|车|汽车|房|房子|电脑|手机|存款|护照|信用卡|医保|社保|{OWNABLE_ZH}|{_PETS}|"
+             rf"[\u4e00-\u9fff]{{0,3}}(?:{PET_SUFFIX_ZH}))")
+
+
+def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
+    return Rule(name=name, lang="zh", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
+
+
+RULES: tuple[Rule, ...] = (
+    # -- work: leaving, joining, retiring, what one does ----------------------------------------
+    _r("zh.left_job", "employer", "从/在 X 离职/辞职了, 离开了 X (employer, negated)", "我从腾讯离职了",
+       rf"{A}(?:从|在)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:离职|辞职|辞了职|裸辞)了?{END}", polarity=False, change=True),
+    _r("zh.not_there", "employer", "不在 X 上班/工作了 (employer, negated)", "我已经不在字节上班了",
+       rf"{A}(?:不在|没在)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:上班|工作|干|做)了{END}", polarity=False, change=True),
+    _r("zh.left_org", "employer", "离开了/辞掉了 X(的工作) (employer, negated)", "我离开了阿里",
+       rf"{A}(?:离开了|辞掉了?|辞了)\s*(?P<v>{ORG})\s*(?:的工作)?{END}", polarity=False, change=True),
+    _r("zh.retired", "job_title", "退休了 (the job is now 退休)", "我爸去年退休了",
+       rf"{A}(?:办了)?\s*(?P<v>退休)了?{END}", change=True, check="habit"),
+    _r("zh.joined", "employer", "跳槽到/去了/入职了 (一家) X (an organisation, from then on)", "我老公跳槽去了一家国企",
+       rf"{A}(?:跳槽(?:到了?|去了?|进了?)|入职了?|加入了?|进了|去了|换到了?)\s*(?:一家|一个|家)?\s*(?P<v>{ORG})\s*(?:工作|上班)?"
+       rf"(?:[，,].*)?{END}", change=True),
+    _r("zh.job_do", "job_title", "是做/干 X 的 (a job said by what one does)", "我是做财务的",
+       rf"{A}(?:是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{1,8}}?)\s*(?:工作|行业|这行)?的{END}", check="habit"),
+    _r("zh.works_as", "@where", "在 X 做/当/担任 Y (employer or place, and the job)", "我老公在外企做财务",
+       rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:做|当|担任|任|干)\s*(?P<job>{WORD}{{1,8}}?){END}"),
+    # -- study ----------------------------------------------------------------------------------
+    _r("zh.studies_at", "school", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
+       rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
+       rf"高中|初中|小学|中学|幼儿园|MBA)(?:[，,].*)?{END}"),
+    _r("zh.admitted", "school", "考上了/被 X 录取了 (a school, from then on)", "我女儿考上了浙大",
+       rf"{A}(?:考上了|考进了|考取了|被)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:录取了?)?{END}", change=True),
+    # -- language, relationship, temporary states ----------------------------------------------
+    _r("zh.speaks", "speaks", "会说/会讲/能说 X(语/话)", "我会说粤语",
+       rf"{A}(?:会说|会讲|能说|能讲|说得一口|讲一口|说一口)\s*(?:一点|点|一些|流利的|标准的|地道的)?\s*"
+       rf"(?P<v>[\u4e00-\u9fff]{{1,4}}?(?:语|话|文))(?:和.*)?{END}"),
+    _r("zh.relationship", "relationship_status", "单身/已婚/结婚了/离婚了/订婚了/有对象了", "我离婚了",
+       rf"{A}(?:是|还是|一直)?\s*(?P<v>单身|已婚|结婚|离婚|离异|丧偶|订婚|脱单|恋爱|分手)(?:了|好几年了|[一二三四五六七八九十两几]+年了)?{END}",
+       change=True),
+    _r("zh.unwell", "health_condition", "感冒了/发烧了/骨折了/怀孕了 (a state for now)", "我这几天感冒了",
+       rf"{A}(?:有点|有些)?\s*(?P<v>感冒|发烧|咳嗽|生病|住院|骨折|怀孕|拉肚子|扭伤|失眠|嗓子疼|头疼|牙疼|胃疼|腰疼)了?{END}",
+       scope=Scope.TEMPORAL),
+    _r("zh.away", "status", "在 X 出差/旅游/住院 (where one is for now)", "我这周在上海出差",
+       rf"{A}(?:正)?在\s*(?P<v>{WORD}{{2,8}}?(?:出差|旅游|旅行|度假|休假|住院|隔离|培训|探亲|学习))(?:呢)?{END}",
+       scope=Scope.TEMPORAL),
+    # -- possessions: selling, buying, not having -----------------------------------------------
+    _r("zh.sold", "owns", "把 X 卖了 / 卖掉了 X (owns, negated)", "我上个月把车卖了",
+       rf"{A}(?:把|将)\s*(?:我的|家里的|那辆|那台)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卖了|卖掉了?|转手了|送人了|处理掉了|退掉了)"
+       rf"(?:[，,].*)?{END}", polarity=False, change=True),
+    _r("zh.bought", "owns", "买了/换了/入手了 (一辆/一台…) X (owns, from then on)", "我换了一辆比亚迪",
+       rf"{A}(?:新)?(?:买了|换了|入手了|提了|刚买了|刚换了|又买了)\s*(?:一|两|二|三)?\s*(?:辆|台|部|套|块|架|个|只)\s*(?:新的|新)?\s*"
+       rf"(?P<v>[^，。；,;！？!?]{{1,16}}?){END}", change=True),
+    _r("zh.bought_brand", "owns", "买了/换了 X (a product name or an ownable noun, from then on)", "我换了华为Mate 60",
+       rf"{A}(?:新)?(?:买了|换了|入手了|刚买了|刚换了)\s*(?:新的|新)?\s*(?P<v>[\u4e00-\u9fff]{{0,6}}[A-Za-z][\w .+\-]{{0,16}}?|"
+       rf"[\u4e00-\u9fff]{{0,4}}{OWNABLE_ZH}){END}", change=True),
+    _r("zh.have_kin_not", "@kin", "没有/还没有 孩子/兄弟姐妹 (kin, negated)", "我还没有孩子",
+       rf"{A}(?:还|暂时|从来)?(?:没有|没)\s*(?:要)?(?P<v>(?P<kin>{REL_ALL_ZH})){END}", polarity=False),
+    _r("zh.have_not", "owns", "没有 驾照/车/宠物 (owns, negated)", "我没有驾照",
+       rf"{A}(?:还|暂时|从来)?(?:没有|没)\s*(?:考)?\s*(?P<v>{_HAVE_NOT}){END}", polarity=False),
+    # -- habits and tools that stop or change ---------------------------------------------------
+    _r("zh.topic_unused", "uses", "X (我)已经不用了 (the object first: uses, negated)", "微信已经不用了",
+       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:不|没)(?:再)?\s*用了{END}", polarity=False, change=True),
+    _r("zh.topic_stopped", "habit", "X (我)已经不上/不打/退了 (the object first: habit, negated)", "钢琴课我已经不上了",
+       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:(?:不|没)(?:再)?\s*{ACT}|退(?:掉|出)?)了{END}", polarity=False, change=True),
+    _r("zh.stop_doing", "habit", "不(再)去健身房/学钢琴 了 (habit, negated)", "我女儿不学钢琴了",
+       rf"{A}(?:不再|已经不|不|没再|没有再)\s*(?:去)?(?P<v>{ACT}\s*{WORD}{{1,6}}?)了{END}", polarity=False, change=True),
+    _r("zh.quit_any", "habit", "戒了 X (奶茶, 游戏…: habit and diet, negated)", "我戒了奶茶",
+       rf"{A}(?:戒了|戒掉了?|戒)\s*(?P<v>(?!烟|酒){WORD}{{1,5}}?)(?:[，,].*)?{END}", polarity=False, change=True, also=("diet",)),
+    _r("zh.changed_use", "uses", "改成用/换成用/用回 X (a tool, from then on)", "我又用回安卓了",
+       rf"{A}(?:改成用|换成用|改为用|用回了?|换回了?|又用回了?)\s*(?P<v>{WORD}{{1,12}}?){END}", change=True, on_text=True),
+    _r("zh.changed_habit", "habit", "改成/换成 X (a habit, from then on)", "改成每周六学游泳",
+       rf"{A}(?:改成了?|换成了?|改为|现在改|变成)\s*(?P<v>[^，。；,;！？!?]{{2,14}}?){END}", change=True, on_text=True),
+    _r("zh.changed_to", "habit", "改学/改练 X (a habit, from then on)", "我女儿改学画画了",
+       rf"{A}改\s*(?P<v>(?:学|练|打|去|上)[^，。；,;！？!?]{{1,10}}?){END}", change=True, on_text=True),
+)
