@@ -62,12 +62,25 @@ def norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+#: Words for one relation, compared as one subject (我妈 = 妈妈 = 母亲 = mom).
+_KIN_SAME = [
+    ("妈", "妈妈", "母亲", "老妈", "mom", "mother", "mum", "mommy"), ("爸", "爸爸", "父亲", "老爸", "dad", "father", "daddy"),
+    ("哥", "哥哥"), ("姐", "姐姐"), ("弟", "弟弟"), ("妹", "妹妹"), ("老公", "丈夫", "husband", "hubby"),
+    ("老婆", "妻子", "太太", "媳妇", "wife"), ("女儿", "闺女", "daughter"), ("儿子", "son"),
+    ("孩子", "小孩", "kid", "kids", "child", "children"),
+]
+_KIN_KEY = {w: group[0] for group in _KIN_SAME for w in group}
+
+
 def same_subject(expected: str, got: str) -> bool:
-    """``user`` = ``用户``; a kin subject compares without its possessive (用户的表哥 = 表哥)."""
+    """``user`` = ``用户``; a kin subject compares without its possessive (用户的表哥 = 表哥), and
+    words for one relation are one subject (我妈 = 用户的妈妈 = mom)."""
     e, g = norm(expected), norm(got)
     if e in ("user", "用户"):
         return g in ("user", "用户")
-    return _POSSESSIVE.sub("", e) == _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold()).replace(" ", "")
+    e = _POSSESSIVE.sub("", e)
+    g = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold()).replace(" ", "")
+    return e == g or (e in _KIN_KEY and _KIN_KEY[e] == _KIN_KEY.get(g))
 
 
 def matches(exp: dict[str, Any], subject: str, predicate: str, value: str, polarity: bool) -> bool:

@@ -50,7 +50,7 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
     "kid": ("kid", "child", "son", "daughter", "孩子", "儿子", "女儿"),
     "孩子": ("孩子", "儿子", "女儿", "小孩", "kid", "child"),
 }
-_FILLER = re.compile(r"^(?:吃|喝|用|玩|养|去|上|学|练|打|踢|弹|一只|一条|一个|一辆|any|a|an|the|some|my|our)\s*|"
+_FILLER = re.compile(r"^(?:吃|喝|用|玩|养|去|上|学|练|打|踢|弹|抽|吸|一只|一条|一个|一辆|any|a|an|the|some|my|our)\s*|"
                      r"(?:的|了|东西|类|食物|饮料|饮品|课|班|课程|things|stuff|food|foods|drinks?|anymore|any\s*more|"
                      r"lessons?|class(?:es)?|practice)$")
 _PLURAL = re.compile(r"(?<=[a-z])(?:es|s)$")

@@ -246,7 +246,7 @@ _PATTERNS: tuple[tuple[str, Resolver, bool], ...] = (
 )
 _COMPILED = tuple((re.compile(p, re.I if ci else 0), fn) for p, fn, ci in _PATTERNS)
 #: Every expression contains one of these; text without any is skipped cheaply.
-_TRIGGER = re.compile(rf"[年月周星礼天日号末]|最近|近来|近期|\d{{4}}[-/]|\b(?:yesterday|today|tonight|tomorrow|week|month|year|"
+_TRIGGER = re.compile(rf"[年月周星礼天日号末]|[今明昨][晚早]|最近|近来|近期|\d{{4}}[-/]|\b(?:yesterday|today|tonight|tomorrow|week|month|year|"
                       rf"weekend|recently|lately|these days|{_DAYS_EN}|{_MON}|in \d{{4}}|during \d{{4}}|since \d{{4}}|"
                       rf"of \d{{4}})\b", re.I)
 

@@ -59,7 +59,7 @@ _REPORTING = re.compile(r"(?<![小会能])说(?![明话法服得一])|讲到|告
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
-_PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是])|"
+_PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
                       r"(?<!enjoy )going to(?!\s+(?:the|a|an|my|our|his|her|their|work|school|church|bed|class|college|"
                       r"the\s+gym|gym|practice|therapy)\b)|plan to|planning to|intend to|about to)\b", re.I)

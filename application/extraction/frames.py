@@ -20,14 +20,17 @@ from collections.abc import Callable, Mapping, Sequence
 
 from attrs import evolve, field, frozen
 
+from hlmem.application.extraction import coordination
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
+from hlmem.application.extraction.lexicon import ORG_ZH
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.slots import SlotRegistry, normalize_key
 
 _M, _S = Cardinality.MULTI, Cardinality.SINGLE
+_ORG_ZH = re.compile(ORG_ZH)
 #: English employers: a capitalised name (Stripe, the City Council) — places are told apart by the guard.
 EN_ORG = re.compile(r"^(?:the\s+)?[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3}$|\b(?:council|bank|university|hospital|school|"
                     r"company|firm|agency|startup|ministry|department)$", re.I)
@@ -109,9 +112,29 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
     return rule.slot
 
 
+def _value(rule: Rule, raw: str) -> str:
+    value = clean_value(raw, rule.lang, place=rule.slot in PLACE_SLOTS)
+    return rule.clean(value) if rule.clean is not None and value else value
+
+
+def _listed(rule: Rule, fact: Fact, m: re.Match[str], text: str, source: str, start: int,
+            tagger: Tagger | None) -> list[Fact]:
+    """The other items of a listed value (:mod:`.coordination`), each a fact like ``fact``."""
+    spans = coordination.split(text, *m.span("v"))
+    if not spans and rule.lang == "en":
+        spans = [(more.start("v") + shift, more.end("v") + shift)
+                 for more, shift in coordination.tail(rule.regex, source, text, start, m)]
+    out = []
+    for a, b in spans:
+        value = _value(rule, text[a:b])
+        if value and value_ok(rule.check or fact.predicate, value, rule.lang, tagger):
+            out.append(evolve(fact, value=value, span=(a, b)))
+    return out
+
+
 def _where(value: str, lang: str, tagger: Tagger | None) -> str | None:
     """``employer`` for an organisation (Stripe, 一家广告公司), ``works_in`` for a place, else None."""
-    if ORG_RE.search(value) or (lang == "en" and EN_ORG.search(value)):
+    if ORG_RE.search(value) or (lang == "en" and EN_ORG.search(value)) or (lang == "zh" and _ORG_ZH.fullmatch(value)):
         return "employer" if value_ok("employer", value, lang, tagger) else None
     return "works_in" if value_ok("works_in", value, lang, tagger) else None
 
@@ -141,9 +164,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             continue
         lang = rule.lang
         vs, ve = m.span("v")
-        value = clean_value(text[vs:ve], lang, place=rule.slot in PLACE_SLOTS)
-        if rule.clean is not None:
-            value = rule.clean(value)
+        value = _value(rule, text[vs:ve])
         groups = m.groupdict()
         predicate = _predicate(rule, m, value, kin, registry)
         if predicate is None or (rule.to_user and kin is None):
@@ -160,7 +181,10 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
         fact = Fact(predicate=predicate, value=value, subject=subject, polarity=polarity, cardinality=card,
                     scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
                     rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
-        out = [fact, *(evolve(fact, predicate=slot, cardinality=registry.cardinality(slot)) for slot in rule.also)]
+        out = [fact, *_listed(rule, fact, m, text, source, start, tagger)] if predicate in coordination.LIST_SLOTS else [fact]
+        if len(out) > 1 and coordination.split(text, vs, ve):
+            out = out[1:]  # the whole list was the first value: its items replace it
+        out = [*out, *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot)) for f in out for slot in rule.also)]
         job = clean_value(groups.get("job") or "", lang)
         if job and value_ok("job_title", job, lang):
             js, je = m.span("job")

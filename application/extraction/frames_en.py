@@ -23,6 +23,7 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.frames_en_words import (
     ADJ, A, BE, CAP, COUNT, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, SEVERITY, TAIL,
 )
+from hlmem.application.extraction.lexicon import NUMBER_WORDS, word_number
 from hlmem.application.extraction.subjects import REL_ALL_EN
 
 
@@ -116,7 +117,8 @@ _BASE: tuple[Rule, ...] = (
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
        rf"{A}\s+(?:wear|wears|take)\s+(?:a\s+)?size\s+(?P<v>\d+(?:\.\d)?)(?:\s+shoes)?{END}"),
     _r("en.age", "age", "is N (years old)", "My son is 12 years old",
-       rf"{A}{BE}\s+{HEDGE}(?P<v>\d{{1,3}})(?:\s+years?\s+old|\s+yo)?{END}", hedged=True),
+       rf"{A}{BE}\s+(?:now\s+|turning\s+|almost\s+|nearly\s+)?{HEDGE}(?P<v>\d{{1,3}}|{NUMBER_WORDS})(?:\s+years?\s+old|\s+yo)?{END}",
+       hedged=True, clean=word_number),
     # -- tools ----------------------------------------------------------------------------------
     _r("en.switched", "uses", "switched/moved from A to B (B used, A retired)", "I switched from Evernote to Obsidian",
        rf"{A}(?:\s+(?:have|'ve|just))*\s+(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?from\s+(?P<old>{PRODUCT})\s+(?:over\s+)?to\s+"
@@ -128,11 +130,12 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:stopped|quit)\s+using|{NEG_DO}\s+use)\s+(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
     _r("en.uses", "uses", "use/started using/mostly use X (a product) (for…)", "I use Figma for design work",
        rf"{A}(?:\s+(?:mostly|mainly|usually|now|primarily))?\s+(?:use|uses|started\s+using|am\s+using|'m\s+using|switched\s+to|"
-       rf"rely\s+on)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
+       rf"rely\s+on)\s+(?:an?\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
        rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'m\s+living|\s+(?:live|lives|have\s+been\s+living|has\s+been\s+living|am\s+living|"
-       rf"is\s+living|reside|resides))\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
+       rf"is\s+living|reside|resides))(?:\s+(?:with\s+[\w\s']{{2,30}}?|on\s+(?:her|his|my|their|our)\s+own|alone|"
+       rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
        rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.based", "lives_in", "am based in X / home is X", "I'm based in London",
@@ -149,11 +152,13 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}\s+(?:work|works|am\s+working|'m\s+working|is\s+working)\s+(?:at|for)\s+(?P<v>(?:the\s+)?{CAP})\s+as\s+(?:a|an)\s+"
        rf"(?P<job>[a-z][\w\s\-]{{1,30}}?){END}"),
     _r("en.works_at", "@where", "work(s) at/for X (as a Y)", "My husband works at Google",
-       rf"{A}\s+(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)\s+(?P<prep>at|for|in)\s+"
+       rf"{A}\s+(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)"
+       rf"(?:\s+(?:nights|days|weekends|part-time|full-time|remotely|there))?\s+(?P<prep>at|for|in)\s+"
        rf"(?P<v>(?:the\s+)?{CAP}|(?:the|a)\s+(?:[a-z]+\s+)?(?:council|bank|hospital|university|school|library|"
        rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy)){TAIL}{END}"),
     _r("en.new_job", "employer", "started a new job at / joined X", "I just started a new job at Shopify",
-       rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+a\s+job\s+at|got\s+hired\s+(?:at|by))\s+(?P<v>{CAP}){TAIL}{END}",
+       rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+a\s+job\s+at|got\s+hired\s+(?:at|by))\s+"
+       rf"(?:(?:a|an)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:called|named)\s+)?(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.promoted", "job_title", "got promoted to / became (a) X", "I got promoted to senior designer",
        rf"{A}(?:\s+(?:got|was|have\s+been|'ve\s+been))?\s+(?:promoted\s+to|became|become|'ve\s+become|have\s+become|retrained\s+as)\s+"

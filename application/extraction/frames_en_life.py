@@ -9,6 +9,8 @@ is a claim with polarity false (the domain retires the values it covers, ADR 004
 
 from __future__ import annotations
 
+import re
+
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_en_words import (
     BE, CAP, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, TAIL, A,
@@ -26,6 +28,11 @@ _LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chines
 _SCHOOL = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de)){0,5})"
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
+
+
+def _language(value: str) -> str:
+    """The language of "a little Portuguese", "fluent Spanish"."""
+    return re.sub(r"^(?:(?:a\s+)?little|some|basic|fluent|conversational|decent)\s+", "", value, flags=re.I)
 
 
 def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
@@ -51,13 +58,6 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
        rf"have\s+been\s+working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
-    _r("en.job_at", "job_title", "is a Y at Z (a job word, and the employer)", "I'm a barista at Blue Bottle",
-       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:now\s+)?(?:a|an)\s+(?P<v>{_JOB})\s+(?:at|for|with)\s+"
-       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}"),
-    _r("en.teaches", "job_title", "teaches X at Y (a teacher, and the school)", "I teach third grade at Lincoln Elementary",
-       rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}){TAIL}{END}",
-       clean=lambda v: "teacher", check="habit"),
-    # -- study, languages, relationships -------------------------------------------------------
     _r("en.student_at", "school", "am a junior/student at X, study (Y) at X (where one studies)",
        "I'm a junior at Ohio State studying nursing",
        rf"{A}(?:{BE}\s+(?:a|an)\s+(?:(?:freshman|sophomore|junior|senior|first-year|second-year|third-year|final-year|"
@@ -65,10 +65,18 @@ RULES: tuple[Rule, ...] = (
        rf"exchange|international|part-time|full-time)\s+)*(?:student\s+)?(?:at|in)|\s+(?:study|studies|am\s+studying|"
        rf"'m\s+studying|is\s+studying)\s+(?:[\w\s\-]{{1,24}}?\s+)?(?:at|in)|\s+(?:go|goes|attend|attends)\s+(?:to\s+)?)\s+"
        rf"(?P<v>{_SCHOOL})(?:\s+(?:studying|majoring|doing|for|as|and)\b[^.!?]*)?{END}"),
+    _r("en.job_at", "job_title", "is a Y at Z (a job word, and the employer)", "I'm a barista at Blue Bottle",
+       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:now\s+)?(?:a|an)\s+(?P<v>{_JOB})\s+(?:at|for|with)\s+"
+       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}"),
+    _r("en.teaches", "job_title", "teaches X at Y (a teacher, and the school)", "I teach third grade at Lincoln Elementary",
+       rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*"
+       rf"(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}",
+       clean=lambda v: "teacher", check="habit"),
+    # -- study, languages, relationships -------------------------------------------------------
     _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
        rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
        rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,|and)\s*(?:a\s+little\s+|some\s+|basic\s+)?{_LANG})*)"
-       rf"(?:\s+(?:at\s+home|fluently|natively|too|as\s+well)\b[^.!?]*)?{END}"),
+       rf"(?:\s+(?:at\s+home|fluently|natively|too|as\s+well)\b[^.!?]*)?{END}", clean=_language),
     _r("en.relationship", "relationship_status", "am married / single / divorced / engaged (for N years)", "I've been married for twelve years",
        rf"{A}{BE}\s+(?:happily\s+|recently\s+|newly\s+|still\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)"
        rf"(?:\s+(?:for|since|to|with)\b[^.!?]*)?{END}"),
@@ -133,4 +141,8 @@ RULES: tuple[Rule, ...] = (
     _r("en.has_schedule", "habit", "have a 1:1 / standup every Tuesday (a schedule)", "We have a 1:1 every Tuesday",
        rf"{A}\s+(?:have|has)\s+(?P<v>(?:a\s+|an\s+|our\s+|my\s+)?[\w:\-]+(?:\s+[\w:\-]+){{0,3}}?\s+(?:{FREQ_EN})"
        rf"(?:\s+(?:morning|evening|night|afternoon))?)(?:\s+at\s+\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?)?{END}", on_text=True),
+    _r("en.moved_in_with", "lives_in", "moved in with us / her boyfriend (lives with them from then on)",
+       "My mom moved in with us last week",
+       rf"{A}{_PERFECT}\s+(?:moved|has\s+moved|is\s+moving)\s+in\s+with\s+(?P<v>us|me|(?:my|our|his|her|their)\s+[\w\s'\-]{{2,24}}?|{CAP})"
+       rf"{TAIL}{END}", change=True, check="habit", clean=lambda v: f"with {v}"),
 )

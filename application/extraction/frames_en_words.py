@@ -13,7 +13,7 @@ TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fal
         r"\s+(?:yesterday|today|recently|a\s+while\s+ago|\w+\s+(?:days|weeks|months|years)\s+ago))?")
 END = rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again)?\s*[.!]*\s*$"
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
-PRODUCT = r"(?-i:[A-Z0-9][\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
+PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
 TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")
 PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
@@ -22,4 +22,5 @@ QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
 HEDGE = rf"(?:(?P<hedge>{HEDGE_EN})\s+)?"
 SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
 COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
-ADJ = r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|electric)\s+)*"
+ADJ = (r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|"
+       r"electric|pet|baby|senior|grumpy|sweet|tiny|giant|male|female)\s+)*")

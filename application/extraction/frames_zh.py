@@ -7,6 +7,7 @@ import re
 from hlmem.application.extraction import frames_zh_life
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
+    BRANDS_ZH,
     CONDITION_ZH,
     DEVICE_ZH,
     DIETS_ZH,
@@ -29,6 +30,8 @@ _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
 _CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?)?"
 _MONEY_UNIT = r"(?:元|块钱|块|万元|万|千|千元|k|K|美元|刀|人民币)?"
 _HEDGE = rf"(?:(?P<hedge>{HEDGE_ZH})\s*)?"
+_QTY_KEYS = "|".join(QUANTITY_ZH)
+_AGE_NUM = r"[1-9]\d|[二三四五六七八九]?十[一二三四五六七八九]?"
 _SEVERITY = r"(?:轻微的|轻度的?|严重的|慢性|点|一点|一些|些)?\s*"
 
 
@@ -58,7 +61,7 @@ _BASE: tuple[Rule, ...] = (
        rf"(?P<v>(?![你他她它这那])[^，。；,;！？!?]{{1,16}}?){END}"),
     # -- diet -----------------------------------------------------------------------------------
     _r("zh.diet_is", "diet", "是素食主义者 / 吃素 / 戒糖", "我是素食主义者",
-       rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
+       rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持|算是|现在是|属于)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
     _r("zh.diet_not", "diet", "不(再)吃/喝 X (diet, negated)", "我不吃猪肉了",
        rf"{A}(?P<neg>不再|已经不|从不|从来不|不|戒了|戒掉了)\s*(?:吃|喝)\s*(?P<v>[^，。；,;！？!?\s了]{{1,6}}?){END}",
        polarity=True, change=True),
@@ -69,7 +72,8 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.habit_stop", "habit", "不(再) + a habit verb (抽烟, 熬夜, 游泳…)", "我已经不抽烟了",
        rf"{A}{NEG}(?:再)?\s*(?P<v>{HABITS_ZH}){END}", change=True),
     _r("zh.habit", "habit", "每周二/每天/平时/习惯 + an activity", "我每周二去游泳",
-       rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*[^，。；,;！？!?]{{1,14}}?){END}", on_text=True,
+       rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?![^，。]*(?:{_QTY_KEYS}))(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*"
+       rf"[^，。；,;！？!?]{{1,14}}?){END}", on_text=True,
        clean=lambda v: _FREQ_SPEAKER.sub(r"\g<f>", v)),
     _r("zh.kin_have_named", "@kin", "有一个 X 叫 Y (a kin word and a name)", "我有个女儿叫乐乐",
        rf"{A}有\s*(?:一个|一位|个|一)?\s*(?P<kin>{REL_ALL_ZH})\s*[，,]?\s*(?:叫做?|名叫)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{{1,4}}){END}"),
@@ -87,6 +91,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{NEG}?(?:有|买了|刚买了|拥有)\s*(?P<v>(?:[^，。；,;\s]{{0,6}}){OWNABLE_ZH}){END}"),
     _r("zh.device_is", "owns", "我(用)的手机/车/电脑是 X", "我的手机是iPhone 15",
        rf"{A}(?:用的|在用的|手里的|现在的)?的?\s*(?:{DEVICE_ZH})\s*(?:是|用的是)\s*(?:一辆|一台|一部|一个)?\s*(?P<v>[^，。；,;！？!?]{{2,20}}?){END}"),
+    _r("zh.device_used", "owns", "用的(手机/电脑/车)是 X (a device by brand: owns)", "我用的是iPhone 13",
+       rf"{A}(?:手里|平时|现在|一直)?\s*(?:在)?用的\s*(?:{DEVICE_ZH})?\s*(?:是|就是)\s*(?P<v>(?:{BRANDS_ZH})[^，。；,;！？!?]{{0,14}}?){END}"),
     _r("zh.item_used", "uses", "(手里/家里)用的是 X (a product)", "我家里用的是戴森吸尘器",
        rf"{A}(?:手里|家里|里|手头|平时|现在|一直|日常)?\s*(?:在)?用的\s*(?:[\u4e00-\u9fff]{{1,5}})?\s*(?:是|就是)\s*(?P<v>[^，。；,;！？!?]{{2,20}}?){END}"),
     _r("zh.item_worn", "owns", "穿的/戴的/开的 X 是 Y (something worn or driven)", "我穿的运动鞋是斯凯奇GoWalk5",
@@ -107,8 +113,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?开了\s*一家\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}"),
     # -- quantities -----------------------------------------------------------------------------
     _r("zh.quantity", "@k", "身高/体重/预算/月薪/房租/鞋码 (是/有/大概) N (unit)", "我身高175厘米",
-       rf"{A}(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:每个?月|一个月|每年)?\s*"
-       rf"(?:是|有|为|在|大概是|达到了?|:|：)?\s*{_HEDGE}(?:是|有)?\s*(?:每个?月|一个月)?\s*"
+       rf"{A}(?:每个?月|一个月|每年)?\s*(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:每个?月|一个月|每年)?\s*"
+       rf"(?:是|有|为|在|大概是|达到了?|要还|要交|要付|还|交|付|:|：)?\s*{_HEDGE}(?:是|有)?\s*(?:每个?月|一个月)?\s*"
        rf"(?P<v>(?:一米)?{NUM_ZH}\s*(?:厘米|公分|cm|米|公斤|千克|kg|斤|码|号)?{_MONEY_UNIT}(?:左右|上下|多)?)\s*(?:一个月|每月)?{END}",
        keys=QUANTITY_ZH, hedged=True),
     _r("zh.quantity_change", "@k", "预算/房租/月薪 提高到/涨到/降到 N", "预算提高到两万了",
@@ -120,6 +126,13 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.age", "age", "(今年/现在) N 岁", "我女儿今年七岁",
        rf"{A}(?:今年|现在|已经)?\s*{_HEDGE}(?P<v>\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*(?:周)?岁(?:了|多)?{END}",
        hedged=True, clean=lambda v: str(cn_int(v) or v)),
+    _r("zh.age_bare", "age", "今年 N 了 (an age said without 岁: 今年七十了)", "我婆婆今年七十了",
+       rf"{A}(?:今年|都|已经)\s*(?:都|已经)?\s*{_HEDGE}(?P<v>{_AGE_NUM})(?:了|多了|出头)\s*$",
+       hedged=True, clean=lambda v: str(cn_int(v) or v), on_text=True),
+    _r("zh.age_this_year", "age", "今年 N (an age: 我今年四十二)", "我今年四十二",
+       rf"{A}今年\s*{_HEDGE}(?P<v>{_AGE_NUM})\s*$", hedged=True, clean=lambda v: str(cn_int(v) or v), on_text=True),
+    _r("zh.weight_to", "weight", "瘦到/胖到/减到 N 公斤/斤 (weight, from then on)", "我现在瘦到了62公斤",
+       rf"{A}(?:瘦到了?|胖到了?|减到了?|降到了?|涨到了?|长到了?)\s*(?P<v>{NUM_ZH}\s*(?:公斤|千克|kg|斤)){END}", change=True),
     # -- residence and work (any subject) -------------------------------------------------------
     _r("zh.lives", "lives_in", "住在/家在/定居在 X (…)", "我表哥住在成都",
        rf"{A}{NEG}?(?:住在|居住在|生活在|定居在|定居|家住|家在)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?)\s*(?:[，,].*)?{END}"),

@@ -10,6 +10,8 @@ a change (换了, 改成, 跳槽) is marked so it replaces what it took over fro
 from __future__ import annotations
 
 from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.lexicon import ORG_NAMED_ZH as ORG_NAMED
+from hlmem.application.extraction.lexicon import ORG_ZH as ORG
 from hlmem.application.extraction.lexicon import OWNABLE_ZH, PET_SUFFIX_ZH, PETS_ZH
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.events import Scope
@@ -18,10 +20,6 @@ A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|�
      r"这段时间|这阵子|最近几天)\s*)*")
 END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
 WORD = r"[\u4e00-\u9fffA-Za-z0-9·]"
-#: An organisation a person works for (跳槽去了一家国企, 从腾讯离职).
-ORG = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:公司|集团|企业|国企|外企|央企|私企|厂|银行|医院|学校|大学|学院|研究所|研究院|事务所|律所|"
-       r"工作室|中心|单位|局|报社|电视台|餐厅|超市|酒店|门店|店)|阿里巴巴|阿里|腾讯|字节跳动|字节|华为|百度|京东|美团|小米|网易|拼多多|"
-       r"滴滴|快手|蚂蚁|微软|谷歌|苹果|亚马逊|英伟达|携程|商汤|大疆|联想|中兴|[A-Z][\w&.\-]{1,20})")
 #: Verbs of an activity one keeps up or stops (上课, 学琴, 打球…).
 ACT = r"(?:上|学|练|打|踢|玩|跑|弹|跳|游|追|看|去|参加|做|下|骑|拉|画|写|唱)"
 _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
@@ -48,8 +46,14 @@ RULES: tuple[Rule, ...] = (
        rf"(?:[，,].*)?{END}", change=True),
     _r("zh.job_do", "job_title", "是做/干 X 的 (a job said by what one does)", "我是做财务的",
        rf"{A}(?:是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{1,8}}?)\s*(?:工作|行业|这行)?的{END}", check="habit"),
-    _r("zh.works_as", "@where", "在 X 做/当/担任 Y (employer or place, and the job)", "我老公在外企做财务",
-       rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:做|当|担任|任|干)\s*(?P<job>{WORD}{{1,8}}?){END}"),
+    _r("zh.works_as", "job_title", "在 X 做/当/担任 Y (the job, and the employer or place)", "我老公在外企做财务",
+       rf"{A}在\s*(?P<org>{WORD}{{2,12}}?)\s*(?:做|当|担任|任|干)\s*(?P<v>{WORD}{{1,8}}?){END}"),
+    _r("zh.at_org", "employer", "(现在)在 X (a company by name or suffix)", "现在在京东",
+       rf"{A}在\s*(?P<v>{ORG_NAMED}){END}", change=True),
+    _r("zh.went_back_work", "works_in", "回(到)老家/X 发展/工作了 (works there from then on)", "我回老家成都发展了",
+       rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:发展|工作|上班|找工作|创业)了?{END}", change=True),
+    _r("zh.went_back_live", "lives_in", "回(到)老家/X 定居/生活了 (lives there from then on)", "我爸妈回老家长沙定居了",
+       rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:定居|生活|养老|住)了?{END}", change=True),
     # -- study ----------------------------------------------------------------------------------
     _r("zh.studies_at", "school", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
        rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
@@ -84,6 +88,10 @@ RULES: tuple[Rule, ...] = (
     _r("zh.have_not", "owns", "没有 驾照/车/宠物 (owns, negated)", "我没有驾照",
        rf"{A}(?:还|暂时|从来)?(?:没有|没)\s*(?:考)?\s*(?P<v>{_HAVE_NOT}){END}", polarity=False),
     # -- habits and tools that stop or change ---------------------------------------------------
+    _r("zh.uses_for", "uses", "(平时)用 X 跟/来/记/聊天… (a tool used for something)", "我平时用微信跟客户沟通",
+       rf"{A}(?:平时|一般|都|主要|经常|一直|现在)?\s*(?:都)?用\s*(?P<v>[A-Za-z0-9\u4e00-\u9fff][\w\u4e00-\u9fff .+\-]{{0,12}}?)\s*"
+       rf"(?:跟|和|给|来|做|记|写|管理|聊天|沟通|联系|办公|看|听|买|打车|付款|付钱|支付|导航|剪|修|画|开会|上课)[^，。；,;！？!?]{{0,12}}{END}",
+       on_text=True),
     _r("zh.topic_unused", "uses", "X (我)已经不用了 (the object first: uses, negated)", "微信已经不用了",
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:不|没)(?:再)?\s*用了{END}", polarity=False, change=True),
     _r("zh.topic_stopped", "habit", "X (我)已经不上/不打/退了 (the object first: habit, negated)", "钢琴课我已经不上了",

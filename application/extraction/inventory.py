@@ -105,6 +105,10 @@ EXTRA: tuple[tuple[str, str, str, str, str], ...] = (
      "by relation word", "我有两个孩子，老大叫乐乐，老二叫安安"),
     ("en.kin_names", "en", "…two kids, Emma and Noah (names for the kin the last clause introduced)", "by relation word",
      "I have two kids, Emma and Noah"),
+    ("zh.amount_after", "zh", "…涨工资了，现在一个月 N (an amount for the quantity the last clause named)", "by key word",
+     "涨工资了，现在一个月一万八"),
+    ("en.amount_after", "en", "…raised the rent, it's N now (an amount for the quantity the last clause named)",
+     "by key word", "They raised the rent, it's $1,650 now"),
 )
 
 

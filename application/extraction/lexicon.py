@@ -19,7 +19,7 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("uncle", _M) for w in ("叔叔", "舅舅", "伯伯", "伯父", "叔父", "姑父", "姨父", "舅父", "uncle")},
     **{w: ("aunt", _M) for w in ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "伯母", "姑妈", "小姨", "aunt", "auntie")},
     **{w: ("grandparent", _M) for w in ("爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "祖父", "祖母", "grandmother",
-                                        "grandfather", "grandma", "grandpa", "granny")},
+                                        "grandfather", "grandma", "grandpa", "granny", "nana")},
     **{w: ("mother_in_law", _S) for w in ("岳母", "丈母娘", "婆婆", "mother-in-law")},
     **{w: ("father_in_law", _S) for w in ("岳父", "丈人", "公公", "father-in-law")},
     **{w: ("sister_in_law", _M) for w in ("嫂子", "弟媳", "弟妹", "小姑子", "大姑子", "姨子", "sister-in-law")},
@@ -34,8 +34,8 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("child", _M) for w in ("kid",)},
     **{w: ("subordinate", _M) for w in ("下属", "部下", "手下", "subordinate", "direct report")},
     # colloquial short forms (我妈, 我哥) and family words people use every day
-    **{w: ("mother", _S) for w in ("妈", "老妈", "mommy")},
-    **{w: ("father", _S) for w in ("爸", "老爸", "daddy")},
+    **{w: ("mother", _S) for w in ("妈", "老妈", "mommy", "mama")},
+    **{w: ("father", _S) for w in ("爸", "老爸", "daddy", "papa")},
     **{w: ("sibling", _M) for w in ("哥", "姐", "弟", "妹", "大哥", "大姐", "二哥", "二姐", "小弟", "小妹", "亲哥", "亲姐")},
     **{w: ("spouse", _S) for w in ("媳妇", "媳妇儿", "老伴", "hubby")},
     **{w: ("partner", _S) for w in ("fiancé", "fiance", "fiancée", "fiancee")},
@@ -48,7 +48,7 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
 KIN_CANON: Mapping[str, str] = {
     "妈": "妈妈", "老妈": "妈妈", "爸": "爸爸", "老爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹",
     "亲哥": "哥哥", "亲姐": "姐姐", "闺女": "女儿", "媳妇": "老婆", "媳妇儿": "老婆", "mum": "mom", "mommy": "mom",
-    "daddy": "dad", "hubby": "husband", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
+    "daddy": "dad", "mama": "mom", "papa": "dad", "hubby": "husband", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
 }
 
 #: Health conditions named without a suffix (a suffix — 病, 症, 炎, 癌, disease — is enough on its own).
@@ -57,7 +57,7 @@ CONDITIONS_ZH = ("哮喘", "糖尿病", "高血压", "低血压", "高血脂", "
                  "心脏病", "过敏性鼻炎", "甲亢", "甲减", "荨麻疹", "肾结石", "胆结石", "关节炎", "腱鞘炎", "色盲")
 _SUFFIX_ZH = r"(?:病|症|炎|癌|瘤|不耐受|综合征|结石|障碍)"
 CONDITION_ZH = (rf"(?:{'|'.join(sorted(CONDITIONS_ZH, key=len, reverse=True))})|[\u4e00-\u9fff]{{1,6}}?{_SUFFIX_ZH}"
-                r"|(?:血压|血糖|血脂|胆固醇|尿酸|心率|眼压|转氨酶)(?:有点|有些|稍微|略)?(?:偏高|偏低|高|低|超标|异常)")
+                r"|(?:血压|血糖|血脂|胆固醇|尿酸|心率|眼压|转氨酶)(?:也|都|还|一直|有点|有些|稍微|略|比较)*(?:偏高|偏低|高|低|超标|异常)")
 CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hypertension", "high blood pressure",
                  "low blood pressure", "high cholesterol", "anemia", "anaemia", "insomnia", "migraines", "migraine",
                  "celiac disease", "coeliac disease", "eczema", "arthritis", "ADHD", "autism", "depression", "anxiety",
@@ -97,6 +97,9 @@ PETS_EN = tuple(sorted({*_PETS_EN, *(w + ("es" if w.endswith(("sh", "ch", "x")) 
 OWNABLE_EN = ("car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "house", "flat", "apartment", "condo",
               "boat", "sailboat", "laptop", "phone", "camera", "piano", "guitar", "tablet", "watch", "truck", "van",
               "garden", "cabin", "e-bike", "drone", "console")
+#: Device and car brands: "用的是 X" with one of them names a thing one owns.
+BRANDS_ZH = (r"iPhone|苹果|华为|小米|荣耀|OPPO|vivo|一加|三星|Pixel|魅族|红米|MacBook|ThinkPad|联想|戴尔|惠普|华硕|"
+             r"特斯拉|比亚迪|大众|丰田|本田|宝马|奔驰|奥迪|理想|蔚来|小鹏|吉利|长安|哈弗|五菱")
 #: What "my X is Y" names as a possession (我的手机是 iPhone 15, my laptop is a ThinkPad).
 DEVICE_ZH = r"(?:手机|电脑|笔记本|笔记本电脑|车|相机|平板|手表|耳机|显示器|键盘)"
 DEVICE_EN = r"(?:phone|laptop|car|camera|tablet|watch|computer|bike|headphones|keyboard|monitor)"
@@ -104,16 +107,19 @@ DEVICE_EN = r"(?:phone|laptop|car|camera|tablet|watch|computer|bike|headphones|k
 #: How often: the words that make a statement a habit.
 FREQ_ZH = (r"(?:每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|个?周末|隔一天|两天|周[一二三四五六日天])(?:[一二三四五六日天末])?"
            r"(?:早上|上午|中午|下午|晚上|早晨|傍晚|睡前|饭后)?|平时|平常|一般|通常|经常|总是|常常|习惯|周末)")
-FREQ_EN = (r"(?:every|each)\s+(?:day|morning|evening|night|week|weekend|weekday|workday|month|year|other\s+day|"
+FREQ_EN = (r"(?:every|each)\s+(?:other\s+|second\s+|two\s+|few\s+)?(?:day|morning|evening|night|week|weekend|weekday|"
+           r"workday|month|year|"
            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on\s+(?:weekends|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)|"
-           r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly")
+           r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly|biweekly|"
+           r"every\s+(?:two|few)\s+(?:days|weeks|months)")
 HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
 #: Activities that are habits by themselves (抽烟, smoke): their negation retires the habit.
 HABITS_ZH = r"(?:抽烟|吸烟|喝酒|熬夜|喝咖啡|游泳|跑步|健身|打游戏|吃夜宵|喝奶茶)"
 HABITS_EN = r"(?:smoke|smoking|drink|drinking|vape|vaping)"
 
 #: Diets said as what one is or eats.
-DIETS_ZH = r"(?:素食主义者|纯素食主义者|素食者|吃素的|吃素|全素|纯素|清真|低碳水|生酮饮食|生酮|轻断食|戒糖)"
+DIETS_ZH = (r"(?:素食主义者|纯素食主义者|素食者|吃素的|吃素|全素|纯素|蛋奶素|鱼素|海鲜素|弹性素食|清真|低碳水|生酮饮食|生酮|轻断食|"
+            r"戒糖|控糖|少油少盐|地中海饮食)")
 DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|kosher|halal|gluten-free|dairy-free|"
             r"plant-based|on\s+a\s+[a-z\-]+(?:\s+[a-z\-]+)?\s+diet|keto|paleo|teetotal)")
 
@@ -135,3 +141,26 @@ HEDGE_EN = r"(?:about|around|roughly|approximately|nearly|almost|close\s+to|mayb
 
 #: A negated general value covers more specific ones of the same slot (no sweet → 全糖奶茶). Data for
 #: the domain's multi-valued reversal (:func:`hlmem.domain.reversal.covers`) lives there, not here.
+
+#: Organisations people work for, by a suffix or a well-known name (跳槽去了一家国企, 从腾讯离职).
+ORG_NAMES_ZH = (r"阿里巴巴|阿里|腾讯|字节跳动|字节|华为|百度|京东|美团|小米|网易|拼多多|滴滴|快手|蚂蚁|微软|谷歌|苹果|亚马逊|英伟达|"
+                r"携程|商汤|大疆|联想|中兴|比亚迪|宁德时代|蔚来|理想|小鹏|米哈游|B站|哔哩哔哩|小红书|得物|顺丰|招行|工行|建行|中行|农行")
+ORG_ZH = (rf"(?:[\u4e00-\u9fffA-Za-z]{{0,10}}?(?:公司|集团|企业|国企|外企|央企|私企|厂|银行|医院|学校|大学|学院|研究所|研究院|"
+          rf"事务所|律所|工作室|中心|单位|局|报社|电视台|餐厅|超市|酒店|门店|店)|{ORG_NAMES_ZH}|[A-Z][\w&.\-]{{1,20}})")
+#: An organisation named so it cannot be a place one is at (a company suffix or a known name).
+ORG_NAMED_ZH = rf"(?:[\u4e00-\u9fffA-Za-z]{{1,10}}?(?:公司|集团|科技)|{ORG_NAMES_ZH})"
+
+_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+#: English numbers in words up to 99 (seven, twenty-one, forty five).
+NUMBER_WORDS = (rf"(?:(?:{'|'.join(t for t in _TENS if t)})(?:[\s\-](?:{'|'.join(_ONES[1:10])}))?|"
+                rf"{'|'.join(sorted(_ONES, key=len, reverse=True))})")
+
+
+def word_number(text: str) -> str:
+    """Digits for an English number word ("seven" → "7", "forty-five" → "45"); other text unchanged."""
+    words = text.lower().replace("-", " ").split()
+    if words and all(w in _ONES or w in _TENS for w in words):
+        return str(sum(_ONES.index(w) if w in _ONES else _TENS.index(w) * 10 for w in words))
+    return text

@@ -236,7 +236,8 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
 
 
 _OPENING = re.compile(rf"{ADV}(?:{FP})?{ADV}")
-_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)|[<>*#|{}\[\]]")
+_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)|[<>*#|{}\[\]]|[了啊呀吧呢嘛啦哇哦]$|又|了(?!解)|好[累热冷闷困饿烦忙]|"
+                         r"真|太|快乐|天气|下雨|下雪|股市|堵车|挤")
 
 
 def plan_value(clause: Clause) -> str | None:

@@ -23,7 +23,7 @@ from hlmem.application.extraction.frames import run
 from hlmem.application.extraction.guard import Tagger
 from hlmem.application.extraction.lexicon import AUTHORITY_EN, AUTHORITY_ZH, FREQ_EN
 from hlmem.application.extraction.patterns_common import person_like
-from hlmem.application.extraction.subjects import LEADING_ZH, Subject, resolve_en, resolve_zh
+from hlmem.application.extraction.subjects import LEADING_ZH, LEADING_ZH_HABIT, Subject, resolve_en, resolve_zh
 from hlmem.domain.slots import SlotRegistry
 
 _REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
@@ -31,8 +31,13 @@ _REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|
                         rf"\s+(?:that\s+)?(?=I\b)", re.I)
 _HEDGE_LEAD = re.compile(r"^\s*(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
                          re.I)
-_FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN})\s*,?\s*", re.I)
-_ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|like|love|hate|want|wish)[a-z][\w'\-]*(?:\s+[\w'\-]+){0,5})"
+_FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lately|now))\s*,?\s*", re.I)
+#: A phrase before the subject that only frames the clause ("After ten years with iPhones I've…").
+_EN_PREFIX = re.compile(r"^\s*(?:(?:after|since|for|in|during|over|with|before|following|like|as\s+of|starting|ever\s+since)"
+                        r"\s+[^,]{1,40}?|long\s+story\s+short|to\s+be\s+honest|tbh|honestly|anyway|anyways|btw|by\s+the\s+way|"
+                        r"fun\s+fact|oh|well|so|yeah|ok|okay|also|plus|update|quick\s+update|good\s+news|big\s+news|guess\s+what)"
+                        r"\s*,?\s+(?=(?:I|we|my|our)(?:\s|'))", re.I)
+_ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|like|love|hate|want|wish)[a-z][\w'\-]*(?:\s+[\w'\-]+){0,7})"
                           r"\s*[.!]*\s*$")
 
 
@@ -49,6 +54,10 @@ _EN_LEAD = r"^\s*(?:(?:and|also|then|plus|but|so|who|which)\s+)*"
 _EN_CONTINUES = re.compile(
     rf"{_EN_LEAD}(?:(?:now|still|also|just|recently|mostly|usually|always|often|even|currently|actually|really)\s+)*"
     rf"(?:'s|'m|{CONTINUATION_VERBS})\b", re.I)
+#: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
+_EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
+                      r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"
+                      r"[a-z][\w'\-]*(?:\s+[a-z][\w'\-]*){0,2}\s*[.!]*\s*$", re.I)
 #: A Chinese clause that names no one continues the third party before it in its sentence, unless
 #: it starts over with the speaker's own words (我觉得… is caught by the subject resolver).
 _ZH_CONTINUES = re.compile(r"^\s*(?:还|而且|并且|也|又|都|就|平时|经常|今年|现在|每|已经|一直|目前|最近|在|是|有|会|做|住|"
@@ -81,6 +90,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     freq = _FREQ_LEAD.match(clause.text) if clause.lang == "en" else None
     if freq:
         clause = _from(clause, freq.end())
+    elif clause.lang == "en" and (prefix := _EN_PREFIX.match(clause.work)) and resolve_en(clause.work, topic) is None:
+        clause = _from(clause, prefix.end())
     subject = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, topic)
     table = frames_zh.RULES if clause.lang == "zh" else frames_en.RULES
     if subject is None and carried is not None and not reported and not freq:
@@ -89,8 +100,9 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         if not clause.by_user or freq or reported:
             return Reading([])
         start = LEADING_ZH.match(clause.work).end() if clause.lang == "zh" else 0  # 不过现在在北京工作
+        text_start = LEADING_ZH_HABIT.match(clause.work).end() if clause.lang == "zh" else None
         facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True,
-                    tagger=tagger)
+                    tagger=tagger, text_start=text_start)
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
         return Reading(facts)
     if (subject.name is None and not clause.by_user) or ((subject.kin or subject.pet) and not clause.by_user):
@@ -98,12 +110,18 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     if reported and subject.name is not None:
         return Reading([])
     if freq:
+        if freq["now"]:  # "These days I keep my notes in Obsidian": a rule may read it, as a change
+            facts = run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
+                        registry=registry, tagger=tagger, text_start=subject.bare_end)
+            if facts:
+                return Reading([evolve(f, change=True, holds_now=True) for f in facts], subject)
         m = _ACTIVITY_EN.match(clause.text, subject.end)
         if not m:
             return Reading([], subject)
-        value = f"{m['v']} {freq['f']}".strip()
+        value = m["v"] if freq["now"] else f"{m['v']} {freq['f']}".strip()
         return Reading([Fact(predicate="habit", value=value, subject=subject.name, span=m.span("v"), rule="en.habit_lead",
-                             cardinality=registry.cardinality("habit"))], subject)
+                             cardinality=registry.cardinality("habit"), change=bool(freq["now"]),
+                             holds_now=bool(freq["now"]))], subject)
     if subject.pet and (named := pet_named(clause, subject)) is not None:
         return named
     facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
@@ -124,12 +142,13 @@ def _carry(clause: Clause, carried: Subject) -> Subject | None:
     if clause.lang == "en":
         m = _EN_CONTINUES.match(clause.work)
         if m is None:
-            return None
+            bare = _EN_BARE.match(clause.work)
+            return evolve(carried, end=bare.end(), bare_end=-1, carried=True, relation=None) if bare else None
         lead = re.match(_EN_LEAD, clause.work, re.I)
         start = lead.end() if lead else 0
     else:
-        if carried.name is None or not _ZH_CONTINUES.match(clause.work):
-            return None  # the speaker's own clauses need no carrying: Chinese drops the subject anyway
+        if not _ZH_CONTINUES.match(clause.work):
+            return None
         start = LEADING_ZH.match(clause.work).end()
     return evolve(carried, end=start, bare_end=start, carried=True, relation=None)
 
@@ -138,12 +157,15 @@ def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry
                  tagger: Tagger | None) -> list[Fact]:
     """The frame rules on a clause that continues a subject: English rules expect a space before the verb."""
     if clause.lang == "zh":
+        text_start = LEADING_ZH_HABIT.match(clause.work).end()
         return run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
-                   registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.end)
-    text, work = " " + clause.text[subject.end:], " " + clause.work[subject.end:]
+                   registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=text_start)
+    glue = " is " if subject.bare_end == -1 else " "  # "I'm 29, single": a bare complement of the clause before
+    start = 0 if subject.bare_end == -1 else subject.end
+    text, work = glue + clause.text[start:], glue + clause.work[start:]
     facts = run(table, text, work, 0, subject=subject.name, kin=subject.kin, registry=registry, hedged=hedged,
                 reported=reported, tagger=tagger, text_start=0)
-    shift = subject.end - 1
+    shift = start - len(glue)
     return [evolve(f, span=(f.span[0] + shift, f.span[1] + shift)) if f.span else f for f in facts]
 
 

@@ -28,6 +28,7 @@ Shape of what it emits (the same as the LLM extractor's):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
@@ -35,7 +36,7 @@ from attrs import evolve
 
 from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
-from hlmem.application.extraction.carry import names_after
+from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
@@ -49,6 +50,13 @@ from hlmem.domain.slots import SlotRegistry
 USER_ROLES = frozenset({"user", "human"})
 SPEAKER = {"zh": "用户", "en": "user"}
 EXTRACTOR = "rules"
+#: What one schedules for later today (今晚加班, meeting Ann tonight): a remark about today is no plan.
+_SCHEDULED = re.compile(r"去|回|开会|会议|见|约|加班|上课|考试|面试|出发|飞|接|送|体检|看医生|搬家|聚餐|值班|比赛|演出|"
+                        r"(?i:\b(?:meet|meeting|call|see|visit|go|fly|leave|pick|drop|dinner|lunch|appointment|interview|class|"
+                        r"exam|game|practice|shift)\b)")
+#: Multi-valued slots where a value said to hold *now* replaces one of its kind (ADR 0059).
+_REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
+_NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -86,15 +94,19 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     carried: Subject | None = None  # whom the sentence is about so far (a clause naming no one continues it)
     sentence = -1
     previous: list[Fact] = []
+    said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
         if clause.sentence_start != sentence:
-            sentence, carried, previous = clause.sentence_start, None, []
+            sentence, carried, previous, said = clause.sentence_start, None, [], ""
         module = patterns_zh if clause.lang == "zh" else patterns_en
         reading = personal.Reading([]) if clause.planned else personal.match(
             clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried)
-        named = names_after(clause, previous) if previous and not piece.blocked and by_user else None
+        named = None
+        if not piece.blocked and by_user:
+            named = (names_after(clause, previous) or items_after(clause, previous)) if previous else None
+            named = named or amount_after(clause, said)
         if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
             facts, carried = named.facts, named.subject or carried
         else:
@@ -108,6 +120,8 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
+            if facts and reading.subject is not None and reading.subject.carried and reading.subject.name:
+                facts = [evolve(f, subject=reading.subject.name) for f in facts]  # 我弟在杭州读研，明年毕业
         if named is None and (name := personal.introduced(facts)) is not None:
             carried = Subject(name, 0)  # "我有个女儿叫乐乐，今年五岁": the clauses after it are about 乐乐
         for fact in facts:
@@ -116,6 +130,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
                 out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
         person = personal.named_person(facts) or person
         previous = previous if named is not None else facts or previous
+        said = clause.text
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
@@ -159,6 +174,8 @@ def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
     if period is None or period[1] <= anchor:
         return []
     value = module.plan_value(clause)  # type: ignore[attr-defined]
+    if value and period[0] <= anchor and not _SCHEDULED.search(value):
+        return []  # 今天北京的天气好闷: a remark about today, not something planned for it
     return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
                  rule=f"{clause.lang}.dated_plan")] if value else []
 
@@ -205,7 +222,8 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     # "我上个月搬到了苏州" said today holds from last month and is the speaker's latest word: it
     # supersedes what was said before it, even after last month (ADR 0059). Configuration records
     # (a version rolled back on a past day) stay late records that land between known claims.
-    change = not is_plan and (fact.holds_now or (fact.change and fact.predicate not in _RECORDS))
+    change = not is_plan and (fact.holds_now or (fact.change and fact.predicate not in _RECORDS)
+                              or (fact.predicate in _REPLACEABLE and fact.polarity and _NOW.search(clause.text) is not None))
     if is_plan and not fact.plan:
         value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
         if not value or not clause.by_user:

@@ -41,7 +41,8 @@ _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|Th
                           r"His|Her|Their|He|She|They|You|Let|Can|Could|Would|Should|Do|Does|Did|Is|Are|Was|Were|"
                           r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
 _LEAD_EN = r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately)\s*,?\s+)*"
-_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
+_BARE_KIN_EN = r"(?:Mom|Mum|Dad|Mommy|Daddy|Grandma|Grandpa|Granny|Nana|Papa|Mama)"
+_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
@@ -63,6 +64,8 @@ class Subject:
 
 
 LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
+#: The leading adverbs without 平时, which opens a habit (平时骑车上班) rather than framing one.
+LEADING_ZH_HABIT = re.compile(rf"^\s*{_ADV_ZH.replace('平时|', '')}\s*")
 
 
 def resolve_zh(text: str, topic: str | None) -> Subject | None:
@@ -109,6 +112,9 @@ def _resolve_en(text: str, topic: str | None) -> Subject | None:
         return None
     if m["fp"]:
         return Subject(None, m.end())
+    if m["bare"]:
+        kin = KIN_CANON.get(m["bare"].lower(), m["bare"].lower())
+        return Subject(f"user's {kin}", m.end(), kin=m["bare"].lower())
     if m["kin"]:
         kin = m["kin"].lower()
         full = m.group().strip()
