@@ -67,7 +67,7 @@ _KIN_SAME = [
     ("妈", "妈妈", "母亲", "老妈", "mom", "mother", "mum", "mommy"), ("爸", "爸爸", "父亲", "老爸", "dad", "father", "daddy"),
     ("哥", "哥哥"), ("姐", "姐姐"), ("弟", "弟弟"), ("妹", "妹妹"), ("老公", "丈夫", "husband", "hubby"),
     ("老婆", "妻子", "太太", "媳妇", "wife"), ("女儿", "闺女", "daughter"), ("儿子", "son"),
-    ("孩子", "小孩", "kid", "kids", "child", "children"),
+    ("孩子", "小孩", "kid", "kids", "child", "children"), ("叔", "叔叔"), ("舅", "舅舅"), ("姑", "姑姑"), ("婶", "婶婶"),
 ]
 _KIN_KEY = {w: group[0] for group in _KIN_SAME for w in group}
 

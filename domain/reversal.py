@@ -38,6 +38,8 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
     "酒": ("酒", "啤酒", "红酒", "白酒", "beer", "wine", "alcohol", "whisky", "whiskey"),
     "alcohol": ("酒", "beer", "wine", "alcohol", "whisky", "whiskey", "vodka", "cocktail"),
     "咖啡": ("咖啡", "拿铁", "美式", "coffee", "latte", "espresso"),
+    "caffeine": ("coffee", "latte", "espresso", "cappuccino", "tea", "soda", "cola", "energy drink", "咖啡", "茶"),
+    "咖啡因": ("咖啡", "茶", "可乐", "coffee", "tea"),
     "coffee": ("咖啡", "coffee", "latte", "espresso", "cappuccino"),
     "宠物": ("宠物", "猫", "狗", "金毛", "泰迪", "柯基", "仓鼠", "兔", "鹦鹉", "龟", "鱼", "pet", "cat", "dog"),
     "pet": ("宠物", "pet", "cat", "dog", "kitten", "puppy", "hamster", "rabbit", "parrot", "fish", "retriever"),

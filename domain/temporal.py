@@ -226,7 +226,7 @@ _DAYS_EN = "|".join(_EN_WEEKDAYS)
 _PATTERNS: tuple[tuple[str, Resolver, bool], ...] = (
     (r"(?<![\d\-/A-Za-z_.])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})(?![\d\-/])", _ymd, False),
     (rf"(?P<y>\d{{4}})\s*年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?)?(?!代|级)", _ymd, False),
-    (rf"(?P<ry>前|去|今|明|后)年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?)?(?!级)", _rel_year, False),
+    (rf"(?P<ry>前|去|今|明|后)年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?|年?[底初末中])?(?!级)", _rel_year, False),
     (rf"(?<![\d年])(?P<y>)(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?", _ymd, False),
     (rf"(?P<rm>上上|下下|上|下|这|本)个?月(?:份)?(?:\s*(?P<d>{_N})\s*[日号])?", _rel_month, False),
     (rf"(?P<rw>上上|下下|上|下|这|本)个?(?:周|星期|礼拜)(?!末)(?P<wd>{_WD})?", _rel_week, False),

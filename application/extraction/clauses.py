@@ -29,9 +29,14 @@ CONTINUATION_VERBS = (
     r"gets?|moved|joined|left|quit|started|stopped|became|adopted|speaks?|suffers?|does|doesn't|don't|volunteers?|"
     r"coaches|cooks?|swims?|walks?|bikes?|cycles?|sings?|knits?|paints?|writes?|reads?|hikes?|trains?|practi[cs]es?|"
     r"attends?|visits?|calls?|wears?|prefers?|gave\s+up|switched|retired|graduated|commutes?|no\s+longer|never)")
-_CLAUSE_SEP = re.compile(rf"[，；;]|,(?!\d)|\s+(?:but|and then|and now|whereas)\s+|\s+and\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our|his|"
+_CLAUSE_SEP = re.compile(rf"[，；;（）()]|,(?!\d)|\s*[—–]+\s*|\s+-\s+|\s+(?:but|and then|and now|whereas)\s+|"
+                         rf"\s+so\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our)\s)|\s+and\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our|his|"
                          rf"her|their)\s|(?:(?:now|also|still|just|recently|currently|usually|always|often)\s+)?"
                          rf"{CONTINUATION_VERBS}\b)", re.I)
+#: "Since I retired from the post office I've been gardening": a subordinate clause without a comma ends
+#: where the main clause's subject begins (a blank the splitter then reads as a comma).
+_SUBORDINATE = re.compile(r"^\s*(?i:since|after|once|now\s+that|ever\s+since|because|when|before|while|as\s+soon\s+as)\s+"
+                          r"(?:I|we|my\s+\w+|our\s+\w+|he|she|they)\b[^,;.]*?(?<=\w)(?=\s+(?:I|we)(?:'|\s))")
 #: "My best friend, Priya, lives…": the commas around a name in apposition do not end a clause.
 _APPOSITION = re.compile(r"\b(?:my|our)\s+(?:(?:best|oldest|youngest|older|younger|little|big|old|new)\s+)?[a-z\-]+(?:\s+[a-z\-]+)?"
                          r"\s*(?P<a>,)\s*(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*(?P<b>,)(?!\s*(?-i:[A-Z][a-z]+)\s*(?:,|and\b))",
@@ -46,7 +51,7 @@ _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
 
 # Gates. Each is a reason a clause states no current fact of its speaker.
-_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
+_QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
@@ -55,7 +60,7 @@ _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不�
 _DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
-_REPORTING = re.compile(r"(?<![小会能])说(?![明话法服得一])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+_REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
@@ -174,6 +179,8 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
         kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}
+        if (sub := _SUBORDINATE.match(sentence)) is not None:  # "Since I retired I've been gardening"
+            sentence = sentence[:sub.end()] + "," + sentence[sub.end() + 1:]
         opening = True
         for sep in [*(m for m in _CLAUSE_SEP.finditer(sentence) if m.start() not in kept), None]:
             end = sep.start() if sep else len(sentence)

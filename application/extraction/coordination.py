@@ -4,9 +4,9 @@ A frame rule reads one value; in a multi-valued slot people often list several. 
 
 - the value span itself is a list (对猫毛和花粉过敏, "speak Spanish and a little Portuguese"):
   :func:`split` cuts it at the joiners;
-- the rule stopped at the first item and the rest trails after it ("have a dog and two cats"):
-  :func:`tail` cuts the first item (with its article or count) out of the clause and lets the
-  same rule read the next one, as long as items follow.
+- the rule stopped at the first item and the rest trails after it ("have a dog and two cats",
+  "three kids and a golden retriever"): :func:`cut` says what to cut out of the clause (the first
+  item with its article or count, and the "and") so the rules read the next one.
 
 Spans stay offsets into the clause text, so evidence quotes remain exact substrings.
 """
@@ -14,7 +14,6 @@ Spans stay offsets into the clause text, so evidence quotes remain exact substri
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 #: Slots whose values people list, and the rules may split.
 LIST_SLOTS = frozenset({"allergy", "speaks", "health_condition", "owns"})
@@ -40,20 +39,12 @@ def split(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
-def tail(regex: re.Pattern[str], source: str, text: str, start: int, first: re.Match[str],
-         most: int = 4) -> Iterator[tuple[re.Match[str], int]]:
-    """Further matches of ``regex`` for the items after ``first``'s value: each with the offset to
-    add to its spans (they are read from a copy of the clause with the earlier items cut out)."""
-    vs, ve = first.span("v")
-    for _ in range(most):
-        joiner = _AFTER.match(source, ve)
-        if joiner is None:
-            return
-        cut = _DET_EN.search(source, 0, vs)
-        head = cut.start() if cut else vs
-        shift = joiner.end() - head
-        m = regex.match(source[:head] + source[joiner.end():], start)
-        if m is None:
-            return
-        yield m, shift
-        vs, ve = m.start("v") + shift, m.end("v") + shift
+def cut(work: str, start: int, end: int) -> tuple[int, int] | None:
+    """``(head, resume)`` to cut the item ``work[start:end]`` (with its article or count) and the
+    "and" after it out of an English clause, so the rules read the next item; None when no "and"
+    follows it."""
+    joiner = _AFTER.match(work, end)
+    if joiner is None or not re.match(r"(?:a|an|the|one|two|three|four|five|\d+|some|my|our)\b", work[joiner.end():], re.I):
+        return None
+    det = _DET_EN.search(work, 0, start)
+    return (det.start() if det else start), joiner.end()

@@ -117,13 +117,9 @@ def _value(rule: Rule, raw: str) -> str:
     return rule.clean(value) if rule.clean is not None and value else value
 
 
-def _listed(rule: Rule, fact: Fact, m: re.Match[str], text: str, source: str, start: int,
-            tagger: Tagger | None) -> list[Fact]:
+def _listed(rule: Rule, fact: Fact, m: re.Match[str], text: str, tagger: Tagger | None) -> list[Fact]:
     """The other items of a listed value (:mod:`.coordination`), each a fact like ``fact``."""
     spans = coordination.split(text, *m.span("v"))
-    if not spans and rule.lang == "en":
-        spans = [(more.start("v") + shift, more.end("v") + shift)
-                 for more, shift in coordination.tail(rule.regex, source, text, start, m)]
     out = []
     for a, b in spans:
         value = _value(rule, text[a:b])
@@ -142,7 +138,38 @@ def _where(value: str, lang: str, tagger: Tagger | None) -> str | None:
 def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
         registry: SlotRegistry, hedged: bool = False, reported: bool = False,
         unnamed: bool = False, tagger: Tagger | None = None, text_start: int | None = None) -> list[Fact]:
-    """Facts of the first rule that matches the rest of a clause (``text[start:]``), guard passed.
+    """Facts of the first rule that matches the rest of a clause (``text[start:]``), guard passed;
+    then, when "and …" follows the value, what the rules read from the clause with that value cut
+    out ("We've got three kids and a golden retriever" → the kids, then the dog).
+    """
+    kw = dict(subject=subject, kin=kin, registry=registry, hedged=hedged, reported=reported, unnamed=unnamed,
+              tagger=tagger, text_start=text_start)
+    facts, end = _run_once(rules, text, work, start, **kw)  # type: ignore[arg-type]
+    for _ in range(2):
+        if not facts or end is None or rules[0].lang != "en":
+            break
+        cut = coordination.cut(work, facts[0].span[0] if facts[0].span else end, end)
+        if cut is None:
+            break
+        head, resume = cut
+        shift = resume - head
+        more, more_end = _run_once(rules, text[:head] + text[resume:], work[:head] + work[resume:],
+                                   start, **kw)  # type: ignore[arg-type]
+        known = {(f.predicate, f.value) for f in facts}
+        new = [evolve(f, span=(f.span[0] + shift, f.span[1] + shift)) if f.span and f.span[0] >= head else f
+               for f in more if (f.predicate, f.value) not in known]
+        if not new:
+            break
+        facts = [*facts, *new]
+        end = more_end + shift if more_end is not None else None
+    return facts
+
+
+def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str | None, kin: str | None = None,
+              registry: SlotRegistry, hedged: bool = False, reported: bool = False,
+              unnamed: bool = False, tagger: Tagger | None = None,
+              text_start: int | None = None) -> tuple[list[Fact], int | None]:
+    """The facts of the first rule that matches (guard passed), and where its value ends.
 
     :param hedged: the clause is hedged: only rules marked ``hedged`` may fire.
     :param reported: the clause is an authority's report about the user: only ``reported`` rules.
@@ -181,7 +208,7 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
         fact = Fact(predicate=predicate, value=value, subject=subject, polarity=polarity, cardinality=card,
                     scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
                     rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
-        out = [fact, *_listed(rule, fact, m, text, source, start, tagger)] if predicate in coordination.LIST_SLOTS else [fact]
+        out = [fact, *_listed(rule, fact, m, text, tagger)] if predicate in coordination.LIST_SLOTS else [fact]
         if len(out) > 1 and coordination.split(text, vs, ve):
             out = out[1:]  # the whole list was the first value: its items replace it
         out = [*out, *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot)) for f in out for slot in rule.also)]
@@ -202,8 +229,8 @@ def run(rules: Sequence[Rule], text: str, work: str, start: int, *, subject: str
             os_, oe = m.span("old")
             out.append(Fact(predicate=predicate, value=old, subject=subject, polarity=False, cardinality=card,
                             importance=rule.importance, change=True, span=(os_, oe), rule=rule.name))
-        return out
-    return []
+        return out, ve
+    return [], None
 
 
 def inventory(tables: Sequence[Sequence[Rule]]) -> list[tuple[str, str, str, str, str]]:

@@ -81,9 +81,11 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:don't|do\s+not|doesn't|no\s+longer|never)|\s+(?:quit|stopped|gave\s+up|have\s+quit|'ve\s+quit|have\s+stopped|'ve\s+stopped))\s+"
        rf"(?P<v>{HABITS_EN}){END}", polarity=False, change=True),
     _r("en.habit_freq", "habit", "an activity + every Tuesday / on weekends / twice a week", "I go swimming every Tuesday",
-       rf"{A}(?:\s+(?:usually|always|often|normally|regularly|typically|try\s+to|like\s+to|tend\s+to))?\s+"
-       rf"(?P<v>(?!have\b|had\b|has\b|am\b|'m\b|was\b|will\b|would\b|live|work)[a-z][\w'\-]*(?:\s+(?!every|each|on\s+week)[\w'\-]+){{0,5}}?\s+"
-       rf"(?:{FREQ_EN})(?:\s+(?:morning|evening|night|afternoon))?){TAIL}{END}", on_text=True),
+       rf"{A}(?:'ve\s+been|\s+have\s+been|'m|\s+am|'s|\s+is|'re|\s+are)?(?:\s+(?:usually|always|often|normally|regularly|"
+       rf"typically|try\s+to|like\s+to|tend\s+to))?\s+"
+       rf"(?P<v>(?!have\b|had\b|has\b|am\b|'m\b|was\b|will\b|would\b|live|work)[a-z][\w'\-]*(?:\s+(?!every|each|on\s+week|almost|nearly)"
+       rf"[\w'\-]+){{0,5}}?\s+(?:(?:almost|nearly|pretty\s+much|basically)\s+)?(?:{FREQ_EN})(?:\s+(?:morning|evening|night|afternoon))?)"
+       rf"{TAIL}{END}", on_text=True),
     _r("en.habit_adv", "habit", "usually/always + an activity", "I always have oatmeal for breakfast",
        rf"\s+(?P<v>{HABIT_ADV_EN}\s+(?!think|feel|forget|say|like|love|hate|wonder)[a-z][\w'\-]*(?:\s+[\w'\-]+){{0,6}}?){END}"),
     _r("en.kin_have_named", "@kin", "have a son/sister named X", "I have a son named Max",
@@ -113,7 +115,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{BE}\s+{HEDGE}(?P<v>\d[\d.,]*\s*(?:cm|m|meters|metres|feet|foot|ft)?(?:\s*\d+\s*(?:inches|in))?|\d'\s?\d+\"?)\s+tall{END}",
        hedged=True),
     _r("en.weight", "weight", "weigh (about) N kg", "I weigh 70 kg",
-       rf"{A}\s+(?:weigh|weighs)\s+{HEDGE}(?P<v>\d[\d.,]*\s*(?:kg|kilos|kilograms|lbs|pounds|stone))(?:\s+now)?{END}", hedged=True),
+       rf"{A}(?:\s+(?:weigh|weighs)|{BE})\s+{HEDGE}(?P<v>\d[\d.,]*\s*(?:kg|kilos|kilograms|lbs|pounds|stone))(?:\s+now)?{END}",
+       hedged=True),
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
        rf"{A}\s+(?:wear|wears|take)\s+(?:a\s+)?size\s+(?P<v>\d+(?:\.\d)?)(?:\s+shoes)?{END}"),
     _r("en.age", "age", "is N (years old)", "My son is 12 years old",
@@ -129,8 +132,10 @@ _BASE: tuple[Rule, ...] = (
     _r("en.stopped_using", "uses", "stopped using / no longer use X (retired)", "I stopped using Evernote",
        rf"{A}(?:\s+(?:stopped|quit)\s+using|{NEG_DO}\s+use)\s+(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
     _r("en.uses", "uses", "use/started using/mostly use X (a product) (for…)", "I use Figma for design work",
-       rf"{A}(?:\s+(?:mostly|mainly|usually|now|primarily))?\s+(?:use|uses|started\s+using|am\s+using|'m\s+using|switched\s+to|"
-       rf"rely\s+on)\s+(?:an?\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}"),
+       rf"{A}(?:'ve\s+been|\s+have\s+been|'m|\s+am)?(?:\s+(?:mostly|mainly|usually|now|primarily|temporarily|still|currently))?"
+       rf"\s+(?:use|uses|started\s+using|"
+       rf"using|switched\s+to|rely\s+on|swear\s+by)\s+(?:an?\s+|the\s+|my\s+(?:old\s+|new\s+)?)?(?P<v>{PRODUCT}|{OWN})"
+       rf"{TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
        rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'m\s+living|\s+(?:live|lives|have\s+been\s+living|has\s+been\s+living|am\s+living|"

@@ -15,7 +15,7 @@ from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_en_words import (
     BE, CAP, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, TAIL, A,
 )
-from hlmem.application.extraction.lexicon import FREQ_EN, NUM_EN, QUANTITY_EN
+from hlmem.application.extraction.lexicon import FREQ_EN, NUM_EN, NUMBER_WORDS, QUANTITY_EN, word_number
 from hlmem.domain.events import Scope
 
 _PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
@@ -26,6 +26,8 @@ _LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chines
          r"Hindi|Urdu|Bengali|Punjabi|Tamil|Vietnamese|Thai|Tagalog|Indonesian|Malay|Turkish|Persian|Farsi|Hebrew|Greek|"
          r"Polish|Dutch|Swedish|Norwegian|Danish|Finnish|Czech|Hungarian|Romanian|Ukrainian|Swahili|ASL|Sign\s+Language)")
 _SCHOOL = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de)){0,5})"
+_ACTIVITY = (r"(?:play|go\s+to|go|do|take|attend|watch|run|swim|ride|cook|practice|practise|visit|coach|teach|volunteer|drive|"
+             r"bike|cycle|walk|commute|work\s+out)")
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
 
@@ -45,18 +47,33 @@ RULES: tuple[Rule, ...] = (
        "I quit Target in March",
        rf"{A}{_PERFECT}\s+(?:quit|resigned\s+from|left(?:\s+my\s+(?:job|position|role)\s+(?:at|with))?|"
        rf"quit\s+my\s+(?:job|position)\s+(?:at|with)|(?:was|got)\s+laid\s+off\s+(?:from|by)|got\s+fired\s+from|"
-       rf"was\s+let\s+go\s+from|stopped\s+working\s+(?:at|for)|retired\s+from)\s+(?P<v>{_ORG}){TAIL}{END}",
+       rf"was\s+let\s+go\s+from|stopped\s+working\s+(?:at|for)|retired\s+from)\s+(?P<v>{_ORG})(?!\s+(?:to|and)\s+(?:join|start|work))"
+       rf"{TAIL}{END}",
        polarity=False, change=True),
     _r("en.no_longer_works", "employer", "no longer works at / doesn't work at X anymore (employer, negated)",
        "My sister no longer works at Google",
        rf"{A}(?:\s+no\s+longer|\s+(?:don't|doesn't|do\s+not|does\s+not))\s+work(?:s)?\s+(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}",
        polarity=False, change=True),
+    _r("en.lost_job", "job_title", "quit my job / got laid off / lost my job (no job now)", "I got laid off last month",
+       rf"{A}{_PERFECT}\s+(?P<v>quit\s+my\s+job|lost\s+my\s+job|got\s+laid\s+off|was\s+laid\s+off|got\s+fired|was\s+fired|"
+       rf"got\s+let\s+go|resigned|am\s+unemployed|'m\s+unemployed|am\s+between\s+jobs|'m\s+between\s+jobs){TAIL}{END}",
+       change=True, check="habit"),
+    _r("en.left_field", "job_title", "left nursing / teaching (the job is over)", "I left nursing last year",
+       rf"{A}{_PERFECT}\s+(?:left|quit|got\s+out\s+of)\s+(?P<v>nursing|teaching|law|medicine|academia|tech|finance|retail|"
+       rf"the\s+army|the\s+military|consulting|journalism|banking){TAIL}{END}", polarity=False, change=True, check="habit"),
+    _r("en.teaching", "job_title", "am teaching X now (a teacher)", "now I'm teaching high school biology",
+       rf"{A}{BE}\s+(?:now\s+)?(?P<v>teaching)\s+[\w\s\-]{{2,30}}?{TAIL}{END}", change=True, check="habit",
+       clean=lambda v: "teacher"),
+    _r("en.serves", "employer", "is in the army / navy / police (an employer)", "My brother is in the army",
+       rf"{A}{BE}\s+(?:now\s+)?in\s+the\s+(?P<v>army|navy|air\s+force|marines|military|police|coast\s+guard|national\s+guard|"
+       rf"reserves|peace\s+corps){TAIL}{END}", check="habit"),
     _r("en.retired", "job_title", "is retired / retired (the job is now retired)", "My dad is retired",
        rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?{END}",
        change=True, check="habit"),
     _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
        rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
-       rf"have\s+been\s+working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))\s+as\s+"
+       rf"have\s+been\s+working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
+       rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
     _r("en.student_at", "school", "am a junior/student at X, study (Y) at X (where one studies)",
        "I'm a junior at Ohio State studying nursing",
@@ -100,17 +117,28 @@ RULES: tuple[Rule, ...] = (
        polarity=False),
     # -- habits and tools that stop or change ---------------------------------------------------
     _r("en.stopped", "habit", "stopped / quit going to the gym, playing X (habit, negated)", "I stopped going to the gym",
-       rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up|dropped)\s+(?P<v>(?!using\b|smoking\b|drinking\b)(?:going\s+to\s+(?:the\s+)?|"
-       rf"doing\s+|playing\s+|taking\s+)?[a-z][\w\-]*(?:\s+(?!in\b|on\b|last\b|this\b|after\b|because\b)[a-z][\w\-]*){{0,2}})"
-       rf"(?:\s+(?:in|on|last|this|after|because|since|when)\b[^.!?]*)?{END}", polarity=False, change=True),
+       rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up|dropped)\s+(?P<v>(?!using\b|smoking\b|drinking\b|last\b|this\b|in\b|on\b|"
+       rf"yesterday\b|today\b|recently\b|cold\b|my\s+job\b|work\b)(?:going\s+to\s+(?:the\s+)?|doing\s+|playing\s+|taking\s+)?"
+       rf"[a-z][\w\-]*(?:\s+(?!in\b|on\b|last\b|this\b|after\b|because\b|completely\b|entirely\b|altogether\b|for\b)"
+       rf"[a-z][\w\-]*){{0,2}})(?:\s+(?:completely|entirely|altogether|cold\s+turkey|for\s+good))?"
+       rf"(?:\s+(?:in|on|last|this|after|because|since|when|a|about)\b[^.!?]*)?{END}", polarity=False, change=True),
     _r("en.not_anymore", "habit", "don't play tennis / go to X anymore (habit, negated)", "I don't play tennis anymore",
-       rf"{A}{NEG_DO}\s+(?P<v>(?:play|go\s+to|go|do|take|attend|watch|run|swim|ride|cook|practice|practise|visit|"
-       rf"coach|teach|volunteer)\b[\w\s'\-]{{0,24}}?){_ANYMORE}", polarity=False, change=True),
+       rf"{A}{NEG_DO}\s+(?P<v>{_ACTIVITY}\b[\w\s'\-]{{0,24}}?){_ANYMORE}", polarity=False, change=True),
+    _r("en.no_longer", "habit", "no longer drive to work / play X (habit, negated)", "I no longer drive to work",
+       rf"{A}\s+no\s+longer\s+(?P<v>{_ACTIVITY}\b[\w\s'\-]{{0,24}}?){TAIL}{END}", polarity=False, change=True),
+    _r("en.not_a", "habit", "am not a smoker / drinker anymore (habit, negated)", "I'm not a smoker anymore",
+       rf"{A}{BE}\s+(?:not|no\s+longer)\s+a\s+(?:heavy\s+|big\s+)?(?P<v>smoker|drinker|coffee\s+drinker|gamer|runner|"
+       rf"morning\s+person|night\s+owl)(?:\s+anymore)?{TAIL}{END}", polarity=False, change=True,
+       clean=lambda v: {"smoker": "smoking", "drinker": "drinking"}.get(v.lower(), v)),
+    _r("en.commute", "habit", "take the bus / bike to work (now) (how one gets around)", "I take the bus now",
+       rf"{A}\s+(?P<v>(?:take|takes|ride|rides|catch|catches|drive|drives|bike|bikes|cycle|cycles|walk|walks|commute|commutes)\s+"
+       rf"(?:the\s+|my\s+)?(?:bus|train|subway|metro|tube|ferry|bike|car|scooter|to\s+work|to\s+school|to\s+the\s+office|in)"
+       rf"(?:\s+to\s+(?:work|school|the\s+office))?){TAIL}\s*(?:now|these\s+days|nowadays)\s*[.!]*\s*$", change=True),
     _r("en.no_drink", "diet", "don't drink X anymore (diet and habit, negated)", "I don't drink soda anymore",
        rf"{A}{NEG_DO}\s+(?:drink|have)\s+(?:any\s+)?(?P<v>[a-z][\w\s\-]{{1,20}}?){_ANYMORE}", polarity=False, change=True,
        also=("habit",)),
     _r("en.back_to", "uses", "went / switched back to X (a tool, from then on)", "I've gone back to Android",
-       rf"{A}{_PERFECT}\s+(?:gone|went|switched|moved|changed|come|came|go|going)\s+(?:all\s+the\s+way\s+)?back\s+to\s+"
+       rf"{A}{_PERFECT}\s+(?:gone|went|switched|changed|come|came|go|going)\s+(?:all\s+the\s+way\s+)?back\s+to\s+"
        rf"(?:using\s+)?(?:an?\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True),
     _r("en.switched_to", "uses", "switched to / started using X (a tool, from then on)", "I switched to Linear",
        rf"{A}{_PERFECT}\s+(?:switched\s+(?:over\s+)?to|started\s+using|migrated\s+to)\s+"
@@ -141,6 +169,24 @@ RULES: tuple[Rule, ...] = (
     _r("en.has_schedule", "habit", "have a 1:1 / standup every Tuesday (a schedule)", "We have a 1:1 every Tuesday",
        rf"{A}\s+(?:have|has)\s+(?P<v>(?:a\s+|an\s+|our\s+|my\s+)?[\w:\-]+(?:\s+[\w:\-]+){{0,3}}?\s+(?:{FREQ_EN})"
        rf"(?:\s+(?:morning|evening|night|afternoon))?)(?:\s+at\s+\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?)?{END}", on_text=True),
+    _r("en.moved_into", "lives_in", "moved into a place in / near X (lives there from then on)",
+       "We moved out of the city and into a small place near Asheville",
+       rf"{A}{_PERFECT}\s+moved\s+(?:out\s+of\s+[\w\s']{{1,24}}?\s+and\s+)?(?:in)?to\s+(?:a|an|the|our|my)\s+[\w\s'\-]{{1,30}}?\s+"
+       rf"(?:in|near|outside|just\s+outside|outside\s+of)\s+(?P<v>{CAP}){TAIL}{END}", change=True),
+    _r("en.from", "hometown", "is from X (where someone comes from)", "my roommate Jess is from Ohio",
+       rf"{A}{BE}\s+(?:originally\s+)?from\s+(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.turned", "age", "just turned N (an age, from then on)", "My youngest just turned four",
+       rf"{A}(?:\s+just)?\s+turned\s+(?P<v>\d{{1,3}}|{NUMBER_WORDS}){TAIL}{END}", change=True, clean=word_number),
+    _r("en.away", "status", "am in X for work / a conference (until …) (where one is for now)", "I'm in Tokyo for work until Friday",
+       rf"{A}{BE}\s+(?:currently\s+|away\s+)?in\s+(?P<v>{CAP})\s+(?:for|on)\s+(?:work|a\s+conference|business|a\s+trip|vacation|"
+       rf"holiday|a\s+few\s+days|the\s+week|the\s+weekend|a\s+wedding)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
+    _r("en.stolen", "owns", "my X got stolen / totaled, I lost my X (owns, negated)", "My bike got stolen",
+       rf"^\s*(?:(?:so|and|ugh|sadly)\s+)?(?:my|our)\s+(?:old\s+|new\s+)?(?P<v>{OWN}|{PRODUCT}|[a-z][\w\-]*)\s+(?:got|was)\s+"
+       rf"(?:stolen|totaled|totalled|written\s+off|repossessed|towed\s+for\s+good)(?:\s+(?:last|this|yesterday|from|while|at|in)\b[^.!?]*)?"
+       rf"{END}", polarity=False, change=True, opening=True),
+    _r("en.lost_thing", "owns", "lost / broke / dropped my X (owns, negated)", "I lost my phone",
+       rf"{A}{_PERFECT}\s+(?:lost|broke|smashed|destroyed|totaled|totalled|crashed)\s+(?:my|our)\s+(?:old\s+|new\s+)?"
+       rf"(?P<v>{OWN}|{PRODUCT})(?:\s+(?:last|this|yesterday|on|at|in|while)\b[^.!?]*)?{END}", polarity=False, change=True),
     _r("en.moved_in_with", "lives_in", "moved in with us / her boyfriend (lives with them from then on)",
        "My mom moved in with us last week",
        rf"{A}{_PERFECT}\s+(?:moved|has\s+moved|is\s+moving)\s+in\s+with\s+(?P<v>us|me|(?:my|our|his|her|their)\s+[\w\s'\-]{{2,24}}?|{CAP})"

@@ -10,11 +10,14 @@ HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
 NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"
 TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|\s+(?:in|since)\s+"
         r"(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})|"
-        r"\s+(?:yesterday|today|recently|a\s+while\s+ago|\w+\s+(?:days|weeks|months|years)\s+ago))?")
-END = rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again)?\s*[.!]*\s*$"
+        r"\s+(?:yesterday|today|recently|a\s+while\s+ago|(?:a\s+couple\s+of|a\s+few|several|\w+)\s+(?:days|weeks|months|years)\s+ago)|"
+        r"\s+(?:last|this)\s+(?:spring|summer|autumn|fall|winter))?")
+END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|"
+       rf"though|lol|haha|honestly|actually|right\s+now|for\s+sure)?\s*[.!]*\s*$")
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
-TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from)\b[^.!?]*"
+TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|"
+        r"once|until|till|bc|cuz|though)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")
 PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
@@ -23,4 +26,4 @@ HEDGE = rf"(?:(?P<hedge>{HEDGE_EN})\s+)?"
 SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
 COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
 ADJ = (r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|"
-       r"electric|pet|baby|senior|grumpy|sweet|tiny|giant|male|female)\s+)*")
+       r"electric|pet|baby|senior|grumpy|sweet|tiny|giant|male|female|very|super|really|adorable|crazy)\s+)*")

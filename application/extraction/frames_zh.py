@@ -22,7 +22,7 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.temporal import cn_int
 
-A = r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|一|真的|确实|本身)\s*)*"
+A = r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|一|真的|确实|本身)\s*)*\s*"
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
 END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
 V = r"(?P<v>[^，。；,;！？!?]{1,16}?)"
@@ -63,8 +63,8 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.diet_is", "diet", "是素食主义者 / 吃素 / 戒糖", "我是素食主义者",
        rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持|算是|现在是|属于)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
     _r("zh.diet_not", "diet", "不(再)吃/喝 X (diet, negated)", "我不吃猪肉了",
-       rf"{A}(?P<neg>不再|已经不|从不|从来不|不|戒了|戒掉了)\s*(?:吃|喝)\s*(?P<v>[^，。；,;！？!?\s了]{{1,6}}?){END}",
-       polarity=True, change=True),
+       rf"{A}(?:早上|中午|晚上|平时|周末|白天|睡前)?\s*(?P<neg>不再|已经不|从不|从来不|不|戒了|戒掉了)\s*(?:吃|喝)\s*"
+       rf"(?P<v>[^，。；,;！？!?\s了]{{1,6}}?){END}", polarity=True, change=True, also=("habit",)),
     _r("zh.quit", "habit", "戒了烟/酒 (habit, negated)", "我戒烟了",
        rf"{A}(?P<neg>戒|戒掉了?|戒了)\s*(?P<v>烟|酒){END}", change=True,
        clean=lambda v: {"烟": "抽烟", "酒": "喝酒"}.get(v, v)),
@@ -110,7 +110,7 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.native", "hometown", "是 X 人 (where the subject comes from)", "我表妹是北京人",
        rf"{A}是\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)人{END}"),
     _r("zh.shop", "owns", "开了一家 X (a shop or business)", "我舅舅在深圳开了一家餐厅",
-       rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?开了\s*一家\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}"),
+       rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?(?:自己)?开了\s*(?:一家|一个|一间|个|家)\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}"),
     # -- quantities -----------------------------------------------------------------------------
     _r("zh.quantity", "@k", "身高/体重/预算/月薪/房租/鞋码 (是/有/大概) N (unit)", "我身高175厘米",
        rf"{A}(?:每个?月|一个月|每年)?\s*(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:每个?月|一个月|每年)?\s*"

@@ -17,7 +17,7 @@ from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.events import Scope
 
 A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|早就|终于|后来|所以|然后|但是|不过|这几天|这两天|"
-     r"这段时间|这阵子|最近几天)\s*)*")
+     r"这段时间|这阵子|最近几天)\s*)*\s*")
 END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
 WORD = r"[\u4e00-\u9fffA-Za-z0-9·]"
 #: Verbs of an activity one keeps up or stops (上课, 学琴, 打球…).
@@ -40,21 +40,30 @@ RULES: tuple[Rule, ...] = (
     _r("zh.left_org", "employer", "离开了/辞掉了 X(的工作) (employer, negated)", "我离开了阿里",
        rf"{A}(?:离开了|辞掉了?|辞了)\s*(?P<v>{ORG})\s*(?:的工作)?{END}", polarity=False, change=True),
     _r("zh.retired", "job_title", "退休了 (the job is now 退休)", "我爸去年退休了",
-       rf"{A}(?:办了)?\s*(?P<v>退休)了?{END}", change=True, check="habit"),
+       rf"{A}(?:办了)?\s*(?P<v>退休)(?:好几年|好多年|[一二三四五六七八九十两几]+年|多年|很久|半年)?了?{END}", change=True, check="habit"),
+    _r("zh.lost_job", "job_title", "辞职了/失业了/被裁了 (no job now)", "我辞职了",
+       rf"{A}(?P<v>辞职|离职|裸辞|失业|被裁|被辞退|下岗|待业)了?{END}", change=True, check="habit"),
     _r("zh.joined", "employer", "跳槽到/去了/入职了 (一家) X (an organisation, from then on)", "我老公跳槽去了一家国企",
        rf"{A}(?:跳槽(?:到了?|去了?|进了?)|入职了?|加入了?|进了|去了|换到了?)\s*(?:一家|一个|家)?\s*(?P<v>{ORG})\s*(?:工作|上班)?"
        rf"(?:[，,].*)?{END}", change=True),
     _r("zh.job_do", "job_title", "是做/干 X 的 (a job said by what one does)", "我是做财务的",
        rf"{A}(?:是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{1,8}}?)\s*(?:工作|行业|这行)?的{END}", check="habit"),
+    _r("zh.job_verb", "job_title", "是开出租车/教书/卖保险的 (a job said by its verb)", "我爸是开出租车的",
+       rf"{A}是\s*(?P<v>(?:开|跑|教|卖|修|送|带|写|画|唱|演|拍|种|养|看)\s*{WORD}{{1,6}}?)\s*的{END}", check="habit"),
     _r("zh.works_as", "job_title", "在 X 做/当/担任 Y (the job, and the employer or place)", "我老公在外企做财务",
        rf"{A}在\s*(?P<org>{WORD}{{2,12}}?)\s*(?:做|当|担任|任|干)\s*(?P<v>{WORD}{{1,8}}?){END}"),
     _r("zh.at_org", "employer", "(现在)在 X (a company by name or suffix)", "现在在京东",
        rf"{A}在\s*(?P<v>{ORG_NAMED}){END}", change=True),
     _r("zh.went_back_work", "works_in", "回(到)老家/X 发展/工作了 (works there from then on)", "我回老家成都发展了",
        rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:发展|工作|上班|找工作|创业)了?{END}", change=True),
+    _r("zh.went_back", "lives_in", "(上个月)回了/回到了 X (back home there, from then on)", "上个月回了成都",
+       rf"{A}(?:又)?回(?:到)?了\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)(?!一趟|趟|看|玩|过)\s*了?{END}", change=True),
     _r("zh.went_back_live", "lives_in", "回(到)老家/X 定居/生活了 (lives there from then on)", "我爸妈回老家长沙定居了",
        rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:定居|生活|养老|住)了?{END}", change=True),
     # -- study ----------------------------------------------------------------------------------
+    _r("zh.grade", "school", "上/读 小学一年级/初二/大三 (a school year)", "我儿子今年上小学一年级了",
+       rf"{A}(?:在)?(?:上|读|念)\s*(?P<v>(?:小学|初中|高中|大学|幼儿园|中学)?(?:[一二三四五六]年级)|小学|初中|高中|幼儿园|"
+       rf"初[一二三]|高[一二三]|大[一二三四]|研[一二三]|博[一二三四]){END}"),
     _r("zh.studies_at", "school", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
        rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
        rf"高中|初中|小学|中学|幼儿园|MBA)(?:[，,].*)?{END}"),
@@ -74,6 +83,12 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:正)?在\s*(?P<v>{WORD}{{2,8}}?(?:出差|旅游|旅行|度假|休假|住院|隔离|培训|探亲|学习))(?:呢)?{END}",
        scope=Scope.TEMPORAL),
     # -- possessions: selling, buying, not having -----------------------------------------------
+    _r("zh.lost", "owns", "(我那辆) X 被偷了/丢了/报废了 (owns, negated)", "我那辆电动车被偷了",
+       rf"{A}(?:的)?\s*(?:那辆|那台|那部|那个|这辆|新买的|刚买的)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:被偷了|被偷走了|丢了|弄丢了|报废了|被撞坏了|"
+       rf"坏掉了|撞坏了)(?:[，,].*)?{END}", polarity=False, change=True),
+    _r("zh.uninstalled", "uses", "把 X 卸载了/删了/注销了 (uses, negated)", "我把抖音卸载了",
+       rf"{A}(?:把|将)\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卸载了|卸了|删了|删掉了|注销了|退订了|取关了)(?:[，,].*)?{END}",
+       polarity=False, change=True),
     _r("zh.sold", "owns", "把 X 卖了 / 卖掉了 X (owns, negated)", "我上个月把车卖了",
        rf"{A}(?:把|将)\s*(?:我的|家里的|那辆|那台)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卖了|卖掉了?|转手了|送人了|处理掉了|退掉了)"
        rf"(?:[，,].*)?{END}", polarity=False, change=True),
@@ -89,9 +104,16 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:还|暂时|从来)?(?:没有|没)\s*(?:考)?\s*(?P<v>{_HAVE_NOT}){END}", polarity=False),
     # -- habits and tools that stop or change ---------------------------------------------------
     _r("zh.uses_for", "uses", "(平时)用 X 跟/来/记/聊天… (a tool used for something)", "我平时用微信跟客户沟通",
-       rf"{A}(?:平时|一般|都|主要|经常|一直|现在)?\s*(?:都)?用\s*(?P<v>[A-Za-z0-9\u4e00-\u9fff][\w\u4e00-\u9fff .+\-]{{0,12}}?)\s*"
+       rf"{A}(?:平时|一般|都|主要|经常|一直|现在|个人|比较|更)*\s*(?:喜欢|习惯|爱)?\s*(?:都)?用\s*(?P<v>[A-Za-z0-9\u4e00-\u9fff][\w\u4e00-\u9fff .+\-]{{0,12}}?)\s*"
        rf"(?:跟|和|给|来|做|记|写|管理|聊天|沟通|联系|办公|看|听|买|打车|付款|付钱|支付|导航|剪|修|画|开会|上课)[^，。；,;！？!?]{{0,12}}{END}",
        on_text=True),
+    _r("zh.uses_code", "uses", "(平时主要)写/用 React、Python… (a language or framework by name)", "平时主要写React",
+       rf"{A}(?:平时|一般|主要|现在|工作中|日常)*\s*(?:都)?(?<!开始)(?:写|敲|主要用)\s*(?P<v>[A-Za-z][\w.+#\-]{{0,20}}){END}"),
+    _r("zh.not_in_place", "lives_in", "不在 X 了 (lives there no more)", "我不在上海了",
+       rf"{A}(?:已经)?(?:不在|不住在|离开了)\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*了{END}", polarity=False, change=True),
+    _r("zh.card_lapsed", "habit", "X 的卡/会员 没续/退了 (the habit ends)", "健身房的卡我没续",
+       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*的?\s*(?:卡|会员|年卡|月卡|课)\s*(?:我|我们)?{A}(?:没续|没有续|不续了|退了|到期了|停了)(?:[，,].*)?{END}",
+       polarity=False, change=True),
     _r("zh.topic_unused", "uses", "X (我)已经不用了 (the object first: uses, negated)", "微信已经不用了",
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:不|没)(?:再)?\s*用了{END}", polarity=False, change=True),
     _r("zh.topic_stopped", "habit", "X (我)已经不上/不打/退了 (the object first: habit, negated)", "钢琴课我已经不上了",
@@ -105,5 +127,5 @@ RULES: tuple[Rule, ...] = (
     _r("zh.changed_habit", "habit", "改成/换成 X (a habit, from then on)", "改成每周六学游泳",
        rf"{A}(?:改成了?|换成了?|改为|现在改|变成)\s*(?P<v>[^，。；,;！？!?]{{2,14}}?){END}", change=True, on_text=True),
     _r("zh.changed_to", "habit", "改学/改练 X (a habit, from then on)", "我女儿改学画画了",
-       rf"{A}改\s*(?P<v>(?:学|练|打|去|上)[^，。；,;！？!?]{{1,10}}?){END}", change=True, on_text=True),
+       rf"{A}改\s*(?P<v>(?:学|练|打|去|上|喝|吃|用|玩|跑)[^，。；,;！？!?]{{1,10}}?){END}", change=True, on_text=True),
 )

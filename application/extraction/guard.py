@@ -38,7 +38,8 @@ _PERSON_SLOTS = frozenset({"boss", "spouse", "partner", "father", "mother", "adv
                            "grandparent", "mother_in_law", "father_in_law", "sister_in_law", "brother_in_law",
                            "niece", "nephew", "grandchild"})
 _DIGIT = re.compile(r"\d|[零一二两三四五六七八九十百千万半]")
-_SENTENCE_WORDS_ZH = re.compile(r"[很太挺说想吧吗呢啊呀哈]|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
+_SENTENCE_WORDS_ZH = re.compile(r"[很挺吧吗呢啊呀]|太(?!极|原|阳|空|湖|仓|平洋|太)|(?<![梦理思感])想|说(?!唱|明书)|"
+                                r"哈(?!尔滨|密|萨克|巴狗)|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
 _SENTENCE_WORDS_EN = re.compile(r"\b(?:the|a|was|were|is|are|very|really|great|nice|lovely|would|will|stay|hotel|place|"
                                 r"week|fear|peace|hope|denial|love|it|this|that|there)\b", re.I)
 _EVALUATIVE_ZH = re.compile(r"不错|好用|满意|给力|完美|真棒|太棒|特别棒|喜欢上|一流|难用|失望|体验|印象|效果|时尚|漂亮|好看|难看|实惠|划算")

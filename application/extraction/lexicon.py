@@ -16,8 +16,10 @@ _M, _S = Cardinality.MULTI, Cardinality.SINGLE
 #: Kin and social relations beyond the common ones (patterns_common.RELATIONS): word → (predicate, cardinality).
 KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("cousin", _M) for w in ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "表兄", "堂兄", "cousin")},
-    **{w: ("uncle", _M) for w in ("叔叔", "舅舅", "伯伯", "伯父", "叔父", "姑父", "姨父", "舅父", "uncle")},
-    **{w: ("aunt", _M) for w in ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "伯母", "姑妈", "小姨", "aunt", "auntie")},
+    **{w: ("uncle", _M) for w in ("叔叔", "舅舅", "伯伯", "伯父", "叔父", "姑父", "姨父", "舅父", "uncle", "叔", "舅", "大伯", "二叔",
+                                  "小叔", "大舅", "二舅", "小舅")},
+    **{w: ("aunt", _M) for w in ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "伯母", "姑妈", "小姨", "aunt", "auntie", "婶", "姑", "大姨",
+                                 "二姨", "小姑", "大姑")},
     **{w: ("grandparent", _M) for w in ("爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "祖父", "祖母", "grandmother",
                                         "grandfather", "grandma", "grandpa", "granny", "nana")},
     **{w: ("mother_in_law", _S) for w in ("岳母", "丈母娘", "婆婆", "mother-in-law")},
@@ -27,7 +29,7 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("niece", _M) for w in ("侄女", "外甥女", "niece")},
     **{w: ("nephew", _M) for w in ("侄子", "外甥", "nephew")},
     **{w: ("grandchild", _M) for w in ("孙子", "孙女", "外孙", "外孙女", "grandson", "granddaughter")},
-    **{w: ("sibling", _M) for w in ("兄弟", "姐妹", "老弟", "老妹", "younger brother", "older brother",
+    **{w: ("sibling", _M) for w in ("兄弟姐妹", "兄弟", "姐妹", "老弟", "老妹", "siblings", "younger brother", "older brother",
                                     "little brother", "big brother", "younger sister", "older sister",
                                     "little sister", "big sister")},
     **{w: ("colleague", _M) for w in ("老同事", "workmate", "teammate")},
@@ -40,14 +42,15 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("spouse", _S) for w in ("媳妇", "媳妇儿", "老伴", "hubby")},
     **{w: ("partner", _S) for w in ("fiancé", "fiance", "fiancée", "fiancee")},
     **{w: ("child", _M) for w in ("闺女", "娃", "宝宝", "大女儿", "小女儿", "大儿子", "小儿子", "stepson", "stepdaughter",
-                                  "kids", "children")},
+                                  "kids", "children", "youngest", "oldest", "eldest", "middle child", "little one", "baby",
+                                  "toddler", "teenager", "孩子们", "小孩")},
     **{w: ("parent", _M) for w in ("爸妈", "父母", "parents")},
 }
 
 #: Kin words written one way in subjects, so 我妈 and 我妈妈 are one person (用户的妈妈).
 KIN_CANON: Mapping[str, str] = {
     "妈": "妈妈", "老妈": "妈妈", "爸": "爸爸", "老爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹",
-    "亲哥": "哥哥", "亲姐": "姐姐", "闺女": "女儿", "媳妇": "老婆", "媳妇儿": "老婆", "mum": "mom", "mommy": "mom",
+    "叔": "叔叔", "舅": "舅舅", "婶": "婶婶", "姑": "姑姑", "亲哥": "哥哥", "亲姐": "姐姐", "闺女": "女儿", "媳妇": "老婆", "媳妇儿": "老婆", "mum": "mom", "mommy": "mom",
     "daddy": "dad", "mama": "mom", "papa": "dad", "hubby": "husband", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
 }
 
@@ -111,7 +114,7 @@ FREQ_EN = (r"(?:every|each)\s+(?:other\s+|second\s+|two\s+|few\s+)?(?:day|mornin
            r"workday|month|year|"
            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on\s+(?:weekends|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)|"
            r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly|biweekly|"
-           r"every\s+(?:two|few)\s+(?:days|weeks|months)")
+           r"every\s+(?:two|few)\s+(?:days|weeks|months)|(?:a|per)\s+(?:day|week|month|night)")
 HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
 #: Activities that are habits by themselves (抽烟, smoke): their negation retires the habit.
 HABITS_ZH = r"(?:抽烟|吸烟|喝酒|熬夜|喝咖啡|游泳|跑步|健身|打游戏|吃夜宵|喝奶茶)"
@@ -119,8 +122,8 @@ HABITS_EN = r"(?:smoke|smoking|drink|drinking|vape|vaping)"
 
 #: Diets said as what one is or eats.
 DIETS_ZH = (r"(?:素食主义者|纯素食主义者|素食者|吃素的|吃素|全素|纯素|蛋奶素|鱼素|海鲜素|弹性素食|清真|低碳水|生酮饮食|生酮|轻断食|"
-            r"戒糖|控糖|少油少盐|地中海饮食)")
-DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|kosher|halal|gluten-free|dairy-free|"
+            r"戒糖|控糖|少油少盐|地中海饮食|什么都吃|荤素都吃|开荤)")
+DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|kosher|halal|gluten[-\s]free|dairy[-\s]free|"
             r"plant-based|on\s+a\s+[a-z\-]+(?:\s+[a-z\-]+)?\s+diet|keto|paleo|teetotal)")
 
 #: Quantities: the noun that names one → predicate.

@@ -29,11 +29,12 @@ from hlmem.domain.slots import SlotRegistry
 _REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
 _REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|tells\s+me|thinks|found|confirmed|showed|show|shows)"
                         rf"\s+(?:that\s+)?(?=I\b)", re.I)
-_HEDGE_LEAD = re.compile(r"^\s*(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
+_HEDGE_LEAD = re.compile(r"^\s*(?:(?:honestly|actually|well|so|yeah|ok|okay|tbh|说实话|其实)\s*,?\s*)?"
+                         r"(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
                          re.I)
 _FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lately|now))\s*,?\s*", re.I)
 #: A phrase before the subject that only frames the clause ("After ten years with iPhones I've…").
-_EN_PREFIX = re.compile(r"^\s*(?:(?:after|since|for|in|during|over|with|before|following|like|as\s+of|starting|ever\s+since)"
+_EN_PREFIX = re.compile(r"^\s*(?:(?:after|since|for|in|during|over|with|before|following|like|as\s+of|starting|ever\s+since|at|on)"
                         r"\s+[^,]{1,40}?|long\s+story\s+short|to\s+be\s+honest|tbh|honestly|anyway|anyways|btw|by\s+the\s+way|"
                         r"fun\s+fact|oh|well|so|yeah|ok|okay|also|plus|update|quick\s+update|good\s+news|big\s+news|guess\s+what)"
                         r"\s*,?\s+(?=(?:I|we|my|our)(?:\s|'))", re.I)
@@ -124,6 +125,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
                              holds_now=bool(freq["now"]))], subject)
     if subject.pet and (named := pet_named(clause, subject)) is not None:
         return named
+    if (gone := pet_gone(clause, subject)) is not None:
+        return gone
     facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
         table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
         registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
@@ -147,8 +150,8 @@ def _carry(clause: Clause, carried: Subject) -> Subject | None:
         lead = re.match(_EN_LEAD, clause.work, re.I)
         start = lead.end() if lead else 0
     else:
-        if not _ZH_CONTINUES.match(clause.work):
-            return None
+        if not _ZH_CONTINUES.match(clause.work) or "我" in clause.work[:10]:
+            return None  # "…，每天放学我去接他": the speaker's own clause
         start = LEADING_ZH.match(clause.work).end()
     return evolve(carried, end=start, bare_end=start, carried=True, relation=None)
 
@@ -171,6 +174,25 @@ def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry
 
 _PET_CALLED_ZH = re.compile(r"\s*(?:的名字)?\s*(?:叫做?|名叫|名字叫|取名叫?|的名字是)\s*(?P<n>[\u4e00-\u9fffA-Za-z]{1,6}?)\s*(?:了|呢|哦|啊)?\s*$")
 _PET_CALLED_EN = re.compile(r"\s*(?:is\s+called|is\s+named|'s\s+called|'s\s+name\s+is|goes\s+by)\s+(?P<n>[A-Z][\w'\-]+)\s*[.!]*\s*$")
+
+
+_GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|died|was\s+put\s+down|ran\s+away|went\s+missing|"
+                      r"crossed\s+the\s+rainbow\s+bridge)\b[^.!?]*$", re.I)
+_GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
+
+
+def pet_gone(clause: Clause, subject: Subject) -> Reading | None:
+    """"Luna passed away", "我家狗狗走了": a pet (a named subject that is no one's kin) is no longer the user's."""
+    if subject.kin or (subject.relation and not subject.pet) or subject.name is None:
+        return None
+    if not subject.pet and not (subject.carried or person_like(subject.name)):
+        return None
+    m = (_GONE_ZH if clause.lang == "zh" else _GONE_EN).match(clause.work, subject.end)
+    if m is None:
+        return None
+    value = subject.name if not subject.name.startswith(("用户的", "user's ")) else subject.pet or subject.name
+    return Reading([Fact(predicate="owns", value=value, polarity=False, change=True, holds_now=True, span=m.span(),
+                         rule=f"{clause.lang}.pet_gone", importance=0.6)], subject)
 
 
 def pet_named(clause: Clause, subject: Subject) -> Reading | None:

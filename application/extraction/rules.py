@@ -128,7 +128,8 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             cand = _candidate(fact, clause, event)
             if cand is not None:
                 out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
-        person = personal.named_person(facts) or person
+        person = personal.named_person(facts) or (
+            reading.subject.name if reading.subject is not None and reading.subject.name else None) or person
         previous = previous if named is not None else facts or previous
         said = clause.text
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]

@@ -26,10 +26,11 @@ SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁�
             "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
 _ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
-_ADV_ZH = r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是)*"
+_ADV_ZH = (r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
+           r"说真的|讲真|其实吧|话说|顺便说一下|哦对了|哦|嗯|哎|唉|反正|总之|另外就是)*")
 _PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[\u4e00-\u9fff]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
-_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?"
-                 rf"(?:(?:那只|这只|那条|这条|那两只|只|条)?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|$)|"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家)(?:的)?"
+                 rf"(?:(?:那只|这只|那条|这条|那两只|只|条)?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|$)|"
                  rf"(?P<kin>{REL_ALL_ZH})"
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
@@ -40,14 +41,17 @@ _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|Th
                           r"Then|Now|Maybe|Honestly|Actually|Well|Oh|People|Everyone|Somebody|Someone|Home|Our|Your|"
                           r"His|Her|Their|He|She|They|You|Let|Can|Could|Would|Should|Do|Does|Did|Is|Are|Was|Were|"
                           r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
-_LEAD_EN = r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately)\s*,?\s+)*"
+_LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately|since|after|"
+            r"once|now\s+that|ever\s+since|because|sadly|unfortunately|luckily|finally|btw|by\s+the\s+way|fwiw|lol|yeah|ok|okay|"
+            r"fun\s+fact|update)\s*,?\s+)*")
 _BARE_KIN_EN = r"(?:Mom|Mum|Dad|Mommy|Daddy|Grandma|Grandpa|Granny|Nana|Papa|Mama)"
 _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
-                 rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s)\b|'s\s)"
-                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s))")
+                 rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s|passed|died|ran|went|turned|retired|started|"
+                 rf"quit|left|bought|sold|joined|speaks|teaches|studies|graduated|takes|does|doesn't|can't|never|no)\b|'s\s)"
+                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s|'))")
 
 
 @frozen
