@@ -70,7 +70,12 @@ def _core(value: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {re.sub(r"(?:ing|ed|es|s)$", "", w) or w for w in re.findall(r"[a-z0-9]+", text)}
+    """Crude English stems: running → run, stopped → stop, coffees → coffee."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text):
+        stem = re.sub(r"(?:ing|ed|es|s)$", "", w) or w
+        out.add(re.sub(r"([bdgmnprt])\1$", r"\1", stem) if stem != w else stem)
+    return out
 
 
 def _content(stems: set[str]) -> set[str]:
@@ -104,7 +109,7 @@ EXCLUSIVE: Mapping[str, tuple[Mapping[str, tuple[str, ...]], ...]] = {
          "pescatarian": ("pescatarian", "pescetarian", "鱼素", "海鲜素"),
          "vegetarian": ("vegetarian", "素食", "吃素", "蛋奶素", "veggie"),
          "flexitarian": ("flexitarian", "弹性素食"),
-         "omnivore": ("omnivore", "eat meat", "eating meat", "吃肉", "什么都吃", "荤素都吃")},
+         "omnivore": ("omnivore", "eat meat", "eating meat", "meat", "吃肉", "肉", "荤", "什么都吃", "荤素都吃", "开荤")},
         {"keto": ("keto", "生酮"), "paleo": ("paleo",), "low-carb": ("low-carb", "low carb", "低碳水", "低碳"),
          "mediterranean": ("mediterranean", "地中海"), "whole30": ("whole30",)},
     ),

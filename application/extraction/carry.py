@@ -44,8 +44,8 @@ _KIN_PREDICATES = frozenset({"child", "sibling", "cousin", "grandchild", "niece"
 #: A bare list of things continuing a listed value: "…allergic to cats, dust and penicillin".
 _ITEMS_EN = re.compile(r"^\s*(?:and\s+|or\s+)?(?P<names>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s*(?:,|and|or)\s*[a-z][\w\-]*"
                        r"(?:\s+[a-z][\w\-]*)?)*)\s*[.!]*\s*$")
-_ITEMS_ZH = re.compile(r"^\s*(?:还有|以及|和|跟)?\s*(?P<names>[\u4e00-\u9fff]{1,6}(?:\s*(?:、|和|跟|还有)\s*[\u4e00-\u9fff]{1,6})*)\s*(?:也是|都是)?\s*$")
-_JOINED = re.compile(r"^\s*(?:and|or|还有|以及|和|跟)\b|\s(?:and|or)\s|、|和|跟|还有", re.I)
+_ITEMS_ZH = re.compile(r"^\s*(?:还有(?!点|些|一点)|以及|和|跟)?\s*(?P<names>[\u4e00-\u9fff]{1,6}(?:\s*(?:、|和|跟|还有)\s*[\u4e00-\u9fff]{1,6})*)\s*(?:也是|都是)?\s*$")
+_JOINED = re.compile(r"^\s*(?:and|or|还有(?!点|些|一点)|以及|和|跟)\b|\s(?:and|or)\s|、|和|跟|还有(?!点|些|一点)", re.I)
 _ITEM_SLOTS = frozenset({"allergy", "speaks", "health_condition"})
 _VERBISH = re.compile(r"\b(?:is|are|was|am|be|have|has|had|do|does|did|go|get|got|like|love|want|need|think|feel|make|"
                       r"take|see|said|says)\b|[是有在要会想说去做了吗呢吧]", re.I)

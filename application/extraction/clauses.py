@@ -55,7 +55,7 @@ _QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
-                           r"unless|assuming|in case|what if|would|wish)\b", re.I)
+                           r"assuming|in case|what if|would|wish)\b|^\s*unless\b", re.I)
 _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
 _DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
@@ -64,7 +64,7 @@ _REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起]
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
-_PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
+_PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
                       r"(?<!enjoy )going to(?!\s+(?:the|a|an|my|our|his|her|their|work|school|church|bed|class|college|"
                       r"the\s+gym|gym|practice|therapy)\b)|plan to|planning to|intend to|about to)\b", re.I)

@@ -61,6 +61,7 @@ class Rule:
     to_user: bool = False  # the fact is the user's: "my cousin is called Marco" → user · cousin · Marco
     also: tuple[str, ...] = ()  # the same value and polarity in these slots too (戒了奶茶: habit and diet)
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
+    when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -185,6 +186,8 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             continue
         if unnamed and not rule.opening and (rule.lang == "en" or rule.slot == "@attr" or rule.slot == "job_title"):
             continue
+        if rule.when is not None and not rule.when.search(text):
+            continue
         source = text if rule.on_text else work
         m = rule.regex.match(source, start if not rule.on_text or text_start is None else text_start)
         if m is None:
@@ -209,6 +212,8 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
                     scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
                     rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
         out = [fact, *_listed(rule, fact, m, text, tagger)] if predicate in coordination.LIST_SLOTS else [fact]
+        if groups.get("v2") and (second := _value(rule, text[m.start("v2"):m.end("v2")])):
+            out.append(evolve(fact, value=second, span=m.span("v2")))  # 不抽烟不喝酒: two values, one frame
         if len(out) > 1 and coordination.split(text, vs, ve):
             out = out[1:]  # the whole list was the first value: its items replace it
         out = [*out, *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot)) for f in out for slot in rule.also)]

@@ -138,7 +138,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
-       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'m\s+living|\s+(?:live|lives|have\s+been\s+living|has\s+been\s+living|am\s+living|"
+       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'ve\s+lived|'s\s+lived|'m\s+living|\s+(?:live|lives|have\s+been\s+living|"
+       rf"has\s+been\s+living|have\s+lived|has\s+lived|am\s+living|"
        rf"is\s+living|reside|resides))(?:\s+(?:with\s+[\w\s']{{2,30}}?|on\s+(?:her|his|my|their|our)\s+own|alone|"
        rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
@@ -162,7 +163,8 @@ _BASE: tuple[Rule, ...] = (
        rf"(?P<v>(?:the\s+)?{CAP}|(?:the|a)\s+(?:[a-z]+\s+)?(?:council|bank|hospital|university|school|library|"
        rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy)){TAIL}{END}"),
     _r("en.new_job", "employer", "started a new job at / joined X", "I just started a new job at Shopify",
-       rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+a\s+job\s+at|got\s+hired\s+(?:at|by))\s+"
+       rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+(?:a\s+)?(?:new\s+)?job\s+(?:at|with)|"
+       rf"got\s+hired\s+(?:at|by)|landed\s+a\s+(?:new\s+)?job\s+at)\s+"
        rf"(?:(?:a|an)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:called|named)\s+)?(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.promoted", "job_title", "got promoted to / became (a) X", "I got promoted to senior designer",

@@ -54,10 +54,11 @@ RULES: tuple[Rule, ...] = (
        "My sister no longer works at Google",
        rf"{A}(?:\s+no\s+longer|\s+(?:don't|doesn't|do\s+not|does\s+not))\s+work(?:s)?\s+(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}",
        polarity=False, change=True),
-    _r("en.lost_job", "job_title", "quit my job / got laid off / lost my job (no job now)", "I got laid off last month",
+    _r("en.lost_job", "job_title", "quit my job / got laid off / lost my job (no job now: no employer either)",
+       "I got laid off last month",
        rf"{A}{_PERFECT}\s+(?P<v>quit\s+my\s+job|lost\s+my\s+job|got\s+laid\s+off|was\s+laid\s+off|got\s+fired|was\s+fired|"
        rf"got\s+let\s+go|resigned|am\s+unemployed|'m\s+unemployed|am\s+between\s+jobs|'m\s+between\s+jobs){TAIL}{END}",
-       change=True, check="habit"),
+       change=True, check="habit", also=("employer",)),
     _r("en.left_field", "job_title", "left nursing / teaching (the job is over)", "I left nursing last year",
        rf"{A}{_PERFECT}\s+(?:left|quit|got\s+out\s+of)\s+(?P<v>nursing|teaching|law|medicine|academia|tech|finance|retail|"
        rf"the\s+army|the\s+military|consulting|journalism|banking){TAIL}{END}", polarity=False, change=True, check="habit"),
@@ -72,7 +73,7 @@ RULES: tuple[Rule, ...] = (
        change=True, check="habit"),
     _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
        rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
-       rf"have\s+been\s+working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
+       rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
        rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
     _r("en.student_at", "school", "am a junior/student at X, study (Y) at X (where one studies)",
@@ -187,6 +188,37 @@ RULES: tuple[Rule, ...] = (
     _r("en.lost_thing", "owns", "lost / broke / dropped my X (owns, negated)", "I lost my phone",
        rf"{A}{_PERFECT}\s+(?:lost|broke|smashed|destroyed|totaled|totalled|crashed)\s+(?:my|our)\s+(?:old\s+|new\s+)?"
        rf"(?P<v>{OWN}|{PRODUCT})(?:\s+(?:last|this|yesterday|on|at|in|while)\b[^.!?]*)?{END}", polarity=False, change=True),
+    _r("en.in_now", "lives_in", "am in X now / these days (where one lives now)", "but now I'm in Denver",
+       rf"{A}{BE}\s+(?:now\s+)?(?:based\s+)?in\s+(?P<v>{CAP})(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*\s*$", change=True,
+       when=re.compile(r"(?i:\bnow\b|these\s+days|nowadays)")),
+    _r("en.started_school", "school", "started kindergarten / college / at X (a school, from then on)",
+       "My grandson Eli started kindergarten this fall",
+       rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
+       rf"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|middle\s+school|"
+       rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{CAP}){TAIL}{END}", change=True, check="habit"),
+    _r("en.shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
+       rf"{A}{BE}\s+(?:working\s+)?(?:on\s+)?(?:the\s+)?(?:night|day|early|late|morning|evening|graveyard|weekend)\s+shift\s+"
+       rf"(?:at|for)\s+(?:the\s+)?(?P<v>{CAP}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?){TAIL}{END}", check="habit"),
+    _r("en.rent_in", "lives_in", "rent / share a flat in X (lives there)", "We rent a two-bedroom apartment in Queens",
+       rf"{A}\s+(?:rent|rents|share|shares|live\s+in)\s+(?:a|an|our|my|the)\s+[\w\s\-]{{0,30}}?(?:apartment|flat|house|condo|place|"
+       rf"studio|room|home|townhouse|loft)\s+(?:in|near)\s+(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.learning_on", "uses", "am learning X on / with Y (a tool)", "I'm learning Japanese on Duolingo",
+       rf"{A}{BE}\s+(?:learning|studying|practicing|practising)\s+[\w\s\-]{{1,24}}?\s+(?:on|with|using)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
+    _r("en.moved_everything", "uses", "moved everything / my notes over to X (a tool, from then on)", "I moved everything to Notion",
+       rf"{A}{_PERFECT}\s+(?:moved|migrated|switched|ported)\s+(?:everything|all\s+(?:my|our)\s+[\w\s]{{1,15}}?|my\s+[\w\s]{{1,15}}?)\s+"
+       rf"(?:over\s+)?to\s+(?P<v>{PRODUCT}){TAIL}{END}", change=True),
+    _r("en.not_at", "employer", "am not at / no longer with X (employer, negated)", "I'm not at Amazon anymore",
+       rf"{A}{BE}\s+(?:not|no\s+longer)\s+(?:at|with|working\s+(?:at|for))\s+(?P<v>{_ORG})(?:\s+anymore)?{TAIL}{END}",
+       polarity=False, change=True),
+    _r("en.no_more", "habit", "no more running / X for me (habit, negated)", "so no more running for a while",
+       rf"^\s*(?:(?:so|and|but|well|ugh)\s+)?no\s+more\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)(?:\s+for\s+me)?{TAIL}{END}",
+       polarity=False, change=True, opening=True),
+    _r("en.eats_again", "diet", "started eating meat / fish again (diet, from then on)", "I started eating meat again",
+       rf"{A}{_PERFECT}\s+(?:started|began|am|'m|went\s+back\s+to)\s+eating\s+(?P<v>meat|fish|seafood|chicken|dairy|eggs|pork|beef|"
+       rf"red\s+meat|sugar|gluten|carbs|bread)(?:\s+again)?{TAIL}{END}", change=True),
+    _r("en.named_guy", "@kin", "my <kin> is a guy / woman named X (the user's relation)", "my boss is a guy named Kevin",
+       rf"{BE}\s+(?:a|an|this)\s+(?:guy|man|woman|lady|girl|dude|person|fellow)\s+(?:named|called)\s+(?P<v>(?-i:[A-Z][\w'\-]+)){TAIL}{END}",
+       to_user=True),
     _r("en.moved_in_with", "lives_in", "moved in with us / her boyfriend (lives with them from then on)",
        "My mom moved in with us last week",
        rf"{A}{_PERFECT}\s+(?:moved|has\s+moved|is\s+moving)\s+in\s+with\s+(?P<v>us|me|(?:my|our|his|her|their)\s+[\w\s'\-]{{2,24}}?|{CAP})"

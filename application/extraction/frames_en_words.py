@@ -17,7 +17,7 @@ END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+mo
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
 TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|"
-        r"once|until|till|bc|cuz|though)\b[^.!?]*"
+        r"once|until|till|bc|cuz|though|unless|except|whenever)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")
 PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))

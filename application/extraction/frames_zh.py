@@ -69,8 +69,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?P<neg>戒|戒掉了?|戒了)\s*(?P<v>烟|酒){END}", change=True,
        clean=lambda v: {"烟": "抽烟", "酒": "喝酒"}.get(v, v)),
     # -- habits ---------------------------------------------------------------------------------
-    _r("zh.habit_stop", "habit", "不(再) + a habit verb (抽烟, 熬夜, 游泳…)", "我已经不抽烟了",
-       rf"{A}{NEG}(?:再)?\s*(?P<v>{HABITS_ZH}){END}", change=True),
+    _r("zh.habit_stop", "habit", "不(再) + a habit verb (抽烟, 熬夜, 游泳…), one or two", "我已经不抽烟了",
+       rf"{A}{NEG}(?:再)?\s*(?P<v>{HABITS_ZH})(?:\s*(?:也|还)?(?:不|从不)(?:再)?\s*(?P<v2>{HABITS_ZH}))?{END}", change=True),
     _r("zh.habit", "habit", "每周二/每天/平时/习惯 + an activity", "我每周二去游泳",
        rf"{A}(?:改成|换成|改为|开始|变成)?\s*(?P<v>(?![^，。]*(?:{_QTY_KEYS}))(?:{FREQ_ZH})\s*(?:都|会|要|去|也|坚持|固定)*\s*"
        rf"[^，。；,;！？!?]{{1,14}}?){END}", on_text=True,
@@ -114,7 +114,8 @@ _BASE: tuple[Rule, ...] = (
     # -- quantities -----------------------------------------------------------------------------
     _r("zh.quantity", "@k", "身高/体重/预算/月薪/房租/鞋码 (是/有/大概) N (unit)", "我身高175厘米",
        rf"{A}(?:每个?月|一个月|每年)?\s*(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:每个?月|一个月|每年)?\s*"
-       rf"(?:是|有|为|在|大概是|达到了?|要还|要交|要付|还|交|付|:|：)?\s*{_HEDGE}(?:是|有)?\s*(?:每个?月|一个月)?\s*"
+       rf"(?:现在|目前|大概|差不多)?\s*(?:是|有|为|在|大概是|达到了?|要还|要交|要付|还|交|付|:|：)?\s*{_HEDGE}(?:是|有)?\s*"
+       rf"(?:每个?月|一个月)?\s*"
        rf"(?P<v>(?:一米)?{NUM_ZH}\s*(?:厘米|公分|cm|米|公斤|千克|kg|斤|码|号)?{_MONEY_UNIT}(?:左右|上下|多)?)\s*(?:一个月|每月)?{END}",
        keys=QUANTITY_ZH, hedged=True),
     _r("zh.quantity_change", "@k", "预算/房租/月薪 提高到/涨到/降到 N", "预算提高到两万了",
@@ -139,7 +140,7 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.lived_years", "lives_in", "在 X 住了 N 年", "我在杭州住了五年了",
        rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:住|生活|定居)了?\s*(?:[^，。]{{0,8}})?{END}"),
     _r("zh.moved", "lives_in", "搬到/搬去/搬回 X (a move: from then on)", "我表哥搬到重庆了",
-       rf"{A}(?:(?:从|由)\s*[^，。]{{1,10}}?)?(?:搬家到|搬到了?|搬去了?|搬回了?|迁到|移居到?)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?){END}",
+       rf"{A}(?:(?:从|由)\s*[^，。]{{1,10}}?)?(?:搬家到|搬到了?|搬去了?|搬回了?|迁到|移居到?|嫁到了?|嫁去了?|调到了?)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?){END}",
        change=True),
     _r("zh.works", "@where", "在 X 工作/上班 (employer for an organisation, else works_in)", "我堂哥在武汉工作",
        rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:工作|上班|打工){END}"),

@@ -65,7 +65,10 @@ CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hy
                  "low blood pressure", "high cholesterol", "anemia", "anaemia", "insomnia", "migraines", "migraine",
                  "celiac disease", "coeliac disease", "eczema", "arthritis", "ADHD", "autism", "depression", "anxiety",
                  "sleep apnea", "epilepsy", "gout", "psoriasis", "IBS", "GERD", "acid reflux", "a heart condition",
-                 "tinnitus", "scoliosis", "glaucoma", "colour blindness", "color blindness", "back pain")
+                 "tinnitus", "scoliosis", "glaucoma", "colour blindness", "color blindness", "back pain", "Parkinson's",
+                 "Alzheimer's", "Crohn's", "Hashimoto's", "dementia", "cancer", "breast cancer", "lupus", "MS",
+                 "multiple sclerosis", "PTSD", "OCD", "bipolar disorder", "long COVID", "fibromyalgia", "endometriosis",
+                 "PCOS", "osteoporosis", "sciatica", "vertigo", "a bad back", "a heart murmur", "high blood sugar")
 _BODY = r"(?:knee|back|hip|shoulder|ankle|wrist|neck|elbow|heart)"
 CONDITION_EN = (rf"(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
                 r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|[a-z]+itis")

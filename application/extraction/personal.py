@@ -32,7 +32,7 @@ _REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|
 _HEDGE_LEAD = re.compile(r"^\s*(?:(?:honestly|actually|well|so|yeah|ok|okay|tbh|说实话|其实)\s*,?\s*)?"
                          r"(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
                          re.I)
-_FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lately|now))\s*,?\s*", re.I)
+_FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lately))\s*,?\s*", re.I)
 #: A phrase before the subject that only frames the clause ("After ten years with iPhones I've…").
 _EN_PREFIX = re.compile(r"^\s*(?:(?:after|since|for|in|during|over|with|before|following|like|as\s+of|starting|ever\s+since|at|on)"
                         r"\s+[^,]{1,40}?|long\s+story\s+short|to\s+be\s+honest|tbh|honestly|anyway|anyways|btw|by\s+the\s+way|"
@@ -55,6 +55,9 @@ _EN_LEAD = r"^\s*(?:(?:and|also|then|plus|but|so|who|which)\s+)*"
 _EN_CONTINUES = re.compile(
     rf"{_EN_LEAD}(?:(?:now|still|also|just|recently|mostly|usually|always|often|even|currently|actually|really)\s+)*"
     rf"(?:'s|'m|{CONTINUATION_VERBS})\b", re.I)
+#: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
+_DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+)?(?:been|got|moved|started|bought|sold|quit|went|retired|"
+                        r"graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up)\b", re.I)
 #: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
 _EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
                       r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"
@@ -97,6 +100,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     table = frames_zh.RULES if clause.lang == "zh" else frames_en.RULES
     if subject is None and carried is not None and not reported and not freq:
         subject = _carry(clause, carried)
+    if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and _DROPPED_I.match(clause.work):
+        subject = _carry(clause, Subject(None, 0))  # "Been vegetarian for ten years", "Got a new job!": the speaker
     if subject is None:
         if not clause.by_user or freq or reported:
             return Reading([])
@@ -143,7 +148,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
 def _carry(clause: Clause, carried: Subject) -> Subject | None:
     """The carried subject, starting where this clause's words start, when the clause continues it."""
     if clause.lang == "en":
-        m = _EN_CONTINUES.match(clause.work)
+        m = _EN_CONTINUES.match(clause.work) or _DROPPED_I.match(clause.work)
         if m is None:
             bare = _EN_BARE.match(clause.work)
             return evolve(carried, end=bare.end(), bare_end=-1, carried=True, relation=None) if bare else None
@@ -164,6 +169,8 @@ def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry
         return run(table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
                    registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=text_start)
     glue = " is " if subject.bare_end == -1 else " "  # "I'm 29, single": a bare complement of the clause before
+    if re.match(r"\s*been\b", clause.work[subject.end:], re.I):
+        glue = "'ve "  # "Been vegetarian for ten years" → I've been…
     start = 0 if subject.bare_end == -1 else subject.end
     text, work = glue + clause.text[start:], glue + clause.work[start:]
     facts = run(table, text, work, 0, subject=subject.name, kin=subject.kin, registry=registry, hedged=hedged,

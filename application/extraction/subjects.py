@@ -32,7 +32,8 @@ _PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[\u4e00-\u9ff
 _ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家)(?:的)?"
                  rf"(?:(?:那只|这只|那条|这条|那两只|只|条)?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|$)|"
                  rf"(?P<kin>{REL_ALL_ZH})"
-                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
+                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
+                 rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
 _PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
@@ -104,6 +105,8 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
         return Subject(None, m.end())
     if m["thing"]:
         return Subject(m["thing"], m.end())
+    if m["bare"]:  # 孩子今年六岁: the speaker's own family, said without 我
+        return Subject(f"用户的{KIN_CANON.get(m['bare'], m['bare'])}", m.end(), kin=m["bare"])
     if m["name"]:
         name = m["name"]
         return Subject(name, m.end()) if person_like(name) or name[0] in "老小" else None
