@@ -62,6 +62,48 @@ def norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+_EN_NUM = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                                       "eighteen", "nineteen"))}
+_EN_TENS = {w: 10 * i for i, w in enumerate(("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                              "ninety")) if w}
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_CN_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_EN_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_EN_TENS)})(?:[\s\-](?:{'|'.join(list(_EN_NUM)[1:10])}))?|{'|'.join(_EN_NUM)})\b")
+
+
+def _cn_number(run: str) -> str:
+    """一百零五 → 105, 六千五 → 6500, 两千四 → 2400, 六二 → 62 (digits read one by one)."""
+    if not any(ch in _CN_UNIT for ch in run):
+        return "".join(str(_CN_DIGIT[ch]) for ch in run)
+    total, section, number, last_unit = 0, 0, 0, 1
+    for ch in run:
+        if ch in _CN_DIGIT:
+            number = _CN_DIGIT[ch]
+        elif ch == "万":
+            total += (section + number) * 10000
+            section, number, last_unit = 0, 0, 10000
+        else:
+            section += (number or 1) * _CN_UNIT[ch]
+            number, last_unit = 0, _CN_UNIT[ch]
+    if number and last_unit >= 100 and run[-2:-1] not in ("零", "〇"):
+        number *= last_unit // 10  # 六千五: the digit after a unit is the next place
+    return str(total + section + number)
+
+
+def _en_number(m: re.Match[str]) -> str:
+    words = m.group().lower().replace("-", " ").split()
+    return str(sum(_EN_NUM.get(w, _EN_TENS.get(w, 0)) for w in words))
+
+
+def norm_value(text: str) -> str:
+    """A value compared as :func:`norm`, with numbers in words or Chinese numerals as digits
+    (two = 2, 一百零五 = 105), so a value is the same however the number is written."""
+    text = _EN_WORDS.sub(_en_number, unicodedata.normalize("NFKC", text).casefold())
+    return norm(_CN_RUN.sub(lambda m: _cn_number(m.group()), text))
+
+
 #: Words for one relation, compared as one subject (我妈 = 妈妈 = 母亲 = mom).
 _KIN_SAME = [
     ("妈", "妈妈", "母亲", "老妈", "mom", "mother", "mum", "mommy"), ("爸", "爸爸", "父亲", "老爸", "dad", "father", "daddy"),
@@ -88,7 +130,7 @@ def matches(exp: dict[str, Any], subject: str, predicate: str, value: str, polar
     preds = exp["predicate"] if isinstance(exp["predicate"], list) else [exp["predicate"]]
     return (same_subject(exp["subject"], subject) and DEFAULT_REGISTRY.canonical(predicate) in
             {DEFAULT_REGISTRY.canonical(p) for p in preds}
-            and norm(exp["value"]) in norm(value) and polarity == exp.get("polarity", True))
+            and norm_value(exp["value"]) in norm_value(value) and polarity == exp.get("polarity", True))
 
 
 def source(text: str, i: int = 0, at: datetime = T0) -> SourceEvent:

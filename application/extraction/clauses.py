@@ -56,13 +56,16 @@ _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|doe
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
                            r"assuming|in case|what if|would|wish)\b|^\s*unless\b", re.I)
-_UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
-_DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
+_UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|应该是|应该有|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
+_DEONTIC = re.compile(r"要求|必须|应该(?![是有])|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
 _REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
+#: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".
+_UPTALK = re.compile(r"^\s*(?:(?:I\s+think|I\s+believe|I\s+guess|pretty\s+sure|I'm\s+pretty\s+sure|I'm\s+fairly\s+sure)\b|"
+                     r"我(?:应该|好像|记得|估计))", re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
 _PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
@@ -170,23 +173,28 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
 def split(text: str, *, by_user: bool) -> Iterator[Split]:
     """Clauses of an event text in order, each with the gate that blocks it (None if open).
 
-    Sentence gates (a question mark; a hypothetical, uncertain or reported frame) block the
-    clause they appear in and every later clause of the same sentence.
+    Sentence gates (a hypothetical, uncertain or reported frame) block the clause they appear
+    in and every later clause of the same sentence. A question mark blocks the clause that asks
+    (the last one, or one opening with a question word) — "I'm 5'4", does that matter?" still
+    says the height — and none when the sentence opens with a hedge ("I think I'm allergic to
+    penicillin?" is a hedged statement, read by the hedge-proof rules).
     """
     inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
-        question = sentence.rstrip().endswith(("?", "？"))
+        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence)
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
         kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}
         if (sub := _SUBORDINATE.match(sentence)) is not None:  # "Since I retired I've been gardening"
             sentence = sentence[:sub.end()] + "," + sentence[sub.end() + 1:]
         opening = True
-        for sep in [*(m for m in _CLAUSE_SEP.finditer(sentence) if m.start() not in kept), None]:
-            end = sep.start() if sep else len(sentence)
+        seps = _separators(sentence, kept)
+        for sep in [*seps, None]:
+            last = sep is None or not sentence[sep[1]:].strip(" 。！？!?.…~～")
+            end = sep[0] if sep else len(sentence)
             raw = sentence[pos:end]
             start = offset + pos
-            pos = sep.end() if sep else end
+            pos = sep[1] if sep else end
             if not raw.strip():
                 continue
             lead = len(raw) - len(raw.lstrip())
@@ -205,11 +213,39 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             clause = Clause(text=raw, work=work, start=start, lang=lang, time=mention, time_relation=relation,
                             topic=None, by_user=by_user, planned=bool(_PLANNED.search(work)),
                             temporary=temp.group() if temp else None, sentence_start=offset)
-            blocked = "question" if question else frame or _clause_gate(raw, lang, first=opening)
+            asks = question and (last or (_QUESTION_EN.match(raw) if lang == "en" else _QUESTION_ZH.search(raw)))
+            blocked = "question" if asks else frame or _clause_gate(raw, lang, first=opening)
             if inside(start):
                 blocked = blocked or "quoted"
             opening = False
             yield Split(clause, blocked)
+
+
+_ZH_SPACE = re.compile(r"(?<=\S)\s+(?=[\u3400-\u9fff])")
+_CJK_WORD = re.compile(r"[\u3400-\u9fff]$")
+_CJK_ALNUM = re.compile(r"[\u3400-\u9fff][A-Za-z0-9.]+$")  # 华为mate60, 一个月2800
+#: A Latin token standing alone between spaces (an identifier or a version in a spaced-out record).
+_SPACED_LATIN = re.compile(r"(?:^|\s)(?=[\w.\-:/]*[A-Za-z])[A-Za-z0-9][\w.\-:/]*(?:\s|$)")
+
+
+def _separators(sentence: str, kept: set[int]) -> list[tuple[int, int]]:
+    """Where the clauses of a sentence end: punctuation and joiners (:data:`_CLAUSE_SEP`), and in
+    Chinese a space between words ("刚下夜班 累死了 我在市一院上班"): people type spaces for commas.
+    A space after a Latin name (component-01 已回滚) is no clause end."""
+    seps = [(m.start(), m.end()) for m in _CLAUSE_SEP.finditer(sentence) if m.start() not in kept]
+    spaced = not _SPACED_LATIN.search(sentence)  # "service-07 的 API 连接 当前状态": words spaced out, not clauses
+    for m in _ZH_SPACE.finditer(sentence) if spaced else ():
+        word = sentence[:m.start()].rsplit(None, 1)[-1] if sentence[:m.start()].strip() else ""
+        if _CJK_WORD.search(word) or _CJK_ALNUM.search(word):
+            seps.append((m.start(), m.end()))
+    seps.sort()
+    out: list[tuple[int, int]] = []
+    for a, b in seps:
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _quoted_positions(text: str) -> Callable[[int], bool]:

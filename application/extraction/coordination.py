@@ -44,7 +44,8 @@ def cut(work: str, start: int, end: int) -> tuple[int, int] | None:
     "and" after it out of an English clause, so the rules read the next item; None when no "and"
     follows it."""
     joiner = _AFTER.match(work, end)
-    if joiner is None or not re.match(r"(?:a|an|the|one|two|three|four|five|\d+|some|my|our)\b", work[joiner.end():], re.I):
+    if joiner is None or not re.match(r"(?:a|an|the|one|two|three|four|five|\d+|some|my|our|around|about|roughly|like|"
+                                      r"approximately|nearly|almost)\b|\d|[$€£]|(?-i:[A-Z])", work[joiner.end():], re.I):
         return None
     det = _DET_EN.search(work, 0, start)
     return (det.start() if det else start), joiner.end()

@@ -60,6 +60,7 @@ class Rule:
     opening: bool = False  # reads the clause from its start ("My rent is…", "预算大概两万"): the subject is in it
     to_user: bool = False  # the fact is the user's: "my cousin is called Marco" → user · cousin · Marco
     also: tuple[str, ...] = ()  # the same value and polarity in these slots too (戒了奶茶: habit and diet)
+    also_not: tuple[str, ...] = ()  # the same value, negated, in these slots ("I can't stand X": dislikes, not likes)
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
     when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
 
@@ -74,7 +75,7 @@ _ZH_TRIM_HEAD = re.compile(r"^(?:一只|一条|一辆|一台|一部|一套|一�
 #: Places keep a leading 新 (新西兰, 新加坡, 新乡): only quantifiers and particles go.
 _ZH_TRIM_HEAD_PLACE = re.compile(r"^(?:一个|一座|一家|一所|一间|这家|那家|这|那|了|的|是|在)+")
 #: Slots whose values are places.
-PLACE_SLOTS = frozenset({"lives_in", "works_in", "hometown", "@where", "neighborhood", "visited", "school"})
+PLACE_SLOTS = frozenset({"lives_in", "works_in", "hometown", "@where", "neighborhood", "visited", "education"})
 _ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
 _EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
 _EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
@@ -216,7 +217,9 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             out.append(evolve(fact, value=second, span=m.span("v2")))  # 不抽烟不喝酒: two values, one frame
         if len(out) > 1 and coordination.split(text, vs, ve):
             out = out[1:]  # the whole list was the first value: its items replace it
-        out = [*out, *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot)) for f in out for slot in rule.also)]
+        out = [*out, *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot)) for f in out for slot in rule.also),
+               *(evolve(f, predicate=slot, cardinality=registry.cardinality(slot), polarity=not f.polarity)
+                 for f in out for slot in rule.also_not)]
         job = clean_value(groups.get("job") or "", lang)
         if job and value_ok("job_title", job, lang):
             js, je = m.span("job")

@@ -42,6 +42,14 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 RULES: tuple[Rule, ...] = (
+    # -- dislikes ---------------------------------------------------------------------------------
+    _r("en.dislikes", "dislikes", "hate / can't stand / can't do / am not a fan of X (dislikes; likes no more)",
+       "I can't stand country music",
+       rf"{A}(?:\s+(?:really|absolutely|totally|just|honestly|genuinely|seriously))*\s+(?:hate|hates|can't\s+stand|cannot\s+stand|"
+       rf"can't\s+do|cannot\s+do|can't\s+handle|can't\s+eat|despise|despises|detest|detests|loathe|loathes|dislike|dislikes|"
+       rf"(?:am|'m|is|'s)\s+not\s+a\s+(?:big\s+)?fan\s+of|'m\s+not\s+into|am\s+not\s+into)\s+"
+       rf"(?P<v>(?!it\b|that\b|this\b|you\b|them\b|when\b|how\b|people\b|being\b)[a-z][\w\s'\-]{{1,30}}?){TAIL}"
+       rf"(?:\s*,\s*[^.!?]*)?{END}", also_not=("likes",)),
     # -- work: leaving, retiring, what one does and where -------------------------------------
     _r("en.left_job", "employer", "quit / resigned from / left my job at / was laid off from X (employer, negated)",
        "I quit Target in March",
@@ -76,7 +84,7 @@ RULES: tuple[Rule, ...] = (
        rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
        rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
-    _r("en.student_at", "school", "am a junior/student at X, study (Y) at X (where one studies)",
+    _r("en.student_at", "education", "am a junior/student at X, study (Y) at X (where one studies)",
        "I'm a junior at Ohio State studying nursing",
        rf"{A}(?:{BE}\s+(?:a|an)\s+(?:(?:freshman|sophomore|junior|senior|first-year|second-year|third-year|final-year|"
        rf"grad|graduate|phd|master's|college|university|high\s+school|nursing|law|med|medical|undergrad|undergraduate|"
@@ -162,7 +170,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?:until|till|for|while|during)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
     _r("en.height_plain", "height", "am 5'7\" / 170 cm (a height said without \"tall\")", "I'm 5'7\"",
        rf"{A}{BE}\s+{HEDGE}(?P<v>\d'\s?\d{{1,2}}(?:\"|''|\s*(?:in|inches))?|\d\s*(?:foot|feet|ft)\s*\d{{0,2}}(?:\s*(?:inches|in))?|"
-       rf"1\.\d{{1,2}}\s*m|1\d\d\s*cm)(?!\s+tall){END}", hedged=True),
+       rf"1\.\d{{1,2}}\s*m|1\d\d\s*cm)(?!\s+tall){TAIL}{END}", hedged=True),
     _r("en.quantity_the", "@k", "(the) rent here / mortgage is N", "Rent here is $2,100 a month",
        rf"^\s*(?:the\s+)?(?P<k>{QTY})\s+(?:here\s+|for\s+(?:my|our|the)\s+[\w\s]{{1,15}}?\s+)?(?:is|'s|runs|comes\s+to)\s+"
        rf"(?:now\s+|currently\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|bucks))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?{END}",
@@ -191,7 +199,7 @@ RULES: tuple[Rule, ...] = (
     _r("en.in_now", "lives_in", "am in X now / these days (where one lives now)", "but now I'm in Denver",
        rf"{A}{BE}\s+(?:now\s+)?(?:based\s+)?in\s+(?P<v>{CAP})(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*\s*$", change=True,
        when=re.compile(r"(?i:\bnow\b|these\s+days|nowadays)")),
-    _r("en.started_school", "school", "started kindergarten / college / at X (a school, from then on)",
+    _r("en.started_school", "education", "started kindergarten / college / at X (a school, from then on)",
        "My grandson Eli started kindergarten this fall",
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
        rf"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|middle\s+school|"

@@ -32,6 +32,12 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 RULES: tuple[Rule, ...] = (
+    _r("zh.dislikes", "dislikes", "讨厌/受不了/接受不了 X (dislikes; likes no more)", "我特别讨厌香菜",
+       rf"{A}(?:是|真的|特别|超|超级|最|很|非常|实在)*\s*(?:讨厌|受不了|反感|接受不了|吃不了|闻不了|怕)\s*(?P<v>(?![你他她它这那])"
+       rf"{WORD}{{1,8}}?){END}", also_not=("likes",)),
+    _r("zh.topic_dislikes", "dislikes", "X 我(是真的)不行/受不了 (the object first: dislikes)", "香菜我是真的不行",
+       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)\s*(?:是|真的|实在|一直|从来)*\s*(?:不行|受不了|接受不了|吃不了|闻不了|讨厌|不喜欢|"
+       rf"不感冒|不爱吃|不能吃)(?:[，,].*)?{END}", also_not=("likes",)),
     # -- work: leaving, joining, retiring, what one does ----------------------------------------
     _r("zh.left_job", "employer", "从/在 X 离职/辞职了, 离开了 X (employer, negated)", "我从腾讯离职了",
        rf"{A}(?:从|在)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:离职|辞职|辞了职|裸辞)了?{END}", polarity=False, change=True),
@@ -63,13 +69,13 @@ RULES: tuple[Rule, ...] = (
     _r("zh.went_back_live", "lives_in", "回(到)老家/X 定居/生活了 (lives there from then on)", "我爸妈回老家长沙定居了",
        rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:定居|生活|养老|住)了?{END}", change=True),
     # -- study ----------------------------------------------------------------------------------
-    _r("zh.grade", "school", "上/读 小学一年级/初二/大三 (a school year)", "我儿子今年上小学一年级了",
+    _r("zh.grade", "education", "上/读 小学一年级/初二/大三 (a school year)", "我儿子今年上小学一年级了",
        rf"{A}(?:在)?(?:上|读|念)\s*(?P<v>(?:小学|初中|高中|大学|幼儿园|中学)?(?:[一二三四五六]年级)|小学|初中|高中|幼儿园|"
        rf"初[一二三]|高[一二三]|大[一二三四]|研[一二三]|博[一二三四]){END}"),
-    _r("zh.studies_at", "school", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
+    _r("zh.studies_at", "education", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
        rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
        rf"高中|初中|小学|中学|幼儿园|MBA)(?:[，,].*)?{END}"),
-    _r("zh.admitted", "school", "考上了/被 X 录取了 (a school, from then on)", "我女儿考上了浙大",
+    _r("zh.admitted", "education", "考上了/被 X 录取了 (a school, from then on)", "我女儿考上了浙大",
        rf"{A}(?:考上了|考进了|考取了|被)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:录取了?)?{END}", change=True),
     _r("zh.preparing", "status", "(在)准备/备考 考研/考公/雅思 (what one is busy with for now)", "现在在准备考研",
        rf"{A}(?:在|正在)?\s*(?:准备|备考|复习|准备考)\s*(?P<v>考研|考公|考编|雅思|托福|高考|中考|司法考试|法考|CPA|注会|GRE|GMAT|"

@@ -86,6 +86,9 @@ def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None
         return False
     if predicate in _PLACE_SLOTS:
         return place_like(value, lang, tagger)
+    if predicate == "age":
+        digits = re.sub(r"\D", "", value)
+        return bool(_DIGIT.search(value)) and (not digits or int(digits) <= 130)
     if predicate in _QUANTITY_SLOTS or predicate == "height":
         return bool(_DIGIT.search(value))
     if predicate in _PERSON_SLOTS:

@@ -36,14 +36,14 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
     **{w: ("child", _M) for w in ("kid",)},
     **{w: ("subordinate", _M) for w in ("下属", "部下", "手下", "subordinate", "direct report")},
     # colloquial short forms (我妈, 我哥) and family words people use every day
-    **{w: ("mother", _S) for w in ("妈", "老妈", "mommy", "mama")},
-    **{w: ("father", _S) for w in ("爸", "老爸", "daddy", "papa")},
+    **{w: ("mother", _S) for w in ("妈", "老妈", "mommy", "mama", "老母亲", "母亲大人")},
+    **{w: ("father", _S) for w in ("爸", "老爸", "daddy", "papa", "老父亲", "父亲大人")},
     **{w: ("sibling", _M) for w in ("哥", "姐", "弟", "妹", "大哥", "大姐", "二哥", "二姐", "小弟", "小妹", "亲哥", "亲姐")},
     **{w: ("spouse", _S) for w in ("媳妇", "媳妇儿", "老伴", "hubby")},
     **{w: ("partner", _S) for w in ("fiancé", "fiance", "fiancée", "fiancee")},
     **{w: ("child", _M) for w in ("闺女", "娃", "宝宝", "大女儿", "小女儿", "大儿子", "小儿子", "stepson", "stepdaughter",
                                   "kids", "children", "youngest", "oldest", "eldest", "middle child", "little one", "baby",
-                                  "toddler", "teenager", "孩子们", "小孩")},
+                                  "toddler", "teenager", "孩子们", "小孩", "老大", "老二", "老三", "小宝", "大宝", "二宝", "twins")},
     **{w: ("parent", _M) for w in ("爸妈", "父母", "parents")},
 }
 
@@ -51,7 +51,8 @@ KIN: Mapping[str, tuple[str, Cardinality]] = {
 KIN_CANON: Mapping[str, str] = {
     "妈": "妈妈", "老妈": "妈妈", "爸": "爸爸", "老爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹",
     "叔": "叔叔", "舅": "舅舅", "婶": "婶婶", "姑": "姑姑", "亲哥": "哥哥", "亲姐": "姐姐", "闺女": "女儿", "媳妇": "老婆", "媳妇儿": "老婆", "mum": "mom", "mommy": "mom",
-    "daddy": "dad", "mama": "mom", "papa": "dad", "hubby": "husband", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
+    "daddy": "dad", "mama": "mom", "papa": "dad", "hubby": "husband", "mother": "mom", "father": "dad", "老母亲": "妈妈",
+    "老父亲": "爸爸", "kids": "kids", "fiance": "fiancé", "fiancee": "fiancée",
 }
 
 #: Health conditions named without a suffix (a suffix — 病, 症, 炎, 癌, disease — is enough on its own).

@@ -30,7 +30,8 @@ _REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|
 _REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|tells\s+me|thinks|found|confirmed|showed|show|shows)"
                         rf"\s+(?:that\s+)?(?=I\b)", re.I)
 _HEDGE_LEAD = re.compile(r"^\s*(?:(?:honestly|actually|well|so|yeah|ok|okay|tbh|说实话|其实)\s*,?\s*)?"
-                         r"(?:我觉得|我感觉|我怀疑|我猜|I\s+think|I\s+believe|I\s+guess|I\s+suspect|pretty\s+sure)\s*,?\s*",
+                         r"(?:我觉得|我感觉|我怀疑|我猜|我估计|I\s+think|I\s+believe|I\s+guess|I\s+suspect|(?:I'm\s+)?pretty\s+sure|"
+                         r"(?:I'm\s+)?fairly\s+sure)\s*,?\s*|^\s*我(?:应该是|好像是|应该|好像|估计是|估计)",
                          re.I)
 _FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lately))\s*,?\s*", re.I)
 #: A phrase before the subject that only frames the clause ("After ten years with iPhones I've…").

@@ -78,7 +78,7 @@ def test_a_day_off_is_not_a_habit_that_ended(text: str) -> None:
     ("My sister works as a dental hygienist in Leeds", "job_title", "dental hygienist"),
     ("I'm a cashier at Walmart", "employer", "Walmart"), ("I'm a cashier at Walmart", "job_title", "cashier"),
     ("I teach English at a high school", "job_title", "teacher"),
-    ("我在中山大学读研", "school", "中山大学"), ("I'm a sophomore at Rutgers", "school", "Rutgers"),
+    ("我在中山大学读研", "education", "中山大学"), ("I'm a sophomore at Rutgers", "education", "Rutgers"),
     ("我会讲一点日语", "speaks", "日语"), ("My husband speaks fluent Korean", "speaks", "Korean"),
     ("我单身", "relationship_status", "单身"), ("We got engaged last month", "relationship_status", "engaged"),
     ("I'm 6'1\"", "height", "6'1"), ("I have a pet snake named Noodle", "owns", "snake"),

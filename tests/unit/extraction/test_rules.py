@@ -166,7 +166,9 @@ NEGATIONS = [
 
 @pytest.mark.parametrize(("text", "expected"), NEGATIONS, ids=[t for t, _ in NEGATIONS])
 def test_negation_sets_polarity(text: str, expected: tuple[str, str, str, bool]) -> None:
-    assert triples(text) == [expected]
+    assert expected in triples(text)
+    if text in ("我讨厌加班", "I hate meetings."):  # a strong dislike is also a value of its own (ADR 0061)
+        assert (expected[0], "dislikes", expected[2], True) in triples(text)
 
 
 def test_versions_are_different_values_of_one_slot() -> None:
