@@ -110,6 +110,8 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
     if rule.slot == "@where":
         if rule.lang == "en" and m.groupdict().get("prep", "").lower() == "in":
             return "works_in"
+        if rule.lang == "en" and m.groupdict().get("prep", "").lower() in ("at", "for") and value[:1].isupper():
+            return "employer"  # "I work at the Trader Joe's on Hawthorne": an employer by its name
         return "employer" if ORG_RE.search(value) or EN_ORG.search(value) else "works_in"
     return rule.slot
 

@@ -101,7 +101,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:{NEG_DO}\s+(?:have|own)|{HAVE}|\s+(?:own|owns|bought|just\s+bought|got|drive|drives|ride|rent))\s+{COUNT}{ADJ}"
        rf"(?P<v>(?:{OWN})|{PRODUCT}){TAIL}{END}"),
     _r("en.device_is", "owns", "my phone/laptop/car is (a) X", "My laptop is a ThinkPad X1",
-       rf"^\s*(?:my|our)\s+(?:{DEVICE_EN})\s+is\s+(?:a|an)?\s*(?P<v>{PRODUCT}){END}", opening=True),
+       rf"^\s*(?:my|our)\s+(?:{DEVICE_EN})(?:\s+is|'s)\s+(?:still\s+)?(?:a|an)?\s*(?P<v>{PRODUCT}){TAIL}{END}", opening=True),
     # -- quantities -----------------------------------------------------------------------------
     _r("en.quantity", "@k", "my budget/salary/rent/height is (about) N", "My rent is $1,800 a month",
        rf"^\s*(?:my|our|his|her|their)\s+(?:(?:monthly|annual|yearly|weekly|total|current|new)\s+)?(?P<k>{QTY})\s+"
@@ -143,11 +143,13 @@ _BASE: tuple[Rule, ...] = (
        rf"is\s+living|reside|resides))(?:\s+(?:with\s+[\w\s']{{2,30}}?|on\s+(?:her|his|my|their|our)\s+own|alone|"
        rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
-       rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
+       rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?:a\s+[\w\s\-]{{1,25}}?\s+(?:outside|near|in|"
+       rf"north\s+of|south\s+of|east\s+of|west\s+of|outside\s+of)\s+)?(?P<v>{CAP}){TAIL}{END}"),
     _r("en.based", "lives_in", "am based in X / home is X", "I'm based in London",
        rf"{A}{BE}\s+(?:based|settled)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.moved", "lives_in", "moved/relocated to X (a move: from then on)", "I moved to Seattle last spring",
-       rf"{A}(?:\s+(?:have|has|'ve|just))*\s+(?:moved|relocated|move|relocate)\s+(?:back\s+)?to\s+(?P<v>{CAP}){TAIL}{END}",
+       rf"{A}(?:\s+(?:have|has|'ve|just|finally))*\s+(?:moved|relocated|move|relocate|came|headed)\s+(?:back\s+)?(?:home\s+)?(?:out\s+)?"
+       rf"(?:here\s+)?to\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.home", "lives_in", "home (for me) is X", "Home for me is Melbourne these days",
        rf"^\s*home(?:\s+for\s+me)?\s+is\s+(?:now\s+)?(?P<v>{CAP}){TAIL}{END}", opening=True),

@@ -28,6 +28,13 @@ _LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chines
 _SCHOOL = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de)){0,5})"
 _ACTIVITY = (r"(?:play|go\s+to|go|do|take|attend|watch|run|swim|ride|cook|practice|practise|visit|coach|teach|volunteer|drive|"
              r"bike|cycle|walk|commute|work\s+out)")
+#: Nationalities and other adjectives "I'm X" says that are no name.
+_NATIONS = (r"(?:American|Canadian|British|English|Irish|Scottish|Welsh|Australian|Indian|Chinese|Japanese|Korean|Mexican|"
+            r"German|French|Italian|Spanish|Dutch|Swedish|Norwegian|Polish|Russian|Brazilian|Filipino|Vietnamese|Thai|"
+            r"Nigerian|Kenyan|Jewish|Muslim|Christian|Catholic|Asian|Black|White|Latino|Latina|Hispanic|Gay|Straight|"
+            r"Single|Married|Fine|Good|Great|Okay|Sorry|Here|Back|Home|Done|Ready|Tired|Sure|Not|So|Just|Still|Also|Always|"
+            r"Never|Currently|Really|Honestly|Retired|Pregnant|Vegan|Vegetarian|Allergic|Going|Getting|Trying|Thinking|"
+            r"Looking|Working|Living|Moving|Planning|Glad|Happy|Sad|Excited|Worried|Busy|Free|Late|Early|Alone|New|Old)\b")
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
 
@@ -188,7 +195,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:\s+just)?\s+turned\s+(?P<v>\d{{1,3}}|{NUMBER_WORDS}){TAIL}{END}", change=True, clean=word_number),
     _r("en.away", "status", "am in X for work / a conference (until …) (where one is for now)", "I'm in Tokyo for work until Friday",
        rf"{A}{BE}\s+(?:currently\s+|away\s+)?in\s+(?P<v>{CAP})\s+(?:for|on)\s+(?:work|a\s+conference|business|a\s+trip|vacation|"
-       rf"holiday|a\s+few\s+days|the\s+week|the\s+weekend|a\s+wedding)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
+       rf"holiday|a\s+few\s+days|the\s+week|the\s+weekend|a\s+wedding|the\s+month|a\s+month|the\s+summer|the\s+semester|"
+       rf"a\s+bit|now)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
     _r("en.stolen", "owns", "my X got stolen / totaled, I lost my X (owns, negated)", "My bike got stolen",
        rf"^\s*(?:(?:so|and|ugh|sadly)\s+)?(?:my|our)\s+(?:old\s+|new\s+)?(?P<v>{OWN}|{PRODUCT}|[a-z][\w\-]*)\s+(?:got|was)\s+"
        rf"(?:stolen|totaled|totalled|written\s+off|repossessed|towed\s+for\s+good)(?:\s+(?:last|this|yesterday|from|while|at|in)\b[^.!?]*)?"
@@ -222,11 +230,92 @@ RULES: tuple[Rule, ...] = (
        rf"^\s*(?:(?:so|and|but|well|ugh)\s+)?no\s+more\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)(?:\s+for\s+me)?{TAIL}{END}",
        polarity=False, change=True, opening=True),
     _r("en.eats_again", "diet", "started eating meat / fish again (diet, from then on)", "I started eating meat again",
-       rf"{A}{_PERFECT}\s+(?:started|began|am|'m|went\s+back\s+to)\s+eating\s+(?P<v>meat|fish|seafood|chicken|dairy|eggs|pork|beef|"
+       rf"{A}(?:{_PERFECT}\s+(?:started|began|am|went\s+back\s+to)|'m|\s+am)\s+eating\s+(?P<v>meat|fish|seafood|chicken|dairy|eggs|pork|beef|"
        rf"red\s+meat|sugar|gluten|carbs|bread)(?:\s+again)?{TAIL}{END}", change=True),
     _r("en.named_guy", "@kin", "my <kin> is a guy / woman named X (the user's relation)", "my boss is a guy named Kevin",
        rf"{BE}\s+(?:a|an|this)\s+(?:guy|man|woman|lady|girl|dude|person|fellow)\s+(?:named|called)\s+(?P<v>(?-i:[A-Z][\w'\-]+)){TAIL}{END}",
        to_user=True),
+    _r("en.moved_in_with_in", "lives_in", "moved in with my brother (up) in X (lives in X from then on)",
+       "moved in with my brother up in Spokane",
+       rf"{A}{_PERFECT}\s+(?:moved|has\s+moved|is\s+moving)\s+in\s+with\s+[\w\s'\-]{{2,30}}?\s+(?:up\s+|down\s+|out\s+|over\s+)?in\s+"
+       rf"(?P<v>{CAP}){TAIL}{END}", change=True),
+    _r("en.on_leave", "status", "am on maternity leave / sabbatical (until …) (a state for now)", "I'm on maternity leave until January",
+       rf"{A}{BE}\s+(?:currently\s+)?on\s+(?P<v>(?:maternity|paternity|parental|sick|medical|bereavement|unpaid|disability)\s+leave|"
+       rf"leave|vacation|holiday|sabbatical|furlough|bed\s+rest|a\s+(?:\d+-week\s+)?contract(?:\s+in\s+{CAP})?)"
+       rf"(?:\s+(?:until|till|through|for|since)\b[^.!?]*)?{END}", scope=Scope.TEMPORAL),
+    _r("en.partner_together", "partner", "X and I have been together / dating / married (a partner)", "Priya and I have been together three years",
+       rf"^\s*(?:(?:so|and|well|oh)\s+)?(?P<v>(?-i:[A-Z][a-z'\-]+))\s+and\s+I\s+(?:have|'ve)\s+been\s+(?:together|dating|married|going\s+out|"
+       rf"living\s+together)\b[^.!?]*{END}", opening=True),
+    _r("en.broke_up_with", "partner", "X and I broke up / split (partner, negated)", "Marcus and I broke up in June",
+       rf"^\s*(?:(?:so|and|well|oh)\s+)?(?P<v>(?-i:[A-Z][a-z'\-]+))\s+and\s+I\s+(?:broke\s+up|split\s+up|split|separated|"
+       rf"called\s+it\s+quits|are\s+done|got\s+divorced|divorced)\b[^.!?]*{END}", polarity=False, change=True, opening=True),
+    _r("en.broke_up", "relationship_status", "broke up / got dumped (single from then on)", "I broke up with my boyfriend",
+       rf"{A}{_PERFECT}\s+(?P<v>broke\s+up|got\s+dumped|split\s+up)\b[^.!?]*{END}", change=True, check="habit",
+       clean=lambda v: "single"),
+    _r("en.major", "education", "am a bio major / majoring in X (what one studies)", "I'm a bio major, pre-med track",
+       rf"{A}(?:{BE}\s+(?:(?:now|officially)\s+)?(?:a|an)\s+(?P<v>[\w\-]+(?:\s+[\w\-]+)?)\s+major|{BE}\s+majoring\s+in\s+"
+       rf"(?P<v2>[\w\-]+(?:\s+[\w\-]+)?)){TAIL}{END}", change=True, check="habit"),
+    _r("en.degree_at", "education", "(second year of) my MPH / PhD / degree at X", "second year of my MPH at Emory",
+       rf"^\s*(?:(?:first|second|third|fourth|final|last)\s+year\s+(?:of|in)\s+)?(?:my\s+|a\s+|an\s+)?(?:MPH|MBA|MFA|MSW|MSc|MS|MA|BA|BS|"
+       rf"PhD|Ph\.D\.|master'?s|bachelor'?s|degree|undergrad|program|residency|doctorate|postdoc)\s+(?:at|from|in)\s+(?P<v>{CAP})"
+       rf"{TAIL}(?:\s*,\s*[^.!?]*)?{END}", opening=True),
+    _r("en.contact_phone", "phone", "text / call me at N, my number is N", "you can text me at 555-0142",
+       rf"^.*?\b(?:text|call|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\s+(?P<v>\+?[\d][\d\s().\-]{{6,18}}\d)\b[^.!?]*$",
+       opening=True, check="habit"),
+    _r("en.contact_email", "email", "email me at X / use my address X", "just put my school one, jkreyes@ucsd.edu",
+       rf"^.*?\b(?:email|e-mail|write|reach|contact|put|use|send|it's|that's|my)\b[^@]{{0,40}}?(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)"
+       rf"\b[^.!?]*$", opening=True, check="habit"),
+    _r("en.booked", "plan", "booked / planned a trip to X (for …) (a plan)", "we booked Japan for next April",
+       rf"{A}{_PERFECT}\s+(?:booked|planned|are\s+planning|'re\s+planning|reserved)\s+(?:a\s+trip\s+to\s+|flights\s+to\s+|tickets\s+to\s+)?"
+       rf"(?P<v>{CAP})\b[^.!?]*{END}", check="habit"),
+    _r("en.been_to", "visited", "have been to X (twice) (a place visited)", "I've been to Iceland twice",
+       rf"{A}(?:'ve|\s+have|'d|\s+had)\s+(?:already\s+|never\s+)?been\s+to\s+(?P<v>{CAP})(?:\s+(?:once|twice|\w+\s+times))?{TAIL}{END}"),
+    _r("en.no_pets_home", "owns", "there are no pets / there's no car in the house (owns, negated)", "so there are no pets in the house right now",
+       rf"^\s*(?:(?:so|and|but|now)\s+)?there\s+(?:are|is|'s)\s+no\s+(?:more\s+)?(?P<v>pets|animals|car|cars|TV)\b[^.!?]*{END}",
+       polarity=False, opening=True),
+    _r("en.theme_bare", "preferred_ui_theme", "dark mode (on everything, please) (a theme said alone)", "dark mode on everything please",
+       rf"^\s*(?P<v>dark|light)\s+mode\b[^.!?]*{END}", opening=True),
+    _r("en.runs_business", "owns", "own / run / have had a bakery, shop, practice (a business)", "my cousin Ray runs a tattoo shop in Austin",
+       rf"{A}(?:'ve\s+had|\s+have\s+had|\s+(?:own|owns|run|runs|opened|started|manage|manages))\s+(?:a|an|the|our|my|his|her|their)\s+"
+       rf"(?:little\s+|small\s+|tiny\s+)?(?P<v>[\w\s\-]{{0,25}}?(?:shop|store|business|restaurant|cafe|café|bakery|salon|studio|bar|"
+       rf"practice|clinic|company|firm|farm|garage|agency|food\s+truck|place|daycare|gym|boutique|pharmacy|repair))"
+       rf"(?:\s+(?:in|on|at|behind|near|downtown)\b[^.!?]*)?{END}", check="habit"),
+    _r("en.name_is", "name", "I'm X (btw) (the speaker's name, not a nationality)", "I'm Tamsin btw",
+       rf"^\s*(?:(?:hi|hey|hello|oh|so|and|well)[,\s]+)?(?:I'm|I\s+am|it's)\s+(?P<v>(?-i:(?!{_NATIONS})[A-Z][a-z]{{2,14}}))"
+       rf"(?:\s+(?:btw|by\s+the\s+way|here|lol|haha|fwiw))?(?:\s+but\b[^.!?]*)?{END}", opening=True),
+    _r("en.does_in", "uses", "do / make / draw X in Y (a tool by name)", "I do all the cake mockups in Procreate",
+       rf"{A}\s+(?:do|does|make|makes|draw|draws|edit|edits|design|designs|build|builds|code|codes|write|writes|"
+       rf"plan|plans|run|runs|manage|manages|handle|handles)\s+(?:all\s+)?(?:the\s+|my\s+|our\s+)?[\w\s\-]{{1,25}}?\s+"
+       rf"(?:in|on|with|using|through)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
+    _r("en.gerund_job", "job_title", "am travel nursing / bartending / tutoring (a job said as what one does)", "right now I'm travel nursing",
+       rf"{A}{BE}\s+(?:currently\s+|now\s+|still\s+)?(?P<v>travel\s+nursing|nursing|bartending|waitressing|waiting\s+tables|tutoring|"
+       rf"freelancing|consulting|contracting|substitute\s+teaching|subbing|nannying|babysitting|driving\s+for\s+(?-i:[A-Z]\w+)|"
+       rf"doing\s+(?:doordash|uber|lyft|instacart))(?:\s+(?:full-time|part-time|now|again))?{TAIL}{END}", check="habit"),
+    _r("en.works_for", "employer", "deliver / drive / cook for X (an employer)", "I deliver for Kessler's Pharmacy",
+       rf"{A}\s+(?:deliver|delivers|drive|drives|cook|cooks|clean|cleans|nanny|nannies|tutor|tutors|write|writes|design|designs|"
+       rf"volunteer|volunteers|sub|subs|bartend|bartends)\s+for\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}"),
+    _r("en.landed_at", "employer", "landed at / took a job at X (an employer, from then on)", "landed at Home Depot",
+       rf"{A}{_PERFECT}\s+(?:landed|ended\s+up|took\s+a\s+job|got\s+on|started)\s+(?:at|with)\s+(?P<v>{_ORG}){TAIL}{END}", change=True),
+    _r("en.transferred", "works_in", "transferred (up) to the ICU (a unit, from then on)", "transferred up to the ICU last month",
+       rf"{A}{_PERFECT}\s+(?:got\s+)?(?:transferred|moved|switched)\s+(?:up\s+|over\s+|back\s+|down\s+)?to\s+(?:the\s+)?"
+       rf"(?P<v>(?-i:[A-Z][A-Z\-]+)|(?-i:[A-Z][a-z]+)\s+(?:unit|floor|ward|department|team|desk|shift)|(?:night|day|weekend)\s+shift|"
+       rf"[a-z]+-[a-z]+){TAIL}{END}", change=True, check="habit"),
+    _r("en.ditched", "uses", "ditched / dropped / deleted X (a tool, negated)", "we ditched Trello",
+       rf"{A}{_PERFECT}\s+(?:ditched|dropped|dumped|abandoned|uninstalled|deleted|cancelled|canceled|quit|got\s+rid\s+of)\s+"
+       rf"(?:my\s+|our\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
+    _r("en.put_in", "uses", "put everything in X (a tool, from then on)", "my daughter put everything in a Google Sheet",
+       rf"{A}{_PERFECT}\s+(?:put|moved|keep|keeps|track|tracks)\s+(?:everything|it\s+all|all\s+(?:of\s+)?(?:it|our\s+\w+|my\s+\w+))\s+"
+       rf"(?:in|into|on)\s+(?:a\s+|an\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True),
+    _r("en.raised_rent", "rent", "(landlord) raised us / the rent to N (rent, from then on)", "landlord raised us to $1,575",
+       rf"^\s*(?:(?:so|and|ugh|well)\s+)?(?:the\s+|our\s+|my\s+)?(?:landlord|rent|building)\s+(?:just\s+)?(?:raised|increased|bumped|"
+       rf"hiked|went\s+up|jumped)\s+(?:us\s+|it\s+|the\s+rent\s+|me\s+)?(?:up\s+)?to\s+(?P<v>{NUM_EN})\b[^.!?]*{END}",
+       change=True, opening=True),
+    _r("en.diagnosis", "health_condition", "got / have the celiac diagnosis (a condition)", "since I got the celiac diagnosis",
+       rf"{A}{_PERFECT}\s+(?:got|received|have|had)\s+(?:a|an|the|my)\s+(?P<v>[\w'\-]+(?:\s+[\w'\-]+)?)\s+diagnosis\b[^.!?]*{END}",
+       change=True),
+    _r("en.doing_diet", "diet", "have been doing gluten-free / keto (a diet)", "I've been doing gluten-free",
+       rf"{A}(?:'ve\s+been|\s+have\s+been|'m|\s+am)?\s+(?:doing|eating|going)\s+(?P<v>gluten[-\s]free|dairy[-\s]free|keto|paleo|"
+       rf"low-carb|vegan|vegetarian|plant-based|whole30|intermittent\s+fasting|carnivore)\b[^.!?]*{END}", change=True),
     _r("en.moved_in_with", "lives_in", "moved in with us / her boyfriend (lives with them from then on)",
        "My mom moved in with us last week",
        rf"{A}{_PERFECT}\s+(?:moved|has\s+moved|is\s+moving)\s+in\s+with\s+(?P<v>us|me|(?:my|our|his|her|their)\s+[\w\s'\-]{{2,24}}?|{CAP})"

@@ -17,12 +17,13 @@ END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+mo
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
 TAIL = (r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|"
-        r"once|until|till|bc|cuz|though|unless|except|whenever)\b[^.!?]*"
+        r"once|until|till|bc|cuz|though|unless|except|whenever|hub|store|office|branch|location|plant|warehouse|factory|"
+        r"site|campus|up|down|out|over|like|plus|mostly|split|including)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")
 PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
 QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
-HEDGE = rf"(?:(?P<hedge>{HEDGE_EN})\s+)?"
+HEDGE = rf"(?:(?P<hedge>{HEDGE_EN}|like|just\s+under|just\s+over|a\s+bit\s+over|a\s+little\s+over)\s+)?"
 SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
 COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
 ADJ = (r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|"

@@ -22,12 +22,14 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.temporal import cn_int
 
-A = r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|一|真的|确实|本身)\s*)*\s*"
+A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|一|真的|确实|本身|偷偷|家里|家里面|"
+     r"平常|干脆|咬咬牙|终于|总算)\s*)*\s*")
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
-END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
+#: A duration after the value ("吃素五年了") and the particles that end a clause.
+END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的|嘛|呗|哟)*\s*$"
 V = r"(?P<v>[^，。；,;！？!?]{1,16}?)"
 _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
-_CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?)?"
+_CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?|[只条])?"
 _MONEY_UNIT = r"(?:元|块钱|块|万元|万|千|千元|k|K|美元|刀|人民币)?"
 _HEDGE = rf"(?:(?P<hedge>{HEDGE_ZH})\s*)?"
 _QTY_KEYS = "|".join(QUANTITY_ZH)
@@ -36,6 +38,12 @@ _SEVERITY = r"(?:轻微的|轻度的?|严重的|慢性|点|一点|一些|些)?\s
 
 
 _FREQ_SPEAKER = re.compile(rf"^(?P<f>{FREQ_ZH})\s*(?:我们|我)\s*")  # 每周五我都去… → 每周五都去…
+
+
+def _age(value: str) -> str:
+    """七岁 → 7岁, 三岁半 → 3岁半: the number in digits, the words around it kept."""
+    m = re.match(r"(\d{1,3}|[一二三四五六七八九十两]{1,3})(.*)$", value)
+    return f"{cn_int(m[1]) or m[1]}{m[2]}" if m else value
 
 
 def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
@@ -51,17 +59,20 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{_HEDGE}(?:{NEG}?有|患有|得过)\s*{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True),
     _r("zh.diagnosed", "health_condition", "查出/确诊/得了 X: from then on (a diagnosis in the past still holds)",
        "我去年查出高血压",
-       rf"{A}{_HEDGE}(?:被)?(?:患上了?|得了|查出了?|查出来了?|检查出了?|体检查出了?|被诊断(?:出|为)了?|诊断出了?|确诊了?)\s*"
-       rf"{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True, change=True),
+       rf"{A}{_HEDGE}(?:被)?(?:患上了?|得了|查出了?|查出来了?|检查出了?|检查出来了?|体检查出了?|体检查出来了?|被诊断(?:出|为)了?|"
+       rf"诊断出了?|确诊了?)\s*(?:有|了)?\s*{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True, change=True),
+    _r("zh.condition_for_years", "health_condition", "X(病) 好几年了 (a condition named first, with how long)", "我妈高血压好几年了",
+       rf"{A}(?:有)?\s*(?P<v>{CONDITION_ZH})(?:好几年|好多年|[一二三四五六七八九十两几多]+年|多年|很久|老毛病|老胃病)了?"
+       rf"(?:[，,].*)?\s*$", hedged=True, reported=True),
     _r("zh.condition_state", "health_condition", "X 偏高/偏低, 贫血, 乳糖不耐受 said of the subject", "我乳糖不耐受",
        rf"{A}{_HEDGE}(?:有点|有些|比较|一直)?\s*(?P<v>{CONDITION_ZH}|乳糖不耐受|贫血|失眠|近视|高度近视|色盲){END}",
        hedged=True, reported=True),
     _r("zh.likes", "likes", "(不)喜欢/爱吃 X — any subject", "我老婆喜欢吃辣",
-       rf"{A}(?P<neg>不太|不怎么|不再|不)?\s*(?:很|非常|特别|超级|最|挺|比较|更)?\s*(?:喜欢|喜爱|热爱|爱吃|爱喝|爱)(?!用)\s*"
+       rf"{A}(?P<neg>不太|不怎么|不再|不)?\s*(?:很|非常|特别|超级|最|挺|比较|更|超|巨|贼|好|真|偏偏|就)?\s*(?:喜欢|喜爱|热爱|爱吃|爱喝|爱)(?!用)\s*"
        rf"(?P<v>(?![你他她它这那])[^，。；,;！？!?]{{1,16}}?){END}"),
     # -- diet -----------------------------------------------------------------------------------
     _r("zh.diet_is", "diet", "是素食主义者 / 吃素 / 戒糖", "我是素食主义者",
-       rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持|算是|现在是|属于)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
+       rf"{A}(?:{NEG}?(?:是|在|开始|改成了?|改|坚持|算是|现在是|属于|在吃|吃|在做|做)?\s*(?:一个|一名|个)?)\s*(?P<v>{DIETS_ZH}){END}"),
     _r("zh.diet_not", "diet", "不(再)吃/喝 X (diet, negated)", "我不吃猪肉了",
        rf"{A}(?:早上|中午|晚上|平时|周末|白天|睡前)?\s*(?P<neg>不再|已经不|从不|从来不|不|戒了|戒掉了)\s*(?:吃|喝)\s*"
        rf"(?P<v>[^，。；,;！？!?\s了]{{1,6}}?){END}", polarity=True, change=True, also=("habit",)),
@@ -92,7 +103,9 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.device_is", "owns", "我(用)的手机/车/电脑是 X", "我的手机是iPhone 15",
        rf"{A}(?:用的|在用的|手里的|现在的)?的?\s*(?:{DEVICE_ZH})\s*(?:是|用的是)\s*(?:一辆|一台|一部|一个)?\s*(?P<v>[^，。；,;！？!?]{{2,20}}?){END}"),
     _r("zh.device_used", "owns", "用的(手机/电脑/车)是 X (a device by brand: owns)", "我用的是iPhone 13",
-       rf"{A}(?:手里|平时|现在|一直)?\s*(?:在)?用的\s*(?:{DEVICE_ZH})?\s*(?:是|就是)\s*(?P<v>(?:{BRANDS_ZH})[^，。；,;！？!?]{{0,14}}?){END}"),
+       rf"{A}(?:手里|平时|现在|一直)?\s*(?:在)?用的\s*(?:{DEVICE_ZH})?\s*(?:是|就是)?\s*(?:还是)?\s*(?P<v>(?:{BRANDS_ZH})[^，。；,;！？!?]{{0,14}}?){END}"),
+    _r("zh.item_used_bare", "uses", "X 用的 Y (a tool named right after 用的)", "店里进销存用的秦丝",
+       rf"{A}(?:[\u4e00-\u9fff]{{0,6}})?用的\s*(?!是|最|比较|挺|很|不|多|少|还是)(?P<v>[\u4e00-\u9fffA-Za-z0-9]{{2,8}}){END}"),
     _r("zh.item_used", "uses", "(手里/家里)用的是 X (a product)", "我家里用的是戴森吸尘器",
        rf"{A}(?:手里|家里|里|手头|平时|现在|一直|日常)?\s*(?:在)?用的\s*(?:[\u4e00-\u9fff]{{1,5}})?\s*(?:是|就是)\s*(?P<v>[^，。；,;！？!?]{{2,20}}?){END}"),
     _r("zh.item_worn", "owns", "穿的/戴的/开的 X 是 Y (something worn or driven)", "我穿的运动鞋是斯凯奇GoWalk5",
@@ -123,10 +136,14 @@ _BASE: tuple[Rule, ...] = (
        rf"升到|降到|减到|变成|改成|调整为|调到|增加到|减少到)了?\s*(?P<v>{NUM_ZH}\s*{_MONEY_UNIT}(?:厘米|公斤|斤)?){END}",
        keys=QUANTITY_ZH, change=True),
     _r("zh.height_bare", "height", "身高 without 是 (我表妹身高164厘米 is covered by zh.quantity); 一米七", "我一米八",
-       rf"{A}(?P<v>一米[一二三四五六七八九]{{1,2}}|1\.\d{{1,2}}米|1米\d{{1,2}}){END}", hedged=True),
+       rf"{A}{_HEDGE}(?P<v>一米[一二三四五六七八九]{{1,2}}|1\.\d{{1,2}}米|1米\d{{1,2}}){END}", hedged=True),
+    _r("zh.weight_bare", "weight", "N 斤/公斤 said alone (a weight)", "我一百零五斤",
+       rf"{A}{_HEDGE}(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg))(?:左右|上下|出头)?{END}", hedged=True),
+    _r("zh.shoe", "shoe_size", "穿 N 码的鞋 (a shoe size)", "我穿38的鞋",
+       rf"{A}(?:穿|是)\s*(?P<v>\d{{2}}(?:\.5)?|[三四]十[一二三四五六七八九]?)\s*(?:码|号)?\s*(?:的)?\s*鞋{END}"),
     _r("zh.age", "age", "(今年/现在) N 岁", "我女儿今年七岁",
-       rf"{A}(?:今年|现在|已经)?\s*{_HEDGE}(?P<v>\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*(?:周)?岁(?:了|多)?{END}",
-       hedged=True, clean=lambda v: str(cn_int(v) or v)),
+       rf"{A}(?:今年|现在|已经)?\s*{_HEDGE}(?P<v>(?:\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*(?:周)?岁(?:半|多)?)(?:了)?{END}",
+       hedged=True, clean=_age),
     _r("zh.age_bare", "age", "今年 N 了 (an age said without 岁: 今年七十了)", "我婆婆今年七十了",
        rf"{A}(?:今年|都|已经)\s*(?:都|已经)?\s*{_HEDGE}(?P<v>{_AGE_NUM})(?:了|多了|出头)\s*$",
        hedged=True, clean=lambda v: str(cn_int(v) or v), on_text=True),
@@ -136,14 +153,15 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:瘦到了?|胖到了?|减到了?|降到了?|涨到了?|长到了?)\s*(?P<v>{NUM_ZH}\s*(?:公斤|千克|kg|斤)){END}", change=True),
     # -- residence and work (any subject) -------------------------------------------------------
     _r("zh.lives", "lives_in", "住在/家在/定居在 X (…)", "我表哥住在成都",
-       rf"{A}{NEG}?(?:住在|居住在|生活在|定居在|定居|家住|家在)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?)\s*(?:[，,].*)?{END}"),
+       rf"{A}{NEG}?(?:住在|居住在|生活在|定居在|定居|家住|家在|住(?![院宿手口了过的着]))\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?)\s*"
+       rf"(?:[，,].*)?{END}"),
     _r("zh.lived_years", "lives_in", "在 X 住了 N 年", "我在杭州住了五年了",
        rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:住|生活|定居)了?\s*(?:[^，。]{{0,8}})?{END}"),
     _r("zh.moved", "lives_in", "搬到/搬去/搬回 X (a move: from then on)", "我表哥搬到重庆了",
-       rf"{A}(?:(?:从|由)\s*[^，。]{{1,10}}?)?(?:搬家到|搬到了?|搬去了?|搬回了?|迁到|移居到?|嫁到了?|嫁去了?|调到了?)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?){END}",
+       rf"{A}(?:(?:从|由)\s*[^，。]{{1,10}}?)?(?:搬家到|搬到了?|搬去了?|搬回了?|迁到|移居到?|嫁到了?|嫁去了?)\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?){END}",
        change=True),
     _r("zh.works", "@where", "在 X 工作/上班 (employer for an organisation, else works_in)", "我堂哥在武汉工作",
-       rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:工作|上班|打工){END}"),
+       rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:工作|上班|打工|干活|跑单|送外卖|兼职|实习|上夜班|值班){END}"),
     _r("zh.job", "job_title", "是/当/做 (一名) X (a job word)", "我姐姐是一名护士",
        rf"{A}(?:是|当了?|做了?|成了|转行做了?|转行当了?|改行做了?|升职(?:当了?|为|成了?)?|晋升为|升为|升任|被提拔为)\s*(?:在做|做|当|干)?\s*(?:一名|一个|一位|名|个)?\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}",
        change=True),

@@ -14,14 +14,20 @@ from hlmem.application.extraction.lexicon import ORG_NAMED_ZH as ORG_NAMED
 from hlmem.application.extraction.lexicon import ORG_ZH as ORG
 from hlmem.application.extraction.lexicon import OWNABLE_ZH, PET_SUFFIX_ZH, PETS_ZH
 from hlmem.application.extraction.subjects import REL_ALL_ZH
+import re
+
 from hlmem.domain.events import Scope
 
 A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|早就|终于|后来|所以|然后|但是|不过|这几天|这两天|"
-     r"这段时间|这阵子|最近几天)\s*)*\s*")
-END = r"\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的)*\s*$"
+     r"这段时间|这阵子|最近几天|偷偷|家里|干脆|咬咬牙|总算|好不容易)\s*)*\s*")
+END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的|嘛|呗|哟)*\s*$"
 WORD = r"[\u4e00-\u9fffA-Za-z0-9·]"
 #: Verbs of an activity one keeps up or stops (上课, 学琴, 打球…).
-ACT = r"(?:上|学|练|打|踢|玩|跑|弹|跳|游|追|看|去|参加|做|下|骑|拉|画|写|唱)"
+#: Apps people name by name (刷小红书, 玩抖音).
+APPS = (r"(?:小红书|b站|B站|哔哩哔哩|抖音|快手|微博|知乎|豆瓣|淘宝|拼多多|京东|微信|QQ|今日头条|头条|网易云|喜马拉雅|得到|Keep|keep|"
+        r"大众点评|美团|饿了么|支付宝|闲鱼|视频号|百度|虎扑|贴吧|得物|携程|高德|滴滴|钉钉|飞书|企业微信|WPS|夸克|樊登读书|微信读书)")
+_NOW_ZH = re.compile(r"现在|目前|如今")
+ACT = r"(?:上|学|练|打|踢|玩|跑|弹|跳|游|追|看|去|参加|做|下|骑|拉|画|写|唱|考|刷)"
 _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
 _HAVE_NOT = (rf"(?:驾照|驾驶证|车|汽车|房|房子|电脑|手机|存款|护照|信用卡|医保|社保|{OWNABLE_ZH}|{_PETS}|"
              rf"[\u4e00-\u9fff]{{0,3}}(?:{PET_SUFFIX_ZH}))")
@@ -45,10 +51,28 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:不在|没在)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:上班|工作|干|做)了{END}", polarity=False, change=True),
     _r("zh.left_org", "employer", "离开了/辞掉了 X(的工作) (employer, negated)", "我离开了阿里",
        rf"{A}(?:离开了|辞掉了?|辞了)\s*(?P<v>{ORG})\s*(?:的工作)?{END}", polarity=False, change=True),
+    _r("zh.retired_before", "job_title", "退休前… (retired now; what came before is history)", "我退休前在县一中教语文",
+       rf"{A}(?P<v>退休)(?:前|以前|之前).*$", change=True, check="habit"),
     _r("zh.retired", "job_title", "退休了 (the job is now 退休)", "我爸去年退休了",
        rf"{A}(?:办了)?\s*(?P<v>退休)(?:好几年|好多年|[一二三四五六七八九十两几]+年|多年|很久|半年)?了?{END}", change=True, check="habit"),
     _r("zh.lost_job", "job_title", "辞职了/失业了/被裁了 (no job now: no employer either)", "我辞职了",
        rf"{A}(?P<v>辞职|离职|裸辞|失业|被裁|被辞退|下岗|待业)了?{END}", change=True, check="habit", also=("employer",)),
+    _r("zh.company_named", "employer", "公司/单位/店 叫 X (the employer's name)", "公司叫星禾",
+       rf"{A}(?:我们|我的)?(?:公司|单位|店|工作室|老东家)(?:名|名字)?(?:叫做?|名叫|是)\s*(?P<v>{WORD}{{2,10}}?){END}"),
+    _r("zh.deliver_for", "employer", "给 (一家) X 送货/打工 (an employer)", "现在给一个生鲜店送货",
+       rf"{A}给\s*(?:一家|一个|家|个)?\s*(?P<v>{ORG}|{WORD}{{2,8}}?(?:店|厂|公司|超市|餐厅|饭店))\s*(?:送货|送外卖|打工|干活|上班|开车|做事|跑腿|当\w+)"
+       rf"(?:[，,].*)?{END}", change=True),
+    _r("zh.topic_quit", "employer", "X 辞了/不干了 (the employer first: negated)", "富士康辞了",
+       rf"\s*(?P<v>{ORG}|{WORD}{{2,8}}?)\s*(?:我|也)?\s*(?:辞了|不干了|不做了|离职了|不跑了|辞职了)(?:[，,].*)?{END}",
+       polarity=False, change=True),
+    _r("zh.transferred", "works_in", "调到/调去 X (a department or place, from then on)", "终于调到门诊了",
+       rf"{A}(?:要|就|终于)?调(?:到|去)了?\s*(?P<v>{WORD}{{2,8}}?){END}", change=True, check="habit"),
+    _r("zh.now_in", "lives_in", "(现在/目前) 在 X (a city: where one is now)", "我现在在南京",
+       rf"{A}(?:人)?在\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)(?:呢)?{END}", change=True, when=_NOW_ZH),
+    _r("zh.arrived", "lives_in", "到 X 快一个月了 (lives there since)", "到上海快一个月了",
+       rf"{A}(?:来|到)\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)\s*(?:快|已经|都)?(?:一|两|三|几|半|十几)?个?(?:月|年|星期|周)(?:多)?了{END}", change=True),
+    _r("zh.drifting", "lives_in", "在 X 漂/待/混 了 N 年 (lives there)", "在北京漂了八年了",
+       rf"{A}在\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)\s*(?:漂|待|呆|混|奋斗)了?{END}"),
     _r("zh.joined", "employer", "跳槽到/去了/入职了 (一家) X (an organisation, from then on)", "我老公跳槽去了一家国企",
        rf"{A}(?:跳槽(?:到了?|去了?|进了?)|入职了?|加入了?|进了|去了|换到了?)\s*(?:一家|一个|家)?\s*(?P<v>{ORG})\s*(?:工作|上班)?"
        rf"(?:[，,].*)?{END}", change=True),
@@ -70,8 +94,12 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:又)?回(?:到|了)?\s*(?:老家)?\s*(?P<v>[\u4e00-\u9fff]{{2,8}}?)\s*(?:定居|生活|养老|住)了?{END}", change=True),
     # -- study ----------------------------------------------------------------------------------
     _r("zh.grade", "education", "上/读 小学一年级/初二/大三 (a school year)", "我儿子今年上小学一年级了",
-       rf"{A}(?:在)?(?:上|读|念)\s*(?P<v>(?:小学|初中|高中|大学|幼儿园|中学)?(?:[一二三四五六]年级)|小学|初中|高中|幼儿园|"
+       rf"{A}(?:在)?(?:上|读|念)\s*(?P<v>(?:小学|初中|高中|大学|幼儿园|中学)?(?:[一二三四五六]年级)|小学|初中|高中|幼儿园|托班|小班|中班|大班|学前班|"
        rf"初[一二三]|高[一二三]|大[一二三四]|研[一二三]|博[一二三四]){END}"),
+    _r("zh.major", "education", "学 X 的 / 学的 X (the subject one studies)", "我学护理的",
+       rf"{A}(?:是)?学(?=[^，,]*的)(?![历校位生费期院习])(?:的)?\s*(?P<v>{WORD}{{2,6}}?)(?:专业)?(?:的)?{END}"),
+    _r("zh.grade_bare", "education", "大三 / 研二 said alone (the school year)", "大三",
+       rf"{A}(?P<v>大[一二三四]|研[一二三]|高[一二三]|初[一二三]|博[一二三四五])(?:了)?{END}"),
     _r("zh.studies_at", "education", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
        rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
        rf"高中|初中|小学|中学|幼儿园|MBA)(?:[，,].*)?{END}"),
@@ -81,6 +109,19 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:在|正在)?\s*(?:准备|备考|复习|准备考)\s*(?P<v>考研|考公|考编|雅思|托福|高考|中考|司法考试|法考|CPA|注会|GRE|GMAT|"
        rf"教资|{WORD}{{1,4}}考试)(?:呢)?{END}", scope=Scope.TEMPORAL),
     # -- language, relationship, temporary states ----------------------------------------------
+    _r("zh.topic_speaks", "speaks", "X 我会说/会讲 (the language first)", "粤语我会说",
+       rf"\s*(?P<v>[\u4e00-\u9fff]{{1,4}}?(?:语|话|文))\s*(?:我|我们)\s*(?:也)?(?:会说|会讲|能说|会|懂|能听懂|说得挺好)(?:[，,].*)?{END}"),
+    _r("zh.taking", "status", "在考 驾照/雅思 (what one is busy with for now)", "在考驾照呢",
+       rf"{A}(?:在|正在)\s*(?:考|学|备考)\s*(?P<v>驾照|驾驶证|雅思|托福|研|公|编|教资|{WORD}{{1,4}}证)(?:呢)?{END}", scope=Scope.TEMPORAL),
+    _r("zh.shift", "habit", "三班倒 / 上夜班 / 朝九晚五 (a work schedule)", "我现在三班倒",
+       rf"{A}(?:是|上)?\s*(?P<v>三班倒|两班倒|倒班|夜班|白班|长白班|朝九晚五|朝八晚五|996|双休|单休|做六休一)(?:[，,].*)?{END}"),
+    _r("zh.shift_not", "habit", "不用倒班了 (a work schedule ended)", "不用倒班了",
+       rf"{A}(?:不用|不再|不)\s*(?P<v>三班倒|两班倒|倒班|上夜班|值夜班|加班)了{END}", polarity=False, change=True),
+    _r("zh.shares", "roommate", "跟 X 合租 (a roommate)", "我跟同事小赵合租",
+       rf"{A}(?:跟|和)\s*(?:同事|朋友|同学|闺蜜|室友)?\s*(?P<v>[\u4e00-\u9fff]{{2,3}})\s*(?:一起)?合租(?:[，,].*)?{END}"),
+    _r("zh.apps", "uses", "(平时)刷/逛 小红书、b站… (apps one uses)", "平时刷小红书和b站比较多",
+       rf"{A}(?:平时|经常|天天|每天|一般)?\s*(?:刷|逛|玩|看|用|听)\s*(?P<v>{APPS})(?:\s*(?:和|跟|、)\s*(?P<v2>{APPS}))?"
+       rf"(?:比较多|挺多|很多|最多)?(?:[，,].*)?{END}"),
     _r("zh.speaks", "speaks", "会说/会讲/能说 X(语/话)", "我会说粤语",
        rf"{A}(?:会说|会讲|能说|能讲|说得一口|讲一口|说一口)\s*(?:一点|点|一些|流利的|标准的|地道的)?\s*"
        rf"(?P<v>[\u4e00-\u9fff]{{1,4}}?(?:语|话|文))(?:和.*)?{END}"),
@@ -95,8 +136,8 @@ RULES: tuple[Rule, ...] = (
        scope=Scope.TEMPORAL),
     # -- possessions: selling, buying, not having -----------------------------------------------
     _r("zh.lost", "owns", "(我那辆) X 被偷了/丢了/报废了 (owns, negated)", "我那辆电动车被偷了",
-       rf"{A}(?:的)?\s*(?:那辆|那台|那部|那个|这辆|新买的|刚买的)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:被偷了|被偷走了|丢了|弄丢了|报废了|被撞坏了|"
-       rf"坏掉了|撞坏了)(?:[，,].*)?{END}", polarity=False, change=True),
+       rf"{A}(?:的)?\s*(?:那辆|那台|那部|那个|这辆|新买的|刚买的)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:被偷了|被偷走了|走丢了|丢了|弄丢了|报废了|被撞坏了|"
+       rf"坏掉了|撞坏了|摔坏了|摔碎了|坏了)(?:[，,].*)?{END}", polarity=False, change=True),
     _r("zh.uninstalled", "uses", "把 X 卸载了/删了/注销了 (uses, negated)", "我把抖音卸载了",
        rf"{A}(?:把|将)\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卸载了|卸了|删了|删掉了|注销了|退订了|取关了)(?:[，,].*)?{END}",
        polarity=False, change=True),
@@ -134,8 +175,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:不再|已经不|不|没再|没有再)\s*(?:去)?(?P<v>{ACT}\s*{WORD}{{1,6}}?)了{END}", polarity=False, change=True),
     _r("zh.quit_any", "habit", "戒了 X (奶茶, 游戏…: habit and diet, negated)", "我戒了奶茶",
        rf"{A}(?:戒了|戒掉了?|戒)\s*(?P<v>(?!烟|酒){WORD}{{1,5}}?)(?:[，,].*)?{END}", polarity=False, change=True, also=("diet",)),
-    _r("zh.started_learning", "habit", "(最近)开始学/在学 X (a habit, from then on)", "我最近开始学吉他了",
-       rf"{A}(?:开始|在|正在|报了个班|(?<=\s))\s*(?P<v>(?:学|练)(?![历校位生费期院科术])\s*{WORD}{{1,6}}?)(?:了|呢)?(?:[，,].*)?{END}",
+    _r("zh.started_learning", "hobby", "(最近)开始学/在学 X (a habit, from then on)", "我最近开始学吉他了",
+       rf"{A}(?:开始|在|正在|报了个班|(?<=\s))\s*(?P<v>(?:学|练|自学)(?![历校位生费期院科术])\s*{WORD}{{1,6}}?)(?:了|呢)?(?:[，,].*)?{END}",
        change=True),
     _r("zh.eats_again", "diet", "也/又/开始 吃肉/吃鱼 了 (diet, from then on)", "我现在也吃肉了",
        rf"{A}(?:也|又|开始|重新|恢复)\s*吃\s*(?P<v>肉|荤|鱼|海鲜|鸡蛋|蛋|奶制品|糖|主食)了{END}", change=True),

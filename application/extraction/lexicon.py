@@ -59,7 +59,7 @@ KIN_CANON: Mapping[str, str] = {
 CONDITIONS_ZH = ("哮喘", "糖尿病", "高血压", "低血压", "高血脂", "贫血", "失眠", "偏头痛", "头痛", "近视", "远视", "痛风",
                  "乳糖不耐受", "抑郁", "焦虑", "腰间盘突出", "颈椎病", "胃病", "胃炎", "湿疹", "鼻炎", "脂肪肝", "三高",
                  "心脏病", "过敏性鼻炎", "甲亢", "甲减", "荨麻疹", "肾结石", "胆结石", "关节炎", "腱鞘炎", "色盲")
-_SUFFIX_ZH = r"(?:病|症|炎|癌|瘤|不耐受|综合征|结石|障碍)"
+_SUFFIX_ZH = r"(?:病|症|炎|癌|瘤|不耐受|综合征|结石|障碍|结节|增生|囊肿|息肉)"
 CONDITION_ZH = (rf"(?:{'|'.join(sorted(CONDITIONS_ZH, key=len, reverse=True))})|[\u4e00-\u9fff]{{1,6}}?{_SUFFIX_ZH}"
                 r"|(?:血压|血糖|血脂|胆固醇|尿酸|心率|眼压|转氨酶)(?:也|都|还|一直|有点|有些|稍微|略|比较)*(?:偏高|偏低|高|低|超标|异常)")
 CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hypertension", "high blood pressure",
@@ -72,7 +72,7 @@ CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hy
                  "PCOS", "osteoporosis", "sciatica", "vertigo", "a bad back", "a heart murmur", "high blood sugar")
 _BODY = r"(?:knee|back|hip|shoulder|ankle|wrist|neck|elbow|heart)"
 CONDITION_EN = (rf"(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
-                r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|[a-z]+itis")
+                r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|(?:[a-z]+\s+)?[a-z]+itis")
 #: States said with "I am": lactose intolerant, diabetic, pre-diabetic, anemic.
 STATES_EN = r"(?:lactose|gluten)\s+intolerant|(?:pre-?)?diabetic|anemic|anaemic|asthmatic|epileptic|colou?r\s*blind"
 
@@ -88,7 +88,7 @@ PETS_ZH = ("猫", "狗", "猫咪", "小猫", "小狗", "狗狗", "金毛", "泰�
            "羊驼", "鸽子", "小鸡", "鸭子")
 #: A species word people make up with these endings (狸花猫, 中华田园犬, 虎皮鹦鹉) is a pet too.
 PET_SUFFIX_ZH = "猫|狗|犬|鸟|鱼|龟|兔|鼠|蛇|鸭|鹦鹉"
-OWNABLE_ZH = r"(?:车|汽车|电动车|自行车|摩托车|房子|房|公寓|别墅|手机|电脑|笔记本|平板|相机|钢琴|吉他|手表|游戏机|船)"
+OWNABLE_ZH = r"(?:车|汽车|电动车|自行车|摩托车|房子|房|公寓|别墅|手机|电脑|笔记本|平板|相机|钢琴|吉他|手表|游戏机|船|驾照|驾驶证)"
 _PETS_EN = ("cat", "dog", "kitten", "puppy", "parrot", "hamster", "rabbit", "bunny", "turtle", "tortoise", "goldfish",
             "fish", "guinea pig", "lizard", "snake", "ferret", "budgie", "pet", "golden retriever", "labrador", "lab",
             "poodle", "beagle", "corgi", "husky", "terrier", "chihuahua", "dachshund", "pug", "bulldog", "greyhound",
@@ -112,13 +112,15 @@ DEVICE_ZH = r"(?:手机|电脑|笔记本|笔记本电脑|车|相机|平板|手�
 DEVICE_EN = r"(?:phone|laptop|car|camera|tablet|watch|computer|bike|headphones|keyboard|monitor)"
 
 #: How often: the words that make a statement a habit.
-FREQ_ZH = (r"(?:每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|个?周末|隔一天|两天|周[一二三四五六日天])(?:[一二三四五六日天末])?"
+FREQ_ZH = (r"(?:天天|每日|成天|每(?:天|日|晚|早|周|个?星期|个?礼拜|个?月|年|个?周末|隔一天|两天|周[一二三四五六日天])(?:[一二三四五六日天末])?"
            r"(?:早上|上午|中午|下午|晚上|早晨|傍晚|睡前|饭后)?|平时|平常|一般|通常|经常|总是|常常|习惯|周末)")
-FREQ_EN = (r"(?:every|each)\s+(?:other\s+|second\s+|two\s+|few\s+)?(?:day|morning|evening|night|week|weekend|weekday|"
-           r"workday|month|year|"
-           r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on\s+(?:weekends|weekdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)|"
-           r"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly|biweekly|"
-           r"every\s+(?:two|few)\s+(?:days|weeks|months)|(?:a|per)\s+(?:day|week|month|night)")
+_WD_EN = r"(?:mon|tues|wednes|thurs|fri|satur|sun)"
+FREQ_EN = (rf"(?:every|each)\s+(?:single\s+|other\s+|second\s+|two\s+|few\s+)?(?:day|morning|evening|night|week|weekend|weekday|"
+           rf"workday|month|year|{_WD_EN}day)|on\s+(?:weekends|weekdays|{_WD_EN}days)|"
+           rf"{_WD_EN}days(?:\s*(?:,|and|&)\s*{_WD_EN}days)*|weekday\s+(?:mornings|afternoons|evenings|nights)|"
+           rf"{_WD_EN}day\s+(?:and|&)\s+{_WD_EN}day\s+(?:mornings|afternoons|evenings|nights)|"
+           rf"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly|biweekly|"
+           rf"every\s+(?:two|few)\s+(?:days|weeks|months)|(?:a|per)\s+(?:day|week|month|night)")
 HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
 #: Activities that are habits by themselves (抽烟, smoke): their negation retires the habit.
 HABITS_ZH = r"(?:抽烟|吸烟|喝酒|熬夜|喝咖啡|游泳|跑步|健身|打游戏|吃夜宵|喝奶茶)"
@@ -133,11 +135,12 @@ DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitar
 #: Quantities: the noun that names one → predicate.
 QUANTITY_ZH: Mapping[str, str] = {
     "身高": "height", "个子": "height", "体重": "weight", "预算": "budget", "月薪": "salary", "工资": "salary",
-    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "房租": "rent", "租金": "rent",
+    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "到手": "salary", "税后": "salary", "底薪": "salary", "房租": "rent", "租金": "rent",
     "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type", "房贷": "mortgage", "月供": "mortgage",
 }
 QUANTITY_EN: Mapping[str, str] = {
-    "budget": "budget", "salary": "salary", "income": "salary", "pay": "salary", "rent": "rent", "height": "height",
+    "budget": "budget", "salary": "salary", "income": "salary", "pay": "salary", "base": "salary", "base salary": "salary",
+    "take-home": "salary", "rent": "rent", "height": "height",
     "weight": "weight", "shoe size": "shoe_size", "blood type": "blood_type", "mortgage": "mortgage",
     "mortgage payment": "mortgage",
 }

@@ -58,7 +58,7 @@ JOB_SUFFIX = re.compile(r"(?:工程师|经理|总监|主管|总裁|老师|教师
                         r"财务|出纳|人事|行政|客服|前台|文员|保安|保洁|快递员|外卖员|骑手|收银员|柜员|导游|策划|文案|主播|审计|法务|采购|"
                         r"仓管|护工|保姆|月嫂|社工|消防员|军人|农民|个体户|自由职业者?|店主|全职妈妈|全职爸爸|家庭主妇|主妇|全职太太|"
                         r"大学生|高中生|初中生|小学生|中学生|留学生|博士后|设计|开发|前端|后端|算法|数据分析|人力资源|HR|外贸|电商|"
-                        r"[^\s]师|CEO|CTO|COO|CFO)$")
+                        r"[^\s]师|[^\s]警|当兵|兵|CEO|CTO|COO|CFO)$")
 EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director|teacher|professor|lecturer|doctor|"
                     r"nurse|student|scientist|researcher|analyst|consultant|lawyer|accountant|architect|writer|"
                     r"editor|journalist|founder|intern|officer|CEO|CTO|COO|CFO|lead|specialist|administrator|admin|"
@@ -79,7 +79,7 @@ EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director
 
 _NAME_ZH = re.compile(r"^[\u4e00-\u9fff·]{2,5}$")
 _NAME_EN = re.compile(r"^[A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+){0,3}$")
-_NOT_NAME = re.compile(r"[个很的是人们这那一位名些么种样]")
+_NOT_NAME = re.compile(r"[个很的是人们这那一位名些么种样我你他她学]")
 PRONOUN_VALUE = re.compile(r"^(?:你|你们|他|她|它|他们|她们|它们|这个|那个|这|那|it|him|her|them|you|this|that)$"
                            r"|^(?:这|那|你|您)|^(?:this|that|these|those|it|how|what|your)\b", re.I)
 #: Nouns of "my Y is Z" / "X 的 Y 是 Z" that introduce an opinion or a topic, not an attribute.

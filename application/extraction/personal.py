@@ -70,7 +70,8 @@ _ZH_CONTINUES = re.compile(r"^\s*(?:还|而且|并且|也|又|都|就|平时|经
 
 
 def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked: str | None = None,
-          tagger: Tagger | None = None, carried: Subject | None = None) -> Reading:
+          tagger: Tagger | None = None, carried: Subject | None = None, known: frozenset[str] | set[str] = frozenset()
+          ) -> Reading:
     """Personal facts of one clause (empty when no frame applies), and its subject.
 
     :param topic: the third party the event last named (for 他, 其, she).
@@ -79,6 +80,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     :param tagger: the guard's Chinese part-of-speech tagger, if any.
     :param carried: the subject of the clause before it in the same sentence: a clause that names
         no one is about them ("我老公在外企做财务，经常加班", "My mom is 67 and has diabetes").
+    :param known: names the event introduced before this clause (pets, kin): a clause opening
+        with one is about them ("我家两只猫 大的叫可乐 … 可乐去年查出来有糖尿病").
     """
     hedged, reported, source = blocked == "uncertain", False, None
     if blocked not in (None, "uncertain", "reported"):
@@ -97,7 +100,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         clause = _from(clause, freq.end())
     elif clause.lang == "en" and (prefix := _EN_PREFIX.match(clause.work)) and resolve_en(clause.work, topic) is None:
         clause = _from(clause, prefix.end())
-    subject = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, topic)
+    subject = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, topic) or _known(clause, known)
     table = frames_zh.RULES if clause.lang == "zh" else frames_en.RULES
     if subject is None and carried is not None and not reported and not freq:
         subject = _carry(clause, carried)
@@ -110,6 +113,8 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         text_start = LEADING_ZH_HABIT.match(clause.work).end() if clause.lang == "zh" else None
         facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True,
                     tagger=tagger, text_start=text_start)
+        if not facts and clause.lang == "zh":
+            facts = _anchored(table, clause, start, None, None, registry, hedged, tagger)
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
         return Reading(facts)
     if (subject.name is None and not clause.by_user) or ((subject.kin or subject.pet) and not clause.by_user):
@@ -136,6 +141,13 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
         table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
         registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
+    if not facts and clause.lang == "zh" and not reported:
+        facts = _anchored(table, clause, subject.end, subject.name, subject.kin, registry, hedged, tagger)
+    if subject.pet and clause.by_user and subject.name and subject.name.startswith(("用户的", "user's ")) \
+            and not any(f.predicate == "owns" for f in facts):
+        # "我家两只猫…", "My cat is 3": the user has the pet, whatever else the clause says
+        facts = [*facts, Fact(predicate="owns", value=subject.pet, rule=f"{clause.lang}.pet_subject", importance=0.5,
+                              cardinality=registry.cardinality("owns"), span=(0, 0))]
     if source:
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts]
     if subject.relation and clause.by_user and facts and not subject.carried:
@@ -220,6 +232,42 @@ def _from(clause: Clause, offset: int) -> Clause:
     if time is not None:
         time = evolve(time, start=time.start - offset, end=time.end - offset)
     return evolve(clause, text=clause.text[offset:], work=clause.work[offset:], start=clause.start + offset, time=time)
+
+
+#: Chinese verbs a fact starts with, wherever it stands in a long clause ("咬咬牙换了个苹果15").
+_ANCHOR_ZH = re.compile(r"(?:换了|买了|入手了|搬到|搬去|搬回|住在|养了|卖了|辞职|离职|退休|开了|考上了|确诊|查出|戒了|改成|改用|"
+                        r"跳槽|入职|在[^，,\s]{1,10}?(?:上班|工作|读|当|做)|对[^，,\s]{1,8}?过敏|每(?:天|周|个?星期)|不再|已经不)")
+
+
+def _anchored(table, clause: Clause, start: int, subject: str | None, kin: str | None, registry: SlotRegistry,
+              hedged: bool, tagger: Tagger | None) -> list[Fact]:
+    """The rules read from a verb later in a Chinese clause, when nothing read its start."""
+    for m in _ANCHOR_ZH.finditer(clause.work, start + 1):
+        facts = run(table, clause.text, clause.work, m.start(), subject=subject, kin=kin, registry=registry, hedged=hedged,
+                    tagger=tagger, text_start=m.start())
+        if facts:
+            return facts
+    return []
+
+
+def _known(clause: Clause, known: frozenset[str] | set[str]) -> Subject | None:
+    """A name the event introduced, opening the clause."""
+    for name in sorted(known, key=len, reverse=True):
+        if clause.work.startswith(name) and (len(clause.work) == len(name) or not clause.work[len(name)].isalpha()
+                                             or clause.lang == "zh"):
+            return Subject(name, len(name))
+    return None
+
+
+def names_in(facts: list[Fact]) -> set[str]:
+    """Names the facts introduce: kin named (乐乐) and pets named (cat (Miso) → Miso)."""
+    out = set()
+    for fact in facts:
+        if fact.subject is None and fact.predicate in _RELATION_PREDICATES and fact.polarity and person_like(fact.value):
+            out.add(fact.value)
+        elif fact.predicate == "owns" and (m := re.search(r"[（(]([^)）]{1,12})[)）]$", fact.value)):
+            out.add(m[1])
+    return out
 
 
 def introduced(facts: list[Fact]) -> str | None:

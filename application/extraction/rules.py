@@ -38,6 +38,7 @@ from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
+from hlmem.application.extraction.mentions import relations
 from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
@@ -95,6 +96,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     sentence = -1
     previous: list[Fact] = []
     said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
+    known: set[str] = set()  # names the event introduced (咪咪, Eli): a clause opening with one is about them
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
@@ -102,7 +104,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             sentence, carried, previous, said = clause.sentence_start, None, [], ""
         module = patterns_zh if clause.lang == "zh" else patterns_en
         reading = personal.Reading([]) if clause.planned else personal.match(
-            clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried)
+            clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried, known=known)
         named = None
         if not piece.blocked and by_user:
             named = (names_after(clause, previous) or items_after(clause, previous)) if previous else None
@@ -124,6 +126,10 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
                 facts = [evolve(f, subject=reading.subject.name) for f in facts]  # 我弟在杭州读研，明年毕业
         if named is None and (name := personal.introduced(facts)) is not None:
             carried = Subject(name, 0)  # "我有个女儿叫乐乐，今年五岁": the clauses after it are about 乐乐
+        if by_user and not piece.blocked:
+            said_already = {(f.predicate, f.value) for f in facts}
+            facts = [*facts, *(f for f in relations(clause) if (f.predicate, f.value) not in said_already)]
+        known |= personal.names_in(facts)
         for fact in facts:
             cand = _candidate(fact, clause, event)
             if cand is not None:

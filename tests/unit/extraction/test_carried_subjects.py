@@ -34,8 +34,8 @@ def triples(text: str) -> set[tuple[str, str, str, bool]]:
 @pytest.mark.parametrize(("text", "subject", "predicate", "value"), [
     ("我姐在医院当护士，经常值夜班", "用户的姐姐", "habit", "经常值夜班"),
     ("我爸爸住在大连，每天早上去海边跑步", "用户的爸爸", "habit", "每天早上去海边跑步"),
-    ("我表妹在成都读大二，今年二十岁", "用户的表妹", "age", "20"),
-    ("我们家那只布偶猫叫团子，今年五岁了", "团子", "age", "5"),
+    ("我表妹在成都读大二，今年二十岁", "用户的表妹", "age", "20岁"),
+    ("我们家那只布偶猫叫团子，今年五岁了", "团子", "age", "5岁"),
     ("我有个儿子叫小宇，今年上三年级，每周日学围棋", "小宇", "habit", "每周日学围棋"),
     ("My grandma is 88 and still lives on her own in Dublin", "user's grandma", "lives_in", "Dublin"),
     ("My cousin Leo works at Siemens and plays bass in a band on weekends", "Leo", "employer", "Siemens"),
@@ -85,7 +85,7 @@ def test_names_and_lists_after_what_the_clause_introduced(text: str, values: set
 
 def test_a_named_pet_or_child_becomes_the_subject_after_it() -> None:
     found = triples("我养了一只猫，叫咪咪，今年两岁")
-    assert ("咪咪", "age", "2", True) in found and ("用户", "owns", "猫（咪咪）", True) in found
+    assert ("咪咪", "age", "2岁", True) in found and ("用户", "owns", "猫（咪咪）", True) in found
 
 
 @pytest.mark.parametrize(("text", "subject"), [
