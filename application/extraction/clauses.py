@@ -51,7 +51,7 @@ _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
 
 # Gates. Each is a reason a clause states no current fact of its speaker.
-_QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
+_QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^(?:你|您|他|她|你们|他们|那你|那|然后|还有|那他|那她)呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
@@ -221,6 +221,8 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             yield Split(clause, blocked)
 
 
+_AND_I = re.compile(r"\s+and\s+(?:I|me)\b")
+_ONE_PERSON = re.compile(r"^\s*(?:(?:so|and|well|oh|yeah)\s+)?(?:[A-Z][a-z'\-]+|(?i:my|our)\s+[a-z\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*$")
 _ZH_SPACE = re.compile(r"(?<=\S)\s+(?=[\u3400-\u9fff])")
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]$")
 _CJK_ALNUM = re.compile(r"[\u3400-\u9fff][A-Za-z0-9.]+$")  # 华为mate60, 一个月2800
@@ -232,7 +234,12 @@ def _separators(sentence: str, kept: set[int]) -> list[tuple[int, int]]:
     """Where the clauses of a sentence end: punctuation and joiners (:data:`_CLAUSE_SEP`), and in
     Chinese a space between words ("刚下夜班 累死了 我在市一院上班"): people type spaces for commas.
     A space after a Latin name (component-01 已回滚) is no clause end."""
-    seps = [(m.start(), m.end()) for m in _CLAUSE_SEP.finditer(sentence) if m.start() not in kept]
+    seps = []
+    for m in _CLAUSE_SEP.finditer(sentence):
+        before = sentence[seps[-1][1] if seps else 0:m.start()]
+        if m.start() in kept or (_AND_I.match(sentence, m.start()) and _ONE_PERSON.match(before)):
+            continue  # "Priya and I have been together": one subject, not two clauses
+        seps.append((m.start(), m.end()))
     spaced = not _SPACED_LATIN.search(sentence)  # "service-07 的 API 连接 当前状态": words spaced out, not clauses
     for m in _ZH_SPACE.finditer(sentence) if spaced else ():
         word = sentence[:m.start()].rsplit(None, 1)[-1] if sentence[:m.start()].strip() else ""

@@ -192,7 +192,7 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
         if rule.when is not None and not rule.when.search(text):
             continue
         source = text if rule.on_text else work
-        m = rule.regex.match(source, start if not rule.on_text or text_start is None else text_start)
+        m = rule.regex.match(source, 0 if rule.opening else start if not rule.on_text or text_start is None else text_start)
         if m is None:
             continue
         lang = rule.lang
@@ -213,7 +213,7 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
         qualifiers = (("confidence", "hedged"),) if hedged or groups.get("hedge") else ()
         fact = Fact(predicate=predicate, value=value, subject=subject, polarity=polarity, cardinality=card,
                     scope=rule.scope, importance=rule.importance, change=rule.change, span=(vs, ve),
-                    rule=rule.name, qualifiers=qualifiers, holds_now=rule.change)
+                    rule=rule.name, qualifiers=qualifiers, holds_now=rule.change, plan=predicate == "plan")
         out = [fact, *_listed(rule, fact, m, text, tagger)] if predicate in coordination.LIST_SLOTS else [fact]
         if groups.get("v2") and (second := _value(rule, text[m.start("v2"):m.end("v2")])):
             out.append(evolve(fact, value=second, span=m.span("v2")))  # 不抽烟不喝酒: two values, one frame

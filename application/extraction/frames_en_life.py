@@ -263,8 +263,8 @@ RULES: tuple[Rule, ...] = (
        rf"^.*?\b(?:text|call|reach|ring|whatsapp|message)\s+me\s+(?:at|on)\s+(?P<v>\+?[\d][\d\s().\-]{{6,18}}\d)\b[^.!?]*$",
        opening=True, check="habit"),
     _r("en.contact_email", "email", "email me at X / use my address X", "just put my school one, jkreyes@ucsd.edu",
-       rf"^.*?\b(?:email|e-mail|write|reach|contact|put|use|send|it's|that's|my)\b[^@]{{0,40}}?(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)"
-       rf"\b[^.!?]*$", opening=True, check="habit"),
+       rf"^(?!.*\b(?:his|her|their|your|its)\b[^@]{{0,30}}@)[^@]{{0,60}}?(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)\b[^.!?]*$",
+       opening=True, check="habit"),
     _r("en.booked", "plan", "booked / planned a trip to X (for …) (a plan)", "we booked Japan for next April",
        rf"{A}{_PERFECT}\s+(?:booked|planned|are\s+planning|'re\s+planning|reserved)\s+(?:a\s+trip\s+to\s+|flights\s+to\s+|tickets\s+to\s+)?"
        rf"(?P<v>{CAP})\b[^.!?]*{END}", check="habit"),
@@ -307,8 +307,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{_PERFECT}\s+(?:put|moved|keep|keeps|track|tracks)\s+(?:everything|it\s+all|all\s+(?:of\s+)?(?:it|our\s+\w+|my\s+\w+))\s+"
        rf"(?:in|into|on)\s+(?:a\s+|an\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True),
     _r("en.raised_rent", "rent", "(landlord) raised us / the rent to N (rent, from then on)", "landlord raised us to $1,575",
-       rf"^\s*(?:(?:so|and|ugh|well)\s+)?(?:the\s+|our\s+|my\s+)?(?:landlord|rent|building)\s+(?:just\s+)?(?:raised|increased|bumped|"
-       rf"hiked|went\s+up|jumped)\s+(?:us\s+|it\s+|the\s+rent\s+|me\s+)?(?:up\s+)?to\s+(?P<v>{NUM_EN})\b[^.!?]*{END}",
+       rf"^\s*(?:(?:so|and|ugh|well)\s+)?(?:the\s+|our\s+|my\s+)?(?:landlord|building|management)\s+(?:just\s+)?(?:raised|increased|"
+       rf"bumped|hiked)\s+(?:us\s+|it\s+|the\s+rent\s+|me\s+)?(?:up\s+)?to\s+(?P<v>{NUM_EN})\b[^.!?]*{END}",
        change=True, opening=True),
     _r("en.diagnosis", "health_condition", "got / have the celiac diagnosis (a condition)", "since I got the celiac diagnosis",
        rf"{A}{_PERFECT}\s+(?:got|received|have|had)\s+(?:a|an|the|my)\s+(?P<v>[\w'\-]+(?:\s+[\w'\-]+)?)\s+diagnosis\b[^.!?]*{END}",

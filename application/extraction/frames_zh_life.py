@@ -10,6 +10,7 @@ a change (换了, 改成, 跳槽) is marked so it replaces what it took over fro
 from __future__ import annotations
 
 from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.lexicon import CITIES_ZH as CITIES
 from hlmem.application.extraction.lexicon import ORG_NAMED_ZH as ORG_NAMED
 from hlmem.application.extraction.lexicon import ORG_ZH as ORG
 from hlmem.application.extraction.lexicon import OWNABLE_ZH, PET_SUFFIX_ZH, PETS_ZH
@@ -68,7 +69,7 @@ RULES: tuple[Rule, ...] = (
     _r("zh.transferred", "works_in", "调到/调去 X (a department or place, from then on)", "终于调到门诊了",
        rf"{A}(?:要|就|终于)?调(?:到|去)了?\s*(?P<v>{WORD}{{2,8}}?){END}", change=True, check="habit"),
     _r("zh.now_in", "lives_in", "(现在/目前) 在 X (a city: where one is now)", "我现在在南京",
-       rf"{A}(?:人)?在\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)(?:呢)?{END}", change=True, when=_NOW_ZH),
+       rf"{A}(?:人)?在\s*(?P<v>{CITIES}|[\u4e00-\u9fff]{{1,6}}(?:市|省|县|州))(?:呢)?{END}", change=True, when=_NOW_ZH),
     _r("zh.arrived", "lives_in", "到 X 快一个月了 (lives there since)", "到上海快一个月了",
        rf"{A}(?:来|到)\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)\s*(?:快|已经|都)?(?:一|两|三|几|半|十几)?个?(?:月|年|星期|周)(?:多)?了{END}", change=True),
     _r("zh.drifting", "lives_in", "在 X 漂/待/混 了 N 年 (lives there)", "在北京漂了八年了",

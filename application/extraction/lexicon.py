@@ -174,3 +174,11 @@ def word_number(text: str) -> str:
     if words and all(w in _ONES or w in _TENS for w in words):
         return str(sum(_ONES.index(w) if w in _ONES else _TENS.index(w) * 10 for w in words))
     return text
+
+#: Cities and regions a Chinese speaker says they are in (我现在在南京): a closed list, because "在 X"
+#: alone is as often an activity (在上课) or a spot (在公司) as a city.
+CITIES_ZH = ("北京|上海|广州|深圳|杭州|南京|苏州|成都|重庆|武汉|西安|天津|长沙|郑州|青岛|大连|厦门|宁波|合肥|福州|济南|昆明|沈阳|"
+             "哈尔滨|长春|石家庄|太原|南昌|南宁|贵阳|兰州|乌鲁木齐|呼和浩特|银川|西宁|拉萨|海口|三亚|珠海|佛山|东莞|无锡|常州|"
+             "温州|嘉兴|绍兴|金华|台州|徐州|扬州|南通|烟台|潍坊|洛阳|桂林|香港|澳门|台北|湛江|惠州|中山|江门|汕头|泉州|漳州|"
+             "保定|廊坊|唐山|秦皇岛|邯郸|新加坡|东京|首尔|纽约|伦敦|巴黎|悉尼|墨尔本|多伦多|温哥华|洛杉矶|旧金山|西雅图|"
+             "老家|国外|海外|美国|日本|韩国|英国|加拿大|澳洲|澳大利亚|德国|法国|新西兰")

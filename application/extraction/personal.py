@@ -57,8 +57,9 @@ _EN_CONTINUES = re.compile(
     rf"{_EN_LEAD}(?:(?:now|still|also|just|recently|mostly|usually|always|often|even|currently|actually|really)\s+)*"
     rf"(?:'s|'m|{CONTINUATION_VERBS})\b", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
-_DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+)?(?:been|got|moved|started|bought|sold|quit|went|retired|"
-                        r"graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up)\b", re.I)
+_DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
+                        r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
+                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed)\b", re.I)
 #: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
 _EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
                       r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"
@@ -113,8 +114,6 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         text_start = LEADING_ZH_HABIT.match(clause.work).end() if clause.lang == "zh" else None
         facts = run(table, clause.text, clause.work, start, subject=None, registry=registry, hedged=hedged, unnamed=True,
                     tagger=tagger, text_start=text_start)
-        if not facts and clause.lang == "zh":
-            facts = _anchored(table, clause, start, None, None, registry, hedged, tagger)
         facts = [evolve(f, qualifiers=(*f.qualifiers, ("source", source))) for f in facts] if source else facts
         return Reading(facts)
     if (subject.name is None and not clause.by_user) or ((subject.kin or subject.pet) and not clause.by_user):
@@ -141,8 +140,6 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
         table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
         registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
-    if not facts and clause.lang == "zh" and not reported:
-        facts = _anchored(table, clause, subject.end, subject.name, subject.kin, registry, hedged, tagger)
     if subject.pet and clause.by_user and subject.name and subject.name.startswith(("用户的", "user's ")) \
             and not any(f.predicate == "owns" for f in facts):
         # "我家两只猫…", "My cat is 3": the user has the pet, whatever else the clause says
@@ -235,15 +232,19 @@ def _from(clause: Clause, offset: int) -> Clause:
 
 
 #: Chinese verbs a fact starts with, wherever it stands in a long clause ("咬咬牙换了个苹果15").
-_ANCHOR_ZH = re.compile(r"(?:换了|买了|入手了|搬到|搬去|搬回|住在|养了|卖了|辞职|离职|退休|开了|考上了|确诊|查出|戒了|改成|改用|"
+_ANCHOR_ZH = re.compile(r"(?:换了|买了|入手了|搬到|搬去|搬回|住在|养了|卖了|辞职|离职|退休|开了|考上了|确诊|查出|戒了|改用|"
                         r"跳槽|入职|在[^，,\s]{1,10}?(?:上班|工作|读|当|做)|对[^，,\s]{1,8}?过敏|每(?:天|周|个?星期)|不再|已经不)")
 
 
-def _anchored(table, clause: Clause, start: int, subject: str | None, kin: str | None, registry: SlotRegistry,
-              hedged: bool, tagger: Tagger | None) -> list[Fact]:
-    """The rules read from a verb later in a Chinese clause, when nothing read its start."""
+def anchored(clause: Clause, subject: Subject | None, registry: SlotRegistry, tagger: Tagger | None) -> list[Fact]:
+    """The frame rules read from a verb later in a Chinese clause (咬咬牙换了个苹果15), when no
+    rule or pattern read the clause from its start."""
+    if clause.lang != "zh" or not clause.by_user:
+        return []
+    start = subject.end if subject is not None else 0
+    name, kin = (subject.name, subject.kin) if subject is not None else (None, None)
     for m in _ANCHOR_ZH.finditer(clause.work, start + 1):
-        facts = run(table, clause.text, clause.work, m.start(), subject=subject, kin=kin, registry=registry, hedged=hedged,
+        facts = run(frames_zh.RULES, clause.text, clause.work, m.start(), subject=name, kin=kin, registry=registry,
                     tagger=tagger, text_start=m.start())
         if facts:
             return facts

@@ -120,6 +120,8 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         clause = evolve(clause, topic=topic, topic_start=topic_start)
         if not facts:
             facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
+        if not facts and not piece.blocked:
+            facts = personal.anchored(clause, reading.subject, registry, tagger)
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
             if facts and reading.subject is not None and reading.subject.carried and reading.subject.name:
