@@ -120,8 +120,8 @@ def same_subject(expected: str, got: str) -> bool:
     e, g = norm(expected), norm(got)
     if e in ("user", "用户"):
         return g in ("user", "用户")
-    e = _POSSESSIVE.sub("", e)
-    g = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold()).replace(" ", "")
+    e = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", expected).casefold().strip()).replace(" ", "")
+    g = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold().strip()).replace(" ", "")
     return e == g or (e in _KIN_KEY and _KIN_KEY[e] == _KIN_KEY.get(g))
 
 

@@ -21,7 +21,7 @@ MAX_CLAUSE_CHARS = 200
 CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 _EN_STOP = re.compile(r"(?<=[a-z)\]])(?<!\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|Co|vs|No))(?<!\b(?:Mrs|Inc|Ltd|Ave|etc))(?<!\bProf)"
-                      r"\.(?=\s+[A-Z\"'])")
+                      r"(?<!\b[a-z]\.[a-z])\.(?=\s+[A-Za-z\"'])")
 #: Verbs an English clause continues its subject with ("…and has diabetes", "…, works as a nurse").
 CONTINUATION_VERBS = (
     r"(?:am|is|are|was|has|have|had|weighs?|lives?|living|works?|working|owns?|drives?|rides?|plays?|goes|go|went|"
@@ -29,8 +29,11 @@ CONTINUATION_VERBS = (
     r"gets?|moved|joined|left|quit|started|stopped|became|adopted|speaks?|suffers?|does|doesn't|don't|volunteers?|"
     r"coaches|cooks?|swims?|walks?|bikes?|cycles?|sings?|knits?|paints?|writes?|reads?|hikes?|trains?|practi[cs]es?|"
     r"attends?|visits?|calls?|wears?|prefers?|gave\s+up|switched|retired|graduated|commutes?|no\s+longer|never)")
-_CLAUSE_SEP = re.compile(rf"[，；;（）()]|,(?!\d)|\s*[—–]+\s*|\s+-\s+|\s+(?:but|and then|and now|whereas)\s+|"
-                         rf"\s+so\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our)\s)|\s+and\s+(?=(?:I|we|he|she|they)[\s'’]|(?:my|our|his|"
+_CLAUSE_SEP = re.compile(rf"[，；;（）()]|,(?!\d)|\s*[—–]+\s*|\s+-\s+|\s+(?:and then|and now|whereas)\s+|"
+                         rf"\s+but\s+(?=(?:I|we|he|she|they|it|my|our|the|that|this|now|then|also|still|not|honestly|yeah|"
+                         rf"there|they're|I'm|we're)\b)|"
+                         rf"\s+(?:so|since|because|bc|cuz|after|although|though|while)\s+(?=(?:I|we|he|she|they|it|there)[\s'’]|"
+                         rf"(?:my|our)\s)|\s+and\s+(?=(?:I|we|he|she|they|it|there)[\s'’]|(?:my|our|his|"
                          rf"her|their)\s|(?:(?:now|also|still|just|recently|currently|usually|always|often)\s+)?"
                          rf"{CONTINUATION_VERBS}\b)", re.I)
 #: "Since I retired from the post office I've been gardening": a subordinate clause without a comma ends
@@ -39,10 +42,11 @@ _SUBORDINATE = re.compile(r"^\s*(?i:since|after|once|now\s+that|ever\s+since|bec
                           r"(?:I|we|my\s+\w+|our\s+\w+|he|she|they)\b[^,;.]*?(?<=\w)(?=\s+(?:I|we)(?:'|\s))")
 #: "My best friend, Priya, lives…": the commas around a name in apposition do not end a clause.
 _APPOSITION = re.compile(r"\b(?:my|our)\s+(?:(?:best|oldest|youngest|older|younger|little|big|old|new)\s+)?[a-z\-]+(?:\s+[a-z\-]+)?"
-                         r"\s*(?P<a>,)\s*(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*(?P<b>,)(?!\s*(?-i:[A-Z][a-z]+)\s*(?:,|and\b))",
+                         r"\s*(?P<a>,)\s*(?:(?-i:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*(?P<b>,)(?!\s*(?-i:[A-Z][a-z]+)\s*(?:,|and\b))",
                          re.I)
 #: A sentence that says it is not meant literally (a joke) states nothing, before or after the marker.
-_JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|哈哈|嘿嘿|[😂🤣😜]|\b(?:just\s+kidding|kidding|jk|lol|lmao|haha\w*|hehe)\b", re.I)
+#: "lol" and 哈哈 are not such markers: people laugh along with plain facts ("single. very single lol").
+_JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|说着玩的|算了\s*[。！!~～]*\s*$|[😜]|\b(?:just\s+kidding|kidding|jk|j/k|joking)\b", re.I)
 #: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
 _LABEL = re.compile(r"^\s*(?P<label>[^：:]{1,12}?)\s*(?:：|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):)\s*(?=\S)")
 _KEY_WORDS = re.compile(r"版本|端口|模型|路径|目录|状态|名字|生日|地址|\b(?:version|port|model|path|status|name)\b", re.I)
@@ -66,7 +70,7 @@ _REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起]
 #: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".
 _UPTALK = re.compile(r"^\s*(?:(?:I\s+think|I\s+believe|I\s+guess|pretty\s+sure|I'm\s+pretty\s+sure|I'm\s+fairly\s+sure)\b|"
                      r"我(?:应该|好像|记得|估计))", re.I)
-_FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
+_FIRST_PERSON_BEFORE = re.compile(r"(?<![跟和对给向])(?:我|我们|\bI|\bwe)\s*$", re.I)
 _PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
                       r"(?<!enjoy )going to(?!\s+(?:the|a|an|my|our|his|her|their|work|school|church|bed|class|college|"

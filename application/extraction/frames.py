@@ -227,6 +227,10 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             js, je = m.span("job")
             out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=(js, je), rule=rule.name))
+        place = clean_value(groups.get("place") or "", lang, place=True)
+        if place and value_ok("works_in", place, lang, tagger):
+            out.append(Fact(predicate="works_in", value=place, subject=subject, cardinality=_S, importance=rule.importance,
+                            change=rule.change, span=m.span("place"), rule=rule.name))
         org = clean_value(groups.get("org") or "", lang, place=True)
         if org:
             where = _where(org, lang, tagger)

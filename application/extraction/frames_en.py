@@ -118,7 +118,11 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:weigh|weighs)|{BE})\s+{HEDGE}(?P<v>\d[\d.,]*\s*(?:kg|kilos|kilograms|lbs|pounds|stone))(?:\s+now)?{END}",
        hedged=True),
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
-       rf"{A}\s+(?:wear|wears|take)\s+(?:a\s+)?size\s+(?P<v>\d+(?:\.\d)?)(?:\s+shoes)?{END}"),
+       rf"{A}\s+(?:wear|wears|take|am|'m)\s+(?:a\s+)?(?:women's\s+|men's\s+|ladies'\s+)?(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)"
+       rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide))(?:{TAIL})?{END}"),
+    _r("en.shoe_bare", "shoe_size", "women's 9 / men's 10.5 (a shoe size said alone)", "women's 9, or a 9.5 in anything",
+       rf"^\s*(?:(?:a|I'm\s+a|I\s+wear\s+a)\s+)?(?:women's|men's|ladies'|womens|mens)\s+(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)\b[^.!?]*$",
+       opening=True),
     _r("en.age", "age", "is N (years old)", "My son is 12 years old",
        rf"{A}{BE}\s+(?:now\s+|turning\s+|almost\s+|nearly\s+)?{HEDGE}(?P<v>\d{{1,3}}|{NUMBER_WORDS})(?:\s+years?\s+old|\s+yo)?{END}",
        hedged=True, clean=word_number),
@@ -173,7 +177,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:got|was|have\s+been|'ve\s+been))?\s+(?:promoted\s+to|became|become|'ve\s+become|have\s+become|retrained\s+as)\s+"
        rf"(?:a\s+|an\s+)?(?P<v>[a-z][\w\s\-]{{1,30}}?){TAIL}{END}", change=True),
     _r("en.job", "job_title", "is/am a X (a job word)", "My brother-in-law is a dentist",
-       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:a|an)\s+(?P<v>[a-z][\w\s\-]{{1,30}}?){TAIL}{END}"),
+       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:a|an)\s+(?P<v>[a-z][\w\s\-]{{1,30}}?)(?:\s+in\s+(?P<place>{CAP}))?{TAIL}{END}"),
 )
 
 #: Every English frame rule, in the order tried: life changes first, then the base table.

@@ -35,6 +35,9 @@ _NATIONS = (r"(?:American|Canadian|British|English|Irish|Scottish|Welsh|Australi
             r"Single|Married|Fine|Good|Great|Okay|Sorry|Here|Back|Home|Done|Ready|Tired|Sure|Not|So|Just|Still|Also|Always|"
             r"Never|Currently|Really|Honestly|Retired|Pregnant|Vegan|Vegetarian|Allergic|Going|Getting|Trying|Thinking|"
             r"Looking|Working|Living|Moving|Planning|Glad|Happy|Sad|Excited|Worried|Busy|Free|Late|Early|Alone|New|Old)\b")
+#: Gig platforms people work through.
+_GIGS = (r"(?-i:Uber(?:\s+Eats)?|Lyft|DoorDash|Grubhub|Instacart|Amazon\s+Flex|Postmates|Deliveroo|TaskRabbit|Shipt|Spark|"
+         r"Caviar|Gopuff|Rover|Wag|Fiverr|Upwork)")
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
 
@@ -179,8 +182,9 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+{HEDGE}(?P<v>\d'\s?\d{{1,2}}(?:\"|''|\s*(?:in|inches))?|\d\s*(?:foot|feet|ft)\s*\d{{0,2}}(?:\s*(?:inches|in))?|"
        rf"1\.\d{{1,2}}\s*m|1\d\d\s*cm)(?!\s+tall){TAIL}{END}", hedged=True),
     _r("en.quantity_the", "@k", "(the) rent here / mortgage is N", "Rent here is $2,100 a month",
-       rf"^\s*(?:the\s+)?(?P<k>{QTY})\s+(?:here\s+|for\s+(?:my|our|the)\s+[\w\s]{{1,15}}?\s+)?(?:is|'s|runs|comes\s+to)\s+"
-       rf"(?:now\s+|currently\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|bucks))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?{END}",
+       rf"^\s*(?:the\s+)?(?P<k>{QTY})(?:\s+(?:here|for\s+(?:my|our|the)\s+[\w\s]{{1,15}}?))?\s*(?:is|'s|runs|comes\s+to|=|:)\s*"
+       rf"(?:now\s+|currently\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|bucks))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?"
+       rf"(?:,?\s+(?:maybe|or|plus|for|split|which|but|if|and)\b[^.!?]*)?{END}",
        keys=QUANTITY_EN, hedged=True, opening=True),
     _r("en.has_schedule", "habit", "have a 1:1 / standup every Tuesday (a schedule)", "We have a 1:1 every Tuesday",
        rf"{A}\s+(?:have|has)\s+(?P<v>(?:a\s+|an\s+|our\s+|my\s+)?[\w:\-]+(?:\s+[\w:\-]+){{0,3}}?\s+(?:{FREQ_EN})"
@@ -207,6 +211,11 @@ RULES: tuple[Rule, ...] = (
     _r("en.in_now", "lives_in", "am in X now / these days (where one lives now)", "but now I'm in Denver",
        rf"{A}{BE}\s+(?:now\s+)?(?:based\s+)?in\s+(?P<v>{CAP})(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*\s*$", change=True,
        when=re.compile(r"(?i:\bnow\b|these\s+days|nowadays)")),
+    _r("en.started_school_at", "education", "started med school / college at X (the school, from then on)",
+       "my sister Hannah just started med school at Michigan",
+       rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting|got\s+into)\s+(?:med|law|grad|nursing|business|dental|vet|art|"
+       rf"film|cooking|high|middle)?\s*(?:school|college|university|classes|a\s+program)\s+at\s+(?P<v>{CAP}){TAIL}{END}",
+       change=True),
     _r("en.started_school", "education", "started kindergarten / college / at X (a school, from then on)",
        "My grandson Eli started kindergarten this fall",
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
@@ -218,8 +227,18 @@ RULES: tuple[Rule, ...] = (
     _r("en.rent_in", "lives_in", "rent / share a flat in X (lives there)", "We rent a two-bedroom apartment in Queens",
        rf"{A}\s+(?:rent|rents|share|shares|live\s+in)\s+(?:a|an|our|my|the)\s+[\w\s\-]{{0,30}}?(?:apartment|flat|house|condo|place|"
        rf"studio|room|home|townhouse|loft)\s+(?:in|near)\s+(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.on_device", "uses", "am (still) on an iPhone 11 (the phone or computer one uses)", "I'm still on an iPhone 11",
+       rf"{A}{BE}\s+(?:still\s+|now\s+)?on\s+(?:a|an|the|my)\s+(?:old\s+|new\s+|ancient\s+)?(?P<v>{PRODUCT}){TAIL}{END}"),
+    _r("en.runs_life", "uses", "X runs my life / keeps me organized (a tool one lives by)", "Notion runs my whole life at this point",
+       rf"^\s*(?P<v>{PRODUCT})\s+(?:basically\s+|literally\s+)?(?:runs|organizes|manages|keeps|holds)\s+(?:my|our)\s+(?:whole\s+|entire\s+)?"
+       rf"(?:life|day|days|schedule|work|business|house|brain|everything)\b[^.!?]*{END}", opening=True),
+    _r("en.been_at", "employer", "has been at the same X since / for … (an employer)", "My mom's been at the same Walgreens since before I was born",
+       rf"{A}(?:'s|'ve|\s+has|\s+have)\s+been\s+(?:at|with)\s+(?:the\s+same\s+)?(?P<v>{_ORG})\s+(?:for|since)\b[^.!?]*{END}"),
+    _r("en.gig", "employer", "drive / do Amazon Flex, DoorDash orders (gig work)", "I drive Amazon Flex most mornings",
+       rf"{A}\s+(?:drive|drives|do|does|deliver|delivers|work|works|pick\s+up)\s+(?:for\s+)?(?P<v>{_GIGS})\b[^.!?]*{END}"),
     _r("en.learning_on", "uses", "am learning X on / with Y (a tool)", "I'm learning Japanese on Duolingo",
-       rf"{A}{BE}\s+(?:learning|studying|practicing|practising)\s+[\w\s\-]{{1,24}}?\s+(?:on|with|using)\s+(?P<v>{PRODUCT}){TAIL}{END}"),
+       rf"{A}{BE}\s+(?:slowly\s+|still\s+)?(?:learning|studying|practicing|practising|doing)\s+[\w\s\-]{{1,24}}?\s+(?:on|with|using)\s+"
+       rf"(?P<v>{PRODUCT}){TAIL}{END}"),
     _r("en.moved_everything", "uses", "moved everything / my notes over to X (a tool, from then on)", "I moved everything to Notion",
        rf"{A}{_PERFECT}\s+(?:moved|migrated|switched|ported)\s+(?:everything|all\s+(?:my|our)\s+[\w\s]{{1,15}}?|my\s+[\w\s]{{1,15}}?)\s+"
        rf"(?:over\s+)?to\s+(?P<v>{PRODUCT}){TAIL}{END}", change=True),
@@ -297,7 +316,7 @@ RULES: tuple[Rule, ...] = (
     _r("en.landed_at", "employer", "landed at / took a job at X (an employer, from then on)", "landed at Home Depot",
        rf"{A}{_PERFECT}\s+(?:landed|ended\s+up|took\s+a\s+job|got\s+on|started)\s+(?:at|with)\s+(?P<v>{_ORG}){TAIL}{END}", change=True),
     _r("en.transferred", "works_in", "transferred (up) to the ICU (a unit, from then on)", "transferred up to the ICU last month",
-       rf"{A}{_PERFECT}\s+(?:got\s+)?(?:transferred|moved|switched)\s+(?:up\s+|over\s+|back\s+|down\s+)?to\s+(?:the\s+)?"
+       rf"{A}{_PERFECT}\s+(?:got\s+|was\s+)?transferred\s+(?:up\s+|over\s+|back\s+|down\s+)?to\s+(?:the\s+)?"
        rf"(?P<v>(?-i:[A-Z][A-Z\-]+)|(?-i:[A-Z][a-z]+)\s+(?:unit|floor|ward|department|team|desk|shift)|(?:night|day|weekend)\s+shift|"
        rf"[a-z]+-[a-z]+){TAIL}{END}", change=True, check="habit"),
     _r("en.ditched", "uses", "ditched / dropped / deleted X (a tool, negated)", "we ditched Trello",

@@ -59,7 +59,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{_HEDGE}(?:{NEG}?有|患有|得过)\s*{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True),
     _r("zh.diagnosed", "health_condition", "查出/确诊/得了 X: from then on (a diagnosis in the past still holds)",
        "我去年查出高血压",
-       rf"{A}{_HEDGE}(?:被)?(?:患上了?|得了|查出了?|查出来了?|检查出了?|检查出来了?|体检查出了?|体检查出来了?|被诊断(?:出|为)了?|"
+       rf"{A}{_HEDGE}(?:被)?(?:患上了?|得了|体检查出来了?|体检查出了?|检查出来了?|检查出了?|查出来了?|查出了?|被诊断(?:出|为)了?|"
        rf"诊断出了?|确诊了?)\s*(?:有|了)?\s*{_SEVERITY}(?P<v>{CONDITION_ZH}){END}", hedged=True, reported=True, change=True),
     _r("zh.condition_for_years", "health_condition", "X(病) 好几年了 (a condition named first, with how long)", "我妈高血压好几年了",
        rf"{A}(?:有)?\s*(?P<v>{CONDITION_ZH})(?:好几年|好多年|[一二三四五六七八九十两几多]+年|多年|很久|老毛病|老胃病)了?"
@@ -68,7 +68,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{_HEDGE}(?:有点|有些|比较|一直)?\s*(?P<v>{CONDITION_ZH}|乳糖不耐受|贫血|失眠|近视|高度近视|色盲){END}",
        hedged=True, reported=True),
     _r("zh.likes", "likes", "(不)喜欢/爱吃 X — any subject", "我老婆喜欢吃辣",
-       rf"{A}(?P<neg>不太|不怎么|不再|不)?\s*(?:很|非常|特别|超级|最|挺|比较|更|超|巨|贼|好|真|偏偏|就)?\s*(?:喜欢|喜爱|热爱|爱吃|爱喝|爱)(?!用)\s*"
+       rf"{A}(?P<neg>不太|不怎么|不再|不)?\s*(?:很|非常|特别|超级|最|挺|比较|更|超|巨|贼|好|真|偏偏|就)?\s*(?:喜欢|喜爱|热爱|爱吃|爱喝|爱(?![吃喝]))(?!用)\s*"
        rf"(?P<v>(?![你他她它这那])[^，。；,;！？!?]{{1,16}}?){END}"),
     # -- diet -----------------------------------------------------------------------------------
     _r("zh.diet_is", "diet", "是素食主义者 / 吃素 / 戒糖", "我是素食主义者",
@@ -119,7 +119,10 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.neighborhood", "neighborhood", "住的(那个)小区/楼盘叫 X", "我住的那个小区叫世纪花园",
        rf"{A}住的\s*(?:那个|这个)?\s*(?:小区|楼盘|社区|公寓|园区)\s*(?:是|叫)\s*(?P<v>[^，。；,;！？!?]{{2,12}}?){END}"),
     _r("zh.hometown", "hometown", "(的)老家/家乡/祖籍 是/在 X(的/人)", "我妈老家是河南新乡的",
-       rf"{A}的?\s*(?:老家|家乡|故乡|祖籍)\s*(?:是|在)\s*(?P<v>[\u4e00-\u9fff]{{2,10}}?)\s*(?:的|人|那边|那儿)?{END}"),
+       rf"{A}的?\s*(?:老家|家乡|故乡|祖籍)\s*(?:是|在)?\s*(?P<v>[\u4e00-\u9fff]{{2,10}}?)\s*(?:的|人|那边|那儿)?{END}"),
+    _r("zh.birthday", "birthday", "(的)生日(是) M月D日 (a birthday)", "我生日十一月十二号",
+       rf"{A}的?\s*生日\s*(?:是|在)?\s*(?P<v>(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s*月\s*(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s*[日号])"
+       rf"(?:[，,\s].*)?$", on_text=True),
     _r("zh.native", "hometown", "是 X 人 (where the subject comes from)", "我表妹是北京人",
        rf"{A}是\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)人{END}"),
     _r("zh.shop", "owns", "开了一家 X (a shop or business)", "我舅舅在深圳开了一家餐厅",
@@ -145,7 +148,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:今年|现在|已经)?\s*{_HEDGE}(?P<v>(?:\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*(?:周)?岁(?:半|多)?)(?:了)?{END}",
        hedged=True, clean=_age),
     _r("zh.age_bare", "age", "今年 N 了 (an age said without 岁: 今年七十了)", "我婆婆今年七十了",
-       rf"{A}(?:今年|都|已经)\s*(?:都|已经)?\s*{_HEDGE}(?P<v>{_AGE_NUM})(?:了|多了|出头)\s*$",
+       rf"{A}(?:今年|都|已经)?\s*(?:都|已经)?\s*{_HEDGE}(?P<v>{_AGE_NUM})(?:了|多了|出头)\s*$",
        hedged=True, clean=lambda v: str(cn_int(v) or v), on_text=True),
     _r("zh.age_this_year", "age", "今年 N (an age: 我今年四十二)", "我今年四十二",
        rf"{A}今年\s*{_HEDGE}(?P<v>{_AGE_NUM})\s*$", hedged=True, clean=lambda v: str(cn_int(v) or v), on_text=True),

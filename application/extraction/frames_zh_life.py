@@ -101,12 +101,14 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:是)?学(?=[^，,]*的)(?![历校位生费期院习])(?:的)?\s*(?P<v>{WORD}{{2,6}}?)(?:专业)?(?:的)?{END}"),
     _r("zh.grade_bare", "education", "大三 / 研二 said alone (the school year)", "大三",
        rf"{A}(?P<v>大[一二三四]|研[一二三]|高[一二三]|初[一二三]|博[一二三四五])(?:了)?{END}"),
+    _r("zh.studies_in_city", "lives_in", "在 (城市) 读书/上大学 (lives there)", "我在广州读书",
+       rf"{A}在\s*(?P<v>{CITIES})\s*(?:读书|读大学|上大学|读研|念书|上学|读博)(?:[，,].*)?{END}"),
     _r("zh.studies_at", "education", "在 X 读大三/读研/上大学 (where one studies)", "我在复旦读大三",
        rf"{A}在\s*(?P<v>{WORD}{{2,12}}?)\s*(?:读|上|念)(?:大[一二三四]|研[一二三]?|博士?|高[一二三]|初[一二三]|书|大学|研究生|本科|"
        rf"高中|初中|小学|中学|幼儿园|MBA)(?:[，,].*)?{END}"),
     _r("zh.admitted", "education", "考上了/被 X 录取了 (a school, from then on)", "我女儿考上了浙大",
        rf"{A}(?:考上了|考进了|考取了|被)\s*(?P<v>{WORD}{{2,12}}?)\s*(?:录取了?)?{END}", change=True),
-    _r("zh.preparing", "status", "(在)准备/备考 考研/考公/雅思 (what one is busy with for now)", "现在在准备考研",
+    _r("zh.preparing", "plan", "(在)准备/备考 考研/考公/雅思 (what one is busy with for now)", "现在在准备考研",
        rf"{A}(?:在|正在)?\s*(?:准备|备考|复习|准备考)\s*(?P<v>考研|考公|考编|雅思|托福|高考|中考|司法考试|法考|CPA|注会|GRE|GMAT|"
        rf"教资|{WORD}{{1,4}}考试)(?:呢)?{END}", scope=Scope.TEMPORAL),
     # -- language, relationship, temporary states ----------------------------------------------

@@ -13,7 +13,7 @@ from hlmem.application.extraction.clauses import Clause, Fact
 from hlmem.application.extraction.patterns_common import person_like
 from hlmem.application.extraction.subjects import REL_ALL_EN, REL_ALL_ZH, SURNAMES, relation_of
 
-_EN = re.compile(rf"\b[Mm]y\s+(?:(?:best|oldest|youngest|older|younger|little|big|baby|twin|step|new|old)\s+)?(?P<rel>(?i:{REL_ALL_EN}))"
+_EN = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:best|oldest|youngest|older|younger|little|big|baby|twin|step|new|old)\s+)?(?P<rel>(?i:{REL_ALL_EN}))"
                  rf"\s*,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Aunt|Uncle|Auntie|Grandma|Grandpa)\.?\s+)?(?P<name>[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
                  rf"(?!['’]s\s+(?:house|place|car|dog|cat))")
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}|[老小][{SURNAMES}])"
@@ -27,7 +27,7 @@ def relations(clause: Clause) -> list[Fact]:
     regex = _EN if clause.lang == "en" else _ZH
     out: list[Fact] = []
     for m in regex.finditer(clause.work):
-        name = clause.text[m.start("name"):m.end("name")].strip()
+        name = re.sub(r"['’]s$", "", clause.text[m.start("name"):m.end("name")].strip())
         if clause.lang == "en":
             first = name.split()[0]
             if _NOT_NAME_EN.match(first):

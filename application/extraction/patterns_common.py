@@ -88,7 +88,8 @@ ABSTRACT_KEYS = frozenset({
     "疑问", "观点", "关键", "重点", "结果", "效果", "区别", "作用", "意义", "办法", "方法", "方案", "思路", "答案", "任务",
     "question", "point", "idea", "guess", "concern", "problem", "issue", "answer", "plan", "goal", "suggestion",
     "opinion", "feeling", "reason", "thought", "understanding", "worry", "bet", "hope", "advice", "take", "view",
-    "fear", "dream", "job", "task", "main concern",
+    "fear", "dream", "job", "task", "main concern", "real job", "dream job", "true calling", "real passion", "superpower",
+    "kryptonite", "spirit animal", "love language", "personality",
 })
 #: Values that point at the conversation rather than name something (this idea, 这个).
 DEICTIC_VALUE = re.compile(r"^(?:这|那|你|您|它|this|that|these|those|it|how|what|when|where|why|which|your|the\s+way)"

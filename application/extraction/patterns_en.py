@@ -75,7 +75,7 @@ _LIKE = re.compile(rf"{I}{ADV}(?P<neg>\s+(?i:don't|do\s+not|no\s+longer|never|di
 _REL_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<rel>(?i:{REL_EN}))(?:'s\s+(?i:name)\s+(?i:is)|\s+(?i:is\s+called|is\s+named|name\s+is)|"
                      rf"'s|\s+(?i:is)){NEG}\s+(?P<v>{CAP}){TAIL}")
 _IS_REL = re.compile(rf"{LEAD}(?P<v>{CAP})(?:'s|\s+(?i:is)){NEG}\s+(?i:my)\s+(?P<rel>(?i:{REL_EN})){TAIL}")
-_MY_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
+_MY_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)(?:\s+(?i:is)|'s){NEG}\s+(?P<v>.+?){TAIL}")
 _OF_IS = re.compile(rf"{LEAD}(?P<head>{CAP})'s\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
 
 _VERSION_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?(?:\s+(?i:current|latest|installed|deployed))?\s+(?i:version)(?:{IS}|\s+)"

@@ -37,9 +37,11 @@ _FREQ_LEAD = re.compile(rf"^\s*(?P<f>{FREQ_EN}|(?P<now>these\s+days|nowadays|lat
 #: A phrase before the subject that only frames the clause ("After ten years with iPhones I've…").
 _EN_PREFIX = re.compile(r"^\s*(?:(?:after|since|for|in|during|over|with|before|following|like|as\s+of|starting|ever\s+since|at|on)"
                         r"\s+[^,]{1,40}?|long\s+story\s+short|to\s+be\s+honest|tbh|honestly|anyway|anyways|btw|by\s+the\s+way|"
-                        r"fun\s+fact|oh|well|so|yeah|ok|okay|also|plus|update|quick\s+update|good\s+news|big\s+news|guess\s+what)"
+                        r"fun\s+fact|oh|well|so|yeah|ok|okay|also|plus|update|quick\s+update|good\s+news|big\s+news|guess\s+what|"
+                        r"it\s+turns\s+out(?:\s+that)?|turns\s+out|apparently|anyway|anyways|man|ugh|ok\s+so)"
                         r"\s*,?\s+(?=(?:I|we|my|our)(?:\s|'))", re.I)
-_ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|like|love|hate|want|wish)[a-z][\w'\-]*(?:\s+[\w'\-]+){0,7})"
+_ACTIVITY_EN = re.compile(r"\s+(?P<v>(?!am\b|'m|is\b|was\b|have\b|think|feel|like|love|hate|want|wish)[a-z][\w'\-]*(?:\s+[\w'\-]+){0,7}?)"
+                          r"(?:\s+(?:with|at|in|for|from|on|because|but|so|which)\b[^.!?]*)?"
                           r"\s*[.!]*\s*$")
 
 
@@ -56,10 +58,16 @@ _EN_LEAD = r"^\s*(?:(?:and|also|then|plus|but|so|who|which)\s+)*"
 _EN_CONTINUES = re.compile(
     rf"{_EN_LEAD}(?:(?:now|still|also|just|recently|mostly|usually|always|often|even|currently|actually|really)\s+)*"
     rf"(?:'s|'m|{CONTINUATION_VERBS})\b", re.I)
+#: "…, plus a very dumb but very sweet beagle named Otis": one more thing the subject before has.
+_PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an|one|two|three|some|another)\s)", re.I)
+#: A sentence that is only a state of the speaker's: "single.", "vegetarian since high school".
+_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially)\s+)*"
+                         r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
+                         r"sober|gluten[-\s]free)\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
-                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed)\b", re.I)
+                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up)\b", re.I)
 #: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
 _EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
                       r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"
@@ -107,6 +115,9 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         subject = _carry(clause, carried)
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and _DROPPED_I.match(clause.work):
         subject = _carry(clause, Subject(None, 0))  # "Been vegetarian for ten years", "Got a new job!": the speaker
+    if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and carried is None \
+            and (bare := _BARE_STATE.match(clause.work)) is not None:
+        subject = Subject(None, bare.start("s"), bare_end=-1, carried=True)  # "single. very single lol"
     if subject is None:
         if not clause.by_user or freq or reported:
             return Reading([])
@@ -140,7 +151,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     facts = _run_carried(table, clause, subject, registry, hedged, reported, tagger) if subject.carried else run(
         table, clause.text, clause.work, subject.end, subject=subject.name, kin=subject.kin,
         registry=registry, hedged=hedged, reported=reported, tagger=tagger, text_start=subject.bare_end)
-    if subject.pet and clause.by_user and subject.name and subject.name.startswith(("用户的", "user's ")) \
+    if subject.pet and subject.counted and clause.by_user and subject.name and subject.name.startswith(("用户的", "user's ")) \
             and not any(f.predicate == "owns" for f in facts):
         # "我家两只猫…", "My cat is 3": the user has the pet, whatever else the clause says
         facts = [*facts, Fact(predicate="owns", value=subject.pet, rule=f"{clause.lang}.pet_subject", importance=0.5,
@@ -159,9 +170,12 @@ def _carry(clause: Clause, carried: Subject) -> Subject | None:
     """The carried subject, starting where this clause's words start, when the clause continues it."""
     if clause.lang == "en":
         m = _EN_CONTINUES.match(clause.work) or _DROPPED_I.match(clause.work)
+        if m is None and (more := _PLUS_ONE.match(clause.work)) is not None:
+            return evolve(carried, end=more.end(), bare_end=-2, carried=True, relation=None)
         if m is None:
             bare = _EN_BARE.match(clause.work)
-            return evolve(carried, end=bare.end(), bare_end=-1, carried=True, relation=None) if bare else None
+            lead = re.match(r"^\s*(?:and\s+)?", clause.work)
+            return evolve(carried, end=lead.end() if lead else 0, bare_end=-1, carried=True, relation=None) if bare else None
         lead = re.match(_EN_LEAD, clause.work, re.I)
         start = lead.end() if lead else 0
     else:
@@ -181,7 +195,9 @@ def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry
     glue = " is " if subject.bare_end == -1 else " "  # "I'm 29, single": a bare complement of the clause before
     if re.match(r"\s*been\b", clause.work[subject.end:], re.I):
         glue = "'ve "  # "Been vegetarian for ten years" → I've been…
-    start = 0 if subject.bare_end == -1 else subject.end
+    if subject.bare_end == -2:
+        glue = " have "  # "…, plus a very sweet beagle named Otis": another thing the subject has
+    start = subject.end if subject.bare_end in (-1, -2) and subject.end else 0 if subject.bare_end == -1 else subject.end
     text, work = glue + clause.text[start:], glue + clause.work[start:]
     facts = run(table, text, work, 0, subject=subject.name, kin=subject.kin, registry=registry, hedged=hedged,
                 reported=reported, tagger=tagger, text_start=0)
@@ -232,7 +248,7 @@ def _from(clause: Clause, offset: int) -> Clause:
 
 
 #: Chinese verbs a fact starts with, wherever it stands in a long clause ("咬咬牙换了个苹果15").
-_ANCHOR_ZH = re.compile(r"(?:换了|买了|入手了|搬到|搬去|搬回|住在|养了|卖了|辞职|离职|退休|开了|考上了|确诊|查出|戒了|改用|"
+_ANCHOR_ZH = re.compile(r"(?:换了|买了|入手了|搬到|搬去|搬回|住在|养了|卖了|辞职|离职|退休|开了|考上了|确诊|查出|戒了|改用|在准备|"
                         r"跳槽|入职|在[^，,\s]{1,10}?(?:上班|工作|读|当|做)|对[^，,\s]{1,8}?过敏|每(?:天|周|个?星期)|不再|已经不)")
 
 

@@ -30,7 +30,7 @@ _ADV_ZH = (r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|�
            r"说真的|讲真|其实吧|话说|顺便说一下|哦对了|哦|嗯|哎|唉|反正|总之|另外就是)*")
 _PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[\u4e00-\u9fff]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
 _ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家)(?:的)?"
-                 rf"(?:(?:那只|这只|那条|这条|那两只|只|条)?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|$)|"
+                 rf"(?:(?P<cl>[那这]?[一两二三四五几]?[只条])?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|$)|"
                  rf"(?P<kin>{REL_ALL_ZH})"
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
                  rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
@@ -46,8 +46,9 @@ _LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|p
             r"once|now\s+that|ever\s+since|because|sadly|unfortunately|luckily|finally|btw|by\s+the\s+way|fwiw|lol|yeah|ok|okay|"
             r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*,?\s+)*")
 _BARE_KIN_EN = r"(?:Mom|Mum|Dad|Mommy|Daddy|Grandma|Grandpa|Granny|Nana|Papa|Mama)"
-_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
-                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
+_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>(?:(?:[Mm]y|[Oo]ur)\s+[a-z\-]+(?:\s+[A-Z][a-z]+)?"
+                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
                  rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s|passed|died|ran|went|turned|retired|started|"
@@ -64,6 +65,7 @@ class Subject:
     relation: tuple[str, str] | None = None  # (predicate, value) the subject phrase itself states
     kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
     pet: str | None = None  # the pet word when the subject is the user's pet (用户的橘猫, user's dog)
+    counted: bool = False  # the subject phrase counts or points at it (我家两只猫, 那只橘猫): it introduces the pet
     carried: bool = False  # not named in the clause: carried from the clause before it (…，经常加班)
     bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
 
@@ -101,7 +103,7 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
         if m["kin"]:
             return Subject(f"用户的{KIN_CANON.get(m['kin'], m['kin'])}", m.end(), kin=m["kin"])
         if m["pet"]:
-            return Subject(f"用户的{m['pet']}", m.end(), pet=m["pet"])
+            return Subject(f"用户的{m['pet']}", m.end(), pet=m["pet"], counted=bool(m["cl"]))
         return Subject(None, m.end())
     if m["thing"]:
         return Subject(m["thing"], m.end())
