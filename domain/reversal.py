@@ -106,7 +106,7 @@ def covers(negated: str, positive: str) -> bool:
 EXCLUSIVE: Mapping[str, tuple[Mapping[str, tuple[str, ...]], ...]] = {
     "diet": (
         {"vegan": ("vegan", "纯素", "全素", "plant-based", "plant based"),
-         "pescatarian": ("pescatarian", "pescetarian", "鱼素", "海鲜素"),
+         "pescatarian": ("pescatarian", "pescetarian", "鱼素", "海鲜素", "fish", "seafood", "salmon", "吃鱼", "鱼"),
          "vegetarian": ("vegetarian", "素食", "吃素", "蛋奶素", "veggie"),
          "flexitarian": ("flexitarian", "弹性素食"),
          "omnivore": ("omnivore", "eat meat", "eating meat", "meat", "吃肉", "肉", "荤", "什么都吃", "荤素都吃", "开荤")},

@@ -136,7 +136,7 @@ RULES: tuple[Rule, ...] = (
        polarity=False),
     # -- habits and tools that stop or change ---------------------------------------------------
     _r("en.stopped", "habit", "stopped / quit going to the gym, playing X (habit, negated)", "I stopped going to the gym",
-       rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up|dropped)\s+(?P<v>(?!using\b|smoking\b|drinking\b|last\b|this\b|in\b|on\b|"
+       rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up)\s+(?P<v>(?!using\b|smoking\b|drinking\b|last\b|this\b|in\b|on\b|"
        rf"yesterday\b|today\b|recently\b|cold\b|my\s+job\b|work\b)(?:going\s+to\s+(?:the\s+)?|doing\s+|playing\s+|taking\s+)?"
        rf"[a-z][\w\-]*(?:\s+(?!in\b|on\b|last\b|this\b|after\b|because\b|completely\b|entirely\b|altogether\b|for\b)"
        rf"[a-z][\w\-]*){{0,2}})(?:\s+(?:completely|entirely|altogether|cold\s+turkey|for\s+good))?"
@@ -206,8 +206,27 @@ RULES: tuple[Rule, ...] = (
        rf"(?:stolen|totaled|totalled|written\s+off|repossessed|towed\s+for\s+good)(?:\s+(?:last|this|yesterday|from|while|at|in)\b[^.!?]*)?"
        rf"{END}", polarity=False, change=True, opening=True),
     _r("en.lost_thing", "owns", "lost / broke / dropped my X (owns, negated)", "I lost my phone",
-       rf"{A}{_PERFECT}\s+(?:lost|broke|smashed|destroyed|totaled|totalled|crashed)\s+(?:my|our)\s+(?:old\s+|new\s+)?"
+       rf"{A}{_PERFECT}\s+(?:lost|broke|smashed|destroyed|totaled|totalled|crashed|dropped|cracked|drowned)\s+(?:my|our|the)\s+(?:old\s+|new\s+)?"
        rf"(?P<v>{OWN}|{PRODUCT})(?:\s+(?:last|this|yesterday|on|at|in|while)\b[^.!?]*)?{END}", polarity=False, change=True),
+    _r("en.city_person", "lives_in", "am a Dallas person / a New Yorker now (lives there)", "so I'm a Dallas person now",
+       rf"{A}{BE}\s+(?:officially\s+)?(?:a|an)\s+(?P<v>{CAP})\s+(?:person|girl|guy|resident|local)(?:\s+now)?\s*[.!]*\s*$", change=True),
+    _r("en.handed_down", "owns", "my cousin sold / gave me his old X (owns, from then on)", "my cousin sold me his old iPhone 12",
+       rf"\s+(?:sold|gave|handed|lent)\s+me\s+(?:his|her|their|an?|the)\s+(?:old\s+|spare\s+|used\s+)?(?P<v>{PRODUCT}){TAIL}{END}",
+       change=True, to_user=True),
+    _r("en.on_unit", "works_in", "am on med-surg / nights at X (a unit, and the employer)", "I'm on med-surg at Mercy",
+       rf"{A}{BE}\s+(?:now\s+)?on\s+(?P<v>[a-z]+(?:-[a-z]+)+|(?-i:[A-Z]{{2,5}}))\s+(?:at|for)\s+(?P<org>{CAP}){TAIL}{END}", check="habit"),
+    _r("en.shift_on", "habit", "am on nights / the day shift (a schedule)", "I'm on nights",
+       rf"{A}{BE}\s+(?:back\s+)?on\s+(?P<v>nights|days|evenings|weekends|overnights|(?:the\s+)?(?:night|day|early|late|evening|graveyard)"
+       rf"\s+shift)\b[^.!?]*{END}", change=True),
+    _r("en.shift_off", "habit", "(finally) off nights (a schedule ended)", "finally off nights",
+       rf"^\s*(?:(?:so|and|finally|officially)\s+)*(?:I'm\s+|I\s+am\s+)?(?:finally\s+)?off\s+(?P<v>nights|overnights|(?:the\s+)?night\s+shift|"
+       rf"weekends)\b[^.!?]*{END}", polarity=False, change=True, opening=True),
+    _r("en.shift_from_now", "habit", "day shift from now on (a schedule, from then on)", "day shift from now on",
+       rf"^\s*(?P<v>(?:day|night|early|late|evening|morning)\s+shift|nights|days|weekends|mornings)\s+(?:from\s+now\s+on|now|starting\s+\w+)"
+       rf"\b[^.!?]*{END}", change=True, opening=True),
+    _r("en.seeing_someone", "partner", "have been seeing someone (new) (a partner, named after)", "I've been seeing someone new",
+       rf"{A}(?:'ve|\s+have)?\s+been\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
+       check="habit"),
     _r("en.in_now", "lives_in", "am in X now / these days (where one lives now)", "but now I'm in Denver",
        rf"{A}{BE}\s+(?:now\s+)?(?:based\s+)?in\s+(?P<v>{CAP})(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*\s*$", change=True,
        when=re.compile(r"(?i:\bnow\b|these\s+days|nowadays)")),

@@ -22,7 +22,7 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.temporal import cn_int
 
-A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|一|真的|确实|本身|偷偷|家里|家里面|"
+A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|真的|确实|本身|偷偷|家里|家里面|"
      r"平常|干脆|咬咬牙|终于|总算)\s*)*\s*")
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
 #: A duration after the value ("吃素五年了") and the particles that end a clause.
@@ -94,7 +94,7 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.pet_named", "owns", "养了一只叫 Y 的 X", "我养了一只叫咪咪的猫",
        rf"{A}(?:养了?|有)\s*{_CL}\s*叫\s*(?P<n>[^，。的]{{1,6}})的\s*(?P<v>{_PETS}){END}"),
     _r("zh.pet", "owns", "养了(一只) X(，叫 Y)", "我养了一只猫，叫咪咪",
-       rf"{A}{NEG}?(?:养了?|养着|家里?有|有)\s*{_CL}\s*(?P<v>(?:[\u4e00-\u9fff]{{0,4}}(?:{_PETS})|{_PETS})){END}"),
+       rf"{A}{NEG}?(?:养了?|养着|家里?有|有|捡了|领养了|收养了|抱回来了|买了)\s*{_CL}\s*(?P<v>(?:[\u4e00-\u9fff]{{0,4}}(?:{_PETS})|{_PETS})){END}"),
     _r("zh.owns", "owns", "有/买了/开的是 (一辆/一台…) X (a vehicle, device, home…)", "我有一辆自行车",
        rf"{A}{NEG}?(?:有|买了|刚买了|入手了|拥有|开的是|开着|开)\s*(?:一|两|二|三)?\s*(?:辆|台|部|套|块|架|艘|把|个)\s*"
        rf"(?P<v>[^，。；,;！？!?]{{1,16}}?){END}"),

@@ -122,6 +122,11 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:不用|不再|不)\s*(?P<v>三班倒|两班倒|倒班|上夜班|值夜班|加班)了{END}", polarity=False, change=True),
     _r("zh.shares", "roommate", "跟 X 合租 (a roommate)", "我跟同事小赵合租",
        rf"{A}(?:跟|和)\s*(?:同事|朋友|同学|闺蜜|室友)?\s*(?P<v>[\u4e00-\u9fff]{{2,3}})\s*(?:一起)?合租(?:[，,].*)?{END}"),
+    _r("zh.apps_now", "uses", "(现在)都是/都用 微信、支付宝… (apps one uses)", "现在都是微信支付宝扫码",
+       rf"{A}(?:都是|都用|用的是|都在用)\s*(?P<v>{APPS})(?:\s*(?:和|跟|、)?\s*(?P<v2>{APPS}))?(?:扫码|支付|付款|付钱|结账|联系)?"
+       rf"(?:[，,].*)?{END}", change=True),
+    _r("zh.decided", "plan", "决定/想了想还是 X (a plan one settled on)", "想了想还是直接找工作吧",
+       rf"{A}(?:决定|想了想还是|最后还是|还是决定)\s*(?:直接|先)?\s*(?P<v>{WORD}{{2,8}}?)(?:了|吧)?{END}", change=True),
     _r("zh.apps", "uses", "(平时)刷/逛 小红书、b站… (apps one uses)", "平时刷小红书和b站比较多",
        rf"{A}(?:平时|经常|天天|每天|一般)?\s*(?:刷|逛|玩|看|用|听)\s*(?P<v>{APPS})(?:\s*(?:和|跟|、)\s*(?P<v2>{APPS}))?"
        rf"(?:比较多|挺多|很多|最多)?(?:[，,].*)?{END}"),
@@ -173,7 +178,7 @@ RULES: tuple[Rule, ...] = (
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:不|没)(?:再)?\s*用了{END}", polarity=False, change=True),
     _r("zh.topic_stopped", "habit", "X (我)已经不上/不打/退了 (the object first: habit, negated)", "钢琴课我已经不上了",
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:(?:不|没)(?:再)?\s*{ACT}|退(?:掉|出)?|停|暂停|停掉|放弃|断)了{END}",
-       polarity=False, change=True),
+       polarity=False, change=True, also=("plan",)),
     _r("zh.stop_doing", "habit", "不(再)去健身房/学钢琴 了 (habit, negated)", "我女儿不学钢琴了",
        rf"{A}(?:不再|已经不|不|没再|没有再)\s*(?:去)?(?P<v>{ACT}\s*{WORD}{{1,6}}?)了{END}", polarity=False, change=True),
     _r("zh.quit_any", "habit", "戒了 X (奶茶, 游戏…: habit and diet, negated)", "我戒了奶茶",

@@ -61,9 +61,9 @@ _EN_CONTINUES = re.compile(
 #: "…, plus a very dumb but very sweet beagle named Otis": one more thing the subject before has.
 _PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an|one|two|three|some|another)\s)", re.I)
 #: A sentence that is only a state of the speaker's: "single.", "vegetarian since high school".
-_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially)\s+)*"
+_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now)\s+)*"
                          r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
-                         r"sober|gluten[-\s]free)\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
+                         r"sober|gluten[-\s]free|an?\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:major|student|nurse|teacher|mom|dad))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
@@ -209,7 +209,7 @@ _PET_CALLED_ZH = re.compile(r"\s*(?:的名字)?\s*(?:叫做?|名叫|名字叫|�
 _PET_CALLED_EN = re.compile(r"\s*(?:is\s+called|is\s+named|'s\s+called|'s\s+name\s+is|goes\s+by)\s+(?P<n>[A-Z][\w'\-]+)\s*[.!]*\s*$")
 
 
-_GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|died|was\s+put\s+down|ran\s+away|went\s+missing|"
+_GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|passed|died|was\s+put\s+down|ran\s+away|went\s+missing|"
                       r"crossed\s+the\s+rainbow\s+bridge)\b[^.!?]*$", re.I)
 _GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
 

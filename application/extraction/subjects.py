@@ -14,7 +14,7 @@ import re
 
 from attrs import evolve, frozen
 
-from hlmem.application.extraction.lexicon import KIN, KIN_CANON, PET_SUFFIX_ZH, PETS_EN, PETS_ZH
+from hlmem.application.extraction.lexicon import KIN, KIN_CANON, PET_SUFFIX_ZH, PETS_EN, PETS_ZH, QUANTITY_ZH
 from hlmem.application.extraction.patterns_common import RELATIONS, person_like
 
 #: Every relation word, longest first (so 表哥 wins over 哥).
@@ -33,7 +33,7 @@ _ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家
                  rf"(?:(?P<cl>[那这]?[一两二三四五几]?[只条])?(?P<pet>{_PET_ZH})(?=叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|$)|"
                  rf"(?P<kin>{REL_ALL_ZH})"
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
-                 rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
+                 rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二|小宝|大宝|二宝|娃)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
 _PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
@@ -45,7 +45,7 @@ _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|Th
 _LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately|since|after|"
             r"once|now\s+that|ever\s+since|because|sadly|unfortunately|luckily|finally|btw|by\s+the\s+way|fwiw|lol|yeah|ok|okay|"
             r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*,?\s+)*")
-_BARE_KIN_EN = r"(?:Mom|Mum|Dad|Mommy|Daddy|Grandma|Grandpa|Granny|Nana|Papa|Mama)"
+_BARE_KIN_EN = r"(?i:mom|mum|dad|mommy|daddy|grandma|grandpa|granny|nana|papa|mama)"
 _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>(?:(?:[Mm]y|[Oo]ur)\s+[a-z\-]+(?:\s+[A-Z][a-z]+)?"
                  rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
@@ -54,6 +54,12 @@ _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>
                  rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s|passed|died|ran|went|turned|retired|started|"
                  rf"quit|left|bought|sold|joined|speaks|teaches|studies|graduated|takes|does|doesn't|can't|never|no)\b|'s\s)"
                  rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s|'))")
+
+
+#: Nouns that start with a surname's character and are no one's name.
+_NOUNS_ZH = frozenset({"房东", "房间", "房子", "房价", "房贷", "高铁", "高中", "高考", "高速", "周末", "金额", "钱包", "时间",
+                       "王者", "程序", "马上", "方便", "白天", "黄金", "毛病", "于是", "应该", "成绩", "安全", "华为", "小米",
+                       "石头", "汤圆", "龙猫", "雷雨", "孔雀", "宁愿", "何况", "任何", "史上", "常常", "温度", "康复", "万一"})
 
 
 @frozen
@@ -111,6 +117,8 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
         return Subject(f"用户的{KIN_CANON.get(m['bare'], m['bare'])}", m.end(), kin=m["bare"])
     if m["name"]:
         name = m["name"]
+        if name in QUANTITY_ZH or name in _NOUNS_ZH:
+            return None  # 房租现在两千四: a noun that starts like a surname
         return Subject(name, m.end()) if person_like(name) or name[0] in "老小" else None
     return Subject(topic, m.end()) if topic else None
 
