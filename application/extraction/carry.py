@@ -24,7 +24,7 @@ from hlmem.application.extraction.subjects import REL_ALL_EN, REL_ALL_ZH, Subjec
 _NAME_EN = r"[A-Z][a-z'\-]+"
 _LIST_EN = re.compile(rf"^\s*(?:(?:called|named|both\s+named)\s+)?(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)"
                       rf"\s*[.!]*\s*$")
-_ITS_NAME_EN = re.compile(rf"^\s*(?:(?:his|her|its|their)\s+names?\s+(?:is|are|'s)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))"
+_ITS_NAME_EN = re.compile(rf"^\s*(?:(?:his|her|its|their)\s+names?(?:\s+(?:is|are)|'s)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))"
                           rf"\s+(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)\s*[.!]*\s*$", re.I)
 _ZH_NAME = r"[\u4e00-\u9fffA-Za-z]{1,5}?"
 _LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫做?|名叫|名字叫|取名叫?|的名字是|叫它|给它取名叫?)\s*"

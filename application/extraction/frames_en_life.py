@@ -87,8 +87,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:now\s+)?in\s+the\s+(?P<v>army|navy|air\s+force|marines|military|police|coast\s+guard|national\s+guard|"
        rf"reserves|peace\s+corps){TAIL}{END}", check="habit"),
     _r("en.retired", "job_title", "is retired / retired (the job is now retired)", "My dad is retired",
-       rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?{END}",
-       change=True, check="habit"),
+       rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-|finally\s+)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?"
+       rf"{TAIL}{END}", change=True, check="habit", also=("employer",)),
     _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
        rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
        rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
@@ -217,7 +217,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:now\s+)?on\s+(?P<v>[a-z]+(?:-[a-z]+)+|(?-i:[A-Z]{{2,5}}))\s+(?:at|for)\s+(?P<org>{CAP}){TAIL}{END}", check="habit"),
     _r("en.shift_on", "habit", "am on nights / the day shift (a schedule)", "I'm on nights",
        rf"{A}{BE}\s+(?:back\s+)?on\s+(?P<v>nights|days|evenings|weekends|overnights|(?:the\s+)?(?:night|day|early|late|evening|graveyard)"
-       rf"\s+shift)\b[^.!?]*{END}", change=True),
+       rf"\s+shift)\b(?!\s+(?:at|for)\s)[^.!?]*{END}", change=True),
     _r("en.shift_off", "habit", "(finally) off nights (a schedule ended)", "finally off nights",
        rf"^\s*(?:(?:so|and|finally|officially)\s+)*(?:I'm\s+|I\s+am\s+)?(?:finally\s+)?off\s+(?P<v>nights|overnights|(?:the\s+)?night\s+shift|"
        rf"weekends)\b[^.!?]*{END}", polarity=False, change=True, opening=True),
@@ -265,8 +265,8 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:not|no\s+longer)\s+(?:at|with|working\s+(?:at|for))\s+(?P<v>{_ORG})(?:\s+anymore)?{TAIL}{END}",
        polarity=False, change=True),
     _r("en.no_more", "habit", "no more running / X for me (habit, negated)", "so no more running for a while",
-       rf"^\s*(?:(?:so|and|but|well|ugh)\s+)?no\s+more\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)(?:\s+for\s+me)?{TAIL}{END}",
-       polarity=False, change=True, opening=True),
+       rf"^\s*(?:(?:so|and|but|well|ugh)\s+)?(?:[\w\s]{{1,20}}?\s+(?:says|said)\s+)?no\s+more\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)"
+       rf"(?:\s+for\s+me)?{TAIL}{END}", polarity=False, change=True, opening=True, reported=True),
     _r("en.eats_again", "diet", "started eating meat / fish again (diet, from then on)", "I started eating meat again",
        rf"{A}(?:{_PERFECT}\s+(?:started|began|am|went\s+back\s+to)|'m|\s+am)\s+eating\s+(?P<v>meat|fish|seafood|chicken|dairy|eggs|pork|beef|"
        rf"red\s+meat|sugar|gluten|carbs|bread)(?:\s+again)?{TAIL}{END}", change=True),

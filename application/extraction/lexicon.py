@@ -78,7 +78,8 @@ STATES_EN = r"(?:lactose|gluten)\s+intolerant|(?:pre-?)?diabetic|anemic|anaemic|
 
 #: Who may report a user's health in their stead (医生说我血压偏高): an authority, not an opinion.
 AUTHORITY_ZH = r"(?:医生|大夫|主治医生|牙医|体检报告|体检结果|检查结果|化验单|报告|诊断)"
-AUTHORITY_EN = r"(?:my\s+|the\s+)?(?:doctor|dentist|physician|GP|nurse|cardiologist|allergist|test results?|blood\s+test|checkup)"
+AUTHORITY_EN = (r"(?:my\s+|the\s+)?(?:doctor|dentist|physician|GP|nurse|cardiologist|allergist|test results?|blood\s+test|checkup|"
+                r"PT|physio|physiotherapist|physical\s+therapist|surgeon|orthopedist|specialist)")
 
 #: Things people own or keep (a classifier or a verb like 养 or "drive" also settles possession).
 PETS_ZH = ("猫", "狗", "猫咪", "小猫", "小狗", "狗狗", "金毛", "泰迪", "柯基", "哈士奇", "柴犬", "布偶猫", "英短", "橘猫",

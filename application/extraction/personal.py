@@ -28,7 +28,7 @@ from hlmem.domain.slots import SlotRegistry
 
 _REPORT_ZH = re.compile(rf"^\s*(?:我的)?(?P<who>{AUTHORITY_ZH})(?:上)?(?:说|讲|显示|提示|告诉我|诊断|认为|判断)(?:了)?\s*(?:说)?\s*(?=我)")
 _REPORT_EN = re.compile(rf"^\s*(?P<who>{AUTHORITY_EN})\s+(?:says|said|told\s+me|tells\s+me|thinks|found|confirmed|showed|show|shows)"
-                        rf"\s+(?:that\s+)?(?=I\b)", re.I)
+                        rf"\s+(?:that\s+)?(?=I\b|no\s+more\b)", re.I)
 _HEDGE_LEAD = re.compile(r"^\s*(?:(?:honestly|actually|well|so|yeah|ok|okay|tbh|说实话|其实)\s*,?\s*)?"
                          r"(?:我觉得|我感觉|我怀疑|我猜|我估计|I\s+think|I\s+believe|I\s+guess|I\s+suspect|(?:I'm\s+)?pretty\s+sure|"
                          r"(?:I'm\s+)?fairly\s+sure)\s*,?\s*|^\s*我(?:应该是|好像是|应该|好像|估计是|估计)",
@@ -119,7 +119,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
             and (bare := _BARE_STATE.match(clause.work)) is not None:
         subject = Subject(None, bare.start("s"), bare_end=-1, carried=True)  # "single. very single lol"
     if subject is None:
-        if not clause.by_user or freq or reported:
+        if not clause.by_user or freq or (reported and clause.lang == "zh"):
             return Reading([])
         start = LEADING_ZH.match(clause.work).end() if clause.lang == "zh" else 0  # 不过现在在北京工作
         text_start = LEADING_ZH_HABIT.match(clause.work).end() if clause.lang == "zh" else None

@@ -58,6 +58,8 @@ _SCHEDULED = re.compile(r"去|回|开会|会议|见|约|加班|上课|考试|面
 #: Multi-valued slots where a value said to hold *now* replaces one of its kind (ADR 0059).
 _REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
 _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
+#: A Chinese clause ending in 了 says a new situation (小宝九月份上幼儿园了): a change.
+_NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -232,7 +234,8 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     # supersedes what was said before it, even after last month (ADR 0059). Configuration records
     # (a version rolled back on a past day) stay late records that land between known claims.
     change = not is_plan and (fact.holds_now or (fact.change and fact.predicate not in _RECORDS)
-                              or (fact.predicate in _REPLACEABLE and fact.polarity and _NOW.search(clause.text) is not None))
+                              or (fact.predicate in _REPLACEABLE and fact.polarity and _NOW.search(clause.text) is not None)
+                              or (clause.lang == "zh" and fact.predicate not in _RECORDS and _NEW_STATE.search(clause.text)))
     if is_plan and not fact.plan:
         value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
         if not value or not clause.by_user:
