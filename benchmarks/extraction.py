@@ -155,9 +155,13 @@ def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
     return found and not forbidden_hits(item, cands), cands
 
 
-def violates(rule: dict[str, Any], subject: str, predicate: str, value: str) -> bool:
+def violates(rule: dict[str, Any], subject: str, predicate: str, value: str, polarity: bool = True) -> bool:
     """Whether a claim is one a ``forbid`` entry rules out: every field the entry gives must match
-    (``subject``; ``predicate``, one name or a list; ``value`` as a substring)."""
+    (``subject``; ``predicate``, one name or a list; ``value`` as a substring; ``polarity``, true
+    unless the entry says false — "forbid user · likes · 香菜" rules out that the user likes it,
+    not the claim that they do not)."""
+    if polarity != rule.get("polarity", True):
+        return False
     if "subject" in rule and not same_subject(rule["subject"], subject):
         return False
     if "predicate" in rule:
@@ -169,7 +173,8 @@ def violates(rule: dict[str, Any], subject: str, predicate: str, value: str) -> 
 
 def forbidden_hits(item: dict[str, Any], cands: Sequence[CandidateClaim]) -> list[tuple[dict[str, Any], CandidateClaim]]:
     """The (rule, claim) pairs where a candidate is one the item forbids."""
-    return [(f, c) for f in item.get("forbid", ()) for c in cands if violates(f, c.subject, c.predicate, c.value)]
+    return [(f, c) for f in item.get("forbid", ()) for c in cands
+            if violates(f, c.subject, c.predicate, c.value, c.polarity)]
 
 
 def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:

@@ -78,7 +78,7 @@ def names_after(clause: Clause, previous: Sequence[Fact]) -> Reading | None:
         return None
     target = previous[-1]
     facts: list[Fact] = []
-    if target.predicate == "owns" and _is_pet(target.value, clause.lang) and not _named(target.value):
+    if target.predicate == "owns" and (_is_pet(target.value, clause.lang) or "pet" in target.rule) and not _named(target.value):
         pet = _singular(target.value) if clause.lang == "en" else target.value
         facts = [evolve(target, value=f"{pet} ({n})" if clause.lang == "en" else f"{pet}（{n}）", span=m.span("names"),
                         rule=f"{clause.lang}.pet_names") for n in names]

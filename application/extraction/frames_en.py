@@ -124,7 +124,8 @@ _BASE: tuple[Rule, ...] = (
        rf"^\s*(?:(?:a|I'm\s+a|I\s+wear\s+a)\s+)?(?:women's|men's|ladies'|womens|mens)\s+(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)\b[^.!?]*$",
        opening=True),
     _r("en.age", "age", "is N (years old)", "My son is 12 years old",
-       rf"{A}{BE}\s+(?:now\s+|turning\s+|almost\s+|nearly\s+)?{HEDGE}(?P<v>\d{{1,3}}|{NUMBER_WORDS})(?:\s+years?\s+old|\s+yo)?{END}",
+       rf"{A}{BE}\s+(?:now\s+|turning\s+|almost\s+|nearly\s+)?{HEDGE}(?P<v>\d{{1,3}}|{NUMBER_WORDS})(?:\s+years?\s+old|\s+yo)?"
+       rf"(?:\s+and\s+(?!has\b|is\b|works\b|lives\b)[^.!?]*)?{END}",
        hedged=True, clean=word_number),
     # -- tools ----------------------------------------------------------------------------------
     _r("en.switched", "uses", "switched/moved from A to B (B used, A retired)", "I switched from Evernote to Obsidian",
@@ -142,10 +143,11 @@ _BASE: tuple[Rule, ...] = (
        rf"{TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
-       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'ve\s+lived|'s\s+lived|'m\s+living|\s+(?:live|lives|have\s+been\s+living|"
+       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'ve\s+lived|'s\s+lived|'m\s+living|\s+(?:live\s+out|lives\s+out|live|lives|have\s+been\s+living|"
        rf"has\s+been\s+living|have\s+lived|has\s+lived|am\s+living|"
        rf"is\s+living|reside|resides))(?:\s+(?:with\s+[\w\s']{{2,30}}?|on\s+(?:her|his|my|their|our)\s+own|alone|"
-       rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
+       rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?:the\s+(?:suburbs|outskirts|middle|center|centre|heart)\s+of\s+)?"
+       rf"(?P<v>{CAP}){TAIL}{END}"),
     _r("en.grew_up", "hometown", "grew up in / am from X", "I grew up in Leeds",
        rf"{A}\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+raised|was\s+born)\s+in\s+(?:a\s+[\w\s\-]{{1,25}}?\s+(?:outside|near|in|"
        rf"north\s+of|south\s+of|east\s+of|west\s+of|outside\s+of)\s+)?(?P<v>{CAP}){TAIL}{END}"),

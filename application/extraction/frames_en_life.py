@@ -75,7 +75,8 @@ RULES: tuple[Rule, ...] = (
     _r("en.lost_job", "job_title", "quit my job / got laid off / lost my job (no job now: no employer either)",
        "I got laid off last month",
        rf"{A}{_PERFECT}\s+(?P<v>quit\s+my\s+job|lost\s+my\s+job|got\s+laid\s+off|was\s+laid\s+off|got\s+fired|was\s+fired|"
-       rf"got\s+let\s+go|resigned|am\s+unemployed|'m\s+unemployed|am\s+between\s+jobs|'m\s+between\s+jobs){TAIL}{END}",
+       rf"got\s+let\s+go|resigned|(?:am|'m|is|'s)\s+(?:currently\s+|still\s+)?(?:unemployed|between\s+jobs|out\s+of\s+work|"
+       rf"job\s+hunting|looking\s+for\s+work)){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
        change=True, check="habit", also=("employer",)),
     _r("en.left_field", "job_title", "left nursing / teaching (the job is over)", "I left nursing last year",
        rf"{A}{_PERFECT}\s+(?:left|quit|got\s+out\s+of)\s+(?P<v>nursing|teaching|law|medicine|academia|tech|finance|retail|"
@@ -108,6 +109,9 @@ RULES: tuple[Rule, ...] = (
        rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*"
        rf"(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}",
        clean=lambda v: "teacher", check="habit"),
+    _r("en.teaches_subject", "job_title", "teach high school chemistry / third grade (a teacher)", "I teach high school chemistry",
+       rf"{A}\s+(?P<v>teach|teaches)\s+(?:high\s+school|middle\s+school|elementary|college|kindergarten|preschool|\w+\s+grade|"
+       rf"(?-i:[A-Z]\w+)|[a-z]+)(?:\s+[a-z]+)?(?:\s+(?:and|at|in|for|to)\b[^.!?]*)?{END}", clean=lambda v: "teacher", check="habit"),
     # -- study, languages, relationships -------------------------------------------------------
     _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
        rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
@@ -201,6 +205,9 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:currently\s+|away\s+)?in\s+(?P<v>{CAP})\s+(?:for|on)\s+(?:work|a\s+conference|business|a\s+trip|vacation|"
        rf"holiday|a\s+few\s+days|the\s+week|the\s+weekend|a\s+wedding|the\s+month|a\s+month|the\s+summer|the\s+semester|"
        rf"a\s+bit|now)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
+    _r("en.here_for_now", "status", "this week / today I am in X (where one is for now)", "This week I am in Berlin",
+       rf"{A}{BE}\s+(?:currently\s+|still\s+)?in\s+(?P<v>{CAP})\s*[.!]*\s*$", scope=Scope.TEMPORAL,
+       when=re.compile(r"(?i:\bthis\s+(?:week|weekend|month)\b|\btoday\b|\btonight\b|\bright\s+now\b|\bat\s+the\s+moment\b)")),
     _r("en.stolen", "owns", "my X got stolen / totaled, I lost my X (owns, negated)", "My bike got stolen",
        rf"^\s*(?:(?:so|and|ugh|sadly)\s+)?(?:my|our)\s+(?:old\s+|new\s+)?(?P<v>{OWN}|{PRODUCT}|[a-z][\w\-]*)\s+(?:got|was)\s+"
        rf"(?:stolen|totaled|totalled|written\s+off|repossessed|towed\s+for\s+good)(?:\s+(?:last|this|yesterday|from|while|at|in)\b[^.!?]*)?"
@@ -227,6 +234,24 @@ RULES: tuple[Rule, ...] = (
     _r("en.seeing_someone", "partner", "have been seeing someone (new) (a partner, named after)", "I've been seeing someone new",
        rf"{A}(?:'ve|\s+have)?\s+been\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
        check="habit"),
+    _r("en.been_in", "lives_in", "have been in X since / for … (lives there)", "I've been in Seattle since 2015",
+       rf"{A}(?:'ve|\s+have|'s|\s+has)\s+been\s+(?:living\s+)?in\s+(?P<v>{CAP})(?:\s+(?:since|for)\b[^.!?]*)?{END}",
+       when=re.compile(r"(?i:\bsince\b|\bfor\s+(?:years|ages|a\s+while|(?:a|one|two|three|four|five|six|\d+)\s+(?:years?|months?)))")),
+    _r("en.year_at", "education", "am in my second year at X (a school)", "I'm in my second year at NYU Law",
+       rf"{A}{BE}\s+in\s+(?:my|her|his|their)\s+(?:first|second|third|fourth|fifth|final|last|senior|junior)\s+year\s+(?:at|of)\s+"
+       rf"(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.drinks_mostly", "habit", "drink tea mostly / eat X usually (what one usually has)", "I drink tea mostly",
+       rf"{A}\s+(?P<v>(?:drink|drinks|eat|eats|take|takes|ride|rides|wear|wears|read|reads|watch|watches|cook|cooks)\s+[\w\s\-]{{1,20}}?)"
+       rf"\s+(?:mostly|usually|mainly|nowadays|instead)\s*[.!]*\s*$"),
+    _r("en.traded", "owns", "traded (in) the X for a Y (Y owned from then on, X no more)", "traded the Civic in for a RAV4",
+       rf"{A}{_PERFECT}\s+traded\s+(?:in\s+)?(?:my|our|the)\s+(?:old\s+)?(?P<old>{OWN}|{PRODUCT})\s+(?:in\s+)?for\s+(?:a|an|the)\s+"
+       rf"(?:new\s+|used\s+)?(?P<v>{PRODUCT}|{OWN}){TAIL}{END}", change=True),
+    _r("en.gave_up_being", "diet", "gave up on being vegetarian / am no longer vegan (diet, negated)", "gave up on being vegetarian",
+       rf"{A}{_PERFECT}\s+(?:gave\s+up\s+(?:on\s+)?being|stopped\s+being|quit\s+being)\s+(?:a\s+|an\s+)?(?P<v>vegetarian|vegan|pescatarian|"
+       rf"keto|paleo|gluten-free|dairy-free|sober){TAIL}{END}", polarity=False, change=True),
+    _r("en.eats_now", "diet", "eat chicken / meat / fish now (diet, from then on)", "I eat chicken now",
+       rf"{A}\s+(?:eat|eats)\s+(?P<v>meat|fish|chicken|beef|pork|seafood|eggs|dairy|everything)(?:\s+again)?\s+(?:now|again|these\s+days)\b[^.!?]*{END}",
+       change=True),
     _r("en.in_now", "lives_in", "am in X now / these days (where one lives now)", "but now I'm in Denver",
        rf"{A}{BE}\s+(?:now\s+)?(?:based\s+)?in\s+(?P<v>{CAP})(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*\s*$", change=True,
        when=re.compile(r"(?i:\bnow\b|these\s+days|nowadays)")),

@@ -12,7 +12,7 @@ TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fal
         r"(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})|"
         r"\s+(?:yesterday|today|recently|a\s+while\s+ago|(?:a\s+couple\s+of|a\s+few|several|\w+)\s+(?:days|weeks|months|years)\s+ago)|"
         r"\s+(?:last|this)\s+(?:spring|summer|autumn|fall|winter))?")
-END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|"
+END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|originally|"
        rf"though|lol|haha|honestly|actually|right\s+now|for\s+sure)?\s*[.!]*\s*$")
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"

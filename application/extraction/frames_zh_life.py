@@ -149,6 +149,9 @@ RULES: tuple[Rule, ...] = (
     _r("zh.uninstalled", "uses", "把 X 卸载了/删了/注销了 (uses, negated)", "我把抖音卸载了",
        rf"{A}(?:把|将)\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卸载了|卸了|删了|删掉了|注销了|退订了|取关了)(?:[，,].*)?{END}",
        polarity=False, change=True),
+    _r("zh.pet_counted", "owns", "养了两只 X / 捡了只 X (any animal, by its classifier)", "我养了两只布偶",
+       rf"{A}(?:养了?|养着|有|捡了|领养了|收养了|抱回来了)\s*(?:[一两二三四五六七八九几]\s*)?[只条头匹尾]\s*(?P<v>[\u4e00-\u9fff]{{1,4}}?)"
+       rf"(?:[，,].*)?{END}"),
     _r("zh.sold", "owns", "把 X 卖了 / 卖掉了 X (owns, negated)", "我上个月把车卖了",
        rf"{A}(?:把|将)\s*(?:我的|家里的|那辆|那台)?\s*(?P<v>{WORD}{{1,10}}?)\s*(?:卖了|卖掉了?|转手了|送人了|处理掉了|退掉了)"
        rf"(?:[，,].*)?{END}", polarity=False, change=True),
@@ -165,7 +168,7 @@ RULES: tuple[Rule, ...] = (
     # -- habits and tools that stop or change ---------------------------------------------------
     _r("zh.uses_for", "uses", "(平时)用 X 跟/来/记/聊天… (a tool used for something)", "我平时用微信跟客户沟通",
        rf"{A}(?:平时|一般|都|主要|经常|一直|现在|个人|比较|更)*\s*(?:喜欢|习惯|爱)?\s*(?:都)?用\s*(?P<v>[A-Za-z0-9\u4e00-\u9fff][\w\u4e00-\u9fff .+\-]{{0,12}}?)\s*"
-       rf"(?:跟|和|给|来|做|记|写|管理|聊天|沟通|联系|办公|看|听|买|打车|付款|付钱|支付|导航|剪|修|画|开会|上课)[^，。；,;！？!?]{{0,12}}{END}",
+       rf"(?:跟|和|给|来|做|记|写|管理|聊天|沟通|联系|办公|看|听|买|打车|付款|付钱|支付|导航|剪|修|画|开会|上课|上班|工作|学习|打卡)[^，。；,;！？!?]{{0,12}}{END}",
        on_text=True),
     _r("zh.uses_code", "uses", "(平时主要)写/用 React、Python… (a language or framework by name)", "平时主要写React",
        rf"{A}(?:平时|一般|主要|现在|工作中|日常)*\s*(?:都)?(?<!开始)(?:写|敲|主要用)\s*(?P<v>[A-Za-z][\w.+#\-]{{0,20}}){END}"),
@@ -177,7 +180,7 @@ RULES: tuple[Rule, ...] = (
     _r("zh.topic_unused", "uses", "X (我)已经不用了 (the object first: uses, negated)", "微信已经不用了",
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:不|没)(?:再)?\s*用了{END}", polarity=False, change=True),
     _r("zh.topic_stopped", "habit", "X (我)已经不上/不打/退了 (the object first: habit, negated)", "钢琴课我已经不上了",
-       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:(?:不|没)(?:再)?\s*{ACT}|退(?:掉|出)?|停|暂停|停掉|放弃|断)了{END}",
+       rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)?{A}(?:(?:不|没)(?:再)?\s*{ACT}|退(?:掉|出)?|停|暂停|停掉|放弃|断|戒(?:掉)?)了{END}",
        polarity=False, change=True, also=("plan",)),
     _r("zh.stop_doing", "habit", "不(再)去健身房/学钢琴 了 (habit, negated)", "我女儿不学钢琴了",
        rf"{A}(?:不再|已经不|不|没再|没有再)\s*(?:去)?(?P<v>{ACT}\s*{WORD}{{1,6}}?)了{END}", polarity=False, change=True),

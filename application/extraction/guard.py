@@ -106,7 +106,8 @@ def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None
         return False  # a review's "平时拍照用挺不错" is an opinion, not a habit
     if predicate in ("owns", "allergy", "health_condition", "diet", "habit", "uses", "likes", "dislikes"):
         words = value.split()
-        return (len(value) <= 16 if lang == "zh" else len(words) <= 7) and not re.search(r"[？?]", value)
+        most = 10 if predicate in ("habit", "hobby") else 7  # a schedule takes words: "swim at the Y three mornings a week"
+        return (len(value) <= 16 if lang == "zh" else len(words) <= most) and not re.search(r"[？?]", value)
     if lang == "zh" and (_EVALUATIVE_ZH.search(value) or re.search(r"[很挺太]|非常|特别", value)):
         return False  # an attribute's value is a fact (北京, 三千人), not a judgement (简洁又时尚, 挺好)
     return True

@@ -69,7 +69,8 @@ CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hy
                  "tinnitus", "scoliosis", "glaucoma", "colour blindness", "color blindness", "back pain", "Parkinson's",
                  "Alzheimer's", "Crohn's", "Hashimoto's", "dementia", "cancer", "breast cancer", "lupus", "MS",
                  "multiple sclerosis", "PTSD", "OCD", "bipolar disorder", "long COVID", "fibromyalgia", "endometriosis",
-                 "PCOS", "osteoporosis", "sciatica", "vertigo", "a bad back", "a heart murmur", "high blood sugar")
+                 "PCOS", "osteoporosis", "sciatica", "vertigo", "a bad back", "a heart murmur", "high blood sugar", "celiac",
+                 "coeliac", "diabetes type 2", "prediabetes", "pre-diabetes", "sleep apnea", "asthma attacks")
 _BODY = r"(?:knee|back|hip|shoulder|ankle|wrist|neck|elbow|heart)"
 CONDITION_EN = (rf"(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
                 r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|(?:[a-z]+\s+)?[a-z]+itis")
@@ -121,7 +122,8 @@ FREQ_EN = (rf"(?:every|each)\s+(?:single\s+|other\s+|second\s+|two\s+|few\s+)?(?
            rf"{_WD_EN}days(?:\s*(?:,|and|&)\s*{_WD_EN}days)*|weekday\s+(?:mornings|afternoons|evenings|nights)|"
            rf"{_WD_EN}day\s+(?:and|&)\s+{_WD_EN}day\s+(?:mornings|afternoons|evenings|nights)|"
            rf"(?:once|twice|three\s+times|four\s+times|\d+\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly|nightly|biweekly|"
-           rf"every\s+(?:two|few)\s+(?:days|weeks|months)|(?:a|per)\s+(?:day|week|month|night)")
+           rf"every\s+(?:two|few)\s+(?:days|weeks|months)|(?:one|two|three|four|five|six|\d)\s+(?:days|mornings|evenings|nights|"
+           rf"times|afternoons)\s+(?:a|per)\s+(?:week|month)|(?:a|per)\s+(?:day|week|month|night)")
 HABIT_ADV_EN = r"(?:usually|always|often|normally|regularly|typically|generally)"
 #: Activities that are habits by themselves (抽烟, smoke): their negation retires the habit.
 HABITS_ZH = r"(?:抽烟|吸烟|喝酒|熬夜|喝咖啡|游泳|跑步|健身|打游戏|吃夜宵|喝奶茶)"

@@ -75,7 +75,9 @@ EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director
                     r"homemaker|housewife|retiree|freshman|sophomore|grad student|phd student|pastor|priest|rabbi|"
                     r"welder|machinist|operator|dispatcher|auditor|actuary|economist|banker|trader|investor|"
                     r"underwriter|adjuster|planner|strategist|copywriter|researcher|hygienist|"
-                    r"sonographer|radiologist|anesthesiologist|pediatrician|caregiver|aide|cna|rn|lpn)s?$", re.I)
+                    r"sonographer|radiologist|anesthesiologist|pediatrician|caregiver|aide|cna|rn|lpn|guard|tech|cleaner|"
+                    r"caretaker|porter|dishwasher|barber|hairdresser|stylist|butcher|baker|florist|tailor|mover|roofer|painter|"
+                    r"landscaper|gardener|groundskeeper|lifeguard|crossing guard|bus driver|conductor|clerk)s?$", re.I)
 
 _NAME_ZH = re.compile(r"^[\u4e00-\u9fff·]{2,5}$")
 _NAME_EN = re.compile(r"^[A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+){0,3}$")
@@ -89,7 +91,9 @@ ABSTRACT_KEYS = frozenset({
     "question", "point", "idea", "guess", "concern", "problem", "issue", "answer", "plan", "goal", "suggestion",
     "opinion", "feeling", "reason", "thought", "understanding", "worry", "bet", "hope", "advice", "take", "view",
     "fear", "dream", "job", "task", "main concern", "real job", "dream job", "true calling", "real passion", "superpower",
-    "kryptonite", "spirit animal", "love language", "personality",
+    "kryptonite", "spirit animal", "love language", "personality", "brain", "head", "heart", "back", "knee", "knees",
+    "body", "life", "week", "day", "mind", "mood", "schedule", "house", "room", "place", "internet", "wifi", "stomach",
+    "skin", "hair", "luck", "boss", "commute", "inbox",
 })
 #: Values that point at the conversation rather than name something (this idea, 这个).
 DEICTIC_VALUE = re.compile(r"^(?:这|那|你|您|它|this|that|these|those|it|how|what|when|where|why|which|your|the\s+way)"

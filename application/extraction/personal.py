@@ -61,13 +61,13 @@ _EN_CONTINUES = re.compile(
 #: "…, plus a very dumb but very sweet beagle named Otis": one more thing the subject before has.
 _PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an|one|two|three|some|another)\s)", re.I)
 #: A sentence that is only a state of the speaker's: "single.", "vegetarian since high school".
-_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now)\s+)*"
+_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
                          r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
                          r"sober|gluten[-\s]free|an?\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:major|student|nurse|teacher|mom|dad))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
-                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up)\b", re.I)
+                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up|traded|sold|gave\s+up|stopped|quit)\b", re.I)
 #: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
 _EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
                       r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"

@@ -233,7 +233,7 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     # "我上个月搬到了苏州" said today holds from last month and is the speaker's latest word: it
     # supersedes what was said before it, even after last month (ADR 0059). Configuration records
     # (a version rolled back on a past day) stay late records that land between known claims.
-    change = not is_plan and (fact.holds_now or (fact.change and fact.predicate not in _RECORDS)
+    change = not is_plan and bool(fact.holds_now or (fact.change and fact.predicate not in _RECORDS)
                               or (fact.predicate in _REPLACEABLE and fact.polarity and _NOW.search(clause.text) is not None)
                               or (clause.lang == "zh" and fact.predicate not in _RECORDS and _NEW_STATE.search(clause.text)))
     if is_plan and not fact.plan:
