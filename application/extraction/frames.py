@@ -24,6 +24,7 @@ from hlmem.application.extraction import coordination
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.lexicon import ORG_ZH
+from hlmem.application.extraction.prefilter import required
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
 from hlmem.domain.events import Cardinality, Scope
@@ -116,6 +117,11 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
     return rule.slot
 
 
+_UNKNOWN = frozenset({"\0unknown"})
+#: Each rule's required words (:func:`.prefilter.required`), computed on first use.
+_NEEDS: dict[str, frozenset[str] | None] = {}
+
+
 def _value(rule: Rule, raw: str) -> str:
     value = clean_value(raw, rule.lang, place=rule.slot in PLACE_SLOTS)
     return rule.clean(value) if rule.clean is not None and value else value
@@ -184,9 +190,15 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
         ``opening`` rules may read it, in Chinese (which drops subjects) every rule but the
         attribute and job rules.
     """
+    low = text.lower()
     for rule in rules:
         if (hedged and not rule.hedged) or (reported and not rule.reported) or (rule.third_party and subject is None):
             continue
+        needs = _NEEDS.get(rule.name, _UNKNOWN)
+        if needs is _UNKNOWN:
+            needs = _NEEDS[rule.name] = required(rule.regex)
+        if needs and not any(word in low for word in needs):
+            continue  # a word every match contains is missing (prefilter.py)
         if unnamed and not rule.opening and (rule.lang == "en" or rule.slot == "@attr" or rule.slot == "job_title"):
             continue
         if rule.when is not None and not rule.when.search(text):

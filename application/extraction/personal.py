@@ -211,7 +211,7 @@ _PET_CALLED_EN = re.compile(r"\s*(?:is\s+called|is\s+named|'s\s+called|'s\s+name
 
 _GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|passed|died|was\s+put\s+down|ran\s+away|went\s+missing|"
                       r"crossed\s+the\s+rainbow\s+bridge)\b[^.!?]*$", re.I)
-_GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
+_GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走丢了|走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
 
 
 def pet_gone(clause: Clause, subject: Subject) -> Reading | None:
