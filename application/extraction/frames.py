@@ -32,6 +32,7 @@ from hlmem.domain.slots import SlotRegistry, normalize_key
 
 _M, _S = Cardinality.MULTI, Cardinality.SINGLE
 _ORG_ZH = re.compile(ORG_ZH)
+_ORG_IN_ZH = re.compile(r"公司|集团|企业|银行|医院|学校|大学|学院|研究所|研究院|事务所|工厂|[^\s]厂$|超市|酒店|餐厅|中心")
 #: English employers: a capitalised name (Stripe, the City Council) — places are told apart by the guard.
 EN_ORG = re.compile(r"^(?:the\s+)?[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3}$|\b(?:council|bank|university|hospital|school|"
                     r"company|firm|agency|startup|ministry|department)$", re.I)
@@ -113,6 +114,8 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
             return "works_in"
         if rule.lang == "en" and m.groupdict().get("prep", "").lower() in ("at", "for") and value[:1].isupper():
             return "employer"  # "I work at the Trader Joe's on Hawthorne": an employer by its name
+        if rule.lang == "zh" and _ORG_IN_ZH.search(value):
+            return "employer"  # 医院药房: a place of work named by its organisation
         return "employer" if ORG_RE.search(value) or EN_ORG.search(value) else "works_in"
     return rule.slot
 

@@ -84,7 +84,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:'ve\s+been|\s+have\s+been|'m|\s+am|'s|\s+is|'re|\s+are)?(?:\s+(?:usually|always|often|normally|regularly|"
        rf"typically|try\s+to|like\s+to|tend\s+to))?\s+"
        rf"(?P<v>(?!have\b|had\b|has\b|am\b|'m\b|was\b|will\b|would\b|live|work)[a-z][\w'\-]*(?:\s+(?!every|each|on\s+week|almost|nearly)"
-       rf"[\w'\-]+){{0,5}}?\s+(?:(?:almost|nearly|pretty\s+much|basically)\s+)?(?:{FREQ_EN})(?:\s+(?:morning|evening|night|afternoon))?)"
+       rf"[\w'\-:.]+){{0,6}}?\s+(?:(?:almost|nearly|pretty\s+much|basically)\s+)?(?:{FREQ_EN})(?:\s+(?:morning|evening|night|afternoon))?)"
        rf"{TAIL}{END}", on_text=True),
     _r("en.habit_adv", "habit", "usually/always + an activity", "I always have oatmeal for breakfast",
        rf"\s+(?P<v>{HABIT_ADV_EN}\s+(?!think|feel|forget|say|like|love|hate|wonder)[a-z][\w'\-]*(?:\s+[\w'\-]+){{0,6}}?){END}"),
@@ -143,7 +143,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{TAIL}{END}"),
     # -- residence and work ---------------------------------------------------------------------
     _r("en.lives", "lives_in", "live(s) in X (…with, for, since…)", "I live in Porto with my two kids",
-       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'ve\s+lived|'s\s+lived|'m\s+living|\s+(?:live\s+out|lives\s+out|live|lives|have\s+been\s+living|"
+       rf"{A}(?:{NEG_DO}\s+live|'ve\s+been\s+living|'ve\s+lived|'s\s+lived|'m\s+living|\s+(?:live\s+out|lives\s+out|live|lives|living|have\s+been\s+living|"
        rf"has\s+been\s+living|have\s+lived|has\s+lived|am\s+living|"
        rf"is\s+living|reside|resides))(?:\s+(?:with\s+[\w\s']{{2,30}}?|on\s+(?:her|his|my|their|our)\s+own|alone|"
        rf"by\s+(?:herself|himself|myself|themselves)))?\s+in\s+(?:the\s+(?:suburbs|outskirts|middle|center|centre|heart)\s+of\s+)?"

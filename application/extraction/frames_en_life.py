@@ -19,7 +19,7 @@ from hlmem.application.extraction.lexicon import FREQ_EN, NUM_EN, NUMBER_WORDS, 
 from hlmem.domain.events import Scope
 
 _PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
-_ORG = r"(?:the\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
+_ORG = r"(?:the\s+|a\s+|an\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
 _JOB = r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?"
 _WHERE = rf"(?:\s+(?:at|for|with)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?))?"
 _LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chinese|Cantonese|Japanese|Korean|Russian|Arabic|"
@@ -104,7 +104,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?P<v>{_SCHOOL})(?:\s+(?:studying|majoring|doing|for|as|and)\b[^.!?]*)?{END}"),
     _r("en.job_at", "job_title", "is a Y at Z (a job word, and the employer)", "I'm a barista at Blue Bottle",
        rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:now\s+)?(?:a|an)\s+(?P<v>{_JOB})\s+(?:at|for|with)\s+"
-       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}"),
+       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)(?:\s+in\s+(?P<place>{CAP}))?{TAIL}{END}"),
     _r("en.teaches", "job_title", "teaches X at Y (a teacher, and the school)", "I teach third grade at Lincoln Elementary",
        rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*"
        rf"(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}",
@@ -173,7 +173,7 @@ RULES: tuple[Rule, ...] = (
     _r("en.unwell", "health_condition", "am on crutches / on bed rest (a state for now)", "I'm on crutches for the next few weeks",
        rf"{A}{BE}\s+on\s+(?P<v>crutches|bed\s+rest|antibiotics|a\s+cast){_FOR_NOW}{END}", scope=Scope.TEMPORAL, hedged=True),
     _r("en.sick", "health_condition", "am sick / pregnant / recovering from X (a state for now)", "I'm recovering from a knee surgery",
-       rf"{A}{BE}\s+(?P<v>sick|ill|pregnant|down\s+with\s+\w+(?:\s+\w+)?|recovering\s+from\s+[\w\s\-]{{2,24}}?){_FOR_NOW}{END}",
+       rf"{A}{BE}\s+(?P<v>sick|ill|pregnant|down\s+with\s+\w+(?:\s+\w+)?|recovering\s+from\s+[\w\s\-]{{2,24}}?){_FOR_NOW}{TAIL}{END}",
        scope=Scope.TEMPORAL, hedged=True),
     _r("en.caught", "health_condition", "have a cold / the flu / a broken X (a state for now)", "I have the flu",
        rf"{A}{HAVE}\s+(?P<v>a\s+cold|the\s+flu|flu|covid|COVID|a\s+fever|a\s+sore\s+throat|strep|pneumonia|bronchitis|"
@@ -339,8 +339,8 @@ RULES: tuple[Rule, ...] = (
     _r("en.theme_bare", "preferred_ui_theme", "dark mode (on everything, please) (a theme said alone)", "dark mode on everything please",
        rf"^\s*(?P<v>dark|light)\s+mode\b[^.!?]*{END}", opening=True),
     _r("en.runs_business", "owns", "own / run / have had a bakery, shop, practice (a business)", "my cousin Ray runs a tattoo shop in Austin",
-       rf"{A}(?:'ve\s+had|\s+have\s+had|\s+(?:own|owns|run|runs|opened|started|manage|manages))\s+(?:a|an|the|our|my|his|her|their)\s+"
-       rf"(?:little\s+|small\s+|tiny\s+)?(?P<v>[\w\s\-]{{0,25}}?(?:shop|store|business|restaurant|cafe|café|bakery|salon|studio|bar|"
+       rf"{A}(?:'ve\s+had|\s+have\s+had|'ve\s+been\s+running|\s+(?:been\s+running|running|own|owns|run|runs|opened|started|manage|"
+       rf"manages))\s+(?:a|an|the|our|my|his|her|their)\s+(?:same\s+|own\s+)?(?:little\s+|small\s+|tiny\s+)?(?P<v>[\w\s\-]{{0,25}}?(?:shop|store|business|restaurant|cafe|café|bakery|salon|studio|bar|"
        rf"practice|clinic|company|firm|farm|garage|agency|food\s+truck|place|daycare|gym|boutique|pharmacy|repair))"
        rf"(?:\s+(?:in|on|at|behind|near|downtown)\b[^.!?]*)?{END}", check="habit"),
     _r("en.name_is", "name", "I'm X (btw) (the speaker's name, not a nationality)", "I'm Tamsin btw",

@@ -10,9 +10,10 @@ HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
 NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"
 TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|\s+(?:in|since)\s+"
         r"(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})|"
-        r"\s+(?:yesterday|today|recently|a\s+while\s+ago|(?:a\s+couple\s+of|a\s+few|several|\w+)\s+(?:days|weeks|months|years)\s+ago)|"
+        r"\s+(?:yesterday|today|recently|a\s+while\s+ago|(?:about\s+|almost\s+|over\s+|like\s+)?(?:a\s+couple\s+of|a\s+few|several|a|an|\w+)"
+        r"\s+(?:days?|weeks?|months?|years?)\s+ago)|"
         r"\s+(?:last|this)\s+(?:spring|summer|autumn|fall|winter))?")
-END = (rf"{TIME}\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|originally|"
+END = (rf"{TIME}(?:\s+(?:and|but|so|which|because|bc|cuz|though|although|while|unless)\b[^.!?]*)?\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|originally|"
        rf"though|lol|haha|honestly|actually|right\s+now|for\s+sure)?\s*[.!]*\s*$")
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
@@ -25,7 +26,7 @@ PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
 QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
 HEDGE = rf"(?:(?P<hedge>{HEDGE_EN}|like|just\s+under|just\s+over|a\s+bit\s+over|a\s+little\s+over)\s+)?"
-SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of)\s+)?"
+SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of|early|early-onset|late-stage|stage\s+\d|advanced)\s+)?"
 COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
 ADJ = (r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|"
        r"electric|pet|baby|senior|grumpy|sweet|tiny|giant|male|female|very|super|really|adorable|crazy)\s+)*")

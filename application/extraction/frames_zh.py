@@ -22,7 +22,7 @@ from hlmem.application.extraction.lexicon import (
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.temporal import cn_int
 
-A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就|才|从小|从小就|天生|真的|确实|本身|偷偷|家里|家里面|"
+A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|最近|刚刚|刚|就是|只是|就|才|从小|从小就|天生|真的|确实|本身|偷偷|家里|家里面|"
      r"平常|干脆|咬咬牙|终于|总算)\s*)*\s*")
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
 #: A duration after the value ("吃素五年了") and the particles that end a clause.
@@ -179,7 +179,7 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.replaced_with", "uses", "用 B 替换了/取代了 A (B used, A retired)", "我用飞书替换了钉钉",
        rf"{A}用\s*(?P<v>[^，。；,;]{{1,16}}?)\s*(?:替换了|替代了|换掉了|取代了)\s*(?P<old>[^，。；,;！？!?]{{1,16}}?){END}", change=True),
     _r("zh.start_using", "uses", "开始用/改用/在用 X (a product)", "我最近开始用Obsidian",
-       rf"{A}{NEG}?(?:再)?(?:开始用|开始使用|改用|换用|在用|一直用|主要用|用)了?\s*(?P<v>[A-Za-z0-9][\w .+#\-]{{0,24}}?|飞书|钉钉|微信|"
+       rf"{A}{NEG}?(?:再)?(?:开始用|开始使用|改用|换用|在用|一直用|主要用|用)了?\s*(?P<v>[A-Za-z0-9][\w .+#\-]{{0,24}}?|{BRANDS_ZH}|飞书|钉钉|微信|"
        rf"企业微信|印象笔记|有道云笔记|语雀|石墨文档|腾讯文档|WPS)\s*(?:[\u4e00-\u9fff]{{2,6}})?{END}"),
     # -- attributes (last: the most general) ----------------------------------------------------
     _r("zh.attribute", "@attr", "的 Y 是 Z (Y names the predicate: 生日, 联系电话, 学历…)", "我上司的学历是硕士",

@@ -242,6 +242,8 @@ def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) 
         subject = m["head"]
     key = m["k"].lower()
     fact = _fact(m, clause, "x", subject=subject, importance=0.5)
+    if key.split()[-1] in ABSTRACT_KEYS:
+        return []  # "my sleep schedule is a disaster": a judgement of a part of life
     if key in CONFIG_KEYS | ABSTRACT_KEYS or not fact.value or len(fact.value) > 60 or DEICTIC_VALUE.match(fact.value):
         return []
     if re.match(r"(?i:to|that|because|about|if|whether)\b", fact.value) or _JUDGEMENT.fullmatch(fact.value):

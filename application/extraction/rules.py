@@ -55,6 +55,8 @@ EXTRACTOR = "rules"
 _SCHEDULED = re.compile(r"去|回|开会|会议|见|约|加班|上课|考试|面试|出发|飞|接|送|体检|看医生|搬家|聚餐|值班|比赛|演出|"
                         r"(?i:\b(?:meet|meeting|call|see|visit|go|fly|leave|pick|drop|dinner|lunch|appointment|interview|class|"
                         r"exam|game|practice|shift)\b)")
+#: What makes a statement about today a plan: a part of the day still to come, or a modal.
+_LATER_TODAY = re.compile(r"今晚|今天晚上|今天下午|待会|一会儿|等下|要|得|准备|打算|(?i:\btonight\b|\blater\b|\bthis\s+(?:afternoon|evening)\b)")
 #: Multi-valued slots where a value said to hold *now* replaces one of its kind (ADR 0059).
 _REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
 _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
@@ -185,8 +187,8 @@ def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
     if period is None or period[1] <= anchor:
         return []
     value = module.plan_value(clause)  # type: ignore[attr-defined]
-    if value and period[0] <= anchor and not _SCHEDULED.search(value):
-        return []  # 今天北京的天气好闷: a remark about today, not something planned for it
+    if value and period[0] <= anchor and not (_SCHEDULED.search(value) and _LATER_TODAY.search(clause.text)):
+        return []  # 今天北京的天气好闷, 今天加班到十点: a remark about today, not something planned for it
     return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
                  rule=f"{clause.lang}.dated_plan")] if value else []
 
