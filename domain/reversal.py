@@ -133,7 +133,8 @@ KINDS: Mapping[str, Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
         "tv": (("tv", "television", "电视"), ()),
     },
     "uses": {
-        "phone": (("phone", "手机"), ("android", "ios", "iphone", "pixel", "galaxy", "安卓", "鸿蒙", "harmonyos")),
+        "phone": (("phone", "手机"), ("android", "ios", "iphone", "pixel", "galaxy", "安卓", "鸿蒙", "harmonyos", "samsung",
+                                     "huawei", "xiaomi", "oneplus", "华为", "小米", "荣耀", "三星", "oppo", "vivo", "苹果手机")),
         "browser": (("browser", "浏览器"), ("chrome", "firefox", "safari", "microsoft edge", "arc", "brave", "opera")),
         "notes": (("note app", "notes app", "笔记软件"),
                   ("notion", "obsidian", "evernote", "onenote", "logseq", "roam", "joplin", "apple notes", "印象笔记",

@@ -25,7 +25,7 @@ _EN_STOP = re.compile(r"(?<=[a-z)\]])(?<!\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|Co|vs|No))(?<
 #: Verbs an English clause continues its subject with ("…and has diabetes", "…, works as a nurse").
 CONTINUATION_VERBS = (
     r"(?:am|is|are|was|has|have|had|weighs?|lives?|living|works?|working|owns?|drives?|rides?|plays?|goes|go|went|"
-    r"takes?|eats?|drinks?|uses?|loves?|likes?|hates?|enjoys?|teach(?:es)?|stud(?:y|ies)|runs?|keeps?|bought|sold|got|"
+    r"takes?|eats?|drinks?|uses?|loves|likes|hates|enjoys|teach(?:es)?|stud(?:y|ies)|runs?|keeps?|bought|sold|got|"
     r"gets?|moved|joined|left|quit|started|stopped|became|adopted|speaks?|suffers?|does|doesn't|don't|volunteers?|"
     r"coaches|cooks?|swims?|walks?|bikes?|cycles?|sings?|knits?|paints?|writes?|reads?|hikes?|trains?|practi[cs]es?|"
     r"attends?|visits?|calls?|wears?|prefers?|gave\s+up|switched|retired|graduated|commutes?|no\s+longer|never)")
@@ -49,6 +49,8 @@ _APPOSITION = re.compile(r"\b(?:my|our)\s+(?:(?:best|oldest|youngest|older|young
 _JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|说着玩的|算了\s*[。！!~～]*\s*$|[😜]|\b(?:just\s+kidding|kidding|jk|j/k|joking)\b", re.I)
 #: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
 _LABEL = re.compile(r"^\s*(?P<label>[^：:]{1,12}?)\s*(?:：|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):)\s*(?=\S)")
+#: A longer preamble ("ok random question but first some context: I'm…") before a first-person clause.
+_PREAMBLE = re.compile(r"^\s*(?P<label>[^：:]{1,80}?)\s*(?:：|:\s+)(?=(?:I|I'm|I've|my|My|we|We)\b|我)")
 _KEY_WORDS = re.compile(r"版本|端口|模型|路径|目录|状态|名字|生日|地址|\b(?:version|port|model|path|status|name)\b", re.I)
 _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 #: Words after a time expression that say how it relates to the statement.
@@ -208,7 +210,7 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             if len(raw) > MAX_CLAUSE_CHARS:
                 continue  # a statement the rules read is short; a long run is prose or data
             frame = frame or _frame(raw)
-            label = _LABEL.match(raw)
+            label = _LABEL.match(raw) or _PREAMBLE.match(raw)
             if label and not _KEY_WORDS.search(label["label"]):
                 raw, start = raw[label.end():], start + label.end()
             work, mention, relation = _mask(raw)

@@ -24,7 +24,7 @@ from hlmem.application.extraction import coordination
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.lexicon import ORG_ZH
-from hlmem.application.extraction.prefilter import required
+from hlmem.application.extraction.prefilter import Index
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
 from hlmem.domain.events import Cardinality, Scope
@@ -65,6 +65,7 @@ class Rule:
     also_not: tuple[str, ...] = ()  # the same value, negated, in these slots ("I can't stand X": dislikes, not likes)
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
     when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
+    speaker: bool = False  # the fact is the speaker's whatever opens the clause ("Notion runs my whole life")
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -120,9 +121,15 @@ def _predicate(rule: Rule, m: re.Match[str], value: str, kin: str | None, regist
     return rule.slot
 
 
-_UNKNOWN = frozenset({"\0unknown"})
-#: Each rule's required words (:func:`.prefilter.required`), computed on first use.
-_NEEDS: dict[str, frozenset[str] | None] = {}
+#: Each rule table's required words (:class:`.prefilter.Index`), built on first use.
+_INDEX: dict[int, tuple[object, Index]] = {}
+
+
+def _index(rules: Sequence[Rule]) -> Index:
+    found = _INDEX.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = _INDEX[id(rules)] = (rules, Index(rules))
+    return found[1]
 
 
 def _value(rule: Rule, raw: str) -> str:
@@ -193,15 +200,13 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
         ``opening`` rules may read it, in Chinese (which drops subjects) every rule but the
         attribute and job rules.
     """
-    low = text.lower()
-    for rule in rules:
+    index = _index(rules)
+    present = index.present(text.lower())
+    for rule, needs in zip(rules, index.needs):
+        if needs is not None and needs.isdisjoint(present):
+            continue  # a word every match contains is missing (prefilter.py)
         if (hedged and not rule.hedged) or (reported and not rule.reported) or (rule.third_party and subject is None):
             continue
-        needs = _NEEDS.get(rule.name, _UNKNOWN)
-        if needs is _UNKNOWN:
-            needs = _NEEDS[rule.name] = required(rule.regex)
-        if needs and not any(word in low for word in needs):
-            continue  # a word every match contains is missing (prefilter.py)
         if unnamed and not rule.opening and (rule.lang == "en" or rule.slot == "@attr" or rule.slot == "job_title"):
             continue
         if rule.when is not None and not rule.when.search(text):
@@ -217,7 +222,7 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
         predicate = _predicate(rule, m, value, kin, registry)
         if predicate is None or (rule.to_user and kin is None):
             continue
-        if rule.to_user:
+        if rule.to_user or rule.speaker:
             subject = None
         if groups.get("n"):
             value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"

@@ -50,7 +50,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:{HAVE}|\s+(?:suffer|suffers)\s+from|\s+(?:live|lives)\s+with)\s+{SEVERITY}"
        rf"(?P<v>{CONDITION_EN}){TAIL}{END}", hedged=True, reported=True),
     _r("en.diagnosed", "health_condition", "was diagnosed with / developed X: from then on", "I was diagnosed with asthma last year",
-       rf"{A}(?:\s+(?:was|were|got|has\s+been|have\s+been|'ve\s+been|'s\s+been)\s+diagnosed\s+with|\s+(?:developed|caught|got))\s+"
+       rf"{A}(?:(?:\s+|(?='))(?:was|were|got|has\s+been|have\s+been|'ve\s+been|'s\s+been)\s+diagnosed\s+with|\s+(?:developed|caught|got))\s+"
        rf"{SEVERITY}(?P<v>{CONDITION_EN}){TAIL}{END}", hedged=True, reported=True, change=True),
     _r("en.condition_state", "health_condition", "am lactose intolerant / diabetic / pre-diabetic", "I'm lactose intolerant",
        rf"{A}{BE}(?P<neg>\s+not)?{A}(?:\s+(?:slightly|a\s+bit|mildly))?\s+(?P<v>{STATES_EN}){TAIL}{END}",
@@ -65,7 +65,7 @@ _BASE: tuple[Rule, ...] = (
     _r("en.diet_is", "diet", "am (not) vegetarian/vegan/on a keto diet", "I'm vegetarian",
        rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?{A}\s+(?:(?:a|an)\s+)?(?P<v>{DIETS_EN}){TAIL}{END}"),
     _r("en.diet_went", "diet", "went/became/turned vegan, vegetarian…", "I went vegan in January",
-       rf"{A}(?:\s+(?:have|'ve|has))?\s+(?:went|gone|became|become|turned|switched\s+to\s+being)\s+(?:a\s+|an\s+)?(?P<v>{DIETS_EN}){TAIL}{END}",
+       rf"{A}(?:(?:\s+|(?='))(?:have|'ve|has))?(?:\s+|(?='))(?:went|gone|became|become|turned|switched\s+to\s+being)\s+(?:a\s+|an\s+)?(?P<v>{DIETS_EN}){TAIL}{END}",
        change=True),
     _r("en.diet_eat", "diet", "eat gluten-free/vegan/halal", "I eat gluten-free",
        rf"{A}\s+(?:eat|eats|cook|follow)\s+(?P<v>(?:strictly\s+)?(?:gluten-free|vegan|vegetarian|halal|kosher|plant-based|"
@@ -78,7 +78,7 @@ _BASE: tuple[Rule, ...] = (
        rf"stay\s+away\s+from)\s+(?P<v>(?!smok|drink)[a-z][\w\s\-]{{1,24}}?){TAIL}{END}", change=True),
     # -- habits ---------------------------------------------------------------------------------
     _r("en.habit_quit", "habit", "quit/stopped/no longer + smoking, drinking…", "I no longer smoke",
-       rf"{A}(?:\s+(?:don't|do\s+not|doesn't|no\s+longer|never)|\s+(?:quit|stopped|gave\s+up|have\s+quit|'ve\s+quit|have\s+stopped|'ve\s+stopped))\s+"
+       rf"{A}(?:\s+(?:don't|do\s+not|doesn't|no\s+longer|never)|(?:\s+|(?='))(?:quit|stopped|gave\s+up|have\s+quit|'ve\s+quit|have\s+stopped|'ve\s+stopped))\s+"
        rf"(?P<v>{HABITS_EN}){END}", polarity=False, change=True),
     _r("en.habit_freq", "habit", "an activity + every Tuesday / on weekends / twice a week", "I go swimming every Tuesday",
        rf"{A}(?:'ve\s+been|\s+have\s+been|'m|\s+am|'s|\s+is|'re|\s+are)?(?:\s+(?:usually|always|often|normally|regularly|"
@@ -118,7 +118,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+(?:weigh|weighs)|{BE})\s+{HEDGE}(?P<v>\d[\d.,]*\s*(?:kg|kilos|kilograms|lbs|pounds|stone))(?:\s+now)?{END}",
        hedged=True),
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
-       rf"{A}\s+(?:wear|wears|take|am|'m)\s+(?:a\s+)?(?:women's\s+|men's\s+|ladies'\s+)?(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)"
+       rf"{A}(?:\s+|(?='))(?:wear|wears|take|am|'m)\s+(?:a\s+)?(?:women's\s+|men's\s+|ladies'\s+)?(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)"
        rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide))(?:{TAIL})?{END}"),
     _r("en.shoe_bare", "shoe_size", "women's 9 / men's 10.5 (a shoe size said alone)", "women's 9, or a 9.5 in anything",
        rf"^\s*(?:(?:a|I'm\s+a|I\s+wear\s+a)\s+)?(?:women's|men's|ladies'|womens|mens)\s+(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)\b[^.!?]*$",
@@ -129,7 +129,7 @@ _BASE: tuple[Rule, ...] = (
        hedged=True, clean=word_number),
     # -- tools ----------------------------------------------------------------------------------
     _r("en.switched", "uses", "switched/moved from A to B (B used, A retired)", "I switched from Evernote to Obsidian",
-       rf"{A}(?:\s+(?:have|'ve|just))*\s+(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?from\s+(?P<old>{PRODUCT})\s+(?:over\s+)?to\s+"
+       rf"{A}(?:(?:\s+|(?='))(?:have|'ve|just))*(?:\s+|(?='))(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?from\s+(?P<old>{PRODUCT})\s+(?:over\s+)?to\s+"
        rf"(?P<v>{PRODUCT}){TAIL}{END}", on_text=True, change=True),
     _r("en.replaced", "uses", "replaced A with B", "I replaced Chrome with Arc",
        rf"{A}\s+(?:replaced|swapped|ditched|dropped|traded)\s+(?P<old>{PRODUCT})\s+(?:with|for)\s+(?P<v>{PRODUCT}){TAIL}{END}",
@@ -154,7 +154,7 @@ _BASE: tuple[Rule, ...] = (
     _r("en.based", "lives_in", "am based in X / home is X", "I'm based in London",
        rf"{A}{BE}\s+(?:based|settled)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.moved", "lives_in", "moved/relocated to X (a move: from then on)", "I moved to Seattle last spring",
-       rf"{A}(?:\s+(?:have|has|'ve|just|finally))*\s+(?:moved|relocated|move|relocate|came|headed)\s+(?:back\s+)?(?:home\s+)?(?:out\s+)?"
+       rf"{A}(?:(?:\s+|(?='))(?:have|has|'ve|just|finally))*(?:\s+|(?='))(?:moved|relocated|move|relocate|came|headed)\s+(?:back\s+)?(?:home\s+)?(?:out\s+)?"
        rf"(?:here\s+)?to\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.home", "lives_in", "home (for me) is X", "Home for me is Melbourne these days",
@@ -163,10 +163,10 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}\s+(?:quit|left)\s+(?P<old>{CAP})\s+(?:and|to)\s+(?:join|joined|start\s+at|started\s+at|went\s+to)\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.works_as", "@where", "work(s) at/for X as a Y (employer and job title)", "I work at Stripe as a backend engineer",
-       rf"{A}\s+(?:work|works|am\s+working|'m\s+working|is\s+working)\s+(?:at|for)\s+(?P<v>(?:the\s+)?{CAP})\s+as\s+(?:a|an)\s+"
+       rf"{A}(?:\s+|(?='))(?:work|works|am\s+working|'m\s+working|is\s+working)\s+(?:at|for)\s+(?P<v>(?:the\s+)?{CAP})\s+as\s+(?:a|an)\s+"
        rf"(?P<job>[a-z][\w\s\-]{{1,30}}?){END}"),
     _r("en.works_at", "@where", "work(s) at/for X (as a Y)", "My husband works at Google",
-       rf"{A}\s+(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)"
+       rf"{A}(?:\s+|(?='))(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)"
        rf"(?:\s+(?:nights|days|weekends|part-time|full-time|remotely|there))?\s+(?P<prep>at|for|in)\s+"
        rf"(?P<v>(?:the\s+)?{CAP}|(?:the|a)\s+(?:[a-z]+\s+)?(?:council|bank|hospital|university|school|library|"
        rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy)){TAIL}{END}"),
@@ -176,7 +176,7 @@ _BASE: tuple[Rule, ...] = (
        rf"(?:(?:a|an)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:called|named)\s+)?(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.promoted", "job_title", "got promoted to / became (a) X", "I got promoted to senior designer",
-       rf"{A}(?:\s+(?:got|was|have\s+been|'ve\s+been))?\s+(?:promoted\s+to|became|become|'ve\s+become|have\s+become|retrained\s+as)\s+"
+       rf"{A}(?:(?:\s+|(?='))(?:got|was|have\s+been|'ve\s+been))?(?:\s+|(?='))(?:promoted\s+to|became|become|'ve\s+become|have\s+become|retrained\s+as)\s+"
        rf"(?:a\s+|an\s+)?(?P<v>[a-z][\w\s\-]{{1,30}}?){TAIL}{END}", change=True),
     _r("en.job", "job_title", "is/am a X (a job word)", "My brother-in-law is a dentist",
        rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:a|an)\s+(?P<v>[a-z][\w\s\-]{{1,30}}?)(?:\s+in\s+(?P<place>{CAP}))?{TAIL}{END}"),

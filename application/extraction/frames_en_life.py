@@ -91,7 +91,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-|finally\s+)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?"
        rf"{TAIL}{END}", change=True, check="habit", also=("employer",)),
     _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
-       rf"{A}(?:\s+(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
+       rf"{A}(?:(?:\s+|(?='))(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
        rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
        rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
@@ -128,7 +128,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?:my|our|the|his|her|their)\s+(?:old\s+)?(?P<v>{OWN}|{PRODUCT}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)"
        rf"(?:\s+(?:for|to|last|in|after|because|since)\b[^.!?]*)?{END}", polarity=False, change=True),
     _r("en.bought", "owns", "bought / got / picked up a (new) X (owns, from then on)", "I just bought a Pixel 8",
-       rf"{A}{_PERFECT}\s+(?:bought|got|picked\s+up|purchased|leased|upgraded\s+to|ordered)\s+(?:myself\s+|ourselves\s+)?"
+       rf"{A}{_PERFECT}\s+(?:bought|(?<!'ve\s)(?<!'s\s)(?<!have\s)(?<!has\s)got|picked\s+up|purchased|leased|upgraded\s+to|ordered)\s+(?:myself\s+|ourselves\s+)?"
        rf"(?:a|an|the|my|our)?\s*(?:new\s+|used\s+|second-hand\s+|brand\s+new\s+)?(?:\d{{4}}\s+)?"
        rf"(?P<v>(?:{OWN})|{PRODUCT}(?:\s+(?:{OWN}))?){TAIL}{END}", change=True),
     _r("en.no_kids", "@kin", "don't have (any) kids / siblings (kin, negated)", "We don't have any kids",
@@ -275,7 +275,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:still\s+|now\s+)?on\s+(?:a|an|the|my)\s+(?:old\s+|new\s+|ancient\s+)?(?P<v>{PRODUCT}){TAIL}{END}"),
     _r("en.runs_life", "uses", "X runs my life / keeps me organized (a tool one lives by)", "Notion runs my whole life at this point",
        rf"^\s*(?P<v>{PRODUCT})\s+(?:basically\s+|literally\s+)?(?:runs|organizes|manages|keeps|holds)\s+(?:my|our)\s+(?:whole\s+|entire\s+)?"
-       rf"(?:life|day|days|schedule|work|business|house|brain|everything)\b[^.!?]*{END}", opening=True),
+       rf"(?:life|day|days|schedule|work|business|house|brain|everything)\b[^.!?]*{END}", opening=True, speaker=True),
     _r("en.been_at", "employer", "has been at the same X since / for … (an employer)", "My mom's been at the same Walgreens since before I was born",
        rf"{A}(?:'s|'ve|\s+has|\s+have)\s+been\s+(?:at|with)\s+(?:the\s+same\s+)?(?P<v>{_ORG})\s+(?:for|since)\b[^.!?]*{END}"),
     _r("en.gig", "employer", "drive / do Amazon Flex, DoorDash orders (gig work)", "I drive Amazon Flex most mornings",
@@ -307,7 +307,7 @@ RULES: tuple[Rule, ...] = (
        rf"leave|vacation|holiday|sabbatical|furlough|bed\s+rest|a\s+(?:\d+-week\s+)?contract(?:\s+in\s+{CAP})?)"
        rf"(?:\s+(?:until|till|through|for|since)\b[^.!?]*)?{END}", scope=Scope.TEMPORAL),
     _r("en.partner_together", "partner", "X and I have been together / dating / married (a partner)", "Priya and I have been together three years",
-       rf"^\s*(?:(?:so|and|well|oh)\s+)?(?P<v>(?-i:[A-Z][a-z'\-]+))\s+and\s+I\s+(?:have|'ve)\s+been\s+(?:together|dating|married|going\s+out|"
+       rf"^\s*(?:(?:so|and|well|oh)\s+)?(?P<v>(?-i:[A-Z][a-z'\-]+))\s+and\s+I(?:\s+|(?='))(?:have|'ve)\s+been\s+(?:together|dating|married|going\s+out|"
        rf"living\s+together)\b[^.!?]*{END}", opening=True),
     _r("en.broke_up_with", "partner", "X and I broke up / split (partner, negated)", "Marcus and I broke up in June",
        rf"^\s*(?:(?:so|and|well|oh)\s+)?(?P<v>(?-i:[A-Z][a-z'\-]+))\s+and\s+I\s+(?:broke\s+up|split\s+up|split|separated|"
@@ -329,22 +329,23 @@ RULES: tuple[Rule, ...] = (
        rf"^(?!.*\b(?:his|her|their|your|its)\b[^@]{{0,30}}@)[^@]{{0,60}}?(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)\b[^.!?]*$",
        opening=True, check="habit"),
     _r("en.booked", "plan", "booked / planned a trip to X (for …) (a plan)", "we booked Japan for next April",
-       rf"{A}{_PERFECT}\s+(?:booked|planned|are\s+planning|'re\s+planning|reserved)\s+(?:a\s+trip\s+to\s+|flights\s+to\s+|tickets\s+to\s+)?"
+       rf"{A}{_PERFECT}(?:\s+|(?='))(?:booked|planned|are\s+planning|'re\s+planning|reserved)\s+(?:a\s+trip\s+to\s+|flights\s+to\s+|tickets\s+to\s+)?"
        rf"(?P<v>{CAP})\b[^.!?]*{END}", check="habit"),
     _r("en.been_to", "visited", "have been to X (twice) (a place visited)", "I've been to Iceland twice",
        rf"{A}(?:'ve|\s+have|'d|\s+had)\s+(?:already\s+|never\s+)?been\s+to\s+(?P<v>{CAP})(?:\s+(?:once|twice|\w+\s+times))?{TAIL}{END}"),
     _r("en.no_pets_home", "owns", "there are no pets / there's no car in the house (owns, negated)", "so there are no pets in the house right now",
-       rf"^\s*(?:(?:so|and|but|now)\s+)?there\s+(?:are|is|'s)\s+no\s+(?:more\s+)?(?P<v>pets|animals|car|cars|TV)\b[^.!?]*{END}",
+       rf"^\s*(?:(?:so|and|but|now)\s+)?there(?:\s+|(?='))(?:are|is|'s)\s+no\s+(?:more\s+)?(?P<v>pets|animals|car|cars|TV)\b[^.!?]*{END}",
        polarity=False, opening=True),
     _r("en.theme_bare", "preferred_ui_theme", "dark mode (on everything, please) (a theme said alone)", "dark mode on everything please",
-       rf"^\s*(?P<v>dark|light)\s+mode\b[^.!?]*{END}", opening=True),
+       rf"^\s*(?P<v>dark|light)\s+mode(?:\s+(?:on\s+everything|everywhere|please|always|for\s+everything|forever|all\s+day))*"
+       rf"\s*(?:please|pls|plz)?{END}", opening=True),
     _r("en.runs_business", "owns", "own / run / have had a bakery, shop, practice (a business)", "my cousin Ray runs a tattoo shop in Austin",
        rf"{A}(?:'ve\s+had|\s+have\s+had|'ve\s+been\s+running|\s+(?:been\s+running|running|own|owns|run|runs|opened|started|manage|"
        rf"manages))\s+(?:a|an|the|our|my|his|her|their)\s+(?:same\s+|own\s+)?(?:little\s+|small\s+|tiny\s+)?(?P<v>[\w\s\-]{{0,25}}?(?:shop|store|business|restaurant|cafe|café|bakery|salon|studio|bar|"
        rf"practice|clinic|company|firm|farm|garage|agency|food\s+truck|place|daycare|gym|boutique|pharmacy|repair))"
        rf"(?:\s+(?:in|on|at|behind|near|downtown)\b[^.!?]*)?{END}", check="habit"),
     _r("en.name_is", "name", "I'm X (btw) (the speaker's name, not a nationality)", "I'm Tamsin btw",
-       rf"^\s*(?:(?:hi|hey|hello|oh|so|and|well)[,\s]+)?(?:I'm|I\s+am|it's)\s+(?P<v>(?-i:(?!{_NATIONS})[A-Z][a-z]{{2,14}}))"
+       rf"^\s*(?:(?:hi|hey|hello|oh|so|and|well)[,\s]+)?(?:I'm|I\s+am)\s+(?P<v>(?-i:(?!{_NATIONS})[A-Z][a-z]{{2,14}}))"
        rf"(?:\s+(?:btw|by\s+the\s+way|here|lol|haha|fwiw))?(?:\s+but\b[^.!?]*)?{END}", opening=True),
     _r("en.does_in", "uses", "do / make / draw X in Y (a tool by name)", "I do all the cake mockups in Procreate",
        rf"{A}\s+(?:do|does|make|makes|draw|draws|edit|edits|design|designs|build|builds|code|codes|write|writes|"

@@ -12,6 +12,8 @@ TIME = (r"(?:\s+(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fal
         r"(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})|"
         r"\s+(?:yesterday|today|recently|a\s+while\s+ago|(?:about\s+|almost\s+|over\s+|like\s+)?(?:a\s+couple\s+of|a\s+few|several|a|an|\w+)"
         r"\s+(?:days?|weeks?|months?|years?)\s+ago)|"
+        r"\s+for\s+(?:about\s+|almost\s+|over\s+|like\s+|the\s+past\s+|the\s+last\s+)?(?:a\s+couple\s+of|a\s+few|several|a|an|\w+)\s+"
+        r"(?:days|weeks|months|years|decades)(?:\s+now)?|"
         r"\s+(?:last|this)\s+(?:spring|summer|autumn|fall|winter))?")
 END = (rf"{TIME}(?:\s+(?:and|but|so|which|because|bc|cuz|though|although|while|unless)\b[^.!?]*)?\s*(?:anymore|any\s+more|now|these\s+days|nowadays|at\s+the\s+moment|lately|too|again|by\s+the\s+way|btw|originally|"
        rf"though|lol|haha|honestly|actually|right\s+now|for\s+sure)?\s*[.!]*\s*$")

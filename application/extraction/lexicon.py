@@ -105,7 +105,10 @@ PETS_EN = tuple(sorted({*_PETS_EN, *(w + ("es" if w.endswith(("sh", "ch", "x")) 
                         "mice", "puppies", "bunnies", "ponies", "fish", "guinea pigs"}, key=len, reverse=True))
 OWNABLE_EN = ("car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "house", "flat", "apartment", "condo",
               "boat", "sailboat", "laptop", "phone", "camera", "piano", "guitar", "tablet", "watch", "truck", "van",
-              "garden", "cabin", "e-bike", "drone", "console")
+              "garden", "cabin", "e-bike", "drone", "console", "desk", "standing desk", "treadmill", "printer", "3d printer",
+              "tv", "television", "grill", "kayak", "canoe", "rv", "camper", "trailer", "pickup", "minivan", "suv", "sedan",
+              "smartwatch", "e-reader", "espresso machine", "air fryer", "sewing machine", "hot tub", "lawn mower", "pool",
+              "smart speaker", "gaming pc", "pc", "desktop", "record player", "synth", "keyboard", "drum kit")
 #: Device and car brands: "用的是 X" with one of them names a thing one owns.
 BRANDS_ZH = (r"iPhone|苹果|华为|小米|荣耀|OPPO|vivo|一加|三星|Pixel|魅族|红米|MacBook|ThinkPad|联想|戴尔|惠普|华硕|"
              r"特斯拉|比亚迪|大众|丰田|本田|宝马|奔驰|奥迪|理想|蔚来|小鹏|吉利|长安|哈弗|五菱")

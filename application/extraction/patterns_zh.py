@@ -217,6 +217,8 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
     if parsed is None or parsed[1]:
         return []
     subject, key, value = parsed[0], m["k"].strip(), " ".join(clause.text[m.start("v"):m.end("v")].split())
+    if key[-1] in "才就也都还又倒可真":
+        return []  # 我的猫才是一家之主: an adverb ends the noun; a remark, not an attribute
     if (subject is None and not clause.by_user) or DEICTIC_VALUE.match(value) or value.endswith("的"):
         return []
     known = normalize_key(key) in labels or key in RELATIONS
@@ -236,7 +238,7 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
 
 
 _OPENING = re.compile(rf"{ADV}(?:{FP})?{ADV}")
-_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)|[<>*#|{}\[\]]|[了啊呀吧呢嘛啦哇哦]$|又|了(?!解)|好[累热冷闷困饿烦忙]|"
+_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不|能|才能|可以|才)|[<>*#|{}\[\]]|[了啊呀吧呢嘛啦哇哦]$|又|了(?!解)|好[累热冷闷困饿烦忙]|"
                          r"真|太|快乐|天气|下雨|下雪|股市|堵车|挤")
 
 

@@ -289,10 +289,13 @@ def names_in(facts: list[Fact]) -> set[str]:
 
 
 def introduced(facts: list[Fact]) -> str | None:
-    """The person the speaker just named as kin or a relation (我有个女儿叫乐乐, 张伟是我的同事), else None."""
+    """The person or pet the speaker just named (我有个女儿叫乐乐, 张伟是我的同事, 我家有只橘猫叫年糕), else None."""
     for fact in facts:
         if fact.subject is None and fact.predicate in _RELATION_PREDICATES and fact.polarity and person_like(fact.value):
             return fact.value
+        if fact.subject is None and fact.predicate == "owns" and fact.polarity and \
+                (m := re.search(r"[（(]([^)）]{1,12})[)）]$", fact.value)):
+            return m[1]
     return None
 
 

@@ -75,3 +75,34 @@ def _node(op, arg) -> Factors:
     if op is C.ATOMIC_GROUP:
         return _sequence(list(arg))
     return None
+
+
+class Index:
+    """The required words of a rule table, tested against a clause once rather than rule by rule.
+
+    :meth:`present` finds which of the table's words a (lowercased) clause contains; a rule whose
+    :attr:`needs` are disjoint from them cannot match. Words are bucketed by their first two
+    characters, so only the words that start like some place of the clause are looked for.
+    """
+
+    def __init__(self, rules) -> None:  # noqa: ANN001 - a sequence of frames.Rule
+        self.needs = [required(rule.regex) for rule in rules]
+        words = sorted({w for needs in self.needs if needs for w in needs})
+        self.short = tuple(w for w in words if len(w) < 2)
+        self.by_start: dict[str, tuple[str, ...]] = {}
+        for w in words:
+            if len(w) >= 2:
+                self.by_start[w[:2]] = (*self.by_start.get(w[:2], ()), w)
+        self._last: tuple[str, frozenset[str]] = ("\0", frozenset())
+
+    def present(self, low: str) -> frozenset[str]:
+        if self._last[0] == low:
+            return self._last[1]
+        get = self.by_start.get
+        found = {w for w in self.short if w in low}
+        for start in {low[i:i + 2] for i in range(len(low) - 1)}:
+            for w in get(start, ()):
+                if w in low:
+                    found.add(w)
+        self._last = (low, frozenset(found))
+        return self._last[1]

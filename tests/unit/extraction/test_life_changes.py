@@ -139,3 +139,33 @@ def test_a_change_retires_the_value_it_replaced(texts: list[str], subject: str, 
         current = _current(mem, subject, predicate)
         assert any(now in v and pol for v, pol in current), current
         assert not any(gone in v and pol for v, pol in current), current
+
+
+@pytest.mark.parametrize(("text", "predicate", "value", "change"), [
+    # a contraction ('ve, 's) right after the subject reads like the full form
+    ("I've been diagnosed with asthma", "health_condition", "asthma", True),
+    ("my uncle's been diagnosed with gout, so he's careful now", "health_condition", "gout", True),
+    ("I've gone vegetarian", "diet", "vegetarian", True),
+    ("I've relocated to Porto", "lives_in", "Porto", True),
+    ("I've switched from Notion to Obsidian", "uses", "Obsidian", True),
+    # 've got is having, not getting
+    ("I've got a kayak", "owns", "kayak", False),
+    ("I just got a kayak", "owns", "kayak", True),
+    # a duration after the value, a preamble before a colon
+    ("been running the same bakery for ten years, sourdough mostly", "owns", "bakery", None),
+    ("quick background before my question: I'm a welder at a shipyard", "job_title", "welder", None),
+])
+def test_contractions_durations_and_preambles(text: str, predicate: str, value: str, change: bool | None) -> None:
+    assert has(text, predicate, value, change=change), run(text)
+
+
+@pytest.mark.parametrize("text", ["我的狗才是家里的老大", "我的工作就是每天开会"])
+def test_an_adverb_ending_the_noun_is_a_remark_not_an_attribute(text: str) -> None:
+    assert not any(c.predicate.endswith(("才", "就")) for c in run(text)), run(text)
+
+
+def test_a_phone_maker_replaces_a_phone_in_use() -> None:
+    with Memory(":memory:", embedder="none", now=AT) as mem:
+        _say(mem, "我现在用iPhone。", "我现在用小米了")
+        current = _current(mem, "用户", "uses")
+        assert ("小米", True) in current and not any("iPhone" in v and p for v, p in current), current
