@@ -19,6 +19,9 @@ import re
 LIST_SLOTS = frozenset({"allergy", "speaks", "health_condition", "owns"})
 _JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+&\s+|、|和|以及|还有|及)\s*", re.I)
 _AFTER = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*(?:、|和|以及|还有)\s*)(?=\S)", re.I)
+#: A few lowercase words after a named item, before "and" and the next named one (Spanish at home
+#: with my abuela and English…).
+_GAP = re.compile(r"(?:\s+(?-i:[a-z'][\w']*)){1,5}?(?=\s+and\s+(?-i:[A-Z]))")
 #: What opens an English noun phrase before the item ("a", "two", "my", "an old").
 _DET_EN = re.compile(r"(?:\b(?:a|an|the|one|two|three|four|five|six|\d+|some|several|my|our|any)\s+)+$", re.I)
 #: Items a split may not cut (names of one thing that contain a joiner).
@@ -44,6 +47,9 @@ def cut(work: str, start: int, end: int) -> tuple[int, int] | None:
     "and" after it out of an English clause, so the rules read the next item; None when no "and"
     follows it."""
     joiner = _AFTER.match(work, end)
+    if joiner is None and work[start:start + 1].isupper():  # "Iceland twice and Peru once"
+        gap = _GAP.match(work, end)
+        joiner = _AFTER.match(work, gap.end()) if gap else None
     if joiner is None or not re.match(r"(?:a|an|the|one|two|three|four|five|\d+|some|my|our|around|about|roughly|like|"
                                       r"approximately|nearly|almost)\b|\d|[$€£]|(?-i:[A-Z])", work[joiner.end():], re.I):
         return None

@@ -21,7 +21,7 @@ from hlmem.application.extraction.lexicon import (
     STATES_EN,
 )
 from hlmem.application.extraction.frames_en_words import (
-    ADJ, A, BE, CAP, COUNT, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, SEVERITY, TAIL,
+    ADJ, A, BE, CAP, COUNT, DESCRIBED, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, SEVERITY, TAIL,
 )
 from hlmem.application.extraction.lexicon import NUMBER_WORDS, word_number
 from hlmem.application.extraction.subjects import REL_ALL_EN
@@ -95,10 +95,10 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{HAVE}\s+(?P<v>{COUNT}(?:(?:younger|older|little|big|elder|twin)\s+)?(?P<kin>{REL_ALL_EN})s?){TAIL}{END}"),
     # -- possessions and pets -------------------------------------------------------------------
     _r("en.pet", "owns", "have/own/adopted a X (a pet) (called Y)", "We have a cat called Miso",
-       rf"{A}(?:{NEG_DO}\s+have|{HAVE}|\s+(?:own|owns|adopted|got|just\s+got|rescued|keep))\s+{COUNT}(?:any\s+)?{ADJ}"
+       rf"{A}(?:{NEG_DO}\s+have|{HAVE}|\s+(?:own|owns|adopted|got|just\s+got|rescued|keep))\s+{COUNT}(?:any\s+)?{ADJ}{DESCRIBED}"
        rf"(?P<v>{PETS})(?:\s+(?:called|named)\s+(?P<n>(?-i:[A-Z][\w'\-]+)))?{TAIL}{END}"),
     _r("en.owns", "owns", "have/own/bought/drive a X (a vehicle, device, home)", "I own a small apartment downtown",
-       rf"{A}(?:{NEG_DO}\s+(?:have|own)|{HAVE}|\s+(?:own|owns|bought|just\s+bought|got|drive|drives|ride|rent))\s+{COUNT}{ADJ}"
+       rf"{A}(?:{NEG_DO}\s+(?:have|own)|{HAVE}|\s+(?:own|owns|bought|just\s+bought|got|drive|drives|ride|rent))\s+{COUNT}(?:any\s+|single\s+(?:piece\s+of\s+)?)?{ADJ}"
        rf"(?P<v>(?:{OWN})|{PRODUCT}){TAIL}{END}"),
     _r("en.device_is", "owns", "my phone/laptop/car is (a) X", "My laptop is a ThinkPad X1",
        rf"^\s*(?:my|our)\s+(?:{DEVICE_EN})(?:\s+is|'s)\s+(?:still\s+)?(?:a|an)?\s*(?P<v>{PRODUCT}){TAIL}{END}", opening=True),
@@ -169,7 +169,8 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:\s+|(?='))(?:work|works|'ve\s+been\s+working|have\s+been\s+working|am\s+working|'m\s+working|is\s+working)"
        rf"(?:\s+(?:nights|days|weekends|part-time|full-time|remotely|there))?\s+(?P<prep>at|for|in)\s+"
        rf"(?P<v>(?:the\s+)?{CAP}|(?:the|a)\s+(?:[a-z]+\s+)?(?:council|bank|hospital|university|school|library|"
-       rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy)){TAIL}{END}"),
+       rf"airport|clinic|bakery|restaurant|startup|factory|museum|pharmacy))"
+       rf"(?:\s+(?:on|off)\s+(?-i:[A-Z][\w'\-]+)(?:\s+(?-i:[A-Z][\w'\-]+))?)?(?:\s+in\s+(?P<place>{CAP}))?{TAIL}{END}"),
     _r("en.new_job", "employer", "started a new job at / joined X", "I just started a new job at Shopify",
        rf"{A}\s+(?:started\s+(?:a\s+new\s+job|working)\s+at|joined|got\s+(?:a\s+)?(?:new\s+)?job\s+(?:at|with)|"
        rf"got\s+hired\s+(?:at|by)|landed\s+a\s+(?:new\s+)?job\s+at)\s+"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from hlmem.application.extraction import frames_en_work
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_en_words import (
     BE, CAP, END, HAVE, HEDGE, NEG_DO, OWN, PETS, PRODUCT, QTY, TAIL, A,
@@ -20,12 +21,9 @@ from hlmem.domain.events import Scope
 
 _PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
 _ORG = r"(?:the\s+|a\s+|an\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
-_JOB = r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?"
-_WHERE = rf"(?:\s+(?:at|for|with)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?))?"
 _LANG = (r"(?-i:English|Spanish|French|German|Italian|Portuguese|Mandarin|Chinese|Cantonese|Japanese|Korean|Russian|Arabic|"
          r"Hindi|Urdu|Bengali|Punjabi|Tamil|Vietnamese|Thai|Tagalog|Indonesian|Malay|Turkish|Persian|Farsi|Hebrew|Greek|"
          r"Polish|Dutch|Swedish|Norwegian|Danish|Finnish|Czech|Hungarian|Romanian|Ukrainian|Swahili|ASL|Sign\s+Language)")
-_SCHOOL = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de)){0,5})"
 _ACTIVITY = (r"(?:play|go\s+to|go|do|take|attend|watch|run|swim|ride|cook|practice|practise|visit|coach|teach|volunteer|drive|"
              r"bike|cycle|walk|commute|work\s+out)")
 #: Nationalities and other adjectives "I'm X" says that are no name.
@@ -60,63 +58,12 @@ RULES: tuple[Rule, ...] = (
        rf"(?:am|'m|is|'s)\s+not\s+a\s+(?:big\s+)?fan\s+of|'m\s+not\s+into|am\s+not\s+into)\s+"
        rf"(?P<v>(?!it\b|that\b|this\b|you\b|them\b|when\b|how\b|people\b|being\b)[a-z][\w\s'\-]{{1,30}}?){TAIL}"
        rf"(?:\s*,\s*[^.!?]*)?{END}", also_not=("likes",)),
-    # -- work: leaving, retiring, what one does and where -------------------------------------
-    _r("en.left_job", "employer", "quit / resigned from / left my job at / was laid off from X (employer, negated)",
-       "I quit Target in March",
-       rf"{A}{_PERFECT}\s+(?:quit|resigned\s+from|left(?:\s+my\s+(?:job|position|role)\s+(?:at|with))?|"
-       rf"quit\s+my\s+(?:job|position)\s+(?:at|with)|(?:was|got)\s+laid\s+off\s+(?:from|by)|got\s+fired\s+from|"
-       rf"was\s+let\s+go\s+from|stopped\s+working\s+(?:at|for)|retired\s+from)\s+(?P<v>{_ORG})(?!\s+(?:to|and)\s+(?:join|start|work))"
-       rf"{TAIL}{END}",
-       polarity=False, change=True),
-    _r("en.no_longer_works", "employer", "no longer works at / doesn't work at X anymore (employer, negated)",
-       "My sister no longer works at Google",
-       rf"{A}(?:\s+no\s+longer|\s+(?:don't|doesn't|do\s+not|does\s+not))\s+work(?:s)?\s+(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}",
-       polarity=False, change=True),
-    _r("en.lost_job", "job_title", "quit my job / got laid off / lost my job (no job now: no employer either)",
-       "I got laid off last month",
-       rf"{A}{_PERFECT}\s+(?P<v>quit\s+my\s+job|lost\s+my\s+job|got\s+laid\s+off|was\s+laid\s+off|got\s+fired|was\s+fired|"
-       rf"got\s+let\s+go|resigned|(?:am|'m|is|'s)\s+(?:currently\s+|still\s+)?(?:unemployed|between\s+jobs|out\s+of\s+work|"
-       rf"job\s+hunting|looking\s+for\s+work)){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
-       change=True, check="habit", also=("employer",)),
-    _r("en.left_field", "job_title", "left nursing / teaching (the job is over)", "I left nursing last year",
-       rf"{A}{_PERFECT}\s+(?:left|quit|got\s+out\s+of)\s+(?P<v>nursing|teaching|law|medicine|academia|tech|finance|retail|"
-       rf"the\s+army|the\s+military|consulting|journalism|banking){TAIL}{END}", polarity=False, change=True, check="habit"),
-    _r("en.teaching", "job_title", "am teaching X now (a teacher)", "now I'm teaching high school biology",
-       rf"{A}{BE}\s+(?:now\s+)?(?P<v>teaching)\s+[\w\s\-]{{2,30}}?{TAIL}{END}", change=True, check="habit",
-       clean=lambda v: "teacher"),
-    _r("en.serves", "employer", "is in the army / navy / police (an employer)", "My brother is in the army",
-       rf"{A}{BE}\s+(?:now\s+)?in\s+the\s+(?P<v>army|navy|air\s+force|marines|military|police|coast\s+guard|national\s+guard|"
-       rf"reserves|peace\s+corps){TAIL}{END}", check="habit"),
-    _r("en.retired", "job_title", "is retired / retired (the job is now retired)", "My dad is retired",
-       rf"{A}(?:{BE}|{_PERFECT})\s+(?:now\s+|recently\s+|happily\s+|semi-|finally\s+)?(?P<v>retired)(?:\s+(?:last|this|in|from)\b[^.!?]*)?"
-       rf"{TAIL}{END}", change=True, check="habit", also=("employer",)),
-    _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
-       rf"{A}(?:(?:\s+|(?='))(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
-       rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
-       rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
-       rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
-    _r("en.student_at", "education", "am a junior/student at X, study (Y) at X (where one studies)",
-       "I'm a junior at Ohio State studying nursing",
-       rf"{A}(?:{BE}\s+(?:a|an)\s+(?:(?:freshman|sophomore|junior|senior|first-year|second-year|third-year|final-year|"
-       rf"grad|graduate|phd|master's|college|university|high\s+school|nursing|law|med|medical|undergrad|undergraduate|"
-       rf"exchange|international|part-time|full-time)\s+)*(?:student\s+)?(?:at|in)|\s+(?:study|studies|am\s+studying|"
-       rf"'m\s+studying|is\s+studying)\s+(?:[\w\s\-]{{1,24}}?\s+)?(?:at|in)|\s+(?:go|goes|attend|attends)\s+(?:to\s+)?)\s+"
-       rf"(?P<v>{_SCHOOL})(?:\s+(?:studying|majoring|doing|for|as|and)\b[^.!?]*)?{END}"),
-    _r("en.job_at", "job_title", "is a Y at Z (a job word, and the employer)", "I'm a barista at Blue Bottle",
-       rf"{A}{BE}(?P<neg>\s+not|\s+no\s+longer)?\s+(?:now\s+)?(?:a|an)\s+(?P<v>{_JOB})\s+(?:at|for|with)\s+"
-       rf"(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)(?:\s+in\s+(?P<place>{CAP}))?{TAIL}{END}"),
-    _r("en.teaches", "job_title", "teaches X at Y (a teacher, and the school)", "I teach third grade at Lincoln Elementary",
-       rf"{A}\s+(?P<v>teach|teaches)\s+[\w\s\-]{{1,24}}?\s+(?:at|in)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[a-z][\w\-]*"
-       rf"(?:\s+[a-z][\w\-]*){{0,2}}?){TAIL}{END}",
-       clean=lambda v: "teacher", check="habit"),
-    _r("en.teaches_subject", "job_title", "teach high school chemistry / third grade (a teacher)", "I teach high school chemistry",
-       rf"{A}\s+(?P<v>teach|teaches)\s+(?:high\s+school|middle\s+school|elementary|college|kindergarten|preschool|\w+\s+grade|"
-       rf"(?-i:[A-Z]\w+)|[a-z]+)(?:\s+[a-z]+)?(?:\s+(?:and|at|in|for|to)\b[^.!?]*)?{END}", clean=lambda v: "teacher", check="habit"),
+    *frames_en_work.RULES,
     # -- study, languages, relationships -------------------------------------------------------
     _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
        rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
        rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,|and)\s*(?:a\s+little\s+|some\s+|basic\s+)?{_LANG})*)"
-       rf"(?:\s+(?:at\s+home|fluently|natively|too|as\s+well)\b[^.!?]*)?{END}", clean=_language),
+       rf"(?:\s+(?:at|with|to|in|on|everywhere|fluently|natively|too|as\s+well|mostly|daily)\b[^.!?]*)?{END}", clean=_language),
     _r("en.relationship", "relationship_status", "am married / single / divorced / engaged (for N years)", "I've been married for twelve years",
        rf"{A}{BE}\s+(?:happily\s+|recently\s+|newly\s+|still\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)"
        rf"(?:\s+(?:for|since|to|with)\b[^.!?]*)?{END}"),
@@ -139,6 +86,17 @@ RULES: tuple[Rule, ...] = (
        rf"passport|TV|television|smartphone|credit\s+card|(?:health\s+)?insurance|{OWN}|{PETS})(?:\s+yet)?{TAIL}{END}",
        polarity=False),
     # -- habits and tools that stop or change ---------------------------------------------------
+    _r("en.started_ing", "hobby", "started running / began doing yoga (a hobby, from then on)", "I started running in March",
+       rf"{A}(?:{_PERFECT}|{BE})\s+(?:started|began|starting)\s+(?P<v>(?:(?:doing|playing)\s+[a-z]+|(?!working|going|"
+       rf"thinking|looking|feeling|getting|trying|dating|seeing|wondering|having|making|taking|using|living|wearing|"
+       rf"eating|drinking|sleeping|waking|paying|saving|losing|gaining)[a-z]+ing(?:\s+(?!again|in\b|at\b|on\b|last\b|this\b|with\b|and\b)"
+       rf"[a-z]+)?))(?:\s+again)?{TAIL}{END}", change=True,
+       clean=lambda v: re.sub(r"^(?:doing|playing)\s+(?=\S)", "", v)),
+    _r("en.took_up", "hobby", "took up pottery / got into bouldering (a hobby, from then on)", "I took up pottery last year",
+       rf"{A}(?:{_PERFECT}|{BE})\s+(?:took\s+up|taken\s+up|picked\s+up|got\s+(?:really\s+)?into|gotten\s+into|"
+       rf"getting\s+(?:really\s+)?into)\s+(?!it\b|that\b|this\b|them\b|a\b|an\b|my\b|the\b|some\b|trouble\b|debt\b)"
+       rf"(?P<v>[a-z][\w\-]*(?:\s+(?!again|in\b|at\b|on\b|last\b|this\b|with\b|and\b|because\b|since\b|lately\b|"
+       rf"recently\b|for\b|after\b)[a-z][\w\-]*)?)(?:\s+again)?{TAIL}{END}", change=True),
     _r("en.stopped", "habit", "stopped / quit going to the gym, playing X (habit, negated)", "I stopped going to the gym",
        rf"{A}{_PERFECT}\s+(?:stopped|quit|gave\s+up)\s+(?P<v>(?!using\b|smoking\b|drinking\b|last\b|this\b|in\b|on\b|"
        rf"yesterday\b|today\b|recently\b|cold\b|my\s+job\b|work\b)(?:going\s+to\s+(?:the\s+)?|doing\s+|playing\s+|taking\s+)?"

@@ -28,7 +28,10 @@ PETS = "|".join(sorted(PETS_EN, key=len, reverse=True))
 OWN = "|".join(sorted(OWNABLE_EN, key=len, reverse=True))
 QTY = "|".join(sorted(QUANTITY_EN, key=len, reverse=True))
 HEDGE = rf"(?:(?P<hedge>{HEDGE_EN}|like|just\s+under|just\s+over|a\s+bit\s+over|a\s+little\s+over)\s+)?"
-SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|type\s+\d|a\s+touch\s+of|early|early-onset|late-stage|stage\s+\d|advanced)\s+)?"
+SEVERITY = r"(?:(?:mild|severe|chronic|bad|moderate|a\s+touch\s+of|early|early-onset|late-stage|stage\s+\d|advanced)\s+)?"
 COUNT = r"(?:(?:a|an|one|two|three|four|five|\d+|some|several|a\s+couple\s+of)\s+)?"
 ADJ = (r"(?:(?:little|small|big|old|young|new|rescue|black|white|ginger|tabby|fat|lazy|cute|second-hand|used|red|blue|"
        r"electric|pet|baby|senior|grumpy|sweet|tiny|giant|male|female|very|super|really|adorable|crazy)\s+)*")
+#: Any few describing words before a noun ("a very dumb but very sweet beagle"), no preposition or determiner.
+DESCRIBED = (r"(?:(?!(?:with|to|for|of|at|in|on|my|your|his|her|their|the|a|an|about|from|that|who|is|was|and|named|called)\b)"
+             r"[a-z\-]+,?\s+(?:(?:but|and)\s+)?){0,5}?")

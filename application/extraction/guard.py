@@ -82,7 +82,8 @@ def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None
     value = value.strip()
     if not value or _PRONOUN.match(value):
         return False
-    if len(value) > MAX_VALUE_CHARS.get(lang, 48) and not _IDENTIFIER.fullmatch(value):
+    most = MAX_VALUE_CHARS.get(lang, 48) + (16 if predicate in ("habit", "hobby") else 0)  # a schedule takes words
+    if len(value) > most and not _IDENTIFIER.fullmatch(value):
         return False
     if predicate in _PLACE_SLOTS:
         return place_like(value, lang, tagger)

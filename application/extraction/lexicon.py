@@ -72,7 +72,7 @@ CONDITIONS_EN = ("asthma", "diabetes", "type 1 diabetes", "type 2 diabetes", "hy
                  "PCOS", "osteoporosis", "sciatica", "vertigo", "a bad back", "a heart murmur", "high blood sugar", "celiac",
                  "coeliac", "diabetes type 2", "prediabetes", "pre-diabetes", "sleep apnea", "asthma attacks")
 _BODY = r"(?:knee|back|hip|shoulder|ankle|wrist|neck|elbow|heart)"
-CONDITION_EN = (rf"(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
+CONDITION_EN = (rf"(?:type\s+[12]\s+)?(?:{'|'.join(sorted(CONDITIONS_EN, key=len, reverse=True))})|(?:a\s+)?(?:bad|weak|dodgy|torn)\s+{_BODY}"
                 r"|[a-z]+(?:\s+[a-z]+)?\s+(?:disease|syndrome|disorder|intolerance|deficiency)|(?:[a-z]+\s+)?[a-z]+itis")
 #: States said with "I am": lactose intolerant, diabetic, pre-diabetic, anemic.
 STATES_EN = r"(?:lactose|gluten)\s+intolerant|(?:pre-?)?diabetic|anemic|anaemic|asthmatic|epileptic|colou?r\s*blind"
@@ -108,7 +108,8 @@ OWNABLE_EN = ("car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "h
               "garden", "cabin", "e-bike", "drone", "console", "desk", "standing desk", "treadmill", "printer", "3d printer",
               "tv", "television", "grill", "kayak", "canoe", "rv", "camper", "trailer", "pickup", "minivan", "suv", "sedan",
               "smartwatch", "e-reader", "espresso machine", "air fryer", "sewing machine", "hot tub", "lawn mower", "pool",
-              "smart speaker", "gaming pc", "pc", "desktop", "record player", "synth", "keyboard", "drum kit")
+              "smart speaker", "gaming pc", "pc", "desktop", "record player", "synth", "keyboard", "drum kit", "furniture",
+              "couch", "sofa", "mattress", "microwave", "dishwasher", "washing machine", "washer", "dryer")
 #: Device and car brands: "用的是 X" with one of them names a thing one owns.
 BRANDS_ZH = (r"iPhone|苹果|华为|小米|荣耀|OPPO|vivo|一加|三星|Pixel|魅族|红米|MacBook|ThinkPad|联想|戴尔|惠普|华硕|"
              r"特斯拉|比亚迪|大众|丰田|本田|宝马|奔驰|奥迪|理想|蔚来|小鹏|吉利|长安|哈弗|五菱")

@@ -55,6 +55,8 @@ EXTRACTOR = "rules"
 _SCHEDULED = re.compile(r"去|回|开会|会议|见|约|加班|上课|考试|面试|出发|飞|接|送|体检|看医生|搬家|聚餐|值班|比赛|演出|"
                         r"(?i:\b(?:meet|meeting|call|see|visit|go|fly|leave|pick|drop|dinner|lunch|appointment|interview|class|"
                         r"exam|game|practice|shift)\b)")
+#: A joiner between a fact's value and a later time: the time belongs to what follows.
+_LATER_CLAUSE = re.compile(r"(?i:\b(?:so|and|but|because|cause|bc|which|that|until|till|while|though)\b)")
 #: What makes a statement about today a plan: a part of the day still to come, or a modal.
 _LATER_TODAY = re.compile(r"今晚|今天晚上|今天下午|待会|一会儿|等下|要|得|准备|打算|(?i:\btonight\b|\blater\b|\bthis\s+(?:afternoon|evening)\b)")
 #: Multi-valued slots where a value said to hold *now* replaces one of its kind (ADR 0059).
@@ -198,6 +200,8 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
     mention = clause.time
     if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
         return anchor, None, fact.plan
+    if fact.span and mention.start >= fact.span[1] and _LATER_CLAUSE.search(clause.text, fact.span[1], mention.start):
+        return anchor, None, fact.plan  # "I'm a charge nurse, so this week is nights until Sunday": another clause's time
     prefer = "future" if fact.plan or clause.planned else "nearest_past"
     period = resolve(mention.text, anchor, prefer=prefer)
     if period is None:
