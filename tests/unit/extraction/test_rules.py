@@ -167,7 +167,7 @@ NEGATIONS = [
 @pytest.mark.parametrize(("text", "expected"), NEGATIONS, ids=[t for t, _ in NEGATIONS])
 def test_negation_sets_polarity(text: str, expected: tuple[str, str, str, bool]) -> None:
     assert expected in triples(text)
-    if text in ("我讨厌加班", "I hate meetings."):  # a strong dislike is also a value of its own (ADR 0061)
+    if text in ("我讨厌加班", "I hate meetings."):  # a strong dislike is also a value of its own (ADR 0065)
         assert (expected[0], "dislikes", expected[2], True) in triples(text)
 
 
