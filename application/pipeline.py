@@ -120,6 +120,7 @@ class ExtractionPipeline:
             qualifiers=cand.qualifiers, coordinates=cand.coordinates, polarity=cand.polarity,
             importance=cand.importance, scope=cand.scope, cardinality=cand.cardinality,
             valid_from=cand.valid_from or first, valid_to=cand.valid_to, evidence=cand.evidence, source=source,
+            change=cand.change,
         ), self._registry)
 
     # -- one window ---------------------------------------------------------------------------------
@@ -258,8 +259,8 @@ class ExtractionPipeline:
             return ""
         for existing in _current(slot, now):
             same = normalize_key(existing.value) == normalize_key(cmd.value) and existing.polarity == cmd.polarity
-            if same:
-                continue
+            if same or (not existing.polarity and normalize_key(existing.value) != normalize_key(cmd.value)):
+                continue  # "not Acme" then "Globex" in one message: no contradiction
             if cand.inference and not existing.source.startswith("inference:"):
                 # Restricted provenance (a web page, another agent) never overrides what the user said.
                 return "conflict.inference_vs_user_claim"

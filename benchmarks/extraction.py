@@ -62,12 +62,67 @@ def norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+_EN_NUM = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                                       "eighteen", "nineteen"))}
+_EN_TENS = {w: 10 * i for i, w in enumerate(("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                              "ninety")) if w}
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_CN_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_EN_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_EN_TENS)})(?:[\s\-](?:{'|'.join(list(_EN_NUM)[1:10])}))?|{'|'.join(_EN_NUM)})\b")
+
+
+def _cn_number(run: str) -> str:
+    """一百零五 → 105, 六千五 → 6500, 两千四 → 2400, 六二 → 62 (digits read one by one)."""
+    if not any(ch in _CN_UNIT for ch in run):
+        return "".join(str(_CN_DIGIT[ch]) for ch in run)
+    total, section, number, last_unit = 0, 0, 0, 1
+    for ch in run:
+        if ch in _CN_DIGIT:
+            number = _CN_DIGIT[ch]
+        elif ch == "万":
+            total += (section + number) * 10000
+            section, number, last_unit = 0, 0, 10000
+        else:
+            section += (number or 1) * _CN_UNIT[ch]
+            number, last_unit = 0, _CN_UNIT[ch]
+    if number and last_unit >= 100 and run[-2:-1] not in ("零", "〇"):
+        number *= last_unit // 10  # 六千五: the digit after a unit is the next place
+    return str(total + section + number)
+
+
+def _en_number(m: re.Match[str]) -> str:
+    words = m.group().lower().replace("-", " ").split()
+    return str(sum(_EN_NUM.get(w, _EN_TENS.get(w, 0)) for w in words))
+
+
+def norm_value(text: str) -> str:
+    """A value compared as :func:`norm`, with numbers in words or Chinese numerals as digits
+    (two = 2, 一百零五 = 105), so a value is the same however the number is written."""
+    text = _EN_WORDS.sub(_en_number, unicodedata.normalize("NFKC", text).casefold())
+    return norm(_CN_RUN.sub(lambda m: _cn_number(m.group()), text))
+
+
+#: Words for one relation, compared as one subject (我妈 = 妈妈 = 母亲 = mom).
+_KIN_SAME = [
+    ("妈", "妈妈", "母亲", "老妈", "mom", "mother", "mum", "mommy"), ("爸", "爸爸", "父亲", "老爸", "dad", "father", "daddy"),
+    ("哥", "哥哥"), ("姐", "姐姐"), ("弟", "弟弟"), ("妹", "妹妹"), ("老公", "丈夫", "husband", "hubby"),
+    ("老婆", "妻子", "太太", "媳妇", "wife"), ("女儿", "闺女", "daughter"), ("儿子", "son"),
+    ("孩子", "小孩", "kid", "kids", "child", "children"), ("叔", "叔叔"), ("舅", "舅舅"), ("姑", "姑姑"), ("婶", "婶婶"),
+]
+_KIN_KEY = {w: group[0] for group in _KIN_SAME for w in group}
+
+
 def same_subject(expected: str, got: str) -> bool:
-    """``user`` = ``用户``; a kin subject compares without its possessive (用户的表哥 = 表哥)."""
+    """``user`` = ``用户``; a kin subject compares without its possessive (用户的表哥 = 表哥), and
+    words for one relation are one subject (我妈 = 用户的妈妈 = mom)."""
     e, g = norm(expected), norm(got)
     if e in ("user", "用户"):
         return g in ("user", "用户")
-    return _POSSESSIVE.sub("", e) == _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold()).replace(" ", "")
+    e = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", expected).casefold().strip()).replace(" ", "")
+    g = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", got).casefold().strip()).replace(" ", "")
+    return e == g or (e in _KIN_KEY and _KIN_KEY[e] == _KIN_KEY.get(g))
 
 
 def matches(exp: dict[str, Any], subject: str, predicate: str, value: str, polarity: bool) -> bool:
@@ -75,7 +130,7 @@ def matches(exp: dict[str, Any], subject: str, predicate: str, value: str, polar
     preds = exp["predicate"] if isinstance(exp["predicate"], list) else [exp["predicate"]]
     return (same_subject(exp["subject"], subject) and DEFAULT_REGISTRY.canonical(predicate) in
             {DEFAULT_REGISTRY.canonical(p) for p in preds}
-            and norm(exp["value"]) in norm(value) and polarity == exp.get("polarity", True))
+            and norm_value(exp["value"]) in norm_value(value) and polarity == exp.get("polarity", True))
 
 
 def source(text: str, i: int = 0, at: datetime = T0) -> SourceEvent:
@@ -100,9 +155,13 @@ def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
     return found and not forbidden_hits(item, cands), cands
 
 
-def violates(rule: dict[str, Any], subject: str, predicate: str, value: str) -> bool:
+def violates(rule: dict[str, Any], subject: str, predicate: str, value: str, polarity: bool = True) -> bool:
     """Whether a claim is one a ``forbid`` entry rules out: every field the entry gives must match
-    (``subject``; ``predicate``, one name or a list; ``value`` as a substring)."""
+    (``subject``; ``predicate``, one name or a list; ``value`` as a substring; ``polarity``, true
+    unless the entry says false — "forbid user · likes · 香菜" rules out that the user likes it,
+    not the claim that they do not)."""
+    if polarity != rule.get("polarity", True):
+        return False
     if "subject" in rule and not same_subject(rule["subject"], subject):
         return False
     if "predicate" in rule:
@@ -114,7 +173,8 @@ def violates(rule: dict[str, Any], subject: str, predicate: str, value: str) -> 
 
 def forbidden_hits(item: dict[str, Any], cands: Sequence[CandidateClaim]) -> list[tuple[dict[str, Any], CandidateClaim]]:
     """The (rule, claim) pairs where a candidate is one the item forbids."""
-    return [(f, c) for f in item.get("forbid", ()) for c in cands if violates(f, c.subject, c.predicate, c.value)]
+    return [(f, c) for f in item.get("forbid", ()) for c in cands
+            if violates(f, c.subject, c.predicate, c.value, c.polarity)]
 
 
 def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:

@@ -31,7 +31,9 @@ class CandidateClaim:
     (admission checks it). ``inference`` marks claims that restricted provenance may only keep
     as inferences. ``extractor`` names who proposed it (``rules``, ``llm:<model>``); ``rule``
     the rule of the rule extractor that made it (``zh.allergy``), empty for an LLM. The write
-    pipeline records both in the claim's ``source`` (``extracted:rules#zh.allergy``).
+    pipeline records both in the claim's ``source`` (``extracted:rules#zh.allergy``). ``change``
+    marks a reported change ("I moved to Seattle in May", "bought a Pixel"): valid from the stated
+    time, it still supersedes what was said before it (:class:`~hlmem.domain.commands.AssertClaim`).
     """
 
     subject: str
@@ -50,6 +52,7 @@ class CandidateClaim:
     inference: bool = False
     extractor: str = "rules"
     rule: str = ""
+    change: bool = False  # a reported change that holds when said (moved, bought, switched): ADR 0059
 
 
 class Verdict(str, enum.Enum):

@@ -60,6 +60,10 @@ class AssertClaim:
     valid_to: datetime | None = None
     evidence: tuple[str, ...] = ()
     source: str = "explicit"
+    #: The statement reports a change that holds when said ("moved to Seattle in May", "bought a
+    #: Pixel"): it also retires what its slot learned between its start and now, and values of the
+    #: same kind in a multi-valued slot (ADR 0059). Decided once, recorded as supersede events.
+    change: bool = False
 
 
 def _raise_all(problems: list[ValidationError], what: str) -> None:
@@ -180,4 +184,5 @@ def validate_claim(cmd: AssertClaim, registry: SlotRegistry) -> AssertClaim:
         namespace=cmd.namespace, qualifiers=descriptive, coordinates=coords, polarity=bool(cmd.polarity),
         importance=float(cmd.importance), scope=scope, cardinality=cmd.cardinality,
         valid_from=vf, valid_to=vt, evidence=tuple(dict.fromkeys(cmd.evidence)), source=cmd.source,
+        change=bool(cmd.change),
     )

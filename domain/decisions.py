@@ -25,7 +25,7 @@ from hlmem.domain.events import (
     ObservationRecorded,
 )
 from hlmem.domain.lifecycle import REVIVE_CORROBORATED
-from hlmem.domain.reversal import covers
+from hlmem.domain.reversal import covers, replaces
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion, ObservationState
 
@@ -73,13 +73,15 @@ def _known_rows(claims: Sequence[ClaimState]) -> list[tuple[ClaimState, ClaimVer
 
 
 def _competitors(cmd: AssertClaim, cardinality: Cardinality, slot_claims: Sequence[ClaimState]) -> list[ClaimState]:
-    """Claims the new one can supersede: the whole slot, or the same value in a multi-valued slot."""
+    """Claims the new one can supersede: the whole slot, or in a multi-valued slot the same value,
+    the positive values a negation covers (ADR 0041) and those a positive value replaces (ADR 0059)."""
     if cardinality is Cardinality.SINGLE:
         return list(slot_claims)
     value = normalize_key(cmd.value)
-    if not cmd.polarity:  # a negation also retires the positive values it covers (ADR 0041)
+    if not cmd.polarity:
         return [c for c in slot_claims if normalize_key(c.value) == value or (c.polarity and covers(cmd.value, c.value))]
-    return [c for c in slot_claims if normalize_key(c.value) == value]
+    return [c for c in slot_claims if normalize_key(c.value) == value
+            or (c.polarity and replaces(cmd.predicate, cmd.value, c.value, change=cmd.change))]
 
 
 def decide_assert(
@@ -100,8 +102,13 @@ def decide_assert(
     - else the claim valid at the new start (if any) is superseded: its validity ends there;
     - the new claim is valid until the start of the next known claim (a late-arriving fact
       lands between the claims around it) or its own ``valid_to``, whichever is first;
-    - multi-valued predicates only compete with claims of the same value (polarity flips), and a
-      negation also with the positive values it covers (:func:`hlmem.domain.reversal.covers`).
+    - multi-valued predicates only compete with claims of the same value (polarity flips), a
+      negation also with the positive values it covers (:func:`hlmem.domain.reversal.covers`), a
+      positive value with those it replaces (:func:`hlmem.domain.reversal.replaces`); every one of
+      them holding at the new start is superseded;
+    - a reported *change* (``cmd.change``: "I moved to Seattle in May", said in July) is the
+      speaker's latest word: it also supersedes the competitors that start after its start but no
+      later than now (they end where they began), and only a claim starting after now bounds it.
     """
     cardinality = registry.cardinality(cmd.predicate, cmd.cardinality)
     valid_from = cmd.valid_from or recorded_at
@@ -126,13 +133,20 @@ def decide_assert(
     claim_id = new_id("cl")
     events: list[DomainEvent] = []
     holding = [c for c, r in rows if _covers(r, valid_from)]
-    # One claim holds a slot at a time; in a multi-valued slot a negation may end several values.
-    for current in holding if cardinality is Cardinality.MULTI and not cmd.polarity else holding[:1]:
+    # One claim holds a single-valued slot at a time; in a multi-valued slot a negation or a
+    # replacement may end several values.
+    ended = holding if cardinality is Cardinality.MULTI else holding[:1]
+    bound = valid_from
+    if cmd.change and recorded_at > valid_from:
+        # The latest word: what the slot learned since the change's start is over too (ADR 0059).
+        bound = recorded_at
+        ended = [*ended, *(c for c, r in rows if valid_from < r.valid_from <= recorded_at and c not in ended)]
+    for current in ended:
         events.append(ClaimSuperseded(
             event_id=new_id("lg"), stream_id=current.claim_id, version=current.version + 1,
             recorded_at=recorded_at, namespace=current.namespace, superseded_by=claim_id, valid_to=valid_from,
         ))
-    later = [(c, r) for c, r in rows if r.valid_from > valid_from]
+    later = [(c, r) for c, r in rows if r.valid_from > bound]
     end, successor = cmd.valid_to, None
     if later:
         nxt_claim, nxt_row = later[0]
@@ -145,7 +159,7 @@ def decide_assert(
         importance=cmd.importance, scope=cmd.scope, cardinality=cardinality, valid_from=valid_from,
         valid_to=end, evidence=cmd.evidence, source=cmd.source, superseded_by=successor,
     ))
-    outcome = "superseded" if holding else ("inserted" if successor else "created")
+    outcome = "superseded" if ended else ("inserted" if successor else "created")
     return Decision(tuple(events), claim_id, outcome)
 
 

@@ -38,7 +38,7 @@ _SPECS = (
     SlotSpec("health_condition", M, ("health condition", "健康状况", "病史")),
     SlotSpec("habit", M, ("habit", "习惯", "日常")),
     SlotSpec("diet", M, ("diet", "饮食", "忌口")),
-    SlotSpec("education", S, ("education", "学历", "教育背景", "教育程度")),
+    SlotSpec("education", S, ("education", "school", "university", "学历", "教育背景", "教育程度", "学校", "就读学校")),
     SlotSpec("height", S, ("height", "身高")),
     SlotSpec("weight", S, ("weight", "体重")),
     SlotSpec("budget", S, ("budget", "预算")),

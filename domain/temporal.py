@@ -127,6 +127,11 @@ def _rel_year(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] |
     return _day(start) if day else _month(year, month)
 
 
+def _this_year(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] | None:
+    """年初 / 年底 said alone: this year (the whole year; the part is a qualifier, not a boundary)."""
+    return date(a.year, 1, 1), date(a.year + 1, 1, 1)
+
+
 def _rel_month(m: re.Match[str], a: datetime, prefer: str) -> tuple[date, date] | None:
     start, end = _month(a.year, a.month + _REL[m["rm"]])
     if m["d"]:
@@ -226,8 +231,9 @@ _DAYS_EN = "|".join(_EN_WEEKDAYS)
 _PATTERNS: tuple[tuple[str, Resolver, bool], ...] = (
     (r"(?<![\d\-/A-Za-z_.])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})(?![\d\-/])", _ymd, False),
     (rf"(?P<y>\d{{4}})\s*年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?)?(?!代|级)", _ymd, False),
-    (rf"(?P<ry>前|去|今|明|后)年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?)?(?!级)", _rel_year, False),
+    (rf"(?P<ry>前|去|今|明|后)年\s*(?:(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?|年?[底初末中])?(?!级)", _rel_year, False),
     (rf"(?<![\d年])(?P<y>)(?P<m>{_N})\s*月份?\s*(?:(?P<d>{_N})\s*[日号])?", _ymd, False),
+    (r"(?<![前去今明后\d年])(?P<ry>)年[初底中末]", _this_year, False),
     (rf"(?P<rm>上上|下下|上|下|这|本)个?月(?:份)?(?:\s*(?P<d>{_N})\s*[日号])?", _rel_month, False),
     (rf"(?P<rw>上上|下下|上|下|这|本)个?(?:周|星期|礼拜)(?!末)(?P<wd>{_WD})?", _rel_week, False),
     (r"(?P<rw>上上|下下|上|下|这|本)?个?周末", _weekend, False),
@@ -246,7 +252,7 @@ _PATTERNS: tuple[tuple[str, Resolver, bool], ...] = (
 )
 _COMPILED = tuple((re.compile(p, re.I if ci else 0), fn) for p, fn, ci in _PATTERNS)
 #: Every expression contains one of these; text without any is skipped cheaply.
-_TRIGGER = re.compile(rf"[年月周星礼天日号末]|最近|近来|近期|\d{{4}}[-/]|\b(?:yesterday|today|tonight|tomorrow|week|month|year|"
+_TRIGGER = re.compile(rf"[年月周星礼天日号末]|[今明昨][晚早]|最近|近来|近期|\d{{4}}[-/]|\b(?:yesterday|today|tonight|tomorrow|week|month|year|"
                       rf"weekend|recently|lately|these days|{_DAYS_EN}|{_MON}|in \d{{4}}|during \d{{4}}|since \d{{4}}|"
                       rf"of \d{{4}})\b", re.I)
 

@@ -20,33 +20,63 @@ from hlmem.domain.events import Cardinality, Scope
 MAX_CLAUSE_CHARS = 200
 CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
-_EN_STOP = re.compile(r"(?<=[a-z)\]])\.(?=\s+[A-Z\"'])")
-_CLAUSE_SEP = re.compile(r"[，；;]|,(?!\d)|\s+(?:but|and then|and now|whereas)\s+", re.I)
+_EN_STOP = re.compile(r"(?<=[a-z)\]])(?<!\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|Co|vs|No))(?<!\b(?:Mrs|Inc|Ltd|Ave|etc))(?<!\bProf)"
+                      r"(?<!\b[a-z]\.[a-z])\.(?=\s+[A-Za-z\"'])")
+#: Verbs an English clause continues its subject with ("…and has diabetes", "…, works as a nurse").
+CONTINUATION_VERBS = (
+    r"(?:am|is|are|was|has|have|had|weighs?|lives?|living|works?|working|owns?|drives?|rides?|plays?|goes|go|went|"
+    r"takes?|eats?|drinks?|uses?|loves|likes|hates|enjoys|teach(?:es)?|stud(?:y|ies)|runs?|keeps?|bought|sold|got|"
+    r"gets?|moved|joined|left|quit|started|stopped|became|adopted|speaks?|suffers?|does|doesn't|don't|volunteers?|"
+    r"coaches|cooks?|swims?|walks?|bikes?|cycles?|sings?|knits?|paints?|writes?|reads?|hikes?|trains?|practi[cs]es?|"
+    r"attends?|visits?|calls?|wears?|prefers?|gave\s+up|switched|retired|graduated|commutes?|no\s+longer|never)")
+_CLAUSE_SEP = re.compile(rf"[，；;（）()]|,(?!\d)|\s*[—–]+\s*|\s+-\s+|\s+(?:and then|and now|whereas)\s+|"
+                         rf"\s+but\s+(?=(?:I|we|he|she|they|it|my|our|the|that|this|now|then|also|still|not|honestly|yeah|"
+                         rf"there|they're|I'm|we're)\b)|"
+                         rf"\s+(?:so|since|because|bc|cuz|after|although|though|while)\s+(?=(?:I|we|he|she|they|it|there)[\s'’]|"
+                         rf"(?:my|our)\s)|\s+and\s+(?=(?:I|we|he|she|they|it|there)[\s'’]|(?:my|our|his|"
+                         rf"her|their)\s|(?:(?:now|also|still|just|recently|currently|usually|always|often)\s+)?"
+                         rf"{CONTINUATION_VERBS}\b)", re.I)
+#: "Since I retired from the post office I've been gardening": a subordinate clause without a comma ends
+#: where the main clause's subject begins (a blank the splitter then reads as a comma).
+_SUBORDINATE = re.compile(r"^\s*(?i:since|after|once|now\s+that|ever\s+since|because|when|before|while|as\s+soon\s+as)\s+"
+                          r"(?:I|we|my\s+\w+|our\s+\w+|he|she|they)\b[^,;.]*?(?<=\w)(?=\s+(?:I|we)(?:'|\s))")
+#: "My best friend, Priya, lives…": the commas around a name in apposition do not end a clause.
+_APPOSITION = re.compile(r"\b(?:my|our)\s+(?:(?:best|oldest|youngest|older|younger|little|big|old|new)\s+)?[a-z\-]+(?:\s+[a-z\-]+)?"
+                         r"\s*(?P<a>,)\s*(?:(?-i:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*(?P<b>,)(?!\s*(?-i:[A-Z][a-z]+)\s*(?:,|and\b))",
+                         re.I)
 #: A sentence that says it is not meant literally (a joke) states nothing, before or after the marker.
-_JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|哈哈|嘿嘿|[😂🤣😜]|\b(?:just\s+kidding|kidding|jk|lol|lmao|haha\w*|hehe)\b", re.I)
+#: "lol" and 哈哈 are not such markers: people laugh along with plain facts ("single. very single lol").
+_JOKE = re.compile(r"开玩笑|开个玩笑|逗你的|说着玩的|算了\s*[。！!~～]*\s*$|[😜]|\b(?:just\s+kidding|kidding|jk|j/k|joking)\b", re.I)
 #: A short label before a colon ("补录：", "Update: ") frames the clause; a key ("版本号：") is content.
 _LABEL = re.compile(r"^\s*(?P<label>[^：:]{1,12}?)\s*(?:：|:(?=\s|[\u3400-\u9fff])|(?<=[\u3400-\u9fff]):)\s*(?=\S)")
+#: A longer preamble ("ok random question but first some context: I'm…") before a first-person clause.
+_PREAMBLE = re.compile(r"^\s*(?P<label>[^：:]{1,80}?)\s*(?:：|:\s+)(?=(?:I|I'm|I've|my|My|we|We)\b|我)")
 _KEY_WORDS = re.compile(r"版本|端口|模型|路径|目录|状态|名字|生日|地址|\b(?:version|port|model|path|status|name)\b", re.I)
 _QUOTES = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 #: Words after a time expression that say how it relates to the statement.
 _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|期间|以来|开始|起|之后|以后|之前|以前|前)?")
 
 # Gates. Each is a reason a clause states no current fact of its speaker.
-_QUESTION_ZH = re.compile(r"哪里|哪儿|哪个|哪些|什么|谁|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^.{0,4}呢\s*$")
+_QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^(?:你|您|他|她|你们|他们|那你|那|然后|还有|那他|那她)呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
                           r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
-                           r"unless|assuming|in case|what if|would|wish)\b", re.I)
-_UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
-_DEONTIC = re.compile(r"要求|必须|应该|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
+                           r"assuming|in case|what if|would|wish)\b|^\s*unless\b", re.I)
+_UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|应该是|应该有|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
+_DEONTIC = re.compile(r"要求|必须|应该(?![是有])|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
-_REPORTING = re.compile(r"(?<!小)说(?![明话法服])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+_REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
-_FIRST_PERSON_BEFORE = re.compile(r"(?:我|我们|\bI|\bwe)\s*$", re.I)
-_PLANNED = re.compile(r"计划|打算|准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是])|"
-                      r"\b(?:will|'ll|going to|plan to|planning to|intend to|about to)\b", re.I)
+#: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".
+_UPTALK = re.compile(r"^\s*(?:(?:I\s+think|I\s+believe|I\s+guess|pretty\s+sure|I'm\s+pretty\s+sure|I'm\s+fairly\s+sure)\b|"
+                     r"我(?:应该|好像|记得|估计))", re.I)
+_FIRST_PERSON_BEFORE = re.compile(r"(?<![跟和对给向])(?:我|我们|\bI|\bwe)\s*$", re.I)
+_PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
+                      r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
+                      r"(?<!enjoy )going to(?!\s+(?:the|a|an|my|our|his|her|their|work|school|church|bed|class|college|"
+                      r"the\s+gym|gym|practice|therapy)\b)|plan to|planning to|intend to|about to)\b", re.I)
 TEMPORARY = re.compile(r"暂时|临时|先(?=[换用改切])|这几天|这段时间|\b(?:temporarily|for now|for the time being|"
                        r"for a while|for the moment)\b", re.I)
 
@@ -107,6 +137,9 @@ _FROM_OLD = re.compile(r"从\s*[^\s，。；,;]+?\s*(?=(?:变为|变成|改为|�
                        r"降级到|降级为|降到|更新到|更新为|调整为|调整到|调成|搬到|搬去|搬回|迁到|跳槽到))|\bfrom\s+\S+\s+(?=to\b)", re.I)
 
 
+_EVERY = re.compile(r"(?:每个?|(?i:\bevery|\beach)\s+)$")
+
+
 def _mask(text: str) -> tuple[str, TimeMention | None, str]:
     """Blank every time expression (and the 时/起/前 after it) and every "from A" of "from A to B";
     return the first time expression and its relation ("at", "since" or "before")."""
@@ -114,6 +147,8 @@ def _mask(text: str) -> tuple[str, TimeMention | None, str]:
     for old in _FROM_OLD.finditer(text):
         work[old.start():old.end()] = " " * (old.end() - old.start())
     for mention in find(text):
+        if _EVERY.search(text, 0, mention.start):
+            continue  # 每周二, every Tuesday: how often, not when
         suffix = _TIME_SUFFIX.match(text, mention.end)
         end = suffix.end() if suffix else mention.end
         word = suffix["s"] if suffix else None
@@ -144,19 +179,28 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
 def split(text: str, *, by_user: bool) -> Iterator[Split]:
     """Clauses of an event text in order, each with the gate that blocks it (None if open).
 
-    Sentence gates (a question mark; a hypothetical, uncertain or reported frame) block the
-    clause they appear in and every later clause of the same sentence.
+    Sentence gates (a hypothetical, uncertain or reported frame) block the clause they appear
+    in and every later clause of the same sentence. A question mark blocks the clause that asks
+    (the last one, or one opening with a question word) — "I'm 5'4", does that matter?" still
+    says the height — and none when the sentence opens with a hedge ("I think I'm allergic to
+    penicillin?" is a hedged statement, read by the hedge-proof rules).
     """
     inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
-        question = sentence.rstrip().endswith(("?", "？"))
+        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence)
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
-        for sep in [*_CLAUSE_SEP.finditer(sentence), None]:
-            end = sep.start() if sep else len(sentence)
+        kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}
+        if (sub := _SUBORDINATE.match(sentence)) is not None:  # "Since I retired I've been gardening"
+            sentence = sentence[:sub.end()] + "," + sentence[sub.end() + 1:]
+        opening = True
+        seps = _separators(sentence, kept)
+        for sep in [*seps, None]:
+            last = sep is None or not sentence[sep[1]:].strip(" 。！？!?.…~～")
+            end = sep[0] if sep else len(sentence)
             raw = sentence[pos:end]
             start = offset + pos
-            pos = sep.end() if sep else end
+            pos = sep[1] if sep else end
             if not raw.strip():
                 continue
             lead = len(raw) - len(raw.lstrip())
@@ -166,7 +210,7 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             if len(raw) > MAX_CLAUSE_CHARS:
                 continue  # a statement the rules read is short; a long run is prose or data
             frame = frame or _frame(raw)
-            label = _LABEL.match(raw)
+            label = _LABEL.match(raw) or _PREAMBLE.match(raw)
             if label and not _KEY_WORDS.search(label["label"]):
                 raw, start = raw[label.end():], start + label.end()
             work, mention, relation = _mask(raw)
@@ -175,10 +219,46 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
             clause = Clause(text=raw, work=work, start=start, lang=lang, time=mention, time_relation=relation,
                             topic=None, by_user=by_user, planned=bool(_PLANNED.search(work)),
                             temporary=temp.group() if temp else None, sentence_start=offset)
-            blocked = "question" if question else frame or _clause_gate(raw, lang)
+            asks = question and (last or (_QUESTION_EN.match(raw) if lang == "en" else _QUESTION_ZH.search(raw)))
+            blocked = "question" if asks else frame or _clause_gate(raw, lang, first=opening)
             if inside(start):
                 blocked = blocked or "quoted"
+            opening = False
             yield Split(clause, blocked)
+
+
+_AND_I = re.compile(r"\s+and\s+(?:I|me)\b")
+_ONE_PERSON = re.compile(r"^\s*(?:(?:so|and|well|oh|yeah)\s+)?(?:[A-Z][a-z'\-]+|(?i:my|our)\s+[a-z\-]+(?:\s+[A-Z][a-z'\-]+)?)\s*$")
+_ZH_SPACE = re.compile(r"(?<=\S)\s+(?=[\u3400-\u9fff])")
+_CJK_WORD = re.compile(r"[\u3400-\u9fff]$")
+_CJK_ALNUM = re.compile(r"[\u3400-\u9fff][A-Za-z0-9.]+$")  # 华为mate60, 一个月2800
+#: A Latin token standing alone between spaces (an identifier or a version in a spaced-out record).
+_SPACED_LATIN = re.compile(r"(?:^|\s)(?=[\w.\-:/]*[A-Za-z])[A-Za-z0-9][\w.\-:/]*(?:\s|$)")
+
+
+def _separators(sentence: str, kept: set[int]) -> list[tuple[int, int]]:
+    """Where the clauses of a sentence end: punctuation and joiners (:data:`_CLAUSE_SEP`), and in
+    Chinese a space between words ("刚下夜班 累死了 我在市一院上班"): people type spaces for commas.
+    A space after a Latin name (component-01 已回滚) is no clause end."""
+    seps = []
+    for m in _CLAUSE_SEP.finditer(sentence):
+        before = sentence[seps[-1][1] if seps else 0:m.start()]
+        if m.start() in kept or (_AND_I.match(sentence, m.start()) and _ONE_PERSON.match(before)):
+            continue  # "Priya and I have been together": one subject, not two clauses
+        seps.append((m.start(), m.end()))
+    spaced = not _SPACED_LATIN.search(sentence)  # "service-07 的 API 连接 当前状态": words spaced out, not clauses
+    for m in _ZH_SPACE.finditer(sentence) if spaced else ():
+        word = sentence[:m.start()].rsplit(None, 1)[-1] if sentence[:m.start()].strip() else ""
+        if _CJK_WORD.search(word) or _CJK_ALNUM.search(word):
+            seps.append((m.start(), m.end()))
+    seps.sort()
+    out: list[tuple[int, int]] = []
+    for a, b in seps:
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _quoted_positions(text: str) -> Callable[[int], bool]:
@@ -204,8 +284,9 @@ def _frame(text: str) -> str | None:
     return None
 
 
-def _clause_gate(text: str, lang: str) -> str | None:
-    if (_QUESTION_ZH if lang == "zh" else _QUESTION_EN).search(text):
+def _clause_gate(text: str, lang: str, *, first: bool = True) -> str | None:
+    """A clause's own gate; an English clause asks only at its sentence's start ("…and has diabetes" does not)."""
+    if (_QUESTION_ZH.search(text) if lang == "zh" else first and _QUESTION_EN.search(text)):
         return "question"
     if _DEONTIC.search(text):
         return "deontic"

@@ -38,7 +38,8 @@ _PERSON_SLOTS = frozenset({"boss", "spouse", "partner", "father", "mother", "adv
                            "grandparent", "mother_in_law", "father_in_law", "sister_in_law", "brother_in_law",
                            "niece", "nephew", "grandchild"})
 _DIGIT = re.compile(r"\d|[零一二两三四五六七八九十百千万半]")
-_SENTENCE_WORDS_ZH = re.compile(r"[很太挺说想吧吗呢啊呀哈]|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
+_SENTENCE_WORDS_ZH = re.compile(r"[很挺吧吗呢啊呀]|太(?!极|原|阳|空|湖|仓|平洋|太)|(?<![梦理思感])想|说(?!唱|明书)|"
+                                r"哈(?!尔滨|密|萨克|巴狗)|非常|觉得|环境|服务|位置|感觉|舒服|方便|不错|推荐|附近|这家|那家|一起")
 _SENTENCE_WORDS_EN = re.compile(r"\b(?:the|a|was|were|is|are|very|really|great|nice|lovely|would|will|stay|hotel|place|"
                                 r"week|fear|peace|hope|denial|love|it|this|that|there)\b", re.I)
 _EVALUATIVE_ZH = re.compile(r"不错|好用|满意|给力|完美|真棒|太棒|特别棒|喜欢上|一流|难用|失望|体验|印象|效果|时尚|漂亮|好看|难看|实惠|划算")
@@ -81,10 +82,14 @@ def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None
     value = value.strip()
     if not value or _PRONOUN.match(value):
         return False
-    if len(value) > MAX_VALUE_CHARS.get(lang, 48) and not _IDENTIFIER.fullmatch(value):
+    most = MAX_VALUE_CHARS.get(lang, 48) + (16 if predicate in ("habit", "hobby") else 0)  # a schedule takes words
+    if len(value) > most and not _IDENTIFIER.fullmatch(value):
         return False
     if predicate in _PLACE_SLOTS:
         return place_like(value, lang, tagger)
+    if predicate == "age":
+        digits = re.sub(r"\D", "", value)
+        return bool(_DIGIT.search(value)) and (not digits or int(digits) <= 130)
     if predicate in _QUANTITY_SLOTS or predicate == "height":
         return bool(_DIGIT.search(value))
     if predicate in _PERSON_SLOTS:
@@ -102,7 +107,8 @@ def value_ok(predicate: str, value: str, lang: str, tagger: Tagger | None = None
         return False  # a review's "平时拍照用挺不错" is an opinion, not a habit
     if predicate in ("owns", "allergy", "health_condition", "diet", "habit", "uses", "likes", "dislikes"):
         words = value.split()
-        return (len(value) <= 16 if lang == "zh" else len(words) <= 7) and not re.search(r"[？?]", value)
+        most = 10 if predicate in ("habit", "hobby") else 7  # a schedule takes words: "swim at the Y three mornings a week"
+        return (len(value) <= 16 if lang == "zh" else len(words) <= most) and not re.search(r"[？?]", value)
     if lang == "zh" and (_EVALUATIVE_ZH.search(value) or re.search(r"[很挺太]|非常|特别", value)):
         return False  # an attribute's value is a fact (北京, 三千人), not a judgement (简洁又时尚, 挺好)
     return True

@@ -55,16 +55,33 @@ ORG_RE = re.compile(r"(?:公司|集团|科技|银行|大学|学院|医院|学校
 JOB_SUFFIX = re.compile(r"(?:工程师|经理|总监|主管|总裁|老师|教师|医生|护士|学生|研究生|博士生?|硕士生?|本科生|作家|律师|会计|"
                         r"设计师|程序员|开发者?|架构师|科学家|分析师|顾问|记者|编辑|司机|厨师|警察|主任|教授|讲师|创始人|实习生|"
                         r"工人|销售|运营|店长|研究员|程序员|公务员|运动员|演员|服务员|销售员|职员|飞行员|乘务员|产品|测试|运维|歌手|画家|翻译|"
-                        r"[^\s]师|CEO|CTO|COO|CFO)$")
+                        r"财务|出纳|人事|行政|客服|前台|文员|保安|保洁|快递员|外卖员|骑手|收银员|柜员|导游|策划|文案|主播|审计|法务|采购|"
+                        r"仓管|护工|保姆|月嫂|社工|消防员|军人|农民|个体户|自由职业者?|店主|全职妈妈|全职爸爸|家庭主妇|主妇|全职太太|"
+                        r"大学生|高中生|初中生|小学生|中学生|留学生|博士后|设计|开发|前端|后端|算法|数据分析|人力资源|HR|外贸|电商|"
+                        r"[^\s]师|[^\s]警|当兵|兵|CEO|CTO|COO|CFO)$")
 EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director|teacher|professor|lecturer|doctor|"
                     r"nurse|student|scientist|researcher|analyst|consultant|lawyer|accountant|architect|writer|"
                     r"editor|journalist|founder|intern|officer|CEO|CTO|COO|CFO|lead|specialist|administrator|admin|"
                     r"technician|artist|photographer|translator|chef|driver|pharmacist|dentist|therapist|"
-                    r"librarian|product owner|data scientist|sre|devops)s?$", re.I)
+                    r"librarian|product owner|data scientist|sre|devops|barista|cashier|paralegal|cook|server|waiter|waitress|"
+                    r"bartender|mechanic|electrician|plumber|carpenter|coordinator|assistant|receptionist|clerk|secretary|"
+                    r"teller|bookkeeper|realtor|agent|broker|pilot|flight attendant|firefighter|police officer|cop|soldier|"
+                    r"farmer|janitor|custodian|housekeeper|nanny|babysitter|tutor|coach|trainer|instructor|counselor|"
+                    r"counsellor|social worker|psychologist|psychiatrist|surgeon|physician|vet|veterinarian|paramedic|emt|"
+                    r"midwife|dietitian|nutritionist|optometrist|coder|sysadmin|tester|marketer|recruiter|salesperson|"
+                    r"sales rep|representative|courier|trucker|postdoc|principal|curator|musician|singer|actor|actress|"
+                    r"dancer|author|blogger|youtuber|streamer|photographer|videographer|producer|animator|illustrator|"
+                    r"contractor|freelancer|entrepreneur|owner|supervisor|apprentice|stay-at-home (?:mom|dad|parent)|"
+                    r"homemaker|housewife|retiree|freshman|sophomore|grad student|phd student|pastor|priest|rabbi|"
+                    r"welder|machinist|operator|dispatcher|auditor|actuary|economist|banker|trader|investor|"
+                    r"underwriter|adjuster|planner|strategist|copywriter|researcher|hygienist|"
+                    r"sonographer|radiologist|anesthesiologist|pediatrician|caregiver|aide|cna|rn|lpn|guard|tech|cleaner|"
+                    r"caretaker|porter|dishwasher|barber|hairdresser|stylist|butcher|baker|florist|tailor|mover|roofer|painter|"
+                    r"landscaper|gardener|groundskeeper|lifeguard|crossing guard|bus driver|conductor|clerk)s?$", re.I)
 
 _NAME_ZH = re.compile(r"^[\u4e00-\u9fff·]{2,5}$")
 _NAME_EN = re.compile(r"^[A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+){0,3}$")
-_NOT_NAME = re.compile(r"[个很的是人们这那一位名些么种样]")
+_NOT_NAME = re.compile(r"[个很的是人们这那一位名些么种样我你他她学]")
 PRONOUN_VALUE = re.compile(r"^(?:你|你们|他|她|它|他们|她们|它们|这个|那个|这|那|it|him|her|them|you|this|that)$"
                            r"|^(?:这|那|你|您)|^(?:this|that|these|those|it|how|what|your)\b", re.I)
 #: Nouns of "my Y is Z" / "X 的 Y 是 Z" that introduce an opinion or a topic, not an attribute.
@@ -73,7 +90,10 @@ ABSTRACT_KEYS = frozenset({
     "疑问", "观点", "关键", "重点", "结果", "效果", "区别", "作用", "意义", "办法", "方法", "方案", "思路", "答案", "任务",
     "question", "point", "idea", "guess", "concern", "problem", "issue", "answer", "plan", "goal", "suggestion",
     "opinion", "feeling", "reason", "thought", "understanding", "worry", "bet", "hope", "advice", "take", "view",
-    "fear", "dream", "job", "task", "main concern",
+    "fear", "dream", "job", "task", "main concern", "real job", "dream job", "true calling", "real passion", "superpower",
+    "kryptonite", "spirit animal", "love language", "personality", "brain", "head", "heart", "back", "knee", "knees",
+    "body", "life", "week", "day", "mind", "mood", "schedule", "house", "room", "place", "internet", "wifi", "stomach",
+    "skin", "hair", "luck", "boss", "commute", "inbox",
 })
 #: Values that point at the conversation rather than name something (this idea, 这个).
 DEICTIC_VALUE = re.compile(r"^(?:这|那|你|您|它|this|that|these|those|it|how|what|when|where|why|which|your|the\s+way)"

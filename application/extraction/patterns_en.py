@@ -51,9 +51,9 @@ _NAME = re.compile(rf"{LEAD}(?i:my\s+name(?:'s|\s+is)|i'm\s+called|i\s+am\s+call
 _LIVES = re.compile(rf"{I}(?i:'m|\s+am|'re|\s+are)?{ADV}{NEG}{ADV}\s+(?i:live|living|reside|residing|based|staying)\s+"
                     rf"(?i:in|at)\s+(?P<v>{CAP}){TAIL}")
 _MOVED = re.compile(rf"{I}(?i:'ve|\s+have|'d|\s+had)?{ADV}\s+(?i:moved|relocated)(?:\s+(?i:back))?\s+(?i:to)\s+(?P<v>{CAP}){TAIL}")
-_WORK_AT = re.compile(rf"{I}{ADV}{NEG}{ADV}\s+(?i:work|am\s+working|'m\s+working|'ve\s+been\s+working)\s+(?i:at|for)\s+"
+_WORK_AT = re.compile(rf"{I}{ADV}{NEG}{ADV}(?:\s+|(?='))(?i:work|am\s+working|'m\s+working|'ve\s+been\s+working)\s+(?i:at|for)\s+"
                       rf"(?P<v>{CAP})(?:\s+(?i:as)\s+(?:(?i:an?|the)\s+)?{_JOBV})?{TAIL}")
-_WORK_IN = re.compile(rf"{I}{ADV}{NEG}{ADV}\s+(?i:work|am\s+working|'m\s+working)\s+(?i:in)\s+(?P<v>{CAP}){TAIL}")
+_WORK_IN = re.compile(rf"{I}{ADV}{NEG}{ADV}(?:\s+|(?='))(?i:work|am\s+working|'m\s+working)\s+(?i:in)\s+(?P<v>{CAP}){TAIL}")
 _JOINED = re.compile(rf"{I}(?i:'ve|\s+have)?{ADV}\s+(?i:joined|started\s+at|started\s+working\s+at|moved\s+to)\s+"
                      rf"(?P<v>{CAP})(?:\s+(?i:as)\s+(?:(?i:an?|the)\s+)?{_JOBV})?{TAIL}")
 _JOB = re.compile(rf"{I}(?i:'m|\s+am){ADV}{NEG}\s+(?i:an?|the)\s+{_JOBV}(?:\s+(?i:at|for)\s+(?P<v>{CAP}))?{TAIL}")
@@ -65,7 +65,7 @@ _AGE = re.compile(rf"{I}(?i:'m|\s+am)\s+(?P<v>\d{{1,3}})(?:\s+(?i:years?\s+old))
 _FROM = re.compile(rf"{I}(?i:'m|\s+am)(?:\s+(?i:originally))?\s+(?i:from)\s+(?P<v>{CAP}){TAIL}")
 _THEME_SET = re.compile(rf"{I}{ADV}\s+(?i:switched|changed|set|turned)\s+(?:(?i:the|my)\s+)?(?:(?i:ui|editor|app)\s+)?"
                         rf"(?i:theme|color\s+scheme|colour\s+scheme|appearance)\s+(?i:to)\s+(?P<v>.+?){TAIL}")
-_PREF = re.compile(rf"{I}{ADV}{NEG}{ADV}\s+(?P<verb>(?i:prefer\s+to\s+use|prefer|like\s+to\s+use|use|am\s+using|'m\s+using|"
+_PREF = re.compile(rf"{I}{ADV}{NEG}{ADV}(?:\s+|(?='))(?P<verb>(?i:prefer\s+to\s+use|prefer|like\s+to\s+use|use|am\s+using|'m\s+using|"
                    rf"switched\s+(?:back\s+)?to|'ve\s+switched\s+(?:back\s+)?to|have\s+switched\s+(?:back\s+)?to|"
                    rf"changed\s+to|went\s+back\s+to|turned\s+on|turned\s+off|enabled|disabled|am\s+on|'m\s+on))\s+"
                    rf"(?:(?i:the)\s+)?(?P<v>.+?){TAIL}")
@@ -75,7 +75,7 @@ _LIKE = re.compile(rf"{I}{ADV}(?P<neg>\s+(?i:don't|do\s+not|no\s+longer|never|di
 _REL_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<rel>(?i:{REL_EN}))(?:'s\s+(?i:name)\s+(?i:is)|\s+(?i:is\s+called|is\s+named|name\s+is)|"
                      rf"'s|\s+(?i:is)){NEG}\s+(?P<v>{CAP}){TAIL}")
 _IS_REL = re.compile(rf"{LEAD}(?P<v>{CAP})(?:'s|\s+(?i:is)){NEG}\s+(?i:my)\s+(?P<rel>(?i:{REL_EN})){TAIL}")
-_MY_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
+_MY_IS = re.compile(rf"{LEAD}(?i:my)\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)(?:\s+(?i:is)|'s){NEG}\s+(?P<v>.+?){TAIL}")
 _OF_IS = re.compile(rf"{LEAD}(?P<head>{CAP})'s\s+(?P<k>[a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s+(?i:is){NEG}\s+(?P<v>.+?){TAIL}")
 
 _VERSION_KEY = re.compile(rf"{LEAD}{HEAD}(?:'s)?(?:\s+(?i:current|latest|installed|deployed))?\s+(?i:version)(?:{IS}|\s+)"
@@ -242,6 +242,8 @@ def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) 
         subject = m["head"]
     key = m["k"].lower()
     fact = _fact(m, clause, "x", subject=subject, importance=0.5)
+    if key.split()[-1] in ABSTRACT_KEYS or any(w in RELATIONS for w in key.split()) or m["k"] != m["k"].lower():
+        return []  # "my sleep schedule is a disaster", "my daughter Lily's home": no attribute
     if key in CONFIG_KEYS | ABSTRACT_KEYS or not fact.value or len(fact.value) > 60 or DEICTIC_VALUE.match(fact.value):
         return []
     if re.match(r"(?i:to|that|because|about|if|whether)\b", fact.value) or _JUDGEMENT.fullmatch(fact.value):

@@ -123,7 +123,7 @@ _WORKS = _re(rf"{_PRE_DROP}在\s*(?P<v>{PLACE})\s*(?:工作|上班|任职|就职
 _WORKS_AS = _re(rf"{_PRE_DROP}在\s*(?P<v>{PLACE})\s*(?:当|做|担任|任)\s*(?P<job>{PLACE}){TAIL}")
 _JOINED = _re(rf"{_PRE_DROP}(?:入职|加入|跳槽到|跳槽去|跳槽进|去了|进了|换到)了?\s*(?P<v>{PLACE})\s*(?:工作|上班)?{TAIL}")
 _JOB = _re(rf"{_PRE}(?:是|当了?|做了?|担任了?|升职为|升职成|晋升为|晋升成|成为了?)\s*(?:一[名个位])?\s*(?P<job>{PLACE}){TAIL}")
-_AGE = _re(rf"{_PRE}(?:今年)?\s*(?P<v>\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*周?岁{TAIL}")
+_AGE = _re(rf"{_PRE}(?:今年)?\s*(?P<v>\d{{1,3}}|[一二三四五六七八九十两]{{1,3}})\s*周?岁(?P<half>半|多)?{TAIL}")
 _HOMETOWN = _re(rf"^{ADV}{FP}的?(?:老家|家乡|故乡)\s*(?:是|在)\s*(?P<v>{PLACE}){TAIL}")
 _NATIVE = _re(rf"{_PRE}是\s*(?P<v>[\u4e00-\u9fff]{{2,4}}?)人{TAIL}")
 _THEME_SET = _re(rf"{_PRE_DROP}(?:把)?\s*(?:界面|UI|编辑器|系统|应用|app)?\s*(?:的)?\s*(?:主题|配色|外观|显示模式)\s*(?P<verb>改成|换成|"
@@ -176,7 +176,7 @@ def _speaker(clause: Clause) -> list[Fact]:
     if m := _AGE.match(w):
         age = cn_int(m["v"])
         # 今年 belongs to the statement, not to its validity: the span covers the whole clause.
-        return [Fact(predicate="age", value=str(age), polarity=not m["neg"], importance=0.6,
+        return [Fact(predicate="age", value=f"{age}岁{m['half'] or ''}", polarity=not m["neg"], importance=0.6,
                      span=(0, len(w)), rule=_rule(m))] if age else []
     if (m := _HOMETOWN.match(w) or _NATIVE.match(w)) and m["v"][0] not in "一个好坏大小男女老年普穷富有外本成病新聪":
         return [_fact(m, c, "hometown", importance=0.6)]
@@ -217,6 +217,8 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
     if parsed is None or parsed[1]:
         return []
     subject, key, value = parsed[0], m["k"].strip(), " ".join(clause.text[m.start("v"):m.end("v")].split())
+    if key[-1] in "才就也都还又倒可真":
+        return []  # 我的猫才是一家之主: an adverb ends the noun; a remark, not an attribute
     if (subject is None and not clause.by_user) or DEICTIC_VALUE.match(value) or value.endswith("的"):
         return []
     known = normalize_key(key) in labels or key in RELATIONS
@@ -236,7 +238,8 @@ def _of_is(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) ->
 
 
 _OPENING = re.compile(rf"{ADV}(?:{FP})?{ADV}")
-_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不)|[<>*#|{}\[\]]")
+_NOT_ACTION = re.compile(r"^(?:是|很|挺|真|太|有点|天气|会不会|不|能|才能|可以|才)|[<>*#|{}\[\]]|[了啊呀吧呢嘛啦哇哦]$|又|了(?!解)|好[累热冷闷困饿烦忙]|"
+                         r"真|太|快乐|天气|下雨|下雪|股市|堵车|挤")
 
 
 def plan_value(clause: Clause) -> str | None:

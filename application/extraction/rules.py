@@ -13,11 +13,14 @@ Shape of what it emits (the same as the LLM extractor's):
   about that name (``Caroline · lives_in · …``, ``Caroline's sister``, ``Caroline的表哥``);
 - the predicate is a catalogue predicate where one fits (``preferred_ui_theme``, ``lives_in``,
   ``version``…), else a free one (``boss``, ``status``, or the noun of ``X 的 Y 是 Z``);
-- valid time: a resolved time expression (:mod:`hlmem.domain.temporal`) or the event's occurred time. A
-  change (搬去, switched to, 升级到) holds from the expression on, and so does a state seen on a
-  past day (补录：6月1日时…: a late record, which the domain closes at the next known claim); a
-  plain state pinned to a past week, month or year (2024 年时…) holds during that period only;
-  anything dated in the future becomes a ``plan`` claim (temporal scope), never the current state;
+- valid time: a resolved time expression (:mod:`hlmem.domain.temporal`; a month or weekday
+  without a year or week is the nearest past one) or the event's occurred time. A change (搬去,
+  switched to, 升级到, diagnosed) holds from the expression on — "I moved to Seattle in May" is
+  valid from May — and is marked ``change``, so it still supersedes what was said before it
+  (ADR 0059); a state seen on a past day (补录：6月1日时…) is a late record, which the domain
+  closes at the next known claim; a plain state pinned to a past week, month or year (2024 年时…)
+  holds during that period only; anything dated in the future becomes a ``plan`` claim
+  (temporal scope), never the current state;
 - ``暂时``/``for now`` add the qualifier ``temporary`` (and temporal scope): same slot, so a
   temporary choice supersedes the lasting one and keeps saying it is temporary;
 - evidence is the event id, and the evidence quote an exact substring of the event text.
@@ -25,6 +28,7 @@ Shape of what it emits (the same as the LLM extractor's):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
@@ -32,18 +36,36 @@ from attrs import evolve
 
 from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
+from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
+from hlmem.application.extraction.mentions import relations
+from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
 from hlmem.domain.temporal import resolve
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
-from hlmem.domain.events import Cardinality
+from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.slots import SlotRegistry
 
 #: Roles whose first person is the user.
 USER_ROLES = frozenset({"user", "human"})
 SPEAKER = {"zh": "用户", "en": "user"}
 EXTRACTOR = "rules"
+#: What one schedules for later today (今晚加班, meeting Ann tonight): a remark about today is no plan.
+_SCHEDULED = re.compile(r"去|回|开会|会议|见|约|加班|上课|考试|面试|出发|飞|接|送|体检|看医生|搬家|聚餐|值班|比赛|演出|"
+                        r"(?i:\b(?:meet|meeting|call|see|visit|go|fly|leave|pick|drop|dinner|lunch|appointment|interview|class|"
+                        r"exam|game|practice|shift)\b)")
+#: A joiner between a fact's value and a later time: the time belongs to what follows.
+_LATER_CLAUSE = re.compile(r"(?i:\b(?:so|and|but|because|cause|bc|which|that|until|till|while|though)\b)")
+#: What makes a statement about today a plan: a part of the day still to come, or a modal.
+_LATER_TODAY = re.compile(r"今晚|今天晚上|今天下午|待会|一会儿|等下|要|得|准备|打算|(?i:\btonight\b|\blater\b|\bthis\s+(?:afternoon|evening)\b)")
+#: Multi-valued slots where a value said to hold *now* replaces one of its kind (ADR 0059).
+_REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
+_NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
+#: A Chinese clause ending in 了 says a new situation (小宝九月份上幼儿园了): a change.
+_NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
+#: Predicates of configuration records: a dated change of one is a late record, not the latest word.
+_RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
 
 def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
@@ -76,29 +98,60 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     topic: str | None = None
     topic_start: int | None = None
     person: str | None = None  # the third party last named (for 他, 其, she)
+    carried: Subject | None = None  # whom the sentence is about so far (a clause naming no one continues it)
+    sentence = -1
+    previous: list[Fact] = []
+    said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
+    known: set[str] = set()  # names the event introduced (咪咪, Eli): a clause opening with one is about them
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
+        if clause.sentence_start != sentence:
+            sentence, carried, previous, said = clause.sentence_start, None, [], ""
         module = patterns_zh if clause.lang == "zh" else patterns_en
-        facts = [] if clause.planned else personal.match(clause, registry, person, blocked=piece.blocked,
-                                                                   tagger=tagger)
+        reading = personal.Reading([]) if clause.planned else personal.match(
+            clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried, known=known)
+        named = None
+        if not piece.blocked and by_user:
+            named = (names_after(clause, previous) or items_after(clause, previous)) if previous else None
+            named = named or amount_after(clause, said)
+        if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
+            facts, carried = named.facts, named.subject or carried
+        else:
+            facts = reading.facts
+            if reading.subject is not None and not piece.blocked:
+                carried = reading.subject
         if piece.blocked and not facts:
             continue
         clause = evolve(clause, topic=topic, topic_start=topic_start)
         if not facts:
             facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
+        if not facts and not piece.blocked:
+            facts = personal.anchored(clause, reading.subject, registry, tagger)
         if not facts and by_user:
             facts = _dated_plan(clause, module, event.occurred_at)
+            if facts and reading.subject is not None and reading.subject.carried and reading.subject.name:
+                facts = [evolve(f, subject=reading.subject.name) for f in facts]  # 我弟在杭州读研，明年毕业
+        if named is None and (name := personal.introduced(facts)) is not None:
+            carried = Subject(name, 0)  # "我有个女儿叫乐乐，今年五岁": the clauses after it are about 乐乐
+        if by_user and not piece.blocked:
+            said_already = {(f.predicate, f.value) for f in facts}
+            facts = [*facts, *(f for f in relations(clause) if (f.predicate, f.value) not in said_already)]
+        known |= personal.names_in(facts)
         for fact in facts:
             cand = _candidate(fact, clause, event)
             if cand is not None:
                 out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
-        person = personal.named_person(facts) or person
+        person = personal.named_person(facts) or (
+            reading.subject.name if reading.subject is not None and reading.subject.name else None) or person
+        previous = previous if named is not None else facts or previous
+        said = clause.text
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
             topic, topic_start = entity, clause.start
     return out
+
 
 
 def speaker_of(role: str) -> str | None:
@@ -136,6 +189,8 @@ def _dated_plan(clause: Clause, module: object, anchor: datetime) -> list[Fact]:
     if period is None or period[1] <= anchor:
         return []
     value = module.plan_value(clause)  # type: ignore[attr-defined]
+    if value and period[0] <= anchor and not (_SCHEDULED.search(value) and _LATER_TODAY.search(clause.text)):
+        return []  # 今天北京的天气好闷, 今天加班到十点: a remark about today, not something planned for it
     return [Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI,
                  rule=f"{clause.lang}.dated_plan")] if value else []
 
@@ -145,7 +200,9 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
     mention = clause.time
     if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
         return anchor, None, fact.plan
-    prefer = "future" if fact.plan or clause.planned else "past"
+    if fact.span and mention.start >= fact.span[1] and _LATER_CLAUSE.search(clause.text, fact.span[1], mention.start):
+        return anchor, None, fact.plan  # "I'm a charge nurse, so this week is nights until Sunday": another clause's time
+    prefer = "future" if fact.plan or clause.planned else "nearest_past"
     period = resolve(mention.text, anchor, prefer=prefer)
     if period is None:
         return anchor, None, fact.plan
@@ -154,9 +211,20 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
         return (anchor, start, True) if fact.plan and start > anchor else None
     if fact.plan or start > anchor:
         return start, end, True
+    if start <= anchor < end and not fact.change:
+        # 今年三岁了: the statement's own period says when, not since when; 这周在上海出差 ends with it
+        return anchor, end if fact.scope is Scope.TEMPORAL or clause.temporary else None, False
     if fact.change or clause.time_relation == "since" or end > anchor or end - start <= timedelta(days=1):
         return start, None, False  # from then on (a late record of a day: the domain closes it at the next claim)
     return start, end, False  # a state pinned to a past week, month or year held during it
+
+
+def _one_day(clause: Clause, anchor: datetime) -> bool:
+    """Whether the clause is dated to a single day (今天, tomorrow, 周三)."""
+    if clause.time is None:
+        return False
+    period = resolve(clause.time.text, anchor, prefer="nearest_past")
+    return period is not None and period[1] - period[0] <= timedelta(days=1)
 
 
 def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim | None:
@@ -166,12 +234,14 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
     if validity is None:
         return None
     valid_from, valid_to, is_plan = validity
-    since: tuple[tuple[str, str], ...] = ()
-    if fact.holds_now and not is_plan and valid_from < event.occurred_at and clause.time is not None:
-        # "我上个月搬到了苏州" said today: the move's date is kept as a qualifier, and the claim holds
-        # from the statement on, so it supersedes what was said before it (ADR 0041).
-        since = (("since", valid_from.date().isoformat()),)
-        valid_from, valid_to = event.occurred_at, None
+    if not fact.polarity and fact.predicate == "habit" and _one_day(clause, event.occurred_at):
+        return None  # 今天不上课了: a day off, not a habit that ended
+    # "我上个月搬到了苏州" said today holds from last month and is the speaker's latest word: it
+    # supersedes what was said before it, even after last month (ADR 0059). Configuration records
+    # (a version rolled back on a past day) stay late records that land between known claims.
+    change = not is_plan and bool(fact.holds_now or (fact.change and fact.predicate not in _RECORDS)
+                              or (fact.predicate in _REPLACEABLE and fact.polarity and _NOW.search(clause.text) is not None)
+                              or (clause.lang == "zh" and fact.predicate not in _RECORDS and _NEW_STATE.search(clause.text)))
     if is_plan and not fact.plan:
         value = (patterns_zh if clause.lang == "zh" else patterns_en).plan_value(clause)
         if not value or not clause.by_user:
@@ -179,14 +249,14 @@ def _candidate(fact: Fact, clause: Clause, event: SourceEvent) -> CandidateClaim
         fact = Fact(predicate="plan", value=value, plan=True, cardinality=Cardinality.MULTI, rule=f"{clause.lang}.plan")
     subject = fact.subject or SPEAKER[clause.lang]
     qualifiers = (("temporary", clause.temporary),) if clause.temporary and not fact.plan else ()
-    qualifiers = (*qualifiers, *fact.qualifiers, *since)
+    qualifiers = (*qualifiers, *fact.qualifiers)
     return CandidateClaim(
         subject=subject, predicate=fact.predicate, value=fact.value.strip(), qualifiers=qualifiers,
         coordinates=fact.coordinates, polarity=fact.polarity, importance=fact.importance,
         scope=fact.scope or scope_for(clause.temporary, fact.predicate, fact.plan),
         cardinality=fact.cardinality, valid_from=valid_from, valid_to=valid_to,
         evidence_quote=_quote(fact, clause, event.text),
-        evidence=(event.event_id,), extractor=EXTRACTOR, rule=fact.rule,
+        evidence=(event.event_id,), extractor=EXTRACTOR, rule=fact.rule, change=change,
     )
 
 

@@ -14,7 +14,7 @@ import re
 
 from attrs import evolve, frozen
 
-from hlmem.application.extraction.lexicon import KIN
+from hlmem.application.extraction.lexicon import KIN, KIN_CANON, PET_SUFFIX_ZH, PETS_EN, PETS_ZH, QUANTITY_ZH
 from hlmem.application.extraction.patterns_common import RELATIONS, person_like
 
 #: Every relation word, longest first (so 表哥 wins over 哥).
@@ -26,22 +26,43 @@ SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁�
             "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
 _ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
-_ADV_ZH = r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是)*"
-_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我|咱们|咱家)(?:的)?(?:(?P<kin>{REL_ALL_ZH})"
-                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?={_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得)"
+_ADV_ZH = (r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
+           r"说真的|讲真|其实吧|话说|顺便说一下|哦对了|哦|嗯|哎|唉|反正|总之|另外就是)*")
+_PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[^\s养了有是的只条个在和跟给把被买卖送捡\W\d]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家)(?:的)?"
+                 rf"(?:(?P<cl>[那这]?[一两二三四五几]?[只条])?(?P<pet>{_PET_ZH})(?=\s*(?:叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|[一二三四五六七八九十两\d]|$))|"
+                 rf"(?P<kin>{REL_ALL_ZH})"
+                 rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
+                 rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二|小宝|大宝|二宝|娃)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
+_PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
 _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
                           r"Yes|No|Ok|Okay|Hi|Hello|Thanks|Please|Every|Each|Today|Tomorrow|Yesterday|Also|And|But|So|"
                           r"Then|Now|Maybe|Honestly|Actually|Well|Oh|People|Everyone|Somebody|Someone|Home|Our|Your|"
                           r"His|Her|Their|He|She|They|You|Let|Can|Could|Would|Should|Do|Does|Did|Is|Are|Was|Were|"
                           r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
-_LEAD_EN = r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately)\s*,?\s+)*"
-_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<fp>I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
-                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?P<kname>{_EN_NAME})(?=\s|,|$))?"
+_LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately|since|after|"
+            r"once|now\s+that|ever\s+since|because|sadly|unfortunately|luckily|finally|btw|by\s+the\s+way|fwiw|lol|yeah|ok|okay|"
+            r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*,?\s+)*")
+_BARE_KIN_EN = r"(?i:mom|mum|dad|mommy|daddy|grandma|grandpa|granny|nana|papa|mama)"
+_EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>(?:(?:[Mm]y|[Oo]ur)\s+[a-z\-]+(?:\s+[A-Z][a-z]+)?"
+                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
+                 rf"|(?:[Mm]y|[Oo]ur)\s+(?P<cnt>(?:two|three|four|\d)\s+)?(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
-                 rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s)\b|'s\s)"
-                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s))")
+                 rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s|passed|died|ran|went|turned|retired|started|"
+                 rf"quit|left|bought|sold|joined|speaks|teaches|studies|graduated|takes|does|doesn't|can't|never|no)\b|'s\s)"
+                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s|'))")
+
+
+#: Nouns that start with a surname's character and are no one's name.
+_NOUNS_ZH = frozenset({"游泳", "游戏", "游乐", "篮球", "足球", "钱包", "钱包", "毕业", "单位", "单身", "江苏", "江西", "安徽", "湖南",
+                       "湖北", "广东", "广西", "云南", "贵州", "海南", "山东", "山西", "河南", "河北", "陕西", "甘肃", "宁夏",
+                       "青海", "西藏", "明天", "明年", "常州", "温州", "余额", "包子", "饺子", "毛衣", "曾经", "向往", "元旦",
+                       "房东", "房间", "房子", "房价", "房贷", "高铁", "高中", "高考", "高速", "周末", "金额", "时间",
+                       "王者", "程序", "马上", "方便", "白天", "黄金", "毛病", "于是", "应该", "成绩", "安全", "华为", "小米",
+                       "石头", "汤圆", "龙猫", "雷雨", "孔雀", "宁愿", "何况", "任何", "史上", "常常", "温度", "康复", "万一"})
 
 
 @frozen
@@ -52,10 +73,15 @@ class Subject:
     end: int  # where the rest of the clause starts
     relation: tuple[str, str] | None = None  # (predicate, value) the subject phrase itself states
     kin: str | None = None  # the kin word when the subject is a kin relation of the user (用户的表哥)
+    pet: str | None = None  # the pet word when the subject is the user's pet (用户的橘猫, user's dog)
+    counted: bool = False  # the subject phrase counts or points at it (我家两只猫, 那只橘猫): it introduces the pet
+    carried: bool = False  # not named in the clause: carried from the clause before it (…，经常加班)
     bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
 
 
 LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
+#: The leading adverbs without 平时, which opens a habit (平时骑车上班) rather than framing one.
+LEADING_ZH_HABIT = re.compile(rf"^\s*{_ADV_ZH.replace('平时|', '')}\s*")
 
 
 def resolve_zh(text: str, topic: str | None) -> Subject | None:
@@ -80,16 +106,23 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
     if m is None:
         return None
     if m["fp"]:
-        if m["kin"] and m["kname"]:
+        if m["kin"] and m["kname"] and m["kname"] not in _NOUNS_ZH:
             predicate = relation_of(m["kin"]) or "knows"
             return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
         if m["kin"]:
-            return Subject(f"用户的{m['kin']}", m.end(), kin=m["kin"])
+            end = m.start("kname") if m["kname"] else m.end()  # 我儿子游泳不学了: 游泳 is no name
+            return Subject(f"用户的{KIN_CANON.get(m['kin'], m['kin'])}", end, kin=m["kin"])
+        if m["pet"]:
+            return Subject(f"用户的{m['pet']}", m.end(), pet=m["pet"], counted=bool(m["cl"]))
         return Subject(None, m.end())
     if m["thing"]:
         return Subject(m["thing"], m.end())
+    if m["bare"]:  # 孩子今年六岁: the speaker's own family, said without 我
+        return Subject(f"用户的{KIN_CANON.get(m['bare'], m['bare'])}", m.end(), kin=m["bare"])
     if m["name"]:
         name = m["name"]
+        if name in QUANTITY_ZH or name in _NOUNS_ZH:
+            return None  # 房租现在两千四: a noun that starts like a surname
         return Subject(name, m.end()) if person_like(name) or name[0] in "老小" else None
     return Subject(topic, m.end()) if topic else None
 
@@ -100,6 +133,9 @@ def _resolve_en(text: str, topic: str | None) -> Subject | None:
         return None
     if m["fp"]:
         return Subject(None, m.end())
+    if m["bare"]:
+        kin = KIN_CANON.get(m["bare"].lower(), m["bare"].lower())
+        return Subject(f"user's {kin}", m.end(), kin=m["bare"].lower())
     if m["kin"]:
         kin = m["kin"].lower()
         full = m.group().strip()
@@ -109,7 +145,12 @@ def _resolve_en(text: str, topic: str | None) -> Subject | None:
         if m["kname"] and person_like(m["kname"]):
             predicate = _ALL_REL.get(kin, _ALL_REL.get(m["kin"].lower(), ("knows", None)))[0]
             return Subject(m["kname"], m.end(), relation=(predicate, m["kname"]))
-        return Subject(f"user's {kin}", m.end(), kin=m["kin"].lower())
+        return Subject(f"user's {KIN_CANON.get(kin, kin)}", m.end(), kin=m["kin"].lower())
+    if m["pet"]:
+        pet = m["pet"].lower()
+        if m["pname"] and person_like(m["pname"]):
+            return Subject(m["pname"], m.end(), relation=("owns", f"{pet} ({m['pname']})"), pet=pet)
+        return Subject(f"user's {pet}", m.end(), pet=pet, counted=bool(m["cnt"]))
     if m["name"]:
         if _NOT_NAME_EN.match(m["name"].split()[0]):
             return None

@@ -49,7 +49,7 @@ CASES = [
     # possessions and pets
     ("owns", "我养了一条柯基", "用户", "owns", "柯基", True),
     ("owns", "我刚买了一台索尼电视", "用户", "owns", "索尼电视", True),
-    ("owns", "I adopted a rescue greyhound", "user", "owns", "greyhound", False),  # not in the pet list: no claim
+    ("owns", "I adopted a rescue greyhound", "user", "owns", "greyhound", True),
     ("owns", "We have a tortoise named Sheldon", "user", "owns", "tortoise (Sheldon)", True),
     ("owns", "I own a Vespa", "user", "owns", "Vespa", True),
     # negations
@@ -93,9 +93,6 @@ CASES = [
 @pytest.mark.parametrize(("cls", "text", "subject", "predicate", "value", "polarity"), CASES,
                          ids=[f"{c[0]}:{c[1]}" for c in CASES])
 def test_frame_cases(cls: str, text: str, subject: str, predicate: str, value: str, polarity: bool) -> None:
-    if (cls, text) == ("owns", "I adopted a rescue greyhound"):
-        assert not any(c.predicate == "owns" for c in run(text))
-        return
     assert has(text, subject, predicate, value, polarity), run(text)
 
 

@@ -55,7 +55,7 @@ ZH_POSITIVE = [
     ("我在上海工作", ("用户", "works_in", "上海", True)),
     ("我在腾讯公司工作", ("用户", "employer", "腾讯公司", True)),
     ("我是一名软件工程师", ("用户", "job_title", "软件工程师", True)),
-    ("我今年25岁", ("用户", "age", "25", True)),
+    ("我今年25岁", ("用户", "age", "25岁", True)),
     ("我是北京人", ("用户", "hometown", "北京", True)),
     ("我的生日是5月3日", ("用户", "birthday", "5月3日", True)),
     ("我的上司叫王强", ("用户", "boss", "王强", True)),
@@ -122,7 +122,7 @@ NOTHING = [
     "I used to live in Boston.", "You should use dark mode.",
     # chatter and things no rule covers
     "好的，谢谢", "今天天气不错", "control-02 采用本地优先架构", "control-03 包含三个模块", "I live in fear.",
-    "我在家工作", "我住院了", "<HAN:2>的<ASCII:4>是<HAN:3>",
+    "我在家工作", "<HAN:2>的<ASCII:4>是<HAN:3>",
     # opinions, deixis and vague plans are not attributes
     "这个函数的返回值是 None", "问题的关键是缓存没有失效", "模型的效果是不错的", "I love this idea!",
     "My question is how to fix this.", "My code is broken.", "We'll see tomorrow.", "Tomorrow is Friday.",
@@ -132,6 +132,11 @@ NOTHING = [
 @pytest.mark.parametrize("text", NOTHING)
 def test_nothing(text: str) -> None:
     assert run(text) == []
+
+
+def test_a_hospital_stay_is_a_state_for_now_not_a_home() -> None:
+    [c] = run("我住院了")
+    assert (c.predicate, c.value, c.scope) == ("health_condition", "住院", Scope.TEMPORAL)
 
 
 def test_an_assistants_first_person_is_not_the_user() -> None:
@@ -161,7 +166,9 @@ NEGATIONS = [
 
 @pytest.mark.parametrize(("text", "expected"), NEGATIONS, ids=[t for t, _ in NEGATIONS])
 def test_negation_sets_polarity(text: str, expected: tuple[str, str, str, bool]) -> None:
-    assert triples(text) == [expected]
+    assert expected in triples(text)
+    if text in ("我讨厌加班", "I hate meetings."):  # a strong dislike is also a value of its own (ADR 0065)
+        assert (expected[0], "dislikes", expected[2], True) in triples(text)
 
 
 def test_versions_are_different_values_of_one_slot() -> None:
@@ -218,18 +225,34 @@ def test_relation_needs_a_name_not_a_description() -> None:
 
 # -- valid time ------------------------------------------------------------------------------
 
-def test_a_reported_change_holds_from_the_statement_and_keeps_its_date() -> None:
-    # ADR 0041: "其实5月就搬去北京了" said today still holds today, so it holds from the statement
-    # (and supersedes what was said before it); the resolved date of the move is the since qualifier.
+def test_a_reported_change_holds_from_its_date_and_is_marked_a_change() -> None:
+    # ADR 0059: "其实5月就搬去北京了" said on 3 June holds from May, and is a change, so the
+    # domain still lets it supersede what was said before it.
     c = one("其实5月就搬去北京了")
     assert (c.predicate, c.value) == ("lives_in", "北京")
-    assert c.valid_from == AT and c.valid_to is None
-    assert ("since", "2026-05-01") in c.qualifiers
+    assert c.valid_from == datetime(2026, 5, 1, tzinfo=AT.tzinfo) and c.valid_to is None and c.change
+    assert not any(k == "since" for k, _ in c.qualifiers)
 
 
 def test_a_month_after_the_anchor_month_is_last_years() -> None:
     c = run("其实8月就搬去北京了")[0]
-    assert ("since", "2025-08-01") in c.qualifiers
+    assert c.valid_from == datetime(2025, 8, 1, tzinfo=AT.tzinfo)
+
+
+@pytest.mark.parametrize(("text", "start"), [
+    ("I moved to Seattle in May.", datetime(2026, 5, 1)), ("I moved to Seattle in August.", datetime(2025, 8, 1)),
+    ("I started at Shopify on Monday.", datetime(2026, 6, 1)), ("我周五搬到了杭州。", datetime(2026, 5, 29)),
+])
+def test_a_month_or_weekday_in_a_statement_is_the_nearest_past_one(text: str, start: datetime) -> None:
+    # AT is Wednesday 3 June 2026: Monday is 1 June, 周五 the Friday before (29 May).
+    c = run(text)[0]
+    assert c.valid_from == start.replace(tzinfo=AT.tzinfo) and c.valid_to is None and c.change
+
+
+@pytest.mark.parametrize("text", ["我去年查出高血压。", "I was diagnosed with celiac disease last year.", "我前年确诊了糖尿病"])
+def test_a_diagnosis_in_the_past_still_holds(text: str) -> None:
+    c = run(text)[0]
+    assert c.predicate == "health_condition" and c.valid_from < AT and c.valid_to is None
 
 
 def test_without_time_words_validity_starts_when_the_event_occurred() -> None:

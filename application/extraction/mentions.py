@@ -1,0 +1,44 @@
+"""Relations named in passing: "…same as my sister Nina's", "我那个室友小周啊", "我们老板叫王建国".
+
+Wherever a user's clause says "my <relation> <Name>" (我的<关系><名字>), it states the relation
+(``user · sibling · Nina``), whatever else the clause is about. The subject phrase of a clause
+already yields this when it opens the clause (``en.kin_apposition``); this reads the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hlmem.application.extraction.clauses import Clause, Fact
+from hlmem.application.extraction.patterns_common import person_like
+from hlmem.application.extraction.subjects import REL_ALL_EN, REL_ALL_ZH, SURNAMES, relation_of
+
+_EN = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:best|oldest|youngest|older|younger|little|big|baby|twin|step|new|old)\s+)?(?P<rel>(?i:{REL_ALL_EN}))"
+                 rf"\s*,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Aunt|Uncle|Auntie|Grandma|Grandpa)\.?\s+)?(?P<name>[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
+                 rf"(?!['’]s\s+(?:house|place|car|dog|cat))")
+_ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}|[老小][{SURNAMES}])"
+_ZH = re.compile(rf"我(?:们)?(?:的|那个|这个|家|家的)?(?P<rel>{REL_ALL_ZH})(?:(?:叫做?|名叫|是)\s*)?(?P<name>{_ZH_NAME})"
+                 rf"(?=$|[\s，,。啊呀呢吧的是在跟和就他她也都还]|(?:人|今年|住|说|每))")
+_NOT_NAME_EN = re.compile(r"^(?:Is|Was|And|But|So|Has|Had|The|This|That|Who|Which|When|Just|Also|Still|Lives|Works)$")
+
+
+def relations(clause: Clause) -> list[Fact]:
+    """Relation facts (the user's) for every "my <relation> <Name>" in the clause."""
+    regex = _EN if clause.lang == "en" else _ZH
+    out: list[Fact] = []
+    for m in regex.finditer(clause.work):
+        name = re.sub(r"['’]s$", "", clause.text[m.start("name"):m.end("name")].strip())
+        if clause.lang == "en":
+            first = name.split()[0]
+            if _NOT_NAME_EN.match(first):
+                continue
+            if len(name.split()) == 2 and _NOT_NAME_EN.match(name.split()[1]):
+                name = first
+        if not person_like(name):
+            continue
+        predicate = relation_of(m["rel"])
+        if predicate is None or predicate in ("child", "sibling") and name.lower() in ("kids", "children"):
+            continue
+        out.append(Fact(predicate=predicate, value=name, span=m.span("name"), rule=f"{clause.lang}.kin_mention",
+                        cardinality=None, importance=0.6))
+    return out
