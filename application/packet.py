@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Protocol
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.time import require_aware
@@ -60,6 +60,8 @@ class Recalled(Protocol):
     def valid_to(self) -> datetime | None: ...
     @property
     def occurred_at(self) -> datetime | None: ...
+    @property
+    def history(self) -> bool: ...
 
 
 @frozen(kw_only=True)
@@ -75,12 +77,15 @@ class PacketItem:
     occurred_at: datetime | None = None
     evidence: tuple[str, ...] = field(default=(), converter=tuple)
     score: float | None = None
+    #: An event whose every extracted value no longer holds (recall's ``RecallItem.history``, ADR 0060).
+    history: bool = False
 
     @classmethod
     def from_recall(cls, item: Recalled) -> PacketItem:
         """The packet item of a recalled claim or event."""
         return cls(id=item.id, text=item.text, kind=item.kind, status=item.status, valid_from=item.valid_from,
-                   valid_to=item.valid_to, occurred_at=item.occurred_at, evidence=item.evidence, score=item.score)
+                   valid_to=item.valid_to, occurred_at=item.occurred_at, evidence=item.evidence, score=item.score,
+                   history=getattr(item, "history", False))
 
 
 @frozen(kw_only=True)
@@ -94,6 +99,8 @@ class Packet:
     cut: tuple[str, ...]  # ids of included items whose text was shortened (at most the last one)
     omitted: tuple[str, ...]  # ids of the items left out, in order
     version: int = FORMAT_VERSION
+    #: ids of history items left out of a current-time packet (``leave_out_history``), in order.
+    history: tuple[str, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -270,7 +277,8 @@ CHARS_PER_TOKEN_CAP = 16
 
 
 def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: datetime,
-                 count_tokens: TokenCounter = estimate_tokens, max_item_tokens: int | None = None) -> Packet:
+                 count_tokens: TokenCounter = estimate_tokens, max_item_tokens: int | None = None,
+                 leave_out_history: bool = False) -> Packet:
     """Render ``items`` (best first) as a packet of at most ``budget_tokens`` tokens by ``count_tokens``.
 
     The items shown are a prefix of ``items``; the first that does not fit whole is cut at a safe
@@ -285,6 +293,9 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
         the default :func:`estimate_tokens` upper estimate.
     :param max_item_tokens: when set, an item whose line costs more is cut to that many tokens first
         (items after it may still follow); an item that cannot be cut that short ends the packet.
+    :param leave_out_history: a packet for a question about now: items marked ``history`` (events
+        recording only values that no longer hold) are left out before anything is taken, and
+        listed in ``Packet.history``; the packet is a prefix of the rest.
     :raises ValidationError: for a negative budget or ``max_item_tokens``, or a naive ``now``.
     """
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 0:
@@ -294,6 +305,15 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
         raise ValidationError("max_item_tokens must be a positive integer", field="max_item_tokens")
     now = require_aware(now, field="now")
     pool = list(items)
+    history = tuple(i.id for i in pool if i.history) if leave_out_history else ()
+    if history:
+        pool = [i for i in pool if not i.history]
+        return evolve(_build(pool, budget_tokens, now, count_tokens, max_item_tokens), history=history)
+    return _build(pool, budget_tokens, now, count_tokens, max_item_tokens)
+
+
+def _build(pool: list[PacketItem], budget_tokens: int, now: datetime, count_tokens: TokenCounter,
+           max_item_tokens: int | None) -> Packet:
     limit = CHARS_PER_TOKEN_CAP * min(budget_tokens, max_item_tokens or budget_tokens) + 64
     bodies, lines, cut = [], [], set()
     for position, item in enumerate(pool):

