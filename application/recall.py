@@ -54,6 +54,9 @@ class _Run:
     features: dict[str, Features] = Factory(dict)
     items: list[RecallItem] = Factory(list)
     history: frozenset[str] = frozenset()
+    #: What the relevance floor dropped (the visibility stage falls back on it when nothing above
+    #: the floor is visible at the instants asked about).
+    below: list[Scored] = Factory(list)
 
 
 class RecallService:
@@ -197,15 +200,21 @@ class RecallService:
         floor = config.floor_for(run.model[0] if run.model is not None and "vector" in rankings else None)
         fused = [s for s in fuse(rankings, config, floor=floor, pool=q.pool) if s.kind in q.kinds]
         run.scored = apply_floor(fused, rankings, floor)
+        kept_ids = {s.item_id for s in run.scored}
+        run.below = [s for s in fused if s.item_id not in kept_ids]
         if fused and not run.scored:
-            model = run.model[0] if run.model is not None and "vector" in rankings else None
-            kept = floor_fallback(self._storage, run.reads, q, fused, rankings, model)
-            if kept:
-                run.scored = kept
-                run.notes.append(f"relevance floor: nothing reached similarity {floor}; kept {len(kept)} value(s) "
-                                 "of the slot the question's words name or its meaning comes closest to (ADR 0060)")
-            else:
-                run.notes.append(f"relevance floor: nothing reached similarity {floor}")
+            run.scored = self._fallback(run, run.below, f"nothing reached similarity {floor}")
+
+    def _fallback(self, run: _Run, below: list[Scored], why: str) -> list[Scored]:
+        """The floor left nothing (or nothing visible): the slot values a question about someone's
+        facts or a time still gets (recall_floor.py), with a note either way."""
+        model = run.model[0] if run.model is not None and "vector" in run.rankings else None
+        kept = floor_fallback(self._storage, run.reads, run.query, below, run.rankings, model)
+        run.notes.append(f"relevance floor: {why}" + (
+            f"; kept {len(kept)} value(s) of the slot the question's words name or its meaning comes closest to "
+            "(ADR 0060)" if kept else ""))
+        run.below = []
+        return kept
 
     def _neighbours(self, run: _Run) -> None:
         """Replies and the turns next to the best events take part of their relevance (conversation.py).
@@ -282,6 +291,9 @@ class RecallService:
         q = run.query
         run.scored = self._first_visible(run.scored, min(len(run.scored), q.shown), q.valid_at, q.known_at,
                                          q.also_visible, run.reads)
+        if not run.scored and run.below:  # what passed the floor happened after valid_at, say
+            kept = self._fallback(run, run.below, f"nothing that reached it is visible at {q.valid_at.isoformat()}")
+            run.scored = self._first_visible(kept, len(kept), q.valid_at, q.known_at, q.also_visible, run.reads)
         run.claims = run.reads.claims([s.item_id for s in run.scored if s.kind == "claim"])
         run.events = run.reads.observations([s.item_id for s in run.scored if s.kind == "event"])
 

@@ -131,3 +131,18 @@ def test_a_middle_day_question_is_read_in_the_askers_zone() -> None:
     with _three_cities(":memory:") as mem:
         result = mem.recall("3月1日那会儿我住在哪？", now=datetime(2026, 5, 1, 10, 0, tzinfo=Z))
         assert result.intent.valid_range.start == datetime(2026, 3, 1, tzinfo=Z)
+
+
+def test_when_what_passed_the_floor_is_not_visible_then_the_slot_values_then_are_returned() -> None:
+    # Only the later turn is similar enough to pass the floor, and it was said after the instant asked
+    # about: the slot's value then (the earlier turn, evidence of a claim) still comes back, with a note.
+    mem = Memory(":memory:", embedder="hash", now=datetime(2026, 1, 5, tzinfo=Z), settings=Settings(),
+                 ranking={"similarity_floor": 0.3, "slot_floors": (("hash-", -1.0),)})
+    with mem:
+        early = mem.add("Home is Portland.", extract=False, session="s1").id
+        mem.remember("user", "lives_in", "Portland", evidence=[early])
+        mem.clock.set(datetime(2026, 3, 1, tzinfo=Z))
+        mem.add("where do I live these days? I live in Denver now.", extract=False, session="s2")
+        result = mem.recall("where do I live these days", valid_at=datetime(2026, 2, 1, tzinfo=Z), kinds=("event",))
+        assert [i.text for i in result.items] == ["Home is Portland."], result.notes
+        assert any("is visible at" in n and "kept 1 value" in n for n in result.notes), result.notes
