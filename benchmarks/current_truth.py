@@ -46,7 +46,7 @@ from _common import machine_facts  # noqa: E402
 from hlmem import Memory  # noqa: E402
 from hlmem.adapters.embedders.select import make_embedder  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
-from hlmem.domain.state import ClaimState, ClaimStatus  # noqa: E402
+from hlmem.domain.state import ClaimState, ClaimStatus, subject_key  # noqa: E402
 from hlmem.domain.value_order import believed, holds  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -116,9 +116,18 @@ def claim_values(claims: Sequence[ClaimState], values: Sequence[Mapping[str, Any
 
 def extraction_verdict(kind: str, answer: str, claims: list[tuple[ClaimState, set[str]]], at: datetime,
                        known: datetime) -> str:
-    """``ok`` when the store's claims hold the right value at the time asked, else why not."""
+    """``ok`` when the store's claims hold the right value at the time asked, else why not. Only the
+    claims of the slot naming most of the sequence's values count (a value said as a plan, say, is
+    on another slot and cannot be superseded by the change)."""
     if not any(answer in found for _c, found in claims):
         return "no claim for the value"
+    slots: dict[tuple[str, str], list[tuple[ClaimState, set[str]]]] = defaultdict(list)
+    for c, found in claims:
+        slots[(subject_key(c.subject), c.predicate)].append((c, found))
+    best = max(slots.values(), key=lambda cs: (len(set().union(*(f for _c, f in cs))), len(cs)))
+    if not any(answer in found for _c, found in best):
+        return "the value's claim is on another slot"
+    claims = best
     if kind == "before":
         ended = [(rows[-1].valid_to, found) for c, found in claims
                  if (rows := believed(c, known)) and rows[-1].valid_to is not None and rows[-1].valid_to <= at]
