@@ -11,9 +11,10 @@ When no member of a group is the value asked for (the words found only the old s
 slot's claims that are (at most :data:`MAX_ADDED` per slot) join the group: the slot's values are
 returned rather than what merely shares words with the question.
 
-An event whose claims all ended or were retracted by ``valid_at`` is *history*
-(:func:`~hlmem.domain.value_order.is_history`): it ranks after the current value and a current-time
-context packet leaves it out.
+An event whose claims all ended or were retracted by ``valid_at``
+(:func:`~hlmem.domain.value_order.is_history`), in a slot whose value then is among the items, is
+*history*: it ranks after the current value, is marked, and a current-time context packet leaves it
+out (what is shown says what holds instead).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from attrs import field, frozen
 
 from hlmem.application.ranking import Scored
 from hlmem.domain.state import ClaimState, ClaimStatus
-from hlmem.domain.value_order import ASKED, Asked, Key, Wanted, claim_key, event_key, is_history
+from hlmem.domain.value_order import ASKED, Asked, Key, Wanted, claim_key, event_key, holds, is_history
 
 if TYPE_CHECKING:
     from hlmem.application.ports import RecallStore
@@ -137,12 +138,12 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
     scored = list(scored)
     groups = slot_groups(scored, cited, claims)
     keys = item_keys(scored, cited, claims, asked)
-    history = frozenset(s.item_id for s in scored if s.kind == "event" and s.item_id in groups and is_history(
-        [claims[i] for i in cited.get(s.item_id, ()) if i in claims], asked.valid_at, asked.known_at))
     added: list[str] = []
     if slot_values:
         scored, added = _add_asked(scored, groups, keys, claims, asked, slot_values, include_archived)
-        groups = slot_groups(scored, cited, {**claims, **{c.claim_id: c for v in slot_values.values() for c in v}})
+        claims = {**claims, **{c.claim_id: c for v in slot_values.values() for c in v}}
+        groups = slot_groups(scored, cited, claims)
+    history = _history(scored, groups, cited, claims, asked)
     positions: dict[tuple[str, ...], list[int]] = {}
     for n, s in enumerate(scored):
         if s.item_id in groups:
@@ -162,6 +163,22 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
                                     ranks=s.ranks, similarity=s.similarity, folded=s.folded)
     values = {c.claim_id: c for v in (slot_values or {}).values() for c in v if c.claim_id in added}
     return SlotOrder(out, history, tuple(added), moved, values)
+
+
+def _history(scored: Sequence[Scored], groups: Mapping[str, tuple[str, ...]], cited: Mapping[str, Sequence[str]],
+             claims: Mapping[str, ClaimState], asked: Asked) -> frozenset[str]:
+    """The events that are history at ``valid_at``: every value they record ended or was retracted
+    (:func:`~hlmem.domain.value_order.is_history`) and their slot's value then is among the items (a
+    claim, or an event citing it): something shown says what holds instead. A past plan nothing
+    replaced is not history in this sense; it only ranks after what holds."""
+    def claims_of(s: Scored) -> list[ClaimState]:
+        ids = [s.item_id] if s.kind == "claim" else cited.get(s.item_id, ())
+        return [claims[i] for i in ids if i in claims and claims[i].status is not ClaimStatus.FORGOTTEN]
+
+    current = {groups[s.item_id] for s in scored if s.item_id in groups
+               and any(holds(c, asked.valid_at, asked.known_at) for c in claims_of(s))}
+    return frozenset(s.item_id for s in scored if s.kind == "event" and groups.get(s.item_id) in current
+                     and is_history(claims_of(s), asked.valid_at, asked.known_at))
 
 
 def _add_asked(scored: list[Scored], groups: Mapping[str, tuple[str, ...]], keys: dict[str, Key],

@@ -148,3 +148,12 @@ def test_only_questions_about_facts_or_times_fall_back() -> None:
     assert asks_for_values(intent("what did we use for tasks before?"))  # a time
     assert not asks_for_values(intent("what is the capital of France?"))
     assert not asks_for_values(None)
+
+
+def test_a_past_value_nothing_shown_replaces_is_not_marked_history() -> None:
+    # ev_dark's value ended, but no item says what holds instead: it keeps its place and its mark off
+    # (a past plan, say, is still worth showing in a packet).
+    alone = order_slots(scored("ev_dark", "ev_other"), CITED, CLAIMS, now())
+    assert alone.history == frozenset()
+    with_current = order_slots(scored("ev_dark", "ev_light"), CITED, CLAIMS, now())
+    assert with_current.history == frozenset({"ev_dark"})
