@@ -219,8 +219,8 @@ def _add_asked(scored: list[Scored], groups: Mapping[str, tuple[str, ...]], keys
 def slot_stage(storage: RecallStore, reads: RecallReads, q: RecallQuery, scored: Sequence[Scored],
                claims: Mapping[str, ClaimState], notes: list[str]) -> SlotOrder | None:
     """The slot stage of a recall: reads the claims citing the ranked events (one read) and, when a
-    group lacks the value asked for, its slots' claims (one read); orders the groups; says what it
-    did in ``notes``. None when no ranked item belongs to a slot."""
+    group lacks the value asked for and claims are asked for, its slots' claims (one read); orders
+    the groups; says what it did in ``notes``. None when no ranked item belongs to a slot."""
     events = [s.item_id for s in scored if s.kind == "event"]
     cited = storage.claims_citing_events(events) if events else {}
     if not cited and not claims:
@@ -232,7 +232,7 @@ def slot_stage(storage: RecallStore, reads: RecallReads, q: RecallQuery, scored:
     groups = slot_groups(scored, cited, claims)
     if not groups:
         return None
-    missing = missing_slots(scored, groups, item_keys(scored, cited, claims, asked))
+    missing = missing_slots(scored, groups, item_keys(scored, cited, claims, asked)) if "claim" in q.kinds else []
     values = storage.slots_claims(missing) if missing else None
     order = order_slots(scored, cited, claims, asked, values, include_archived=q.include_archived)
     if order.added:

@@ -146,3 +146,10 @@ def test_when_what_passed_the_floor_is_not_visible_then_the_slot_values_then_are
         result = mem.recall("where do I live these days", valid_at=datetime(2026, 2, 1, tzinfo=Z), kinds=("event",))
         assert [i.text for i in result.items] == ["Home is Portland."], result.notes
         assert any("is visible at" in n and "kept 1 value" in n for n in result.notes), result.notes
+
+
+def test_a_recall_of_events_only_gets_no_claim_added(store: str) -> None:
+    with _three_cities(store) as mem:
+        result = mem.recall("我之前住在哪？", kinds=("event",), now=datetime(2026, 5, 1, 10, 0, tzinfo=Z))
+        assert result.items and {i.kind for i in result.items} == {"event"}
+        assert _first_value(result.items, CITIES) == "苏州"
