@@ -115,10 +115,11 @@ def claim_values(claims: Sequence[ClaimState], values: Sequence[Mapping[str, Any
 
 
 def extraction_verdict(kind: str, answer: str, claims: list[tuple[ClaimState, set[str]]], at: datetime,
-                       known: datetime) -> str:
+                       known: datetime, keys: Sequence[str] = ()) -> str:
     """``ok`` when the store's claims hold the right value at the time asked, else why not. Only the
     claims of the slot naming most of the sequence's values count (a value said as a plan, say, is
-    on another slot and cannot be superseded by the change)."""
+    on another slot and cannot be superseded by the change), and every value (``keys``) must have
+    one: a turn stating a value no claim holds is a turn recall cannot place in time."""
     if not any(answer in found for _c, found in claims):
         return "no claim for the value"
     slots: dict[tuple[str, str], list[tuple[ClaimState, set[str]]]] = defaultdict(list)
@@ -127,6 +128,9 @@ def extraction_verdict(kind: str, answer: str, claims: list[tuple[ClaimState, se
     best = max(slots.values(), key=lambda cs: (len(set().union(*(f for _c, f in cs))), len(cs)))
     if not any(answer in found for _c, found in best):
         return "the value's claim is on another slot"
+    named = set().union(*(f for _c, f in best))
+    if any(k not in named for k in keys):  # a value no claim holds is a turn recall cannot place in time
+        return "another value has no claim"
     claims = best
     if kind == "before":
         ended = [(rows[-1].valid_to, found) for c, found in claims
@@ -183,7 +187,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
             when = extra.get("valid_at") or asked_at
             if kind == "as_of" and result.intent is not None and result.intent.valid_range is not None:
                 when = datetime.combine(datetime.fromisoformat(q["date"]).date(), clock_time(12, 0), tzinfo=zone_of(seq))
-            verdict = extraction_verdict(kind, q["answer"], found, when, asked_at)
+            verdict = extraction_verdict(kind, q["answer"], found, when, asked_at, [v["key"] for v in seq["values"]])
             ok = got == q["answer"]
             records.append({
                 "id": seq["id"], "lang": seq["lang"], "topic": seq["topic"], "kind": kind, "question": q["text"],
