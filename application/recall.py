@@ -22,9 +22,9 @@ from hlmem.application.conversation import (boost_speaker, named_speaker, propag
                                             spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
-from hlmem.application.ranking import Features, RankingConfig, Scored, apply_floor, final_scores, fold, fuse
+from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
 from hlmem.application.recall_features import features_of, held_in
-from hlmem.application.recall_floor import floor_fallback
+from hlmem.application.recall_floor import floored
 from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall_parts import bridge_heads, interleave, part_notes
 from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
@@ -54,8 +54,7 @@ class _Run:
     features: dict[str, Features] = Factory(dict)
     items: list[RecallItem] = Factory(list)
     history: frozenset[str] = frozenset()
-    #: What the relevance floor dropped (the visibility stage falls back on it when nothing above
-    #: the floor is visible at the instants asked about).
+    #: What the relevance floor dropped (the visibility stage says so when nothing above it is visible).
     below: list[Scored] = Factory(list)
 
 
@@ -195,26 +194,13 @@ class RecallService:
             rankings["archived"] = self._storage.archived_candidates(q.namespace, q.text, q.pool)
 
     def _fuse(self, run: _Run) -> None:
-        """Fuse the rankings into one relevance and drop what is below the model's similarity floor."""
+        """Fuse the rankings into one relevance and drop what is below the model's similarity floor
+        (but the slot values a question about someone's facts or a time still gets: recall_floor.py)."""
         q, config, rankings = run.query, run.query.config, run.rankings
-        floor = config.floor_for(run.model[0] if run.model is not None and "vector" in rankings else None)
+        model = run.model[0] if run.model is not None and "vector" in rankings else None
+        floor = config.floor_for(model)
         fused = [s for s in fuse(rankings, config, floor=floor, pool=q.pool) if s.kind in q.kinds]
-        run.scored = apply_floor(fused, rankings, floor)
-        kept_ids = {s.item_id for s in run.scored}
-        run.below = [s for s in fused if s.item_id not in kept_ids]
-        if fused and not run.scored:
-            run.scored = self._fallback(run, run.below, f"nothing reached similarity {floor}")
-
-    def _fallback(self, run: _Run, below: list[Scored], why: str) -> list[Scored]:
-        """The floor left nothing (or nothing visible): the slot values a question about someone's
-        facts or a time still gets (recall_floor.py), with a note either way."""
-        model = run.model[0] if run.model is not None and "vector" in run.rankings else None
-        kept = floor_fallback(self._storage, run.reads, run.query, below, run.rankings, model)
-        run.notes.append(f"relevance floor: {why}" + (
-            f"; kept {len(kept)} value(s) of the slot the question's words name or its meaning comes closest to "
-            "(ADR 0060)" if kept else ""))
-        run.below = []
-        return kept
+        run.scored, run.below = floored(self._storage, run.reads, q, fused, rankings, floor, model, run.notes)
 
     def _neighbours(self, run: _Run) -> None:
         """Replies and the turns next to the best events take part of their relevance (conversation.py).
@@ -292,8 +278,7 @@ class RecallService:
         run.scored = self._first_visible(run.scored, min(len(run.scored), q.shown), q.valid_at, q.known_at,
                                          q.also_visible, run.reads)
         if not run.scored and run.below:  # what passed the floor happened after valid_at, say
-            kept = self._fallback(run, run.below, f"nothing that reached it is visible at {q.valid_at.isoformat()}")
-            run.scored = self._first_visible(kept, len(kept), q.valid_at, q.known_at, q.also_visible, run.reads)
+            run.notes.append(f"relevance floor: what reached it is not visible at {q.valid_at.isoformat()}")
         run.claims = run.reads.claims([s.item_id for s in run.scored if s.kind == "claim"])
         run.events = run.reads.observations([s.item_id for s in run.scored if s.kind == "event"])
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hlmem.application.ports import Candidate
-from hlmem.application.ranking import Scored
+from hlmem.application.ranking import Scored, apply_floor
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent, TimeMode
 from hlmem.domain.state import ClaimStatus
 
@@ -70,12 +70,8 @@ def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Ca
     return [s for s in qualified if slots[s.item_id] & best]
 
 
-def floor_fallback(storage: RecallStore, reads: RecallReads, q: RecallQuery, fused: Sequence[Scored],
-                   rankings: Mapping[str, Sequence[Candidate]], model: str | None) -> list[Scored]:
-    """What a question about someone's facts or a time keeps when the floor left nothing: the values
-    of the one slot its words or meaning reach (:func:`slot_values_kept`). One evidence read."""
-    if not asks_for_values(q.intent):
-        return []
+def _slots(storage: RecallStore, reads: RecallReads, fused: Sequence[Scored]) -> dict[str, frozenset[str]]:
+    """Item id → the slot keys it is a value of, for the slot values among ``fused`` (one evidence read)."""
     events = [s.item_id for s in fused if s.kind == "event"]
     cited = storage.claims_citing_events(events) if events else {}
     claims = {i: c for i, c in reads.claims([s.item_id for s in fused if s.kind == "claim"]
@@ -83,4 +79,55 @@ def floor_fallback(storage: RecallStore, reads: RecallReads, q: RecallQuery, fus
               if c.status is not ClaimStatus.FORGOTTEN}
     slots = {i: frozenset({c.slot_key}) for i, c in claims.items()}
     slots.update({e: frozenset(claims[c].slot_key for c in ids if c in claims) for e, ids in cited.items()})
-    return slot_values_kept(fused, rankings, slots, q.config.slot_floor_for(model))
+    return slots
+
+
+def floor_fallback(storage: RecallStore, reads: RecallReads, q: RecallQuery, fused: Sequence[Scored],
+                   rankings: Mapping[str, Sequence[Candidate]], model: str | None) -> list[Scored]:
+    """What a question about someone's facts or a time keeps when the floor left nothing: the values
+    of the one slot its words or meaning reach (:func:`slot_values_kept`). One evidence read."""
+    if not asks_for_values(q.intent):
+        return []
+    return slot_values_kept(fused, rankings, _slots(storage, reads, fused), q.config.slot_floor_for(model))
+
+
+def near_values(storage: RecallStore, reads: RecallReads, q: RecallQuery, below: Sequence[Scored],
+                model: str | None) -> list[Scored]:
+    """When the floor passed (the question is about what the store holds) but dropped some vector-only
+    candidates: those that are slot values at least the slot floor similar, for a question about
+    someone's facts or a time. The value a question asks for is often said in words the question
+    does not use ("knees have told me my football days are done" for "what sport was I playing?")."""
+    slot_floor = q.config.slot_floor_for(model)
+    near = [s for s in below if slot_floor is not None and s.similarity is not None and s.similarity >= slot_floor]
+    if not near or not asks_for_values(q.intent):
+        return []
+    slots = _slots(storage, reads, near)
+    return [s for s in near if slots.get(s.item_id)]
+
+
+def fallback_note(why: str, kept: Sequence[Scored]) -> str:
+    """The note of a floor that left nothing (or nothing visible), and of what its fallback kept."""
+    return f"relevance floor: {why}" + (
+        f"; kept {len(kept)} value(s) of the slot the question's words name or its meaning comes closest to "
+        "(ADR 0060)" if kept else "")
+
+
+def floored(storage: RecallStore, reads: RecallReads, q: RecallQuery, fused: Sequence[Scored],
+            rankings: Mapping[str, Sequence[Candidate]], floor: float | None, model: str | None,
+            notes: list[str]) -> tuple[list[Scored], list[Scored]]:
+    """The floor with its two exceptions for questions about someone's facts or a time: ``(kept,
+    dropped)``, fused order. When the floor leaves nothing, :func:`floor_fallback`; when it passed
+    but dropped some, the slot values among them just under it (:func:`near_values`). Notes say which."""
+    scored = apply_floor(fused, rankings, floor)
+    kept = {s.item_id for s in scored}
+    below = [s for s in fused if s.item_id not in kept]
+    if fused and not scored:
+        rescued = floor_fallback(storage, reads, q, below, rankings, model)
+        notes.append(fallback_note(f"nothing reached similarity {floor}", rescued))
+        return rescued, []
+    near = {s.item_id for s in near_values(storage, reads, q, below, model)} if below else set()
+    if near:
+        notes.append(f"relevance floor: {len(near)} slot value(s) just under similarity {floor} kept "
+                     "(a question about someone's facts or a time; ADR 0060)")
+        return [s for s in fused if s.item_id in kept or s.item_id in near], [s for s in below if s.item_id not in near]
+    return scored, below

@@ -7,9 +7,9 @@ decided by :mod:`hlmem.domain.value_order` for the time the question asks about 
 the current value first for "now", the value just before it for "before", the value that held on
 the day named for "3月15日那会儿". Scores are those of the positions, so the list stays sorted.
 
-When no member of a group is the value asked for (the words found only the old statement), the
-slot's claims that are (at most :data:`MAX_ADDED` per slot) join the group: the slot's values are
-returned rather than what merely shares words with the question.
+When no claim of a group is the value asked for (the words found only the old statement, or only
+the turn that states the change), the slot's claims that are (at most :data:`MAX_ADDED` per slot)
+join the group: the slot's values are returned rather than what merely shares words with the question.
 
 An event whose claims all ended or were retracted by ``valid_at``
 (:func:`~hlmem.domain.value_order.is_history`), in a slot whose value then is among the items, is
@@ -98,14 +98,15 @@ def _slots_of(s: Scored, cited: Mapping[str, Sequence[str]], claims: Mapping[str
 
 
 def missing_slots(scored: Sequence[Scored], groups: Mapping[str, tuple[str, ...]], keys: Mapping[str, Key]) -> list[str]:
-    """The slot keys of the groups in which no member is the value asked for (their slots' claims
-    are worth reading: :func:`order_slots` may add the value asked for)."""
+    """The slot keys of the groups in which no claim is the value asked for (their slots' claims are
+    worth reading: :func:`order_slots` may add it). An event stating the value is not enough: it may
+    state the old one too ("sold the Civic, got a RAV4"); the claim says which holds."""
     asked: dict[tuple[str, ...], bool] = {}
     for s in scored:
         group = groups.get(s.item_id)
         if group is not None:
             key = keys.get(s.item_id)
-            asked[group] = asked.get(group, False) or (key is not None and key[0] == ASKED)
+            asked[group] = asked.get(group, False) or (s.kind == "claim" and key is not None and key[0] == ASKED)
     return sorted({slot for group, found in asked.items() if not found for slot in group})
 
 
@@ -194,7 +195,8 @@ def _add_asked(scored: list[Scored], groups: Mapping[str, tuple[str, ...]], keys
     inserts: dict[int, list[Scored]] = {}
     added: list[str] = []
     for group, n in last.items():
-        if any(keys.get(s.item_id, (ASKED + 9,))[0] == ASKED for s in scored if groups.get(s.item_id) == group):
+        if any(s.kind == "claim" and keys.get(s.item_id, (ASKED + 9,))[0] == ASKED
+               for s in scored if groups.get(s.item_id) == group):
             continue
         candidates = [c for slot in group for c in slot_values.get(slot, ())
                       if c.claim_id not in present and c.status is not ClaimStatus.FORGOTTEN

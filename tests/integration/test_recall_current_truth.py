@@ -133,9 +133,9 @@ def test_a_middle_day_question_is_read_in_the_askers_zone() -> None:
         assert result.intent.valid_range.start == datetime(2026, 3, 1, tzinfo=Z)
 
 
-def test_when_what_passed_the_floor_is_not_visible_then_the_slot_values_then_are_returned() -> None:
+def test_a_slot_value_just_under_the_floor_is_kept_when_what_passed_it_was_said_later() -> None:
     # Only the later turn is similar enough to pass the floor, and it was said after the instant asked
-    # about: the slot's value then (the earlier turn, evidence of a claim) still comes back, with a note.
+    # about: the earlier turn (evidence of a claim), just under the floor, is kept, with a note.
     mem = Memory(":memory:", embedder="hash", now=datetime(2026, 1, 5, tzinfo=Z), settings=Settings(),
                  ranking={"similarity_floor": 0.3, "slot_floors": (("hash-", -1.0),)})
     with mem:
@@ -145,7 +145,11 @@ def test_when_what_passed_the_floor_is_not_visible_then_the_slot_values_then_are
         mem.add("where do I live these days? I live in Denver now.", extract=False, session="s2")
         result = mem.recall("where do I live these days", valid_at=datetime(2026, 2, 1, tzinfo=Z), kinds=("event",))
         assert [i.text for i in result.items] == ["Home is Portland."], result.notes
-        assert any("is visible at" in n and "kept 1 value" in n for n in result.notes), result.notes
+        assert any("slot value(s) just under similarity 0.3 kept" in n for n in result.notes), result.notes
+        without = mem.recall("where do I live these days", valid_at=datetime(2026, 2, 1, tzinfo=Z), kinds=("event",),
+                             understand_query=False)  # not read as a question about facts: nothing, and why
+        assert not without.items
+        assert any("not visible at 2026-01-31T16:00" in n for n in without.notes), without.notes
 
 
 def test_a_recall_of_events_only_gets_no_claim_added(store: str) -> None:
