@@ -346,8 +346,10 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
     """Add recency, importance, activation and usefulness to each relevance; best first.
 
     :param current: the query asks about now: recency weighs ``current_recency_weight``.
-    :param history: the query asks about the past: past claims get ``history_weight`` and recency
-        counts for nothing (an older memory is not more likely the answer).
+    :param history: the query asks about the past: past claims get ``history_weight``, and the
+        older of equally relevant memories ranks first (``current_recency_weight`` × oldness): "what
+        did I use before?" is answered by what was said before the newest statement, which is
+        usually the change (ADR 0060; LoCoMo R@1 −.0003, MemDaily unchanged).
     :param window: the query names a period (``[start, end)``, open sides None): items whose time
         falls in it get ``current_recency_weight`` instead of the recency bonus.
     """
@@ -355,12 +357,14 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
     lo, hi = (min(times), max(times)) if times else (None, None)
     span = (hi - lo).total_seconds() if times else 0.0
     w_recency = 0.0 if history or window else config.current_recency_weight if current else config.recency_weight
+    w_oldness = config.current_recency_weight if history and not window else 0.0
     out = []
     for s in scored:
         f = features.get(s.item_id, _NO_FEATURES)
         bonus = 0.0
         if f.when is not None and span > 0:
             bonus += w_recency * (f.when - lo).total_seconds() / span
+            bonus += w_oldness * (hi - f.when).total_seconds() / span
         if window is not None and f.when is not None and _in_window(f, window):
             bonus += config.current_recency_weight
         if history and f.past:
