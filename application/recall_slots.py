@@ -154,16 +154,38 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
     for places in positions.values():
         if len(places) < 2:
             continue
-        # Equal keys: a claim (the value as memory reads it) before the events that are its evidence.
-        ranked = sorted(places, key=lambda p: (keys.get(scored[p].item_id, (ASKED + 9, 0.0)), scored[p].kind != "claim", p))
+        ranked = sorted(places, key=lambda p: (keys.get(scored[p].item_id, (ASKED + 9, 0.0)), p))
         for place, source in zip(places, ranked):
             if place != source:
                 moved += 1
-                s = scored[source]
-                out[place] = Scored(item_id=s.item_id, kind=s.kind, relevance=s.relevance, score=scored[place].score,
-                                    ranks=s.ranks, similarity=s.similarity, folded=s.folded)
+                out[place] = scored[source]
+    out, lifted = _claims_before_their_evidence(out, claims, keys)
+    out = [Scored(item_id=s.item_id, kind=s.kind, relevance=s.relevance, score=place.score, ranks=s.ranks,
+                  similarity=s.similarity, folded=s.folded) for s, place in zip(out, scored)]
     values = {c.claim_id: c for v in (slot_values or {}).values() for c in v if c.claim_id in added}
-    return SlotOrder(out, history, tuple(added), moved, values)
+    return SlotOrder(out, history, tuple(added), moved + lifted, values)
+
+
+def _claims_before_their_evidence(items: list[Scored], claims: Mapping[str, ClaimState],
+                                  keys: Mapping[str, Key]) -> tuple[list[Scored], int]:
+    """Each claim that ranks below an event it cites, with the same key (the same value asked for), is
+    moved to just before that event ("sold the Civic, got a RAV4" is followed by "owns · RAV4", which
+    says which value holds); nothing else changes place but by the one step. Returns how many moved."""
+    out = list(items)
+    lifted = 0
+    i = 0
+    while i < len(out):
+        event = out[i]
+        key = keys.get(event.item_id)
+        if event.kind == "event" and key is not None:
+            j = next((j for j in range(i + 1, len(out)) if out[j].kind == "claim" and keys.get(out[j].item_id) == key
+                      and out[j].item_id in claims and event.item_id in claims[out[j].item_id].evidence), None)
+            if j is not None:
+                out.insert(i, out.pop(j))
+                lifted += 1
+                i += 1
+        i += 1
+    return out, lifted
 
 
 def _history(scored: Sequence[Scored], groups: Mapping[str, tuple[str, ...]], cited: Mapping[str, Sequence[str]],

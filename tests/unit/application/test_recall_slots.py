@@ -59,11 +59,19 @@ def now() -> object:
 
 def test_words_place_the_group_time_orders_its_members() -> None:
     # The old statement matched best, an unrelated turn sits between: the group keeps its places
-    # (1, 3, 4), the unrelated turn its own (2), and the current value takes the first place.
+    # (1, 3, 4), the unrelated turn its own (2), and the current value takes the first place; then
+    # the claim goes just before the turn it rests on (the unrelated turn moves down one).
     order = order_slots(scored("ev_dark", "ev_other", "ev_light", "cl_light"), CITED, CLAIMS, now())
-    assert [s.item_id for s in order.scored] == ["cl_light", "ev_other", "ev_light", "ev_dark"]
+    assert [s.item_id for s in order.scored] == ["cl_light", "ev_light", "ev_other", "ev_dark"]
     assert [s.score for s in order.scored] == [1.0, 0.9, 0.8, 0.7]  # the places' scores: still sorted
-    assert order.history == frozenset({"ev_dark"}) and order.moved == 2  # ev_light kept its place
+    assert order.history == frozenset({"ev_dark"}) and order.moved == 4
+
+
+def test_a_claim_far_below_the_turn_it_rests_on_is_lifted_to_it_not_the_turn_dropped() -> None:
+    # The turn stating the change matched best; its claim matched poorly. The claim goes just before
+    # the turn; the turn is not sent down to the claim's place.
+    order = order_slots(scored("ev_light", "ev_a", "ev_b", "ev_c", "cl_light"), CITED, CLAIMS, now())
+    assert [s.item_id for s in order.scored] == ["cl_light", "ev_light", "ev_a", "ev_b", "ev_c"]
 
 
 def test_before_puts_the_old_value_first() -> None:
