@@ -25,6 +25,15 @@ def when(value: Timestamp, field: str) -> datetime | None:
     return require_aware(value, field=field)
 
 
+def local_when(value: Timestamp, field: str) -> datetime | None:
+    """:func:`when`, checked the same way but kept in the zone it was given in (a recall's reference
+    time: its days and months are the caller's, docs/recall.md)."""
+    checked = when(value, field)
+    if checked is None:
+        return None
+    return parse_timestamp(value, field=field) if isinstance(value, str) else value
+
+
 def enum_value(kind: type, value: Any, field: str) -> Any:
     """The member of ``kind`` with this value (or the member itself).
 

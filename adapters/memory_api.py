@@ -12,7 +12,7 @@ from contextlib import nullcontext
 from typing import Any, BinaryIO
 
 from hlmem.application.derived import BuildReport, DerivedView
-from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, when
+from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, local_when, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
 from hlmem.adapters.experience_api import ExperienceApi
@@ -271,7 +271,7 @@ class Memory(Operations, Corrections, ExperienceApi):
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
-            now=_when(now, "now"), session=session, intent=intent,
+            now=local_when(now, "now"), session=session, intent=intent,
         )
 
     def claims(self, *, subject: str | None = None, predicate: str | None = None, status: str | None = None,

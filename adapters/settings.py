@@ -165,8 +165,9 @@ def _json_object(raw: str, variable: str, fields_of: str = "RankingConfig") -> M
         raise ConfigurationError(f"{variable} is not JSON: {exc}") from exc
     if not isinstance(value, Mapping):
         raise ConfigurationError(f"{variable} must be a JSON object of {fields_of} fields")
-    if isinstance(value.get("similarity_floors"), list):  # JSON has no tuples
-        value = {**value, "similarity_floors": tuple(tuple(p) for p in value["similarity_floors"])}
+    for key in ("similarity_floors", "slot_floors"):
+        if isinstance(value.get(key), list):  # JSON has no tuples
+            value = {**value, key: tuple(tuple(p) for p in value[key])}
     return value
 
 

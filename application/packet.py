@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import Protocol
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from hlmem.application.token_estimate import LineCounter, estimate_tokens
 from hlmem.domain.errors import ValidationError
@@ -63,6 +63,8 @@ class Recalled(Protocol):
     def valid_to(self) -> datetime | None: ...
     @property
     def occurred_at(self) -> datetime | None: ...
+    @property
+    def history(self) -> bool: ...
 
 
 @frozen(kw_only=True)
@@ -78,12 +80,15 @@ class PacketItem:
     occurred_at: datetime | None = None
     evidence: tuple[str, ...] = field(default=(), converter=tuple)
     score: float | None = None
+    #: An event whose every extracted value no longer holds (recall's ``RecallItem.history``, ADR 0060).
+    history: bool = False
 
     @classmethod
     def from_recall(cls, item: Recalled) -> PacketItem:
         """The packet item of a recalled claim or event."""
         return cls(id=item.id, text=item.text, kind=item.kind, status=item.status, valid_from=item.valid_from,
-                   valid_to=item.valid_to, occurred_at=item.occurred_at, evidence=item.evidence, score=item.score)
+                   valid_to=item.valid_to, occurred_at=item.occurred_at, evidence=item.evidence, score=item.score,
+                   history=getattr(item, "history", False))
 
 
 @frozen(kw_only=True)
@@ -97,6 +102,8 @@ class Packet:
     cut: tuple[str, ...]  # ids of included items whose text was shortened (at most the last one)
     omitted: tuple[str, ...]  # ids of the items left out, in order
     version: int = FORMAT_VERSION
+    #: ids of history items left out of a current-time packet (``leave_out_history``), in order.
+    history: tuple[str, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -254,7 +261,7 @@ CHARS_PER_TOKEN_CAP = 16
 
 def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: datetime,
                  count_tokens: TokenCounter = estimate_tokens, max_item_tokens: int | None = None,
-                 event_ids: bool = True) -> Packet:
+                 event_ids: bool = True, leave_out_history: bool = False) -> Packet:
     """Render ``items`` (best first) as a packet of at most ``budget_tokens`` tokens by ``count_tokens``.
 
     The items shown are a prefix of ``items``; the first that does not fit whole is cut at a safe
@@ -272,6 +279,9 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
     :param event_ids: False leaves the ids out of events' lines (claims keep theirs), under the header
         :data:`HEADER_NO_EVENT_IDS`: about a third more MemDaily notes fit a budget, but what the agent
         reads can no longer name an event to ``feedback`` or ``forget`` (``Packet.included`` still does).
+    :param leave_out_history: a packet for a question about now: items marked ``history`` (events
+        recording only values that no longer hold) are left out before anything is taken, and
+        listed in ``Packet.history``; the packet is a prefix of the rest.
     :raises ValidationError: for a negative budget or ``max_item_tokens``, or a naive ``now``.
     """
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 0:
@@ -283,7 +293,17 @@ def build_packet(items: Iterable[PacketItem], *, budget_tokens: int, now: dateti
     if count_tokens is estimate_tokens:
         count_tokens = LineCounter()  # the same counts, each line read once
     pool = list(items)
-    render = partial(render_item, event_ids=bool(event_ids))
+    history = tuple(i.id for i in pool if i.history) if leave_out_history else ()
+    if history:
+        pool = [i for i in pool if not i.history]
+        return evolve(_build(pool, budget_tokens, now, count_tokens, max_item_tokens, bool(event_ids)),
+                      history=history)
+    return _build(pool, budget_tokens, now, count_tokens, max_item_tokens, bool(event_ids))
+
+
+def _build(pool: list[PacketItem], budget_tokens: int, now: datetime, count_tokens: TokenCounter,
+           max_item_tokens: int | None, event_ids: bool) -> Packet:
+    render = partial(render_item, event_ids=event_ids)
     limit = CHARS_PER_TOKEN_CAP * min(budget_tokens, max_item_tokens or budget_tokens) + 64
     bodies, lines, cut = [], [], set()
     for position, item in enumerate(pool):

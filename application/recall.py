@@ -22,14 +22,15 @@ from hlmem.application.conversation import (boost_speaker, named_speaker, propag
                                             spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
-from hlmem.application.ranking import (Features, RankingConfig, Scored, apply_floor, final_scores, fold,
-                                       fold_key_of_text, fuse)
+from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
+from hlmem.application.recall_features import features_of, held_in
+from hlmem.application.recall_floor import floored
 from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall_parts import bridge_heads, interleave, part_notes
 from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
 from hlmem.application.recall_reads import Pending, RecallReads
+from hlmem.application.recall_slots import slot_stage
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
-from hlmem.domain.queries import row_at
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
 from hlmem.domain.state import SELF_SUBJECTS, ClaimState, ObservationState
@@ -52,6 +53,9 @@ class _Run:
     events: dict[str, ObservationState] = Factory(dict)
     features: dict[str, Features] = Factory(dict)
     items: list[RecallItem] = Factory(list)
+    history: frozenset[str] = frozenset()
+    #: What the relevance floor dropped (the visibility stage says so when nothing above it is visible).
+    below: list[Scored] = Factory(list)
 
 
 class RecallService:
@@ -135,7 +139,12 @@ class RecallService:
         self._storage.record_access([i.id for i in items if i.kind == "claim"], q.clock_now)
         packet = None
         if q.budget is not None:
-            packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now)
+            current = not q.history and q.window is None  # a current-time packet: what no longer holds stays out
+            packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now,
+                                  leave_out_history=current)
+            if packet.history:
+                notes.append(f"packet: {len(packet.history)} event(s) left out as history "
+                             "(every value they record no longer holds)")
             self._served(packet, items, q.clock_now)
         return RecallResult(items, q.valid_at, q.known_at, tuple(notes), q.intent, packet)
 
@@ -196,13 +205,13 @@ class RecallService:
             rankings["archived"] = self._storage.archived_candidates(q.namespace, q.text, q.pool)
 
     def _fuse(self, run: _Run) -> None:
-        """Fuse the rankings into one relevance and drop what is below the model's similarity floor."""
+        """Fuse the rankings into one relevance and drop what is below the model's similarity floor
+        (but the slot values a question about someone's facts or a time still gets: recall_floor.py)."""
         q, config, rankings = run.query, run.query.config, run.rankings
-        floor = config.floor_for(run.model[0] if run.model is not None and "vector" in rankings else None)
+        model = run.model[0] if run.model is not None and "vector" in rankings else None
+        floor = config.floor_for(model)
         fused = [s for s in fuse(rankings, config, floor=floor, pool=q.pool) if s.kind in q.kinds]
-        run.scored = apply_floor(fused, rankings, floor)
-        if fused and not run.scored:
-            run.notes.append(f"relevance floor: nothing reached similarity {floor}")
+        run.scored, run.below = floored(self._storage, run.reads, q, fused, rankings, floor, model, run.notes)
 
     def _neighbours(self, run: _Run) -> None:
         """Replies and the turns next to the best events take part of their relevance (conversation.py).
@@ -279,16 +288,25 @@ class RecallService:
         q = run.query
         run.scored = self._first_visible(run.scored, min(len(run.scored), q.shown), q.valid_at, q.known_at,
                                          q.also_visible, run.reads)
+        if not run.scored and run.below:  # what passed the floor happened after valid_at, say
+            run.notes.append(f"relevance floor: what reached it is not visible at {q.valid_at.isoformat()}")
         run.claims = run.reads.claims([s.item_id for s in run.scored if s.kind == "claim"])
         run.events = run.reads.observations([s.item_id for s in run.scored if s.kind == "event"])
 
     def _score(self, run: _Run) -> None:
         """Final signals (recency, importance, usefulness, history, the period asked about), then folding."""
         q = run.query
-        run.features = _features(run.claims, run.events, q.valid_at, q.known_at)
+        run.features = features_of(run.claims, run.events, q.valid_at, q.known_at)
         ranked = final_scores(run.scored, run.features, q.config, current=q.current, history=q.history,
                               window=q.window)
         run.scored = fold(ranked, run.features) if q.config.fold_duplicates else ranked
+
+    def _slots(self, run: _Run) -> None:
+        """Between the values of one slot, time and supersede state decide (recall_slots.py, ADR 0060)."""
+        order = slot_stage(self._storage, run.reads, run.query, run.scored, run.claims, run.notes)
+        if order is not None:
+            run.scored, run.history = order.scored, order.history
+            run.claims.update(order.claims)
 
     def _spread(self, run: _Run) -> None:
         """A list question's best items spread across sessions (conversation.spread_sessions)."""
@@ -321,7 +339,7 @@ class RecallService:
         """The items shown (and, with a reranker, the ones it may reorder)."""
         q = run.query
         chosen = run.scored[:max(q.k, self._rerank_top_n) if self._reranker else q.k]
-        run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at)
+        run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at, history=run.history)
 
     def _rerank(self, run: _Run) -> None:
         """The reranker's order of the best items; on its failure, ours, with a note."""
@@ -378,7 +396,7 @@ class RecallService:
             keep = self._storage.visible([f.item_id for f in part], valid_at, known_at)
             if also is not None:
                 claims = reads.claims([f.item_id for f in part if f.kind == "claim"])
-                keep |= _held_in({i: c for i, c in claims.items() if i not in keep}, also, known_at)
+                keep |= held_in({i: c for i, c in claims.items() if i not in keep}, also, known_at)
             chosen += [f for f in part if f.item_id in keep]
             start += step
             step *= 2
@@ -388,41 +406,7 @@ class RecallService:
 #: The stages of a recall, in order: each takes the run and leaves its part in it (ADR 0031).
 STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
-    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._spread,
+    RecallService._sessions, RecallService._visible, RecallService._score, RecallService._slots,
+    RecallService._spread,
     RecallService._constrain, RecallService._build, RecallService._rerank,
 )
-
-
-def _held_in(claims: Mapping[str, ClaimState], period: tuple[datetime | None, datetime | None],
-             known_at: datetime) -> set[str]:
-    """Claims that, as known at ``known_at``, held at some time in ``[start, end)`` (None: open)."""
-    start, end = period
-    out = set()
-    for cid, c in claims.items():
-        if c.status.value in ("forgotten", "retracted"):
-            continue
-        rows = [v for v in c.versions
-                if v.recorded_from <= known_at and (v.recorded_to is None or v.recorded_to > known_at)]
-        if any((end is None or v.valid_from < end) and (start is None or v.valid_to is None or v.valid_to > start)
-               for v in rows):
-            out.add(cid)
-    return out
-
-
-def _features(claims: dict, events: dict, valid_at: datetime, known_at: datetime) -> dict[str, Features]:
-    """What the final score reads of each loaded item: its time, importance, feedback and fold key."""
-    out: dict[str, Features] = {}
-    for cid, c in claims.items():
-        held = row_at(c, valid_at, known_at)
-        row = held or c.versions[-1]
-        # Same subject, predicate, value, coordinates and qualifiers: one fact said twice. Coordinates
-        # tell apart facts of one slot family (the version of jieba vs of apsw).
-        parts = (c.subject, c.predicate, c.value, *(f"{k}={v}" for k, v in c.coordinates + c.qualifiers))
-        key = "claim\x00" + "\x00".join(fold_key_of_text(x) for x in parts)
-        out[cid] = Features(when=row.valid_from, importance=c.importance, helpful=c.helpful, unhelpful=c.unhelpful,
-                            fold_key=key + ("" if c.polarity else "\x00not"), past=held is None,
-                            until=row.valid_to, point=False)
-    for eid, e in events.items():
-        out[eid] = Features(when=e.occurred_at, helpful=e.helpful, unhelpful=e.unhelpful,
-                            fold_key="event\x00" + fold_key_of_text(e.text) if e.text else None)
-    return out

@@ -44,6 +44,9 @@ class RecallItem:
     archived: bool = False
     #: Near-duplicates folded into this item (ranking); their evidence is in ``evidence``.
     folded: tuple[str, ...] = ()
+    #: An event whose every extracted claim ended or was retracted by ``valid_at``: a record of the
+    #: past, ranked after the current value and left out of a current-time packet (ADR 0060).
+    history: bool = False
     # The experience channel's items (kind policy/procedure, docs/experience.md): their support.
     support: int | None = None
     successes: int | None = None
@@ -69,9 +72,10 @@ class RecallResult:
 
 
 def build_items(chosen: Sequence[Scored], claims: Mapping[str, ClaimState], events: Mapping[str, ObservationState],
-           valid_at: datetime, known_at: datetime) -> list[RecallItem]:
+                valid_at: datetime, known_at: datetime, *, history: frozenset[str] = frozenset()) -> list[RecallItem]:
     """The recall items of ``chosen``; a claim carries the evidence of the claims folded into it
-    (folding joins only loaded items, so their claims are in ``claims``)."""
+    (folding joins only loaded items, so their claims are in ``claims``); ``history``: the events
+    that record only past values (:mod:`hlmem.application.recall_slots`)."""
     items = []
     for s in chosen:
         item_id, score, ranks = s.item_id, s.score, dict(s.ranks)
@@ -93,6 +97,7 @@ def build_items(chosen: Sequence[Scored], claims: Mapping[str, ClaimState], even
                 id=item_id, kind="event", text=e.text, score=score, ranks=ranks, evidence=(item_id, *s.folded),
                 folded=s.folded,
                 occurred_at=e.occurred_at, recorded_from=e.recorded_at, session_id=e.session_id, role=e.role,
+                history=item_id in history,
             ))
     return items
 

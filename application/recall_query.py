@@ -110,13 +110,18 @@ def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None,
     if problems:
         raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
     clock_now = clock.now()
+    # Days and months are read in the zone the caller's ``now`` is given in (the user's, when known);
+    # every instant kept is UTC.
+    local_now = now
     now = require_aware(now, field="now") if now is not None else clock_now
+    local_now = local_now if local_now is not None else now
     explicit_valid = require_aware(valid_at, field="valid_at") if valid_at else None
     explicit_known = require_aware(known_at, field="known_at") if known_at else None
     notes: list[str] = []
     intent = None
     if understand_query:
-        intent = merge(understand(query, now=now, times=temporal), valid_at=explicit_valid, known_at=explicit_known)
+        intent = merge(understand(query, now=local_now, times=temporal), valid_at=explicit_valid,
+                       known_at=explicit_known)
     valid, known, search_text = _instants(intent, query, now, clock_now, explicit_valid, explicit_known, notes)
     # "now" and "at T" both ask for the latest state up to an instant: the newest visible memory
     # is the best witness of it (everything visible happened by then). A named period ("in

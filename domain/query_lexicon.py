@@ -10,7 +10,10 @@ _HAN = r"[\u3400-\u9fff\uf900-\ufaff]"
 _A, _Z = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 _MONTH_WORD = re.compile(r"(?i)january|february|march|april|may|june|july|august|september|october|november|december")
 _VAGUE = re.compile(r"(?i)最近|近来|近期|recently|lately|these days")
-_SUFFIX = re.compile(r"^(?:的时候|时候|那时候?|那会儿?|期间|时)")
+_SUFFIX = re.compile(r"^(?:的时候|时候|那时候?|那会儿?|那阵子?|前后|左右|期间|时)")
+#: A part of a month: 3月上旬/中旬/下旬, 3月初/中/底/末 after it; mid-/early/late/the middle of/the end of before it.
+_MONTH_PART_ZH = re.compile(r"^(?:份)?(?P<part>上旬|中旬|下旬|月?初|月?中(?![国文午心旬间])|月?底|月?末)")
+_MONTH_PART_EN = re.compile(r"(?i)(?:^|\s)(?P<part>mid-?|early|late|(?:the\s+)?(?:middle|beginning|start|end)\s+of)\s*$")
 _BOUND_AFTER_ZH = re.compile(r"^\s*(之前|以前|前(?!后)|之后|以后|后|起|以来|开始)")
 _BOUND_BEFORE_EN = re.compile(r"(?i)(?:^|\s)(before|prior to|until|till|after|since|from|as of)\s+$")
 #: 截至/截止(到) before a date, or 到 … 为止 around it: "as of", the state up to the end of the date.

@@ -17,10 +17,11 @@ from typing import Protocol
 from attrs import frozen
 
 from hlmem.domain.atoms import cn_number
+from hlmem.domain.time_cues import habitual, holiday_periods, month_pairs, value_before
 from hlmem.domain.query_lexicon import (  # the word lists and patterns
     _AGO, _ANCHOR_EN, _ANCHOR_ZH, _AS_OF_ZH_AFTER, _AS_OF_ZH_BEFORE, _BEFORE_END, _BOUND_AFTER_ZH, _BOUND_BEFORE_EN,
-    _CLOCK, _EN_NUM, _FUTURE_CUE, _KNOWN_CUE, _MARKERS, _MONTH_WORD, _NOT_EVENT, _NOT_HISTORY, _PAST, _SUFFIX,
-    _VAGUE, _YEAR_BOUND,
+    _CLOCK, _EN_NUM, _FUTURE_CUE, _KNOWN_CUE, _MARKERS, _MONTH_PART_EN, _MONTH_PART_ZH, _MONTH_WORD, _NOT_EVENT,
+    _NOT_HISTORY, _PAST, _SUFFIX, _VAGUE, _YEAR_BOUND,
 )
 
 
@@ -103,16 +104,24 @@ def time_hits(text: str, now: datetime, times: TimeParser) -> list[Hit]:
     # A question about plans reads a bare weekday or month forwards; any other reads it backwards
     # from the reference time (the latest one not after it).
     prefer = "future" if _FUTURE_CUE.search(text) and not _PAST.search(text) else "nearest_past"
+    for start, end, period, said in month_pairs(text, now):  # 四五月份, 4、5月: before the parser's 5月
+        hits.append(_bounded(text, Hit(start, end, "date", 0.9, period, said)))
     for m in times.find(text):
         start, end = m.start, m.end
+        if _overlaps(hits, start, end):
+            continue
         if _VAGUE.fullmatch(m.text.strip()):
             hits.append(Hit(start, end, "current", 0.6, detail=m.text))
             continue
         period = times.resolve(m.text, now, prefer=prefer)
-        if period is None:
+        if period is None or habitual(text, m.text, end):  # 周末都…: every weekend, not one
             continue
         bare_month = bool(_MONTH_WORD.fullmatch(m.text.strip()))
-        hits.append(_bounded(text, Hit(start, end, "date", 0.5 if bare_month else 1.0, period, m.text)))
+        hit = _month_part(text, Hit(start, end, "date", 0.5 if bare_month else 1.0, period, m.text))
+        hits.append(_bounded(text, hit))
+    for start, end, period, said in holiday_periods(text, now):  # 五一, Valentine's Day
+        if not _overlaps(hits, start, end):
+            hits.append(_bounded(text, Hit(start, end, "date", 0.9, period, said)))
     for m in _YEAR_BOUND.finditer(text):  # "before 2023": the parser knows only "in 2023"
         if not _overlaps(hits, m.start("y"), m.end("y")) and (
                 period := times.resolve(f"in {m['y']}", now, prefer="nearest_past")):
@@ -142,6 +151,9 @@ def time_hits(text: str, now: datetime, times: TimeParser) -> list[Hit]:
     for m in _BEFORE_END.finditer(text):
         if not _overlaps(hits, m.start(), m.end()):
             hits.append(Hit(m.start(), m.end(), "history", 0.9, detail=m[0]))
+    for start, end in value_before(text):  # "before Costco?" (asked in the past), "my old phone", 涨价前我
+        if not _overlaps(hits, start, end):
+            hits.append(Hit(start, end, "history", 0.8, detail=text[start:end]))
     blocked = [m.span() for m in _NOT_HISTORY.finditer(text)]
     for kind, conf, regex in _MARKERS:
         for m in regex.finditer(text):
@@ -210,6 +222,35 @@ def _bounded(text: str, hit: Hit) -> Hit:
         if rel == "as of":
             return Hit(start, end, "date", hit.confidence, (lo, hi), text[start:end] + AS_OF)
     return Hit(start, end, "date", hit.confidence, (lo, hi), text[start:end])
+
+
+#: The days of a month's part: early (1–10), middle (11–20), late (21 to the end).
+_PART_DAYS = {"上旬": 0, "初": 0, "early": 0, "beginning": 0, "start": 0,
+              "中旬": 1, "中": 1, "mid": 1, "middle": 1, "下旬": 2, "底": 2, "末": 2, "late": 2, "end": 2}
+
+
+def _month_part(text: str, hit: Hit) -> Hit:
+    """A whole-month hit narrowed to the part of the month named around it (3月中旬, 4月初, 5月底,
+    mid-March, early April, the end of May): days 1–10, 11–20 or 21 to the end; the span grows
+    over the words, so that they are not searched as content."""
+    if hit.period is None or None in hit.period:
+        return hit
+    lo, hi = hit.period
+    if lo.day != 1 or hi.day != 1 or not 27 <= (hi - lo).days <= 31:  # type: ignore[operator]
+        return hit
+    start, end = hit.start, hit.end
+    if (zh := _MONTH_PART_ZH.match(text[end:])) is not None:
+        word, end = zh["part"].lstrip("月"), end + zh.end()
+    elif (en := _MONTH_PART_EN.search(text[:start])) is not None:
+        word, start = re.sub(r"^the\s+|\s+of$|-$", "", en["part"].lower()), en.start("part")
+    else:
+        return hit
+    part = _PART_DAYS.get(word)
+    if part is None:
+        return hit
+    first = lo + timedelta(days=10 * part)  # type: ignore[operator]
+    last = hi if part == 2 else lo + timedelta(days=10 * (part + 1))  # type: ignore[operator]
+    return Hit(start, end, hit.kind, hit.confidence, (first, last), text[start:end])
 
 
 def _ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime, bool] | None:

@@ -113,7 +113,7 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
                    steps=list(item.steps), policy_id=item.policy_id, recorded_at=ts(item.recorded_from))
     else:
         out.update(occurred_at=ts(item.occurred_at), recorded_at=ts(item.recorded_from),
-                   session=item.session_id, role=item.role)
+                   session=item.session_id, role=item.role, history=item.history)
     return out
 
 
@@ -126,7 +126,8 @@ def recall_dict(result: RecallResult) -> dict[str, Any]:
     if result.packet is not None:
         p = result.packet
         out["packet"] = {"version": p.version, "text": p.text, "tokens": p.tokens, "budget": p.budget,
-                         "truncated": p.truncated, "included": p.included, "cut": p.cut, "omitted": p.omitted}
+                         "truncated": p.truncated, "included": p.included, "cut": p.cut, "omitted": p.omitted,
+                         "history": p.history}
     return out
 
 

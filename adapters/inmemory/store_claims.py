@@ -62,6 +62,16 @@ class InMemoryClaims:
     def claims_citing(self, event_id: str) -> list[str]:
         return sorted(c.claim_id for c in self._claims.values() if event_id in c.evidence)
 
+    def claims_citing_events(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
+        wanted = set(event_ids)
+        out: dict[str, list[str]] = {}
+        if not wanted:
+            return out
+        for claim in self._claims.values():
+            for event_id in wanted.intersection(claim.evidence):
+                out.setdefault(event_id, []).append(claim.claim_id)
+        return {e: sorted(ids) for e, ids in out.items()}
+
     def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
         conflicts = self._conflicts
         return {i: conflicts[i] for i in dict.fromkeys(ids) if i in conflicts}

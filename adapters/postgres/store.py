@@ -248,6 +248,18 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
             return [r[0] for r in self._con.execute(
                 "SELECT claim_id FROM claim_evidence WHERE event_id = %s ORDER BY claim_id", (event_id,))]
 
+    def claims_citing_events(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        wanted = list(dict.fromkeys(event_ids))
+        if not wanted:
+            return out
+        with self._lock, translated("reading evidence"):
+            for event_id, claim_id in self._con.execute(
+                    "SELECT event_id, claim_id FROM claim_evidence WHERE event_id = ANY(%s) ORDER BY event_id, claim_id",
+                    (wanted,)):
+                out.setdefault(event_id, []).append(claim_id)
+        return out
+
     def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
         with self._lock, translated("reading conflicts"):
             return load_conflicts(self._con, ids)

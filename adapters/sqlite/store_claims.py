@@ -99,6 +99,18 @@ class SQLiteClaims:
             return [r[0] for r in self._con.execute(
                 "SELECT claim_id FROM claim_evidence WHERE event_id = ? ORDER BY claim_id", (event_id,))]
 
+    def claims_citing_events(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
+        wanted = list(dict.fromkeys(event_ids))
+        out: dict[str, list[str]] = {}
+        with self._lock, _translated("reading evidence"):
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                for event_id, claim_id in self._con.execute(
+                        f"SELECT event_id, claim_id FROM claim_evidence WHERE event_id IN ({','.join('?' * len(chunk))}) "
+                        "ORDER BY event_id, claim_id", chunk):
+                    out.setdefault(event_id, []).append(claim_id)
+        return out
+
     def get_conflicts(self, ids: Sequence[str]) -> dict[str, ConflictState]:
         with self._lock, _translated("reading conflicts"):
             return conflict_rows.load_conflicts(self._con, ids)

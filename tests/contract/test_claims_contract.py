@@ -107,6 +107,10 @@ class ClaimsContract(StoreContract):
         assert store.claims_citing(e2) == sorted([c1, c2])
         assert store.claims_citing("ev_nobody") == []
         assert store.get_claims([c1])[c1].evidence == (e1, e2)
+        e3 = writes.record(RecordObservation(text="three")).id
+        # One read for many events: each cited event as claims_citing answers it; the rest left out.
+        assert store.claims_citing_events([e2, e1, e3, "ev_nobody", e1]) == {e1: sorted([c1, c2]), e2: sorted([c1, c2])}
+        assert store.claims_citing_events([]) == {}
 
     def test_counts(self, store: Storage, writes: WriteService, clock: FixedClock) -> None:
         writes.record(RecordObservation(text="one"))

@@ -253,6 +253,18 @@ def test_from_recall() -> None:
     assert render_item(event, NOW) == "- hi [event, said 2026-01-01T12:00Z; id ev_1]"
 
 
+def test_a_current_time_packet_leaves_history_out() -> None:
+    old = PacketItem(id="ev_old", text="我现在主要用深色模式。", kind="event", occurred_at=T(2026, 2, 1), history=True)
+    new = PacketItem(id="ev_new", text="暂时换成浅色模式。", kind="event", occurred_at=T(2026, 2, 2))
+    claim = PacketItem(id="cl_2", text="用户 · 偏好主题 · 浅色", valid_from=T(2026, 2, 2), evidence=("ev_new",))
+    packet = build_packet([old, claim, new], budget_tokens=1000, now=NOW, leave_out_history=True)
+    assert packet.included == ("cl_2", "ev_new") and packet.history == ("ev_old",) and not packet.omitted
+    assert "深色" not in packet.text and "[truncated" not in packet.text
+    kept = build_packet([old, claim, new], budget_tokens=1000, now=NOW)  # a history question keeps it
+    assert kept.included == ("ev_old", "cl_2", "ev_new") and kept.history == ()
+    assert PacketItem.from_recall(RecallItem(id="ev_old", kind="event", text="x", score=0.1, history=True)).history
+
+
 @pytest.mark.parametrize(("kwargs", "error"), [
     ({"budget_tokens": -1}, ValidationError), ({"budget_tokens": 1.5}, ValidationError),
     ({"budget_tokens": True}, ValidationError), ({"budget_tokens": 10, "max_item_tokens": 0}, ValidationError),

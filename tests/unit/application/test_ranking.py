@@ -174,11 +174,16 @@ def test_recency_breaks_ties_and_current_weighs_more() -> None:
     assert now == pytest.approx({"old": 1.0, "new": 1.1})
 
 
-def test_history_prefers_past_claims_and_ignores_recency() -> None:
+def test_history_prefers_past_claims_and_older_memories() -> None:
     feats = {"was": Features(when=T0, past=True), "is": Features(when=T0 + timedelta(days=30))}
-    out = final_scores(scored("is") + scored("was"), feats, RankingConfig(), history=True)
+    config = RankingConfig()
+    out = final_scores(scored("is") + scored("was"), feats, config, history=True)
     assert [s.item_id for s in out] == ["was", "is"]
-    assert out[0].score - out[1].score == pytest.approx(RankingConfig().history_weight)
+    assert out[0].score - out[1].score == pytest.approx(config.history_weight + config.current_recency_weight)
+    # Two turns and no claims: "what did I use before?" prefers the older of equally relevant ones.
+    turns = {"old": Features(when=T0), "new": Features(when=T0 + timedelta(days=30))}
+    before = {s.item_id: s.score for s in final_scores(scored("new") + scored("old"), turns, config, history=True)}
+    assert before == pytest.approx({"old": 1.0 + config.current_recency_weight, "new": 1.0})
 
 
 def test_a_named_period_favours_what_happened_in_it() -> None:

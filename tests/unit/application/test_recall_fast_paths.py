@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from hlmem.application.entity_constraint import constrain, mentions, mentions_folded
 from hlmem.application.ranking import Scored, fold_key_of_text
-from hlmem.application.recall import RecallService, _features
+from hlmem.application.recall import RecallService
+from hlmem.application.recall_features import features_of
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.queries import holds, row_at
 from hlmem.domain.query_understanding import Entity, QueryIntent, TimeMode
@@ -77,7 +78,7 @@ CLAIMS = {
     (T0 + DAY, T0 + DAY), (T0 - 4 * DAY, T0 + DAY), (T0 - 4 * DAY, T0 - 2 * DAY), (T0 + 9 * DAY, T0),
 ])
 def test_claim_features_take_the_row_held_then_and_past_means_not_held(valid_at: datetime, known_at: datetime) -> None:
-    features = _features(CLAIMS, {}, valid_at, known_at)
+    features = features_of(CLAIMS, {}, valid_at, known_at)
     for cid, c in CLAIMS.items():
         row = row_at(c, valid_at, known_at) or c.versions[-1]
         assert features[cid].when == row.valid_from and features[cid].until == row.valid_to
