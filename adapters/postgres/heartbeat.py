@@ -6,13 +6,14 @@ Operational state like the jobs table, not a projection of the log: replay leave
 
 from __future__ import annotations
 
-from hlmem.adapters.postgres.db import PgDb, translated
+from hlmem.adapters.postgres.db import PgDb, connect, translated
 from hlmem.application.ports import WorkerBeat, check_worker_state
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
-__all__ = ["PostgresHeartbeats"]
+__all__ = ["PostgresHeartbeats", "peek_workers"]
 
 _COLUMNS = "owner, pid, host, started_at, last_beat, state, jobs_done, last_error"
+_READ = f"SELECT {_COLUMNS} FROM worker_heartbeats ORDER BY last_beat DESC, owner"
 
 
 class PostgresHeartbeats:
@@ -34,8 +35,29 @@ class PostgresHeartbeats:
 
     def beats(self) -> list[WorkerBeat]:
         with self._db.lock, translated("reading worker heartbeats"):
-            rows = self._db.con.execute(
-                f"SELECT {_COLUMNS} FROM worker_heartbeats ORDER BY last_beat DESC, owner").fetchall()
-        return [WorkerBeat(owner=r[0], pid=r[1], host=r[2], started_at=parse_timestamp(r[3], field="started_at"),
-                           last_beat=parse_timestamp(r[4], field="last_beat"), state=r[5], jobs_done=r[6],
-                           last_error=r[7]) for r in rows]
+                rows = self._db.con.execute(_READ).fetchall()
+        return _beats(rows)
+
+
+def peek_workers(url: str) -> tuple[list[WorkerBeat], int]:
+    """Every worker's row (newest first) and how many jobs wait, on a read-only connection of its
+    own, without opening the store (no schema is made or upgraded): for ``hlmem doctor``. A
+    database without the tables (not an hlmem store yet, or layout 4) has neither: ``([], 0)``."""
+    con = connect(url)
+    try:
+        with translated("reading worker heartbeats"):
+            con.execute("SET default_transaction_read_only = on")
+            beats_table, jobs_table = con.execute(
+                "SELECT to_regclass('worker_heartbeats') IS NOT NULL, to_regclass('jobs') IS NOT NULL").fetchone()
+            beats = _beats(con.execute(_READ).fetchall()) if beats_table else []
+            pending = con.execute("SELECT count(*) FROM jobs WHERE state IN ('pending', 'failed')").fetchone()[0] \
+                if jobs_table else 0
+    finally:
+        con.close()
+    return beats, int(pending)
+
+
+def _beats(rows: list) -> list[WorkerBeat]:
+    return [WorkerBeat(owner=r[0], pid=r[1], host=r[2], started_at=parse_timestamp(r[3], field="started_at"),
+                       last_beat=parse_timestamp(r[4], field="last_beat"), state=r[5], jobs_done=r[6],
+                       last_error=r[7]) for r in rows]

@@ -25,6 +25,7 @@ if _TESTS not in sys.path:  # tests/ has no __init__.py: make tests/support impo
 from support.llm_server import ScriptedLLMServer, completion  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
+from hlmem.adapters.ops.store_checks import postgres_worker  # noqa: E402
 from hlmem.domain.budget import BudgetLimits  # noqa: E402
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "pg_budget_worker.py"
@@ -72,6 +73,11 @@ def test_two_workers_on_one_postgres_store_spend_the_daily_budget_once(postgres_
         assert len({b.owner for b in mem._container.heartbeats().beats()}) == 2
         waiting = [j for j in mem.jobs.jobs(limit=100) if j.state == "pending"]
         assert len(waiting) == SESSIONS - BUDGET and all(j.attempts == 0 for j in waiting)
+        # ``hlmem doctor`` reads the same heartbeats, without opening the store.
+        check = postgres_worker(postgres_url, now)
+        newest = mem._container.heartbeats().beats()[0]
+        assert check.name == "worker" and newest.owner in check.detail, check
+        assert f"{SESSIONS - BUDGET} jobs pending" in check.detail or check.status == "ok", check
 
 
 def test_a_layout_4_store_is_upgraded_with_the_shared_tables(postgres_url: str) -> None:
