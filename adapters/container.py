@@ -1,7 +1,7 @@
 """The composition root: one dependency-injector container that picks and wires every adapter.
 
 Only this module (and entry points through it) sees every layer. Tests override providers
-(``container.storage.override(...)``) instead of patching.
+(``container.backend.override(...)``: a store and its parts) instead of patching.
 """
 
 from __future__ import annotations

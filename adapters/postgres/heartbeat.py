@@ -1,6 +1,6 @@
 """``PostgresHeartbeats``: the WorkerHeartbeats port on the store's ``worker_heartbeats`` table (ADR 0035, 0074).
 
-Every worker of the store beats here, so ``hlmem doctor`` and ``Memory.workers`` see them all.
+Every worker of the store beats here, so ``hlmem doctor`` (:func:`peek_workers`) sees them all.
 Operational state like the jobs table, not a projection of the log: replay leaves it alone.
 """
 
