@@ -39,7 +39,8 @@ class PostgresBudgetLedger:
         self._side = SideConnection(url, "the budget ledger")
 
     @staticmethod
-    def _totals(con: Any, now: datetime, limits: BudgetLimits) -> BudgetTotals:
+    def totals_on(con: Any, now: datetime, limits: BudgetLimits) -> BudgetTotals:
+        """Today's totals read on ``con`` (in the caller's transaction): ``hlmem ops report``'s too."""
         day, t = day_of(now).isoformat(), to_micros(now)
         spent = _spend(con.execute(_SUM + "state = 'settled'", (day,)).fetchone())
         reserved = _spend(con.execute(_SUM + "state = 'open' AND expires_at > %s", (day, t)).fetchone())
@@ -55,7 +56,7 @@ class PostgresBudgetLedger:
         with self._side.use() as con, translated("reserving budget"), con.transaction():
             # The lock first, then the totals: nobody can reserve between our read and our insert.
             con.execute("SELECT pg_advisory_xact_lock(%s)", (BUDGET_LOCK,))
-            if refused := refusal(self._totals(con, now, limits), charge, what=what or "the call"):
+            if refused := refusal(self.totals_on(con, now, limits), charge, what=what or "the call"):
                 raise refused
             con.execute(
                 "INSERT INTO budget_reservations (reservation_id, day, what, state, requests, tokens, cost, "
@@ -85,7 +86,7 @@ class PostgresBudgetLedger:
     def totals(self, *, now: datetime, limits: BudgetLimits) -> BudgetTotals:
         with self._side.use() as con, translated("reading budget"), con.transaction():
             con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")  # one snapshot for the three reads
-            return self._totals(con, now, limits)
+            return self.totals_on(con, now, limits)
 
     def close(self) -> None:
         self._side.close()

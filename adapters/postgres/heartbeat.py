@@ -10,10 +10,10 @@ from hlmem.adapters.postgres.db import PgDb, connect, translated
 from hlmem.application.ports import WorkerBeat, check_worker_state
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
-__all__ = ["PostgresHeartbeats", "peek_workers"]
+__all__ = ["READ_BEATS", "PostgresHeartbeats", "beats_from_rows", "peek_workers"]
 
 _COLUMNS = "owner, pid, host, started_at, last_beat, state, jobs_done, last_error"
-_READ = f"SELECT {_COLUMNS} FROM worker_heartbeats ORDER BY last_beat DESC, owner"
+READ_BEATS = f"SELECT {_COLUMNS} FROM worker_heartbeats ORDER BY last_beat DESC, owner"
 
 
 class PostgresHeartbeats:
@@ -35,8 +35,8 @@ class PostgresHeartbeats:
 
     def beats(self) -> list[WorkerBeat]:
         with self._db.lock, translated("reading worker heartbeats"):
-                rows = self._db.con.execute(_READ).fetchall()
-        return _beats(rows)
+            rows = self._db.con.execute(READ_BEATS).fetchall()
+        return beats_from_rows(rows)
 
 
 def peek_workers(url: str) -> tuple[list[WorkerBeat], int]:
@@ -49,7 +49,7 @@ def peek_workers(url: str) -> tuple[list[WorkerBeat], int]:
             con.execute("SET default_transaction_read_only = on")
             beats_table, jobs_table = con.execute(
                 "SELECT to_regclass('worker_heartbeats') IS NOT NULL, to_regclass('jobs') IS NOT NULL").fetchone()
-            beats = _beats(con.execute(_READ).fetchall()) if beats_table else []
+            beats = beats_from_rows(con.execute(READ_BEATS).fetchall()) if beats_table else []
             pending = con.execute("SELECT count(*) FROM jobs WHERE state IN ('pending', 'failed')").fetchone()[0] \
                 if jobs_table else 0
     finally:
@@ -57,7 +57,7 @@ def peek_workers(url: str) -> tuple[list[WorkerBeat], int]:
     return beats, int(pending)
 
 
-def _beats(rows: list) -> list[WorkerBeat]:
+def beats_from_rows(rows: list) -> list[WorkerBeat]:
     return [WorkerBeat(owner=r[0], pid=r[1], host=r[2], started_at=parse_timestamp(r[3], field="started_at"),
                        last_beat=parse_timestamp(r[4], field="last_beat"), state=r[5], jobs_done=r[6],
                        last_error=r[7]) for r in rows]

@@ -93,3 +93,37 @@ def test_a_layout_4_store_is_upgraded_with_the_shared_tables(postgres_url: str) 
         assert mem.storage.meta("pg_schema") == SCHEMA_VERSION == "5"
         assert mem._container.ledger().calls() == [] and mem._container.heartbeats().beats() == []
         assert len(list(mem.storage.read())) >= 1
+
+
+def test_ops_report_of_a_postgres_store_reads_its_shared_tables(postgres_url: str) -> None:
+    from datetime import timedelta
+
+    from hlmem.adapters.llm.ledger import LLMCall
+    from hlmem.adapters.ops.report import report_dict
+    from hlmem.adapters.postgres.db import redacted_url
+    from hlmem.application.ports import WorkerBeat
+    from hlmem.domain.budget import Charge
+
+    now = datetime.now(timezone.utc)
+    with Memory(postgres_url, embedder="none") as mem:
+        mem.add("I like tea", session="s1", process=False)
+        backend = mem._container.backend()
+        for attempt, status in ((1, "timeout"), (2, "ok")):
+            backend.calls.record(LLMCall(call_id="c1", attempt=attempt, provider="local", model="m",
+                                         operation="extract", job_id=None, status=status, error_class=None,
+                                         http_status=200, prompt_tokens=100, completion_tokens=20, latency_ms=40,
+                                         created_at=now - timedelta(minutes=5), cost=0.5))
+        backend.heartbeats.beat(WorkerBeat(owner="h:1:a", pid=1, host="h", started_at=now, last_beat=now,
+                                           state="running", jobs_done=4, last_error=None))
+        held = backend.budget.reserve(Charge(tokens=50, cost=0.1), limits=BudgetLimits(), now=now,
+                                      expires_at=now + timedelta(minutes=15))
+        backend.budget.settle(held.reservation_id, Charge(tokens=40, cost=0.1), now=now)
+    data = report_dict(postgres_url, now=now, since=now - timedelta(hours=1),
+                       limits=BudgetLimits(requests_per_day=10))
+    (provider,) = data["providers"]
+    assert (provider["requests"], provider["calls"], provider["successes"], provider["errors"]) == (
+        2, 1, 1, {"timeout": 1})
+    assert provider["cost"] == 1.0 and provider["capability"] == "chat"
+    assert data["jobs"]["counts"]["pending"] == 1 and data["worker"]["owner"] == "h:1:a"
+    assert data["budget"]["requests"] == {"used": 1, "spent": 1, "reserved": 0, "limit": 10}
+    assert data["exists"] and data["store"] == redacted_url(postgres_url)  # no password shown
