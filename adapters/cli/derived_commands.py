@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 from rich.table import Table
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import _Ctx, _emit, cli, json_option
-from hlmem.application.derived import DerivedView
+from hlmem.adapters.wire.derived import view_dict
 
 _namespace = click.option("--namespace", default=None, metavar="NS", help="Namespace (default: the store's default).")
-
-
-def view_dict(view: DerivedView) -> dict[str, Any]:
-    """A derived item with its sources as plain data (the JSON of these commands)."""
-    d = view.item
-    return {"id": d.derived_id, "kind": d.kind, "namespace": d.namespace, "subject": d.subject, "family": d.family,
-            "label": d.label, "text": d.text, "language": d.language, "status": d.status,
-            "stale_reason": d.stale_reason or None, "built_at": d.built_at.isoformat(), "watermark": d.watermark,
-            "builder": d.builder, "version": d.version,
-            "sources": [{"claim_id": s.claim_id, "version": s.version, "status": s.status, "subject": s.subject,
-                         "predicate": s.predicate, "value": s.value} for s in view.sources]}
 
 
 @cli.command()

@@ -6,6 +6,7 @@ import click
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import _Ctx, _emit, cli, json_option
+from hlmem.adapters.wire.pipeline import conflict_dict, job_dict
 
 
 @cli.command()
@@ -65,7 +66,7 @@ def jobs(ctx: click.Context, state: str | None, limit: int, as_json: bool) -> No
         return
     mem = ctx.obj.memory()
     listed = mem.jobs.jobs(state=state, limit=limit)
-    data = {"counts": mem.jobs.job_counts(), "jobs": [render.job_dict(j) for j in listed]}
+    data = {"counts": mem.jobs.job_counts(), "jobs": [job_dict(j) for j in listed]}
     _emit(data, as_json, render.jobs_table(data["counts"], listed))
 
 
@@ -90,7 +91,7 @@ def conflicts() -> None:
 def conflicts_list(obj: _Ctx, show_all: bool, as_json: bool) -> None:
     """Open conflicts, oldest first."""
     found = obj.memory().conflicts(status=None if show_all else "open")
-    data = {"items": [render.conflict_dict(c) for c in found]}
+    data = {"items": [conflict_dict(c) for c in found]}
     _emit(data, as_json, render.conflicts_table(found))
 
 

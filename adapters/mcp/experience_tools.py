@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.adapters.mcp import shapes
 from hlmem.adapters.mcp.calls import READ, WRITE, Namespace, Time
 from hlmem.adapters.page_cursor import check_cursor
+from hlmem.adapters.wire.experience import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.domain.experience_decisions import (
     MAX_ACTION_CHARS,
     MAX_GOAL_CHARS,

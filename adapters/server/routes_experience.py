@@ -1,7 +1,7 @@
 """Experience routes: episodes (start, step, end, show, list, forget), policies, procedures (docs/experience.md).
 
 Each route is one call into the ``Memory`` facade and the CLI's ``episode … --json`` shape
-(:mod:`hlmem.adapters.cli.episode_commands`). Induction runs inside the end, in its transaction:
+(:mod:`hlmem.adapters.wire.experience`). Induction runs inside the end, in its transaction:
 the end's answer lists what it changed. Recall returns procedures and policies already
 (``POST /v1/recall``, ``intent``).
 """
@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
-from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
-from hlmem.adapters.cli.forget_commands import report_dict
 from hlmem.adapters.page_cursor import check_cursor
 from hlmem.adapters.server.models import EpisodeEndIn, EpisodeForgetIn, EpisodeIn, StepIn
 from hlmem.adapters.server.shared import call
+from hlmem.adapters.wire.experience import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
+from hlmem.adapters.wire.forget import report_dict
 
 router = APIRouter()
 

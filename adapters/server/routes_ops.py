@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
-from hlmem.adapters.cli.backup_commands import audit_dict, backup_dict
-from hlmem.adapters.cli.render import conflict_dict, job_dict
 from hlmem.adapters.server.backups import backup_into
 from hlmem.adapters.server.models import BackupIn, ResolveIn
 from hlmem.adapters.server.shared import call, state
+from hlmem.adapters.wire.governance import audit_dict, backup_dict
+from hlmem.adapters.wire.pipeline import conflict_dict, job_dict
 from hlmem.domain.errors import NotFound
 
 router = APIRouter()
