@@ -1,131 +1,83 @@
-"""The experience half of the ``Memory`` facade: episodes, their steps and ends, policies, procedures.
+"""The facade's earlier, flat spelling of the experience and derived calls (ADR 0077).
 
-``Memory`` inherits these methods; each turns its arguments into one command and makes one call
-into :class:`~hlmem.application.experience.ExperienceService` (or, to forget, the
-:class:`~hlmem.application.experience_forget.ExperienceForgetService`). docs/experience.md.
+``Memory`` groups them in role namespaces (:mod:`hlmem.adapters.memory_roles`):
+``mem.episodes.start`` (was ``start_episode``), ``mem.episodes.step`` (``record_step``),
+``mem.episodes.end`` (``end_episode``), ``mem.episodes.get`` (``episode``), ``mem.episodes.page``
+(``episode_page``), ``mem.episodes.forget`` (``forget_episode``), ``mem.policies.induce``
+(``induce_policies``), ``mem.policies.thresholds`` / ``set_thresholds``
+(``experience_thresholds`` / ``set_experience_thresholds``), ``mem.derived.build`` (``derive``),
+``mem.derived.observations`` (``observations``), ``mem.derived.profile`` (``mental_model``). The
+earlier names below still work, each one line calling its namespace; ``mem.episodes(…)``,
+``mem.policies(…)``, ``mem.procedures(…)`` and ``mem.derived(id)`` work because the namespaces are
+callable.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from attrs import fields
-from dependency_injector import providers
-
-from hlmem.adapters.arguments import Timestamp, when
-from hlmem.domain.errors import ValidationError
-from hlmem.domain.experience_decisions import EndEpisode, RecordStep, StartEpisode
-from hlmem.domain.experience_policy import PolicyThresholds
-
 if TYPE_CHECKING:
-    from hlmem.adapters.container import Container
+    from hlmem.adapters.memory_roles import Derived, Episodes, Policies
+    from hlmem.application.derived import BuildReport, DerivedView
     from hlmem.application.experience import EpisodeEndResult, EpisodePage
     from hlmem.application.forgetting import ForgetReport
     from hlmem.domain.events import DomainEvent
-    from hlmem.domain.experience_state import EpisodeState, PolicyState, ProcedureState
+    from hlmem.domain.experience_policy import PolicyThresholds
+    from hlmem.domain.experience_state import EpisodeState
 
 
-class ExperienceApi:
-    """Episodes and what is learnt from them, over ``Memory``'s container."""
+class FlatNames:
+    """The earlier names, mixed into :class:`~hlmem.adapters.memory_api.Memory`; see the module docstring."""
 
-    _container: Container
-    namespace: str
+    episodes: Episodes
+    policies: Policies
+    derived: Derived
 
-    def start_episode(self, goal: str, *, context: str = "", approach: str = "", namespace: str | None = None,
-                      started_at: Timestamp = None, actor: str = "agent") -> EpisodeState:
-        """Begin an episode towards ``goal`` (``context``: a tool or error signature that refines the
-        situation; ``approach``: how it will be tackled, else the trace's tools). Returns it, running."""
-        return self._container.experience().start(StartEpisode(
-            goal=goal, namespace=namespace or self.namespace, context=context, approach=approach,
-            started_at=when(started_at, "started_at"), actor=actor))
+    def start_episode(self, goal: str, **kwargs: Any) -> EpisodeState:
+        """:meth:`mem.episodes.start <hlmem.adapters.memory_roles.Episodes.start>`."""
+        return self.episodes.start(goal, **kwargs)
 
-    def record_step(self, episode_id: str, action: str, *, tool: str = "", observation: str = "", error: str = "",
-                    cost: float = 0.0, value: float | None = None, evidence: Iterable[str] = (),
-                    occurred_at: Timestamp = None) -> EpisodeState:
-        """Append a step to a running episode's trace; ``evidence`` cites events (``ev_…``) that exist.
+    def record_step(self, episode_id: str, action: str, **kwargs: Any) -> EpisodeState:
+        """:meth:`mem.episodes.step <hlmem.adapters.memory_roles.Episodes.step>`."""
+        return self.episodes.step(episode_id, action, **kwargs)
 
-        :raises NotFound: an unknown episode; ``EpisodeEndedError``: an ended one;
-            ``UnusableEvidence``: a cited event that does not exist or was forgotten.
-        """
-        if isinstance(evidence, str):
-            evidence = (evidence,)
-        return self._container.experience().record_step(RecordStep(
-            episode_id=episode_id, action=action, tool=tool, observation=observation, error=error, cost=cost,
-            value=value, evidence=tuple(evidence), occurred_at=when(occurred_at, "occurred_at")))
-
-    def end_episode(self, episode_id: str, status: str, *, reward: float | None = None, outcome: str = "",
-                    approach: str = "") -> EpisodeEndResult:
-        """End a running episode (``succeeded``, ``failed``, ``cancelled``; ``reward`` 0..1); the
-        policies of its situation are updated in the same transaction (``result.changes``)."""
-        return self._container.experience().end(EndEpisode(episode_id=episode_id, status=status, reward=reward,
-                                                           outcome=outcome, approach=approach))
+    def end_episode(self, episode_id: str, status: str, **kwargs: Any) -> EpisodeEndResult:
+        """:meth:`mem.episodes.end <hlmem.adapters.memory_roles.Episodes.end>`."""
+        return self.episodes.end(episode_id, status, **kwargs)
 
     def episode(self, episode_id: str) -> EpisodeState:
-        """One episode with its trace. :raises NotFound: an unknown id."""
-        return self._container.experience().show(episode_id)
+        """:meth:`mem.episodes.get <hlmem.adapters.memory_roles.Episodes.get>`."""
+        return self.episodes.get(episode_id)
 
-    def episodes(self, *, status: str | None = None, namespace: str | None = None, limit: int = 50,
-                 after: str | None = None) -> list[EpisodeState]:
-        """A page of episodes ordered by id; pass the last id as ``after`` for the next."""
-        return self._container.experience().list(namespace or self.namespace, status=status, limit=limit,
-                                                 after=after)
+    def episode_page(self, **kwargs: Any) -> EpisodePage:
+        """:meth:`mem.episodes.page <hlmem.adapters.memory_roles.Episodes.page>`."""
+        return self.episodes.page(**kwargs)
 
-    def episode_page(self, *, status: str | None = None, namespace: str | None = None, limit: int = 50,
-                     after: str | None = None) -> EpisodePage:
-        """:meth:`episodes` with the cursor of the next page (None on the last): REST and MCP list with it."""
-        return self._container.experience().page(namespace or self.namespace, status=status, limit=limit,
-                                                 after=after)
+    def forget_episode(self, episode_id: str, **kwargs: Any) -> ForgetReport:
+        """:meth:`mem.episodes.forget <hlmem.adapters.memory_roles.Episodes.forget>`."""
+        return self.episodes.forget(episode_id, **kwargs)
 
-    def policies(self, *, status: str | None = None, namespace: str | None = None,
-                 query: str | None = None) -> list[PolicyState]:
-        """The policies learnt in a namespace (every status but forgotten unless asked). With ``query``
-        (a how-to question or a task), the live policies whose situation it asks for, matched by meaning
-        and best first: active ones and candidates on probation (``status``: ``"active"`` for active
-        ones only, ``"candidate"`` for candidates only; docs/experience.md, ADR 0067)."""
-        ns = namespace or self.namespace
-        if query is None:
-            return self._container.experience().policies(ns, status=status)
-        if status not in (None, "active", "candidate"):
-            raise ValidationError("a query matches live policies: status is active, candidate or none",
-                                  field="status")
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query must be a non-empty text", field="query")
-        self._container.experience()  # a store without the experience channel refuses, as without a query
-        found = self._container.experience_recall().matching(query, namespace=ns, active_only=status == "active")
-        return [p for _, p in found if status is None or p.status == status]
-
-    def procedures(self, *, status: str | None = None, namespace: str | None = None) -> list[ProcedureState]:
-        """The procedures (every version) learnt in a namespace."""
-        return self._container.experience().procedures(namespace or self.namespace, status=status)
-
-    def induce_policies(self, *, namespace: str | None = None) -> tuple[DomainEvent, ...]:
-        """Run policy induction over every situation of the namespace; returns the events it appended."""
-        return self._container.experience().induce(namespace or self.namespace)
-
-    def forget_episode(self, episode_id: str, *, dry_run: bool = False, actor: str = "user",
-                       reason: str = "") -> ForgetReport:
-        """Forget an episode with its trace, the procedures built from it and the policies it leaves
-        without support (docs/experience.md); ``dry_run`` only reports."""
-        return self._container.experience_forget().forget_episode(episode_id, actor=actor, reason=reason,
-                                                                  dry_run=dry_run)
+    def induce_policies(self, **kwargs: Any) -> tuple[DomainEvent, ...]:
+        """:meth:`mem.policies.induce <hlmem.adapters.memory_roles.Policies.induce>`."""
+        return self.policies.induce(**kwargs)
 
     @property
     def experience_thresholds(self) -> PolicyThresholds:
-        """The thresholds policy induction uses now."""
-        return self._container.experience().thresholds
+        """:attr:`mem.policies.thresholds <hlmem.adapters.memory_roles.Policies.thresholds>`."""
+        return self.policies.thresholds
 
-    def set_experience_thresholds(self, thresholds: PolicyThresholds | Mapping[str, Any]) -> PolicyThresholds:
-        """Use other induction thresholds from now on (the object, or a mapping of its fields)."""
-        if isinstance(thresholds, Mapping):
-            known = {f.name for f in fields(PolicyThresholds)}
-            unknown = sorted(set(thresholds) - known)
-            if unknown:
-                raise ValidationError(f"unknown experience threshold(s): {', '.join(unknown)}", field="experience")
-            thresholds = PolicyThresholds(**dict(thresholds))
-        if not isinstance(thresholds, PolicyThresholds):
-            raise ValidationError("thresholds must be a PolicyThresholds or a mapping", field="experience")
-        self._container.experience_thresholds.override(providers.Object(thresholds))
-        for name in ("experience", "experience_recall", "recall"):
-            getattr(self._container, name).reset()
-        return thresholds
+    def set_experience_thresholds(self, thresholds: Any) -> PolicyThresholds:
+        """:meth:`mem.policies.set_thresholds <hlmem.adapters.memory_roles.Policies.set_thresholds>`."""
+        return self.policies.set_thresholds(thresholds)
+
+    def derive(self, **kwargs: Any) -> BuildReport:
+        """:meth:`mem.derived.build <hlmem.adapters.memory_roles.Derived.build>`."""
+        return self.derived.build(**kwargs)
+
+    def observations(self, **kwargs: Any) -> list[DerivedView]:
+        """:meth:`mem.derived.observations <hlmem.adapters.memory_roles.Derived.observations>`."""
+        return self.derived.observations(**kwargs)
+
+    def mental_model(self, subject: str, **kwargs: Any) -> DerivedView:
+        """:meth:`mem.derived.profile <hlmem.adapters.memory_roles.Derived.profile>`."""
+        return self.derived.profile(subject, **kwargs)

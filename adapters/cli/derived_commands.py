@@ -19,7 +19,7 @@ _namespace = click.option("--namespace", default=None, metavar="NS", help="Names
 @click.pass_obj
 def derive(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool) -> None:
     """Build or bring up to date the observation summaries and mental models (offline, deterministic)."""
-    report = obj.memory().derive(subject=subject, namespace=namespace)
+    report = obj.memory().derived.build(subject=subject, namespace=namespace)
     data = {"built": list(report.built), "rebuilt": list(report.rebuilt), "removed": list(report.removed),
             "subjects": report.subjects}
     if as_json:
@@ -36,7 +36,7 @@ def derive(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool)
 @click.pass_obj
 def observations(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool) -> None:
     """List the observation summaries (current and stale) with their source claims."""
-    views = obj.memory().observations(subject=subject, namespace=namespace)
+    views = obj.memory().derived.observations(subject=subject, namespace=namespace)
     table = Table("id", "subject", "family", "status", "text", "sources")
     for v in views:
         table.add_row(render.cell(v.item.derived_id), render.cell(v.item.subject), render.cell(v.item.family),
@@ -52,7 +52,7 @@ def observations(obj: _Ctx, subject: str | None, namespace: str | None, as_json:
 @click.pass_obj
 def profile(obj: _Ctx, subject: str, namespace: str | None, as_json: bool) -> None:
     """Show a subject's mental model: its profile text and the claims it was built from."""
-    view = obj.memory().mental_model(subject, namespace=namespace)
+    view = obj.memory().derived.profile(subject, namespace=namespace)
     if as_json:
         _emit(view_dict(view), True)
         return

@@ -43,7 +43,7 @@ def episode() -> None:
 def start(obj: _Ctx, goal: str, context: str, approach: str, namespace: str | None, started_at: str | None,
           as_json: bool) -> None:
     """Begin an episode towards GOAL; prints its id."""
-    e = obj.memory().start_episode(goal, context=context, approach=approach, namespace=namespace,
+    e = obj.memory().episodes.start(goal, context=context, approach=approach, namespace=namespace,
                                    started_at=_ts(started_at, "--started-at"))
     if as_json:
         _emit(episode_dict(e), True)
@@ -65,7 +65,7 @@ def start(obj: _Ctx, goal: str, context: str, approach: str, namespace: str | No
 def step(obj: _Ctx, episode_id: str, action: str, tool: str, observation: str, error: str, cost: float,
          value: float | None, evidence: tuple[str, ...], as_json: bool) -> None:
     """Append a step (ACTION) to a running episode's trace."""
-    e = obj.memory().record_step(episode_id, action, tool=tool, observation=observation, error=error, cost=cost,
+    e = obj.memory().episodes.step(episode_id, action, tool=tool, observation=observation, error=error, cost=cost,
                                  value=value, evidence=evidence)
     if as_json:
         _emit(step_dict(e), True)
@@ -84,7 +84,7 @@ def step(obj: _Ctx, episode_id: str, action: str, tool: str, observation: str, e
 def end(obj: _Ctx, episode_id: str, status: str, reward: float | None, outcome: str, approach: str,
         as_json: bool) -> None:
     """End a running episode; prints what it changed in policies and procedures."""
-    result = obj.memory().end_episode(episode_id, status, reward=reward, outcome=outcome, approach=approach)
+    result = obj.memory().episodes.end(episode_id, status, reward=reward, outcome=outcome, approach=approach)
     if as_json:
         _emit(end_dict(result), True)
         return
@@ -99,7 +99,7 @@ def end(obj: _Ctx, episode_id: str, status: str, reward: float | None, outcome: 
 @click.pass_obj
 def show(obj: _Ctx, episode_id: str, as_json: bool) -> None:
     """One episode with its trace."""
-    e = obj.memory().episode(episode_id)
+    e = obj.memory().episodes.get(episode_id)
     if as_json:
         _emit(episode_dict(e), True)
         return
@@ -123,7 +123,7 @@ def show(obj: _Ctx, episode_id: str, as_json: bool) -> None:
 def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, after: str | None,
           as_json: bool) -> None:
     """A page of episodes, ordered by id."""
-    found = obj.memory().episodes(status=status, namespace=namespace, limit=limit, after=after)
+    found = obj.memory().episodes.list(status=status, namespace=namespace, limit=limit, after=after)
     table = Table("id", "status", "goal", "approach", "steps", "reward")
     for e in found:
         table.add_row(e.episode_id, e.status, plain(e.goal), plain(e.approach), str(len(e.steps)),
@@ -141,7 +141,7 @@ def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, afte
 def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | None, as_json: bool) -> None:
     """The policies learnt: "in situation T prefer approach P", with support and reliability."""
     mem = obj.memory()
-    found, t = mem.policies(status=status, namespace=namespace, query=query), mem.experience_thresholds
+    found, t = mem.policies.list(status=status, namespace=namespace, query=query), mem.policies.thresholds
     table = Table("id", "status", "situation", "approach", "support", "reliability")
     for p in found:
         table.add_row(p.policy_id, p.status, plain(p.situation or p.signature), plain(p.approach),
@@ -156,7 +156,7 @@ def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | 
 @click.pass_obj
 def procedures(obj: _Ctx, status: str | None, namespace: str | None, as_json: bool) -> None:
     """The procedures (every version): a reliable policy's reusable steps."""
-    found = obj.memory().procedures(status=status, namespace=namespace)
+    found = obj.memory().procedures.list(status=status, namespace=namespace)
     table = Table("id", "policy", "version", "status", "steps")
     for p in found:
         table.add_row(p.procedure_id, p.policy_id, str(p.number), p.status, plain(" → ".join(p.steps)))
@@ -169,7 +169,7 @@ def procedures(obj: _Ctx, status: str | None, namespace: str | None, as_json: bo
 @click.pass_obj
 def induce(obj: _Ctx, namespace: str | None, as_json: bool) -> None:
     """Run policy induction over every situation (idempotent; episode end does it for its own)."""
-    changes = obj.memory().induce_policies(namespace=namespace)
+    changes = obj.memory().policies.induce(namespace=namespace)
     if as_json:
         _emit(change_dicts(changes), True)
         return
@@ -186,7 +186,7 @@ def induce(obj: _Ctx, namespace: str | None, as_json: bool) -> None:
 @click.pass_obj
 def forget(obj: _Ctx, episode_id: str, dry_run: bool, reason: str, as_json: bool) -> None:
     """Forget an episode, its trace, procedures built from it and policies left without support."""
-    report = obj.memory().forget_episode(episode_id, dry_run=dry_run, reason=reason)
+    report = obj.memory().episodes.forget(episode_id, dry_run=dry_run, reason=reason)
     if as_json:
         _emit(report_dict(report), True)
         return
