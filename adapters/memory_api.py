@@ -3,7 +3,7 @@
 Each method turns its arguments into one call into the application (docs/architecture.md);
 settings come from :class:`~hlmem.adapters.settings.Settings` (ADR 0029), explicit arguments win.
 The everyday verbs are flat; the experience channel and the derived layer are role namespaces
-(``mem.episodes``, ``mem.policies``, ``mem.procedures``, ``mem.derived``:
+(``mem.episodes``, ``mem.policies``, ``mem.procedures``, ``mem.derived``, ``mem.conflicts``, ``mem.worker``:
 :mod:`hlmem.adapters.memory_roles`, ADR 0077).
 """
 
@@ -17,8 +17,8 @@ from typing import Any, BinaryIO
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, local_when, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
-from hlmem.adapters.experience_api import FlatNames
-from hlmem.adapters.memory_roles import Derived, Episodes, Policies, Procedures
+from hlmem.adapters.flat_names import FlatNames
+from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
@@ -68,13 +68,16 @@ class Memory(Operations, Corrections, FlatNames):
 
     Roles beyond the everyday verbs are namespaces (ADR 0077): ``mem.episodes`` (start, step, end,
     get, list, page, forget), ``mem.policies`` (list, induce, thresholds), ``mem.procedures``
-    (list), ``mem.derived`` (build, observations, profile, get).
+    (list), ``mem.derived`` (build, observations, profile, get), ``mem.conflicts`` (list,
+    resolve), ``mem.worker`` (run, stop, config); ``mem.jobs`` is the job queue itself.
     """
 
     episodes: Episodes
     policies: Policies
     procedures: Procedures
     derived: Derived
+    conflicts: Conflicts
+    worker: Worker
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
                  now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
@@ -97,6 +100,8 @@ class Memory(Operations, Corrections, FlatNames):
         self.policies = Policies(self._container, self)
         self.procedures = Procedures(self._container, self)
         self.derived = Derived(self._container, self)
+        self.conflicts = Conflicts(self._container, self)
+        self.worker = Worker(self._container, self)
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, the LLM ledger's connection,
@@ -189,20 +194,6 @@ class Memory(Operations, Corrections, FlatNames):
             occurred_at=_when(occurred_at, "occurred_at"),
         )
 
-    def run_worker(self, *, once: bool = True) -> Any:
-        """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""
-        worker = self._container.worker()
-        return worker.run_once() if once else worker.run()
-
-    @property
-    def worker_config(self) -> Any:
-        """The worker's tunables (a ``WorkerConfig``: per process, not stored; set them before running)."""
-        return self._container.worker().config
-
-    def stop_worker(self) -> None:
-        """Ask a running worker to stop after the window in flight."""
-        self._container.worker().stop_event.set()
-
     @property
     def jobs(self):
         """The job queue (``jobs()``, ``job_counts()``, ``retry(id, now=…)``)."""
@@ -211,14 +202,6 @@ class Memory(Operations, Corrections, FlatNames):
     def retry_job(self, job_id: str) -> None:
         """Re-queue a dead (or failed) job."""
         self.jobs.retry(job_id, now=self.clock.now())
-
-    def conflicts(self, *, status: str | None = "open", namespace: str | None = None):
-        """Conflicts waiting for review (or all, with ``status=None``), oldest first."""
-        return self._container.conflicts().list(namespace or self.namespace, status)
-
-    def resolve_conflict(self, conflict_id: str, decision: str, *, expected_version: int | None = None):
-        """Decide a conflict: ``keep-new``, ``keep-old`` or ``coexist`` (stale decisions are refused)."""
-        return self._container.conflicts().resolve(conflict_id, decision, expected_version=expected_version)
 
     def remember(self, subject: str, predicate: str, value: str, *, qualifiers: Mapping[str, str] | None = None,
                  coordinates: Mapping[str, str] | None = None, valid_from: Timestamp = None,

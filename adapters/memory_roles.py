@@ -1,12 +1,14 @@
-"""``Memory``'s role namespaces: ``mem.episodes``, ``mem.policies``, ``mem.procedures``, ``mem.derived``.
+"""``Memory``'s role namespaces: ``mem.episodes``, ``mem.policies``, ``mem.procedures``, ``mem.derived``,
+``mem.conflicts``, ``mem.worker``.
 
 Each groups one role's calls under the name the other front ends give it (``hlmem episode …``,
 ``/v1/episodes``, ``memory_episode_*``; ADR 0077). A namespace holds the facade's container and
 reads the facade's default namespace; each method turns its arguments into one command and makes
 one call into one service (:class:`~hlmem.application.experience.ExperienceService`,
 :class:`~hlmem.application.experience_forget.ExperienceForgetService`,
-:class:`~hlmem.application.derived.DerivedService`). A namespace is callable where the facade's
-earlier flat name listed or read: ``mem.episodes(status="running")``, ``mem.derived("dv_…")``.
+:class:`~hlmem.application.derived.DerivedService`, :class:`~hlmem.application.conflicts.ConflictService`,
+:class:`~hlmem.application.worker.Worker`). A namespace is callable where the facade's earlier flat
+name listed or read: ``mem.episodes(status="running")``, ``mem.derived("dv_…")``, ``mem.conflicts()``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hlmem.domain.experience_policy import PolicyThresholds
 if TYPE_CHECKING:
     from hlmem.adapters.container import Container
     from hlmem.application.derived import BuildReport, DerivedView
+    from hlmem.domain.state import ConflictState
     from hlmem.application.experience import EpisodeEndResult, EpisodePage
     from hlmem.application.forgetting import ForgetReport
     from hlmem.domain.events import DomainEvent
@@ -179,3 +182,35 @@ class Derived(_Role):
         return self._container.derived().show(derived_id)
 
     __call__ = get
+
+
+class Conflicts(_Role):
+    """The review queue of conflicting claims (``hlmem conflicts``, ``/v1/conflicts``; docs/pipeline.md)."""
+
+    def list(self, *, status: str | None = "open", namespace: str | None = None) -> list[ConflictState]:
+        """Conflicts waiting for review (or all, with ``status=None``), oldest first."""
+        return self._container.conflicts().list(self._ns(namespace), status)
+
+    __call__ = list
+
+    def resolve(self, conflict_id: str, decision: str, *, expected_version: int | None = None) -> Any:
+        """Decide a conflict: ``keep-new``, ``keep-old`` or ``coexist`` (stale decisions are refused)."""
+        return self._container.conflicts().resolve(conflict_id, decision, expected_version=expected_version)
+
+
+class Worker(_Role):
+    """The extraction worker of this process (``hlmem worker``; docs/pipeline.md)."""
+
+    def run(self, *, once: bool = True) -> Any:
+        """Drain the extraction queue (``once``) or run until :meth:`stop`; returns its stats."""
+        worker = self._container.worker()
+        return worker.run_once() if once else worker.run()
+
+    def stop(self) -> None:
+        """Ask a running worker to stop after the window in flight."""
+        self._container.worker().stop_event.set()
+
+    @property
+    def config(self) -> Any:
+        """The worker's tunables (a ``WorkerConfig``: per process, not stored; set them before running)."""
+        return self._container.worker().config

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hlmem import Memory
-from hlmem.adapters.experience_api import FlatNames
-from hlmem.adapters.memory_roles import Derived, Episodes, Policies, Procedures
+from hlmem.adapters.flat_names import FlatNames
+from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.domain.errors import NotFound
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -21,7 +21,9 @@ FLAT = {"start_episode": "episodes.start", "record_step": "episodes.step", "end_
         "episode": "episodes.get", "episode_page": "episodes.page", "forget_episode": "episodes.forget",
         "induce_policies": "policies.induce", "experience_thresholds": "policies.thresholds",
         "set_experience_thresholds": "policies.set_thresholds", "derive": "derived.build",
-        "observations": "derived.observations", "mental_model": "derived.profile"}
+        "observations": "derived.observations", "mental_model": "derived.profile",
+        "resolve_conflict": "conflicts.resolve", "run_worker": "worker.run", "stop_worker": "worker.stop",
+        "worker_config": "worker.config"}
 
 
 @pytest.fixture
@@ -61,6 +63,23 @@ def test_the_derived_namespace_reads_and_builds(mem: Memory) -> None:
         mem.derived("dv_none")
 
 
+def test_conflicts_and_the_worker(mem: Memory) -> None:
+    assert isinstance(mem.conflicts, Conflicts) and isinstance(mem.worker, Worker)
+    assert mem.conflicts() == mem.conflicts.list() == [] and mem.conflicts(status=None) == []
+    mem.add("I live in Berlin.", process=False)
+    pending = lambda: sum(by.get("pending", 0) for by in mem.jobs.job_counts().values())  # noqa: E731
+    assert pending() == 1 and mem.worker_config is mem.worker.config
+    assert mem.worker.run().jobs_succeeded == 1 and pending() == 0
+    mem.add("I work in Hamburg.", process=False)
+    assert mem.run_worker().jobs_succeeded == 2 and pending() == 0  # the same worker, its stats go on
+    mem.stop_worker()
+    assert mem._container.worker().stop_event.is_set()
+    with pytest.raises(NotFound):
+        mem.conflicts.resolve("cf_none", "keep-new")
+    with pytest.raises(NotFound):
+        mem.resolve_conflict("cf_none", "keep-new")
+
+
 def test_the_namespaces_read_the_facades_default_namespace(mem: Memory) -> None:
     mem.namespace = "work"
     ep = mem.episodes.start("deploy the site")
@@ -71,7 +90,8 @@ def test_every_flat_name_calls_its_namespace() -> None:
     assert {n for n in vars(FlatNames) if not n.startswith("_")} == set(FLAT)
     for flat, target in FLAT.items():
         role, name = target.split(".")
-        owner = {"episodes": Episodes, "policies": Policies, "derived": Derived}[role]
+        owner = {"episodes": Episodes, "policies": Policies, "derived": Derived, "conflicts": Conflicts,
+                 "worker": Worker}[role]
         assert hasattr(owner, name), target
         assert f"mem.{target}" in (getattr(FlatNames, flat).__doc__ or ""), flat
 
@@ -86,6 +106,6 @@ def test_front_ends_use_the_namespaced_spelling(front_end: str) -> None:
                 attr, owner = node.func.attr, node.func.value
                 if attr in FLAT and not (isinstance(owner, ast.Attribute) and owner.attr in ("episodes", "derived")):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{attr}(…)")
-            elif isinstance(node, ast.Attribute) and node.attr == "experience_thresholds":
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno} .experience_thresholds")
+            elif isinstance(node, ast.Attribute) and node.attr in ("experience_thresholds", "worker_config"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
     assert found == []

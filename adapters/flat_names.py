@@ -6,10 +6,12 @@
 (``episode_page``), ``mem.episodes.forget`` (``forget_episode``), ``mem.policies.induce``
 (``induce_policies``), ``mem.policies.thresholds`` / ``set_thresholds``
 (``experience_thresholds`` / ``set_experience_thresholds``), ``mem.derived.build`` (``derive``),
-``mem.derived.observations`` (``observations``), ``mem.derived.profile`` (``mental_model``). The
+``mem.derived.observations`` (``observations``), ``mem.derived.profile`` (``mental_model``),
+``mem.conflicts.resolve`` (``resolve_conflict``), ``mem.worker.run`` / ``stop`` / ``config``
+(``run_worker`` / ``stop_worker`` / ``worker_config``). The
 earlier names below still work, each one line calling its namespace; ``mem.episodes(…)``,
-``mem.policies(…)``, ``mem.procedures(…)`` and ``mem.derived(id)`` work because the namespaces are
-callable.
+``mem.policies(…)``, ``mem.procedures(…)``, ``mem.derived(id)`` and ``mem.conflicts(…)`` work
+because the namespaces are callable.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hlmem.adapters.memory_roles import Derived, Episodes, Policies
+    from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Worker
     from hlmem.application.derived import BuildReport, DerivedView
     from hlmem.application.experience import EpisodeEndResult, EpisodePage
     from hlmem.application.forgetting import ForgetReport
@@ -32,6 +34,8 @@ class FlatNames:
     episodes: Episodes
     policies: Policies
     derived: Derived
+    conflicts: Conflicts
+    worker: Worker
 
     def start_episode(self, goal: str, **kwargs: Any) -> EpisodeState:
         """:meth:`mem.episodes.start <hlmem.adapters.memory_roles.Episodes.start>`."""
@@ -81,3 +85,20 @@ class FlatNames:
     def mental_model(self, subject: str, **kwargs: Any) -> DerivedView:
         """:meth:`mem.derived.profile <hlmem.adapters.memory_roles.Derived.profile>`."""
         return self.derived.profile(subject, **kwargs)
+
+    def resolve_conflict(self, conflict_id: str, decision: str, **kwargs: Any) -> Any:
+        """:meth:`mem.conflicts.resolve <hlmem.adapters.memory_roles.Conflicts.resolve>`."""
+        return self.conflicts.resolve(conflict_id, decision, **kwargs)
+
+    def run_worker(self, **kwargs: Any) -> Any:
+        """:meth:`mem.worker.run <hlmem.adapters.memory_roles.Worker.run>`."""
+        return self.worker.run(**kwargs)
+
+    def stop_worker(self) -> None:
+        """:meth:`mem.worker.stop <hlmem.adapters.memory_roles.Worker.stop>`."""
+        self.worker.stop()
+
+    @property
+    def worker_config(self) -> Any:
+        """:attr:`mem.worker.config <hlmem.adapters.memory_roles.Worker.config>`."""
+        return self.worker.config
