@@ -53,7 +53,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
     })
     # Plugins (ADR 0032): the registry sees the allowlist; every enabled plugin is checked now.
     container.plugin_settings.override(providers.Object(settings.plugins))
-    # Policy induction's thresholds (``[experience]``); Memory.set_experience_thresholds overrides them later.
+    # Policy induction's thresholds (``[experience]``); mem.policies.set_thresholds overrides them later.
     container.experience_thresholds.override(providers.Object(settings.experience))
     registry = container.plugins()
     registry.check()

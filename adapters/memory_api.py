@@ -2,6 +2,9 @@
 
 Each method turns its arguments into one call into the application (docs/architecture.md);
 settings come from :class:`~hlmem.adapters.settings.Settings` (ADR 0029), explicit arguments win.
+The everyday verbs are flat; the experience channel and the derived layer are role namespaces
+(``mem.episodes``, ``mem.policies``, ``mem.procedures``, ``mem.derived``, ``mem.conflicts``, ``mem.worker``:
+:mod:`hlmem.adapters.memory_roles`, ADR 0077).
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from typing import Any, BinaryIO
 
-from hlmem.application.derived import BuildReport, DerivedView
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, local_when, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
-from hlmem.adapters.experience_api import ExperienceApi
+from hlmem.adapters.flat_names import FlatNames
+from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
@@ -42,7 +45,7 @@ _FLAG_KEYS = frozenset({"extract", "process"})
 _when, _enum = when, enum_value
 
 
-class Memory(Operations, Corrections, ExperienceApi):
+class Memory(Operations, Corrections, FlatNames):
     """Long-term memory over one store.
 
     >>> with Memory(":memory:", embedder="hash") as mem:
@@ -62,7 +65,19 @@ class Memory(Operations, Corrections, ExperienceApi):
     :param settings: what an argument left as None falls back to (docs/config.md); default
         :func:`load_settings() <hlmem.adapters.settings_load.load_settings>`: the config file
         (``$HLMEM_CONFIG`` or the user config directory's ``hlmem.toml``), then ``HLMEM_*``.
+
+    Roles beyond the everyday verbs are namespaces (ADR 0077): ``mem.episodes`` (start, step, end,
+    get, list, page, forget), ``mem.policies`` (list, induce, thresholds), ``mem.procedures``
+    (list), ``mem.derived`` (build, observations, profile, get), ``mem.conflicts`` (list,
+    resolve), ``mem.worker`` (run, stop, config); ``mem.jobs`` is the job queue itself.
     """
+
+    episodes: Episodes
+    policies: Policies
+    procedures: Procedures
+    derived: Derived
+    conflicts: Conflicts
+    worker: Worker
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
                  now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
@@ -81,6 +96,12 @@ class Memory(Operations, Corrections, ExperienceApi):
             rerank=rerank, rerank_top_n=rerank_top_n, ranking=ranking)
         self.storage = self._container.storage()
         self.embedder_name = use_embedder(self._container, self.storage, embedder, settings)
+        self.episodes = Episodes(self._container, self)
+        self.policies = Policies(self._container, self)
+        self.procedures = Procedures(self._container, self)
+        self.derived = Derived(self._container, self)
+        self.conflicts = Conflicts(self._container, self)
+        self.worker = Worker(self._container, self)
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, then the backend (the
@@ -174,20 +195,6 @@ class Memory(Operations, Corrections, ExperienceApi):
             occurred_at=_when(occurred_at, "occurred_at"),
         )
 
-    def run_worker(self, *, once: bool = True) -> Any:
-        """Drain the extraction queue (``once``) or run until ``stop_worker()``; returns its stats."""
-        worker = self._container.worker()
-        return worker.run_once() if once else worker.run()
-
-    @property
-    def worker_config(self) -> Any:
-        """The worker's tunables (a ``WorkerConfig``: per process, not stored; set them before running)."""
-        return self._container.worker().config
-
-    def stop_worker(self) -> None:
-        """Ask a running worker to stop after the window in flight."""
-        self._container.worker().stop_event.set()
-
     @property
     def jobs(self):
         """The job queue (``jobs()``, ``job_counts()``, ``retry(id, now=…)``)."""
@@ -196,14 +203,6 @@ class Memory(Operations, Corrections, ExperienceApi):
     def retry_job(self, job_id: str) -> None:
         """Re-queue a dead (or failed) job."""
         self.jobs.retry(job_id, now=self.clock.now())
-
-    def conflicts(self, *, status: str | None = "open", namespace: str | None = None):
-        """Conflicts waiting for review (or all, with ``status=None``), oldest first."""
-        return self._container.conflicts().list(namespace or self.namespace, status)
-
-    def resolve_conflict(self, conflict_id: str, decision: str, *, expected_version: int | None = None):
-        """Decide a conflict: ``keep-new``, ``keep-old`` or ``coexist`` (stale decisions are refused)."""
-        return self._container.conflicts().resolve(conflict_id, decision, expected_version=expected_version)
 
     def remember(self, subject: str, predicate: str, value: str, *, qualifiers: Mapping[str, str] | None = None,
                  coordinates: Mapping[str, str] | None = None, valid_from: Timestamp = None,
@@ -246,7 +245,7 @@ class Memory(Operations, Corrections, ExperienceApi):
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
         if item_id is not None and session is None and subject is None and str(item_id).strip().startswith("ep_"):
-            return self.forget_episode(str(item_id).strip(), dry_run=dry_run, actor=actor, reason=reason)
+            return self.episodes.forget(str(item_id).strip(), dry_run=dry_run, actor=actor, reason=reason)
         target = forget_target(item_id, session, subject, namespace or self.namespace)
         service = self._container.forget()
         return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
@@ -336,25 +335,6 @@ class Memory(Operations, Corrections, ExperienceApi):
                                                              skip_invalid=skip_invalid, extract=extract)
         note_embedder(self.storage, self.embedder_name)
         return report
-
-    # -- derived items: observation summaries and mental models (docs/derived.md, ADR 0046) ----------
-
-    def derive(self, *, subject: str | None = None, namespace: str | None = None) -> BuildReport:
-        """Build (or bring up to date) the observation summaries and mental models of one subject,
-        or of every subject of the namespace."""
-        return self._container.derived().build(namespace or self.namespace, subject)
-
-    def observations(self, *, subject: str | None = None, namespace: str | None = None) -> list[DerivedView]:
-        """The observation summaries (current and stale), each with its source claims."""
-        return self._container.derived().observations(namespace or self.namespace, subject=subject)
-
-    def mental_model(self, subject: str, *, namespace: str | None = None) -> DerivedView:
-        """A subject's mental model with its source claims (NotFound when none was built)."""
-        return self._container.derived().mental_model(subject, namespace or self.namespace)
-
-    def derived(self, derived_id: str) -> DerivedView:
-        """One derived item (``dv_…``) by id, whatever its status, with its source claims."""
-        return self._container.derived().show(derived_id)
 
 
 __all__ = ["IMPORT_BATCH", "ConfigurationError", "ImportReport", "Memory", "restore_store"]

@@ -82,7 +82,7 @@ class Settings:
     budget: BudgetSettings = BudgetSettings()
     #: ``hlmem serve``'s address, token variable and body limit (docs/rest.md); config file only.
     server: ServerSettings = ServerSettings()
-    #: Policy induction's thresholds (docs/experience.md); ``Memory.set_experience_thresholds`` wins.
+    #: Policy induction's thresholds (docs/experience.md); ``mem.policies.set_thresholds`` wins.
     experience: PolicyThresholds = PolicyThresholds()
 
     @classmethod

@@ -11,15 +11,14 @@ is rebuilt here, by a worker job or by :meth:`DerivedService.build` (docs/derive
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from attrs import frozen
 
 from hlmem.application.derived_guard import DERIVE
-from hlmem.application.ports import Clock, IdGenerator, Job, JobQueue
+from hlmem.application.ports import Clock, DerivedStore, IdGenerator, Job, JobQueue
 from hlmem.domain.derived import FORGOTTEN, KINDS, MENTAL_MODEL, OBSERVATION_SUMMARY, REMOVED, DerivedState
 from hlmem.domain.derived_build import decide_builds, draft_items
-from hlmem.domain.errors import NotFound, UnsupportedOperation, ValidationError
+from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.events import DerivedBuilt, DerivedRemoved
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ClaimState, ClaimStatus, subject_key
@@ -61,26 +60,18 @@ class DerivedView:
 class DerivedService:
     """Builds and reads the derived layer of one store."""
 
-    def __init__(self, storage: Any, clock: Clock, ids: IdGenerator, registry: SlotRegistry, *,
+    def __init__(self, storage: DerivedStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry, *,
                  jobs: JobQueue | None = None) -> None:
-        """:param storage: the store (``EventLog``, ``ClaimReader``, ``DerivedReader``, ``Transactional``)."""
         self._storage = storage
         self._clock = clock
         self._ids = ids
         self._registry = registry
         self._jobs = jobs
 
-    def _need_derived(self) -> None:
-        """A clear error for a store that keeps no derived items (a storage plugin may leave the role out)."""
-        if not hasattr(self._storage, "get_derived"):
-            raise UnsupportedOperation(f"this store ({type(self._storage).__name__}) keeps no derived items "
-                                       "(observation summaries, mental models)")
-
     # -- building ----------------------------------------------------------------------------------
 
     def build(self, namespace: str = "default", subject: str | None = None) -> BuildReport:
         """Build (or bring up to date) the items of one subject, or of every subject of the namespace."""
-        self._need_derived()
         if subject is not None and not subject.strip():
             raise ValidationError("subject is empty", field="subject")
         subjects = [subject] if subject is not None else self._subjects(namespace)
@@ -91,7 +82,6 @@ class DerivedService:
 
     def rebuild(self, derived_ids: Sequence[str]) -> BuildReport:
         """Rebuild the subjects of these items (stale ones come back current, or are removed)."""
-        self._need_derived()
         found = self._storage.get_derived(list(derived_ids))
         groups = sorted({(d.namespace, subject_key(d.subject)): d.subject for d in found.values()
                          if d.status != FORGOTTEN and d.subject}.items())
@@ -155,7 +145,6 @@ class DerivedService:
 
     def observations(self, namespace: str = "default", *, subject: str | None = None) -> list[DerivedView]:
         """The observation summaries (of one subject)."""
-        self._need_derived()
         return self.items(namespace, subject=subject, kind=OBSERVATION_SUMMARY)
 
     def mental_model(self, subject: str, namespace: str = "default") -> DerivedView:
@@ -163,7 +152,6 @@ class DerivedService:
 
         :raises NotFound: when none was built (``hlmem derive`` builds it) or it was removed.
         """
-        self._need_derived()
         found = self.items(namespace, subject=subject, kind=MENTAL_MODEL)
         if not found:
             raise NotFound(f"no mental model of {subject!r} in namespace {namespace!r} (run `hlmem derive`)")
@@ -171,7 +159,6 @@ class DerivedService:
 
     def show(self, derived_id: str) -> DerivedView:
         """One derived item by id, whatever its status (a forgotten one is a blank tombstone)."""
-        self._need_derived()
         found = self._storage.get_derived([derived_id]).get(derived_id)
         if found is None:
             raise NotFound(f"no derived item {derived_id}")

@@ -2,7 +2,7 @@
 
 Every service that changes a claim (writes, extraction, conflicts, lifecycle, forget) appends
 through the one storage object the composition root gives it. ``StalenessGuard`` is that object
-when the store keeps derived items (:class:`~hlmem.application.ports.DerivedReader`): it passes
+(every store keeps derived items, :class:`~hlmem.application.ports.DerivedReader`): it passes
 every call through, and an ``append`` whose events supersede, retract, expire or forget a claim
 that a derived item was built from also appends, inside the same transaction, what the pure
 :func:`~hlmem.domain.derived.decide_staleness` returns (ADR 0046):
@@ -20,9 +20,9 @@ staleness events, decided when the change was first made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from hlmem.application.ports import IdGenerator, IndexEntry, JobQueue
+from hlmem.application.ports import IdGenerator, IndexEntry, JobQueue, StalenessStore
 from hlmem.domain.derived import decide_staleness, forget_id_of, stale_triggers
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.redaction import Tombstone
@@ -42,17 +42,17 @@ def rebuild_job(jobs: JobQueue, *, derived_id: str, version: int, namespace: str
 class StalenessGuard:
     """A storage that keeps derived items honest on every append (see the module docstring)."""
 
-    def __init__(self, storage: Any, ids: IdGenerator, *, jobs: JobQueue | None = None) -> None:
+    def __init__(self, storage: StalenessStore, ids: IdGenerator, *, jobs: JobQueue | None = None) -> None:
         self._storage = storage
         self._ids = ids
         self._jobs = jobs
 
     @property
-    def inner(self) -> Any:
+    def inner(self) -> StalenessStore:
         """The store itself."""
         return self._storage
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # every other role passes through to the store
         return getattr(self._storage, name)
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
@@ -86,8 +86,10 @@ class StalenessGuard:
             return position
 
 
-def guarded(storage: Any, ids: IdGenerator, jobs: JobQueue | None = None) -> Any:
-    """``storage`` behind a :class:`StalenessGuard` when it keeps derived items, else itself."""
-    if all(callable(getattr(storage, name, None)) for name in ("derived_citing", "get_derived", "derived_items")):
-        return StalenessGuard(storage, ids, jobs=jobs)
-    return storage
+S = TypeVar("S", bound=StalenessStore)
+
+
+def guarded(storage: S, ids: IdGenerator, jobs: JobQueue | None = None) -> S:
+    """``storage`` behind a :class:`StalenessGuard`: every role of ``storage`` (the guard passes each
+    through), with staleness decided on each append."""
+    return cast("S", StalenessGuard(storage, ids, jobs=jobs))

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from typing import Protocol
-
 from attrs import frozen
 
-from hlmem.application.ports import (ClaimReader, Clock, EventLog, ExperienceReader, HasExperience, IdGenerator,
-                                     Transactional)
-from hlmem.domain.errors import NotFound, UnsupportedOperation, ValidationError
+from hlmem.application.ports import Clock, ExperienceReader, ExperienceStore, HasExperience, IdGenerator
+from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.experience_decisions import (
     EndEpisode,
@@ -40,10 +37,6 @@ REFIT_MIN_ENDS = 10
 REFIT_SHARE = 0.1
 
 
-class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Protocol):
-    """What the experience service asks of storage (ADR 0028's style: an intersection of roles)."""
-
-
 @frozen
 class EpisodePage:
     """A page of episodes ordered by id; ``next_cursor`` (the last id) is None on the last page."""
@@ -60,29 +53,18 @@ class EpisodeEndResult:
     changes: tuple[DomainEvent, ...]
 
 
-def experience_of(storage: object) -> ExperienceReader:
-    """The store's experience projection, or a clear error for a store that keeps none."""
-    reader = getattr(storage, "experience", None)
-    if reader is None:
-        raise UnsupportedOperation(f"this store ({type(storage).__name__}) keeps no experience channel "
-                                   "(episodes, policies, procedures)")
-    return reader
-
-
 class ExperienceService:
     """Starts, extends and ends episodes; induces policies and procedures; reads them back."""
 
     def __init__(self, storage: ExperienceStore, clock: Clock, ids: IdGenerator,
                  thresholds: PolicyThresholds | None = None) -> None:
         """:param storage: a store with the event log, observations (step evidence), transactions and
-            ``storage.experience`` (:class:`~hlmem.application.ports.HasExperience`)."""
-        self._log = storage
-        self._claims = storage
-        self._tx = storage
+            ``storage.experience`` (:class:`~hlmem.application.ports.ExperienceStore`)."""
+        self._storage = storage
         self._clock = clock
         self._ids = ids
         self.thresholds = thresholds or PolicyThresholds()
-        self._reader = experience_of(storage)
+        self._reader = storage.experience
         #: Per namespace, the fitted rate prior and the ends seen since it was fitted (ADR 0066).
         self._priors: dict[str, tuple[RatePrior, int]] = {}
 
@@ -97,8 +79,8 @@ class ExperienceService:
         """Begin an episode; returns its state (``running``)."""
         event = decide_start(cmd, episode_id=self._ids.new("ep"), event_id=self._ids.new("lg"),
                              now=self._clock.now())
-        with self._tx.transaction():
-            self._log.append([event])
+        with self._storage.transaction():
+            self._storage.append([event])
         return self._reader.get_episodes([event.stream_id])[event.stream_id]
 
     def record_step(self, cmd: RecordStep) -> EpisodeState:
@@ -108,40 +90,40 @@ class ExperienceService:
             ``UnusableEvidence`` for cited events that do not exist or were forgotten.
         """
         episode_id = check_episode_id(cmd.episode_id)
-        with self._tx.transaction():
+        with self._storage.transaction():
             episode = self._reader.get_episodes([episode_id]).get(episode_id)
-            cited = self._claims.get_observations(list(cmd.evidence)) if cmd.evidence else {}
+            cited = self._storage.get_observations(list(cmd.evidence)) if cmd.evidence else {}
             event = decide_step(cmd, episode, cited, event_id=self._ids.new("lg"), now=self._clock.now())
-            self._log.append([event])
+            self._storage.append([event])
             return self._reader.get_episodes([episode_id])[episode_id]
 
     def end(self, cmd: EndEpisode) -> EpisodeEndResult:
         """End an episode and run its situation's policy lifecycle, in one transaction."""
         episode_id = check_episode_id(cmd.episode_id)
-        with self._tx.transaction():
+        with self._storage.transaction():
             episode = self._reader.get_episodes([episode_id]).get(episode_id)
             now = self._clock.now()
-            self._log.append([decide_end(cmd, episode, event_id=self._ids.new("lg"), now=now)])
+            self._storage.append([decide_end(cmd, episode, event_id=self._ids.new("lg"), now=now)])
             ended = self._reader.get_episodes([episode_id])[episode_id]
             self._seen_end(ended.namespace)
             changes = on_episode_end(self._situation(ended.namespace, ended.signature), ended, self.thresholds,
                                      new_id=self._ids.new, now=now)
             if changes:
-                self._log.append(changes)
+                self._storage.append(changes)
         return EpisodeEndResult(ended, tuple(changes))
 
     def induce(self, namespace: str = "default") -> tuple[DomainEvent, ...]:
         """Run induction over every situation of ``namespace`` (idempotent: nothing new, nothing written)."""
         _check_namespace(namespace)
         out: list[DomainEvent] = []
-        with self._tx.transaction():
+        with self._storage.transaction():
             now = self._clock.now()
             self._priors.pop(namespace, None)  # induction judges under a prior fitted on every count now
             for signature in self._reader.signatures(namespace):
                 events = induce(self._situation(namespace, signature), self.thresholds, new_id=self._ids.new,
                                 now=now)
                 if events:
-                    self._log.append(events)
+                    self._storage.append(events)
                     out += events
         return tuple(out)
 
@@ -230,19 +212,12 @@ def _check_namespace(namespace: str) -> None:
         raise problems[0]
 
 
-def experience_differences(live: object, rebuilt: object, stream_ids: Sequence[str]) -> list[str]:
+def experience_differences(live: HasExperience, rebuilt: HasExperience, stream_ids: Sequence[str]) -> list[str]:
     """Replay's comparison of the experience projection: one line per stream whose state differs,
-    per situation whose outcome counts differ, per policy whose support links differ (ADR 0071).
-
-    A store without the experience channel on both sides has nothing to compare; on one side
-    only, every experience stream differs.
-    """
+    per situation whose outcome counts differ, per policy whose support links differ (ADR 0071)."""
     if not stream_ids:
         return []
-    a, b = getattr(live, "experience", None), getattr(rebuilt, "experience", None)
-    if a is None or b is None:
-        return [f"experience stream {sid}: the {'live' if a is None else 'rebuilt'} store keeps no experience "
-                "channel" for sid in stream_ids]
+    a, b = live.experience, rebuilt.experience
     diffs, namespaces = [], set()
     for start in range(0, len(stream_ids), 500):
         chunk = stream_ids[start:start + 500]

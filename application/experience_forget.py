@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Protocol
 
 from attrs import evolve
 
-from hlmem.application.experience import experience_of
 from hlmem.application.forgetting import ForgetReport
-from hlmem.application.ports import Clock, Erasure, EventLog, HasExperience, IdGenerator, TombstoneLedger, Transactional
+from hlmem.application.ports import Clock, ExperienceForgetStore, IdGenerator, TombstoneLedger
 from hlmem.domain.errors import NotFound
 from hlmem.domain.experience_decisions import check_episode_id
 from hlmem.domain.experience_forgetting import (
@@ -34,10 +32,6 @@ from hlmem.domain.redaction import Tombstone
 KINDS = {"ep_": "episode", "po_": "policy", "pd_": "procedure"}
 #: Every count an episode forget reports.
 REPORT_COUNTS = (*EXPERIENCE_COUNTS, "payloads")
-
-
-class ExperienceForgetStore(EventLog, Erasure, Transactional, HasExperience, Protocol):
-    """What forgetting an episode asks of storage."""
 
 
 class _DryRun(Exception):
@@ -64,7 +58,7 @@ class ExperienceForgetService:
         :raises NotFound: for an unknown episode.
         """
         episode_id = check_episode_id(episode_id)
-        reader = experience_of(self._storage)
+        reader = self._storage.experience
         try:
             with self._storage.transaction():
                 episode = reader.get_episodes([episode_id]).get(episode_id)
@@ -88,9 +82,9 @@ class ExperienceForgetService:
     def enforce_tombstones(self, tombstones: Sequence[Tombstone], *, actor: str, reason: str) -> int:
         """Forget, with the cascade, every live episode, policy and procedure ``tombstones`` name by
         id (restore calls this on the restored copy); return how many streams it newly forgot."""
-        reader = getattr(self._storage, "experience", None)
+        reader = self._storage.experience
         ids = sorted({t.stream_id for t in tombstones if t.stream_id[:3] in KINDS})
-        if reader is None or not ids:
+        if not ids:
             return 0
         with self._storage.transaction():
             episodes = [e for e, s in reader.get_episodes(ids).items() if s.status != "forgotten"]
@@ -111,7 +105,7 @@ class ExperienceForgetService:
         return len(plan.streams)
 
     def _plan(self, episode_ids: Sequence[str]) -> ExperienceForgetPlan:
-        reader = experience_of(self._storage)
+        reader = self._storage.experience
         episodes = reader.get_episodes(episode_ids)
         policies = {p.policy_id: p for p in reader.policies_citing(list(episodes))}
         procedures = {p.procedure_id: p for p in reader.procedures_of(list(policies), list(episodes))}
@@ -119,7 +113,7 @@ class ExperienceForgetService:
 
     def _execute(self, plan: ExperienceForgetPlan, *, namespace: str, target: str, actor: str, reason: str,
                  target_kind: str = "episode") -> ForgetReport:
-        reader = experience_of(self._storage)
+        reader = self._storage.experience
         now = self._clock.now()
         forget_id = self._ids.new("fg")
         touched = [*plan.streams, *(u[0] for u in plan.unlinks)]

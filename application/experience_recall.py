@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hlmem.application.experience_match import SituationMatcher
-from hlmem.application.ports import Embedder
+from hlmem.application.ports import Embedder, HasExperience
 from hlmem.application.recall_items import RecallItem
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
@@ -41,9 +41,9 @@ def check_intent(intent: str | None) -> str:
 class ExperienceRecall:
     """Finds the live policies and procedures a question asks for."""
 
-    def __init__(self, storage: object, thresholds: PolicyThresholds | None = None, *,
+    def __init__(self, storage: HasExperience, thresholds: PolicyThresholds | None = None, *,
                  embedder: Embedder | None = None, floor: float | None = None) -> None:
-        self._reader = getattr(storage, "experience", None)
+        self._reader = storage.experience
         self._thresholds = thresholds or PolicyThresholds()
         self._matcher = SituationMatcher(embedder, floor=floor)
         self._slack = EXPLICIT_SLACK["embedded" if embedder is not None else "lexical"]
@@ -53,8 +53,6 @@ class ExperienceRecall:
         """The namespace's live policies (active ones only if asked) whose situation ``query`` asks
         for — a how-to question's task, or the whole query — with their similarity, best first
         (active before candidate at equal similarity)."""
-        if self._reader is None:
-            return []
         task = howto_task(query) or query
         floor = self._matcher.floor - (self._slack if explicit else 0.0)
         live = [p for p in self._reader.policies(namespace, status="active") if p.support]
@@ -71,7 +69,7 @@ class ExperienceRecall:
               active_only: bool = False) -> list[RecallItem]:
         """The experience items for ``query``, best first (empty for a fact question)."""
         mode = check_intent(intent)
-        if mode == "facts" or self._reader is None:
+        if mode == "facts":
             return []
         if howto_task(query) is None and mode != "procedure":
             return []

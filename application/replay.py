@@ -135,7 +135,7 @@ class ReplayService:
         diffs += _diff("conflict", conflict_ids, live, rebuilt, live.get_conflicts, rebuilt.get_conflicts)
         diffs += experience_differences(live, rebuilt, [s for s in streams if is_experience_stream(s)])
         derived_ids = [s for s in streams if s.startswith("dv_")]
-        if derived_ids and hasattr(live, "get_derived"):
+        if derived_ids:
             diffs += _diff("derived item", derived_ids, live, rebuilt, live.get_derived, rebuilt.get_derived)
         for sid in {**streams, **rebuilt_versions}:
             if streams.get(sid, 0) != rebuilt_versions.get(sid, 0):

@@ -320,3 +320,79 @@ def test_no_import_cycles() -> None:
     graph = import_graph(hlmem_sources())
     assert len(graph) > 100 and graph["hlmem.adapters.sqlite.store"]  # the walk sees the code
     assert cycles(graph) == []
+
+
+# --- the front ends are siblings over Memory (ADR 0076) -------------------------------------------
+#
+# The CLI, REST (adapters/server), MCP and Hermes each answer with the wire format
+# (adapters/wire/) and call the one ``Memory``; none imports another front end's modules. One
+# exception, by design: a CLI command launches a server (``hlmem serve``, ``hlmem mcp``,
+# ``hlmem hermes install``), so the CLI may import a server's launch function, but only inside
+# the command's function body (lazily: ``hlmem --help`` loads no web stack), never at module level.
+
+FRONT_ENDS = ("cli", "server", "mcp", "hermes")
+
+
+def front_end_of(module: str) -> str | None:
+    """The front end a module belongs to (``hlmem.adapters.mcp.calls`` -> ``mcp``), or None."""
+    parts = module.split(".")
+    if parts[:2] == ["hlmem", "adapters"] and len(parts) > 2 and parts[2] in FRONT_ENDS:
+        return parts[2]
+    return None
+
+
+def front_end_crossings(source: str, path: Path, module: str) -> list[str]:
+    """Imports in ``source`` of another front end's modules that the rule above forbids."""
+    home = front_end_of(module)
+    if home is None:
+        return []
+    tree = ast.parse(source, filename=str(path))
+    lazy = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for n in ast.walk(f)}
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Call)):
+            continue
+        for imp in imports_of(ast.unparse(node), path, module):
+            other = front_end_of(imp.module)
+            if other is None or other == home:
+                continue
+            if home == "cli" and id(node) in lazy:
+                continue  # the CLI launching a server, inside its command
+            bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {imp.module}")
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "flagged"),
+    [
+        ("hlmem.adapters.server.routes_read", "from hlmem.adapters.cli.render import claim_dict", True),
+        ("hlmem.adapters.mcp.server", "def f():\n    from hlmem.adapters.cli import render", True),
+        ("hlmem.adapters.hermes.tools", "from hlmem.adapters.mcp import shapes", True),
+        ("hlmem.adapters.cli.main", "from hlmem.adapters.server.app import create_app", True),
+        ("hlmem.adapters.cli.serve_commands", "def serve():\n    from hlmem.adapters.server.app import create_app",
+         False),
+        ("hlmem.adapters.server.routes_read", "from hlmem.adapters.wire.claims import claim_dict", False),
+        ("hlmem.adapters.mcp.server", "from hlmem.adapters.mcp import shapes", False),
+        ("hlmem.adapters.memory_api", "from hlmem.adapters.cli import render", False),
+    ],
+)
+def test_the_front_end_check_flags_what_it_should(module: str, source: str, flagged: bool) -> None:
+    path = ROOT / "adapters" / "probe.py"
+    assert bool(front_end_crossings(source, path, module)) is flagged
+
+
+def test_front_ends_never_import_one_another() -> None:
+    bad = []
+    for path in files("adapters"):
+        name = module_name(path)
+        if front_end_of(name) is not None:
+            bad += front_end_crossings(path.read_text(encoding="utf-8"), path, name)
+    assert bad == []
+
+
+def test_the_wire_format_imports_no_front_end() -> None:
+    """The shapes sit below every front end: adapters/wire/ imports none of them."""
+    found = [str(i) for i in all_imports("adapters") if module_name(i.path).startswith("hlmem.adapters.wire")
+             and front_end_of(i.module) is not None]
+    assert found == [] and any(p.parent.name == "wire" for p in files("adapters"))

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 from rich.table import Table
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import _Ctx, _emit, cli, json_option
-from hlmem.application.derived import DerivedView
+from hlmem.adapters.wire.derived import view_dict
 
 _namespace = click.option("--namespace", default=None, metavar="NS", help="Namespace (default: the store's default).")
-
-
-def view_dict(view: DerivedView) -> dict[str, Any]:
-    """A derived item with its sources as plain data (the JSON of these commands)."""
-    d = view.item
-    return {"id": d.derived_id, "kind": d.kind, "namespace": d.namespace, "subject": d.subject, "family": d.family,
-            "label": d.label, "text": d.text, "language": d.language, "status": d.status,
-            "stale_reason": d.stale_reason or None, "built_at": d.built_at.isoformat(), "watermark": d.watermark,
-            "builder": d.builder, "version": d.version,
-            "sources": [{"claim_id": s.claim_id, "version": s.version, "status": s.status, "subject": s.subject,
-                         "predicate": s.predicate, "value": s.value} for s in view.sources]}
 
 
 @cli.command()
@@ -32,7 +19,7 @@ def view_dict(view: DerivedView) -> dict[str, Any]:
 @click.pass_obj
 def derive(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool) -> None:
     """Build or bring up to date the observation summaries and mental models (offline, deterministic)."""
-    report = obj.memory().derive(subject=subject, namespace=namespace)
+    report = obj.memory().derived.build(subject=subject, namespace=namespace)
     data = {"built": list(report.built), "rebuilt": list(report.rebuilt), "removed": list(report.removed),
             "subjects": report.subjects}
     if as_json:
@@ -49,7 +36,7 @@ def derive(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool)
 @click.pass_obj
 def observations(obj: _Ctx, subject: str | None, namespace: str | None, as_json: bool) -> None:
     """List the observation summaries (current and stale) with their source claims."""
-    views = obj.memory().observations(subject=subject, namespace=namespace)
+    views = obj.memory().derived.observations(subject=subject, namespace=namespace)
     table = Table("id", "subject", "family", "status", "text", "sources")
     for v in views:
         table.add_row(render.cell(v.item.derived_id), render.cell(v.item.subject), render.cell(v.item.family),
@@ -65,7 +52,7 @@ def observations(obj: _Ctx, subject: str | None, namespace: str | None, as_json:
 @click.pass_obj
 def profile(obj: _Ctx, subject: str, namespace: str | None, as_json: bool) -> None:
     """Show a subject's mental model: its profile text and the claims it was built from."""
-    view = obj.memory().mental_model(subject, namespace=namespace)
+    view = obj.memory().derived.profile(subject, namespace=namespace)
     if as_json:
         _emit(view_dict(view), True)
         return

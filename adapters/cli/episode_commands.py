@@ -8,57 +8,18 @@ import click
 from rich.table import Table
 
 from hlmem.adapters.cli.context import _Ctx, _emit, _ts, cli, json_option
-from hlmem.adapters.cli.forget_commands import report_dict
 from hlmem.adapters.cli.render import plain
+from hlmem.adapters.wire.experience import (
+    change_dicts,
+    end_dict,
+    episode_dict,
+    policy_dict,
+    procedure_dict,
+    step_dict,
+)
+from hlmem.adapters.wire.forget import report_dict
 from hlmem.domain.experience_policy import reliability
 from hlmem.domain.experience_state import END_STATUSES, EPISODE_STATUSES, POLICY_STATUSES, PROCEDURE_STATUSES
-from hlmem.domain.time import format_timestamp
-
-
-def episode_dict(e: Any, *, steps: bool = True) -> dict[str, Any]:
-    """An episode as JSON (its steps in order when ``steps``)."""
-    out = {"id": e.episode_id, "namespace": e.namespace, "goal": e.goal, "signature": e.signature,
-           "context": e.context, "approach": e.approach, "status": e.status,
-           "started_at": format_timestamp(e.started_at), "ended_at": format_timestamp(e.ended_at),
-           "reward": e.reward, "outcome": e.outcome, "cost": e.cost, "step_count": len(e.steps)}
-    if steps:
-        out["steps"] = [{"index": s.index, "id": s.event_id, "action": s.action, "tool": s.tool,
-                         "observation": s.observation, "error": s.error, "cost": s.cost, "value": s.value,
-                         "evidence": list(s.evidence), "occurred_at": format_timestamp(s.occurred_at)}
-                        for s in e.steps]
-    return out
-
-
-def policy_dict(p: Any, thresholds: Any) -> dict[str, Any]:
-    """A policy as JSON, with its support and reliability; ``episodes`` are its latest supporting
-    episodes (at most 16, ADR 0071), ``support`` counts them all."""
-    return {"id": p.policy_id, "namespace": p.namespace, "signature": p.signature, "approach": p.approach,
-            "situation": p.situation, "status": p.status, "support": p.support, "successes": p.successes,
-            "failures": p.failures, "reliability": round(reliability(p, thresholds), 4),
-            "episodes": list(p.recent_episodes), "streak": p.streak, "reason": p.reason,
-            "proposed_at": format_timestamp(p.proposed_at), "changed_at": format_timestamp(p.changed_at)}
-
-
-def procedure_dict(p: Any) -> dict[str, Any]:
-    """A procedure version as JSON."""
-    return {"id": p.procedure_id, "policy_id": p.policy_id, "version": p.number, "status": p.status,
-            "steps": list(p.steps), "source_episode": p.source_episode, "reason": p.reason,
-            "promoted_at": format_timestamp(p.promoted_at), "changed_at": format_timestamp(p.changed_at)}
-
-
-def step_dict(e: Any) -> dict[str, Any]:
-    """A recorded step as JSON: the episode without its trace, and the step just added."""
-    return episode_dict(e, steps=False) | {"step": episode_dict(e)["steps"][-1]}
-
-
-def change_dicts(changes: Any) -> list[dict[str, Any]]:
-    """Policy and procedure events as JSON: the event's type, its stream, its reason."""
-    return [{"event": type(e).__name__, "stream": e.stream_id, "reason": getattr(e, "reason", "")} for e in changes]
-
-
-def end_dict(result: Any) -> dict[str, Any]:
-    """An ended episode as JSON (without its trace), with what its end changed in policies and procedures."""
-    return episode_dict(result.episode, steps=False) | {"changes": change_dicts(result.changes)}
 
 
 def _change_lines(changes: Any) -> list[str]:
@@ -82,7 +43,7 @@ def episode() -> None:
 def start(obj: _Ctx, goal: str, context: str, approach: str, namespace: str | None, started_at: str | None,
           as_json: bool) -> None:
     """Begin an episode towards GOAL; prints its id."""
-    e = obj.memory().start_episode(goal, context=context, approach=approach, namespace=namespace,
+    e = obj.memory().episodes.start(goal, context=context, approach=approach, namespace=namespace,
                                    started_at=_ts(started_at, "--started-at"))
     if as_json:
         _emit(episode_dict(e), True)
@@ -104,7 +65,7 @@ def start(obj: _Ctx, goal: str, context: str, approach: str, namespace: str | No
 def step(obj: _Ctx, episode_id: str, action: str, tool: str, observation: str, error: str, cost: float,
          value: float | None, evidence: tuple[str, ...], as_json: bool) -> None:
     """Append a step (ACTION) to a running episode's trace."""
-    e = obj.memory().record_step(episode_id, action, tool=tool, observation=observation, error=error, cost=cost,
+    e = obj.memory().episodes.step(episode_id, action, tool=tool, observation=observation, error=error, cost=cost,
                                  value=value, evidence=evidence)
     if as_json:
         _emit(step_dict(e), True)
@@ -123,7 +84,7 @@ def step(obj: _Ctx, episode_id: str, action: str, tool: str, observation: str, e
 def end(obj: _Ctx, episode_id: str, status: str, reward: float | None, outcome: str, approach: str,
         as_json: bool) -> None:
     """End a running episode; prints what it changed in policies and procedures."""
-    result = obj.memory().end_episode(episode_id, status, reward=reward, outcome=outcome, approach=approach)
+    result = obj.memory().episodes.end(episode_id, status, reward=reward, outcome=outcome, approach=approach)
     if as_json:
         _emit(end_dict(result), True)
         return
@@ -138,7 +99,7 @@ def end(obj: _Ctx, episode_id: str, status: str, reward: float | None, outcome: 
 @click.pass_obj
 def show(obj: _Ctx, episode_id: str, as_json: bool) -> None:
     """One episode with its trace."""
-    e = obj.memory().episode(episode_id)
+    e = obj.memory().episodes.get(episode_id)
     if as_json:
         _emit(episode_dict(e), True)
         return
@@ -162,7 +123,7 @@ def show(obj: _Ctx, episode_id: str, as_json: bool) -> None:
 def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, after: str | None,
           as_json: bool) -> None:
     """A page of episodes, ordered by id."""
-    found = obj.memory().episodes(status=status, namespace=namespace, limit=limit, after=after)
+    found = obj.memory().episodes.list(status=status, namespace=namespace, limit=limit, after=after)
     table = Table("id", "status", "goal", "approach", "steps", "reward")
     for e in found:
         table.add_row(e.episode_id, e.status, plain(e.goal), plain(e.approach), str(len(e.steps)),
@@ -180,7 +141,7 @@ def list_(obj: _Ctx, status: str | None, namespace: str | None, limit: int, afte
 def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | None, as_json: bool) -> None:
     """The policies learnt: "in situation T prefer approach P", with support and reliability."""
     mem = obj.memory()
-    found, t = mem.policies(status=status, namespace=namespace, query=query), mem.experience_thresholds
+    found, t = mem.policies.list(status=status, namespace=namespace, query=query), mem.policies.thresholds
     table = Table("id", "status", "situation", "approach", "support", "reliability")
     for p in found:
         table.add_row(p.policy_id, p.status, plain(p.situation or p.signature), plain(p.approach),
@@ -195,7 +156,7 @@ def policies(obj: _Ctx, status: str | None, namespace: str | None, query: str | 
 @click.pass_obj
 def procedures(obj: _Ctx, status: str | None, namespace: str | None, as_json: bool) -> None:
     """The procedures (every version): a reliable policy's reusable steps."""
-    found = obj.memory().procedures(status=status, namespace=namespace)
+    found = obj.memory().procedures.list(status=status, namespace=namespace)
     table = Table("id", "policy", "version", "status", "steps")
     for p in found:
         table.add_row(p.procedure_id, p.policy_id, str(p.number), p.status, plain(" → ".join(p.steps)))
@@ -208,7 +169,7 @@ def procedures(obj: _Ctx, status: str | None, namespace: str | None, as_json: bo
 @click.pass_obj
 def induce(obj: _Ctx, namespace: str | None, as_json: bool) -> None:
     """Run policy induction over every situation (idempotent; episode end does it for its own)."""
-    changes = obj.memory().induce_policies(namespace=namespace)
+    changes = obj.memory().policies.induce(namespace=namespace)
     if as_json:
         _emit(change_dicts(changes), True)
         return
@@ -225,7 +186,7 @@ def induce(obj: _Ctx, namespace: str | None, as_json: bool) -> None:
 @click.pass_obj
 def forget(obj: _Ctx, episode_id: str, dry_run: bool, reason: str, as_json: bool) -> None:
     """Forget an episode, its trace, procedures built from it and policies left without support."""
-    report = obj.memory().forget_episode(episode_id, dry_run=dry_run, reason=reason)
+    report = obj.memory().episodes.forget(episode_id, dry_run=dry_run, reason=reason)
     if as_json:
         _emit(report_dict(report), True)
         return

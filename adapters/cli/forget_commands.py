@@ -9,6 +9,7 @@ import click
 
 from hlmem.adapters.cli.context import EXIT_ERASURE_PENDING, EXIT_USAGE, _Ctx, _emit, cli, json_option
 from hlmem.adapters.cli.render import plain
+from hlmem.adapters.wire.forget import report_dict
 from hlmem.application.forgetting import ForgetReport
 from hlmem.domain.time import format_timestamp
 
@@ -19,14 +20,6 @@ LABELS = {
     "fts_rows": "full-text rows", "vectors": "vectors", "cache_entries": "embedding-cache entries",
     "jobs": "job rows scrubbed",
 }
-
-
-def report_dict(report: ForgetReport) -> dict[str, Any]:
-    """A forget report as JSON."""
-    return {"target_kind": report.target_kind, "target": report.target, "namespace": report.namespace,
-            "forget_id": report.forget_id, "dry_run": report.dry_run, "already_forgotten": report.already_forgotten,
-            "forgotten_at": format_timestamp(report.forgotten_at), "counts": dict(report.counts),
-            "items": list(report.items), "notes": list(report.notes), "erasure_pending": report.erasure_pending}
 
 
 #: What exit code 3 means, said on stderr (docs/cli.md, docs/forgetting.md).

@@ -34,6 +34,9 @@ from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is
     default_db,
     json_option,
 )
+from hlmem.adapters.wire.claims import claim_dict, explanation_dict
+from hlmem.adapters.wire.recall import recall_dict
+from hlmem.adapters.wire.writes import save_dict, write_dict
 from hlmem.domain.errors import StorageCorrupt
 
 
@@ -57,8 +60,7 @@ def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind
                               occurred_at=_ts(occurred_at, "--occurred-at"), extract=not no_extract,
                               process=not defer)
     if as_json:
-        _emit({"id": result.id, "outcome": result.outcome, "position": result.position,
-               "claims": [render.claim_dict(c) for c in result.claims]}, True)
+        _emit(save_dict(result), True)
         return
     click.echo(f"recorded {result.id}")
     for claim in result.claims:
@@ -101,7 +103,7 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
         cardinality="multi" if multi else None, evidence=evidence,
     )
     if as_json:
-        _emit({"id": result.id, "outcome": result.outcome, "position": result.position}, True)
+        _emit(write_dict(result), True)
     else:
         click.echo(f"{result.outcome} {result.id}")
 
@@ -139,7 +141,7 @@ def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, 
     if result.packet is not None and not as_json:
         click.echo(render.plain(result.packet.text, lines=True))
         return
-    _emit(render.recall_dict(result), as_json, render.recall_table(result))
+    _emit(recall_dict(result), as_json, render.recall_table(result))
 
 
 @cli.command()
@@ -150,7 +152,7 @@ def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, 
 def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
     """The slot's claims, oldest first, with status and both clocks."""
     claims = obj.memory().history(subject, predicate)
-    _emit({"items": [render.claim_dict(c) for c in claims]}, as_json, render.history_table(claims))
+    _emit({"items": [claim_dict(c) for c in claims]}, as_json, render.history_table(claims))
 
 
 @cli.command()
@@ -159,7 +161,7 @@ def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
 @click.pass_obj
 def explain(obj: _Ctx, item_id: str, as_json: bool) -> None:
     """Why memory holds ITEM_ID: evidence verbatim, supersede chain, both clocks."""
-    data = render.explanation_dict(obj.memory().explain(item_id))
+    data = explanation_dict(obj.memory().explain(item_id))
     if data["kind"] == "forgotten" and not as_json:
         # A forgotten id is explained by its forget time only.
         click.echo(render.plain(f"{data['id']}: forgotten at {data['forgotten_at'] or 'an unknown time'}"))

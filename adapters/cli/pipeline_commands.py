@@ -6,6 +6,7 @@ import click
 
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import _Ctx, _emit, cli, json_option
+from hlmem.adapters.wire.pipeline import conflict_dict, job_dict
 
 
 @cli.command()
@@ -31,7 +32,7 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
 
     mem = obj.memory()
     # The worker's tunables (WorkerConfig) are per process, not stored: set them on this one.
-    config = mem.worker_config
+    config = mem.worker.config
     for name, value in (("window_size", window_size), ("window_idle_seconds", idle_seconds),
                         ("window_max_seconds", max_seconds),
                         ("maintenance_interval_seconds", maintenance_seconds)):
@@ -39,12 +40,12 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
             setattr(config, name, value)
     if not once:
         def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
-            mem.stop_worker()
+            mem.worker.stop()
 
         signal.signal(signal.SIGTERM, _stop)
         signal.signal(signal.SIGINT, _stop)
         click.echo("worker running; Ctrl-C or SIGTERM stops it", err=True)
-    stats = mem.run_worker(once=once)
+    stats = mem.worker.run(once=once)
     data = {"windows": stats.windows, "jobs_succeeded": stats.jobs_succeeded, "jobs_failed": stats.jobs_failed,
             "jobs_deferred": stats.jobs_deferred, "claims": stats.claims, "rejected": stats.rejected,
             "conflicts": stats.conflicts}
@@ -65,7 +66,7 @@ def jobs(ctx: click.Context, state: str | None, limit: int, as_json: bool) -> No
         return
     mem = ctx.obj.memory()
     listed = mem.jobs.jobs(state=state, limit=limit)
-    data = {"counts": mem.jobs.job_counts(), "jobs": [render.job_dict(j) for j in listed]}
+    data = {"counts": mem.jobs.job_counts(), "jobs": [job_dict(j) for j in listed]}
     _emit(data, as_json, render.jobs_table(data["counts"], listed))
 
 
@@ -89,8 +90,8 @@ def conflicts() -> None:
 @click.pass_obj
 def conflicts_list(obj: _Ctx, show_all: bool, as_json: bool) -> None:
     """Open conflicts, oldest first."""
-    found = obj.memory().conflicts(status=None if show_all else "open")
-    data = {"items": [render.conflict_dict(c) for c in found]}
+    found = obj.memory().conflicts.list(status=None if show_all else "open")
+    data = {"items": [conflict_dict(c) for c in found]}
     _emit(data, as_json, render.conflicts_table(found))
 
 
@@ -102,5 +103,5 @@ def conflicts_list(obj: _Ctx, show_all: bool, as_json: bool) -> None:
 @click.pass_obj
 def conflicts_resolve(obj: _Ctx, conflict_id: str, decision: str, expected_version: int | None) -> None:
     """Decide a conflict; a decision on a stale view (the slot changed) is refused."""
-    result = obj.memory().resolve_conflict(conflict_id, decision, expected_version=expected_version)
+    result = obj.memory().conflicts.resolve(conflict_id, decision, expected_version=expected_version)
     click.echo(f"resolved {result.conflict_id}: {result.decision}" + (f" → {result.claim_id}" if result.claim_id else ""))

@@ -244,7 +244,7 @@ class HlmemMemoryProvider:
             log.warning("hlmem provider: queued writes did not finish within %ss", timeout)
         if self._memory is not None:
             with self._lock:
-                self._memory.run_worker(once=True)
+                self._memory.worker.run(once=True)
 
     @property
     def background_errors(self) -> list[BaseException]:

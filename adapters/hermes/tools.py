@@ -11,7 +11,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hlmem.adapters.cli import render
+from hlmem.adapters.wire.claims import claim_dict, explanation_dict
+from hlmem.adapters.wire.recall import recall_dict
+from hlmem.adapters.wire.text import json_text
 from hlmem.domain.errors import HlmemError
 
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ def _recall(mem: Memory, a: Mapping[str, Any]) -> dict:
     session = a.get("session")
     result = mem.recall(_text(a, "query"), k=_k(a.get("k", 8)), valid_at=a.get("valid_at"),
                         known_at=a.get("known_at"), session=None if session is None else _text(a, "session"))
-    return render.recall_dict(result)
+    return recall_dict(result)
 
 
 def _remember(mem: Memory, a: Mapping[str, Any]) -> dict:
@@ -78,11 +80,11 @@ def _forget(mem: Memory, a: Mapping[str, Any]) -> dict:
 
 
 def _explain(mem: Memory, a: Mapping[str, Any]) -> dict:
-    return render.explanation_dict(mem.explain(_text(a, "id")))
+    return explanation_dict(mem.explain(_text(a, "id")))
 
 
 def _history(mem: Memory, a: Mapping[str, Any]) -> dict:
-    return {"claims": [render.claim_dict(c) for c in mem.history(_text(a, "subject"), _text(a, "predicate"))]}
+    return {"claims": [claim_dict(c) for c in mem.history(_text(a, "subject"), _text(a, "predicate"))]}
 
 
 def _feedback(mem: Memory, a: Mapping[str, Any]) -> dict:
@@ -118,6 +120,6 @@ def dispatch(mem: Memory, name: str, args: Any) -> str:
     if not isinstance(args, Mapping):
         return tool_error(f"{name}: arguments must be a JSON object, got {type(args).__name__}")
     try:
-        return render.json_text(handler(mem, args))
+        return json_text(handler(mem, args))
     except (HlmemError, ValueError, TypeError, LookupError) as exc:
         return tool_error(f"{name}: {exc}")

@@ -20,7 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from pydantic import ValidationError as ArgumentsError
 
-from hlmem.adapters.cli import render
+from hlmem.adapters.wire.text import plain
 from hlmem.domain.errors import HlmemError
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ class Calls:
         try:
             return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
         except HlmemError as exc:
-            raise ToolError(render.plain(exc, lines=True)) from None
+            raise ToolError(plain(exc, lines=True)) from None
         except BaseExceptionGroup as exc:  # several validation problems at once
-            raise ToolError("; ".join(render.plain(e, lines=True) for e in exc.exceptions)) from None
+            raise ToolError("; ".join(plain(e, lines=True) for e in exc.exceptions)) from None
         except Exception as exc:  # a bug: the log gets the traceback, the client one line
             LOG.exception("tool %s failed", tool)
             raise ToolError(f"internal error in {tool} ({type(exc).__name__}); the server's log has the "

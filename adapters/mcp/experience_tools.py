@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from hlmem.adapters.cli.episode_commands import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.adapters.mcp import shapes
 from hlmem.adapters.mcp.calls import READ, WRITE, Namespace, Time
 from hlmem.adapters.page_cursor import check_cursor
+from hlmem.adapters.wire.experience import end_dict, episode_dict, policy_dict, procedure_dict, step_dict
 from hlmem.domain.experience_decisions import (
     MAX_ACTION_CHARS,
     MAX_GOAL_CHARS,
@@ -52,7 +52,7 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     ) -> shapes.EpisodeOut:
         """Begin an episode: one task you are about to attempt. Record its steps with memory_episode_step and
         finish it with memory_episode_end; repeated situations teach policies (what works) and procedures."""
-        return await call("memory_episode_start", lambda: episode_dict(mem.start_episode(
+        return await call("memory_episode_start", lambda: episode_dict(mem.episodes.start(
             goal, context=context, approach=approach, namespace=namespace, started_at=started_at,
             actor=ACTOR)))  # type: ignore[return-value]
 
@@ -70,7 +70,7 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
         occurred_at: Time = None,
     ) -> shapes.StepOut:
         """Append a step to a running episode's trace (refused once the episode has ended)."""
-        return await call("memory_episode_step", lambda: step_dict(mem.record_step(
+        return await call("memory_episode_step", lambda: step_dict(mem.episodes.step(
             episode_id, action, tool=tool, observation=observation, error=error, cost=cost, value=value,
             evidence=tuple(evidence or ()), occurred_at=occurred_at)))  # type: ignore[return-value]
 
@@ -85,14 +85,14 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     ) -> shapes.EndOut:
         """End a running episode, once. Its situation's policies and procedures are updated at once; `changes`
         lists what this end proposed, activated, retired, promoted or demoted."""
-        return await call("memory_episode_end", lambda: end_dict(mem.end_episode(
+        return await call("memory_episode_end", lambda: end_dict(mem.episodes.end(
             episode_id, status, reward=reward, outcome=outcome, approach=approach)))  # type: ignore[return-value]
 
     @server.tool(annotations=READ)
     async def memory_episode_get(episode_id: EpisodeId) -> shapes.EpisodeOut:
         """One episode with its steps in order."""
         return await call("memory_episode_get",
-                          lambda: episode_dict(mem.episode(episode_id)))  # type: ignore[return-value]
+                          lambda: episode_dict(mem.episodes.get(episode_id)))  # type: ignore[return-value]
 
     @server.tool(annotations=READ)
     async def memory_episode_list(
@@ -103,7 +103,7 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
     ) -> shapes.EpisodePageOut:
         """Episodes by id, without their steps (status=running finds the ones you left open)."""
         def run() -> dict:
-            page = mem.episode_page(status=status, namespace=namespace, limit=limit,
+            page = mem.episodes.page(status=status, namespace=namespace, limit=limit,
                                     after=check_cursor(cursor, "ep"))
             return {"items": [episode_dict(e, steps=False) for e in page.items], "next_cursor": page.next_cursor}
         return await call("memory_episode_list", run)  # type: ignore[return-value]
@@ -120,8 +120,8 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
         reliability (a Wilson lower bound, 0..1). Active ones are recommended; a candidate is on probation: the
         approach the evidence favours so far, not yet confirmed (try it when nothing better is known)."""
         def run() -> dict:
-            thresholds = mem.experience_thresholds
-            found = mem.policies(status=status, namespace=namespace, query=query)
+            thresholds = mem.policies.thresholds
+            found = mem.policies.list(status=status, namespace=namespace, query=query)
             return {"items": [policy_dict(p, thresholds) for p in found]}
         return await call("memory_policies", run)  # type: ignore[return-value]
 
@@ -130,5 +130,5 @@ def add_experience_tools(server: MCPServer, call: Calls) -> None:
         status: Literal["active", "demoted", "forgotten"] | None = None, namespace: Namespace = None,
     ) -> shapes.ProceduresOut:
         """Reusable steps of reliable policies, every version (active ones are current)."""
-        return await call("memory_procedures", lambda: {"items": [procedure_dict(p) for p in mem.procedures(
+        return await call("memory_procedures", lambda: {"items": [procedure_dict(p) for p in mem.procedures.list(
             status=status, namespace=namespace)]})  # type: ignore[return-value]

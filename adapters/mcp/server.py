@@ -29,11 +29,13 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from hlmem.adapters.cli import render
-from hlmem.adapters.cli.forget_commands import report_dict
 from hlmem.adapters.mcp import shapes
 from hlmem.adapters.mcp.calls import ERASE, READ, WRITE, Calls, HlmemMCPServer, Id, Namespace, Pairs, Time
 from hlmem.adapters.mcp.experience_tools import add_experience_tools
+from hlmem.adapters.wire.claims import claim_dict, explanation_dict
+from hlmem.adapters.wire.forget import report_dict
+from hlmem.adapters.wire.recall import recall_dict
+from hlmem.adapters.wire.writes import correction_dict, item_dict, save_dict, write_dict
 
 if TYPE_CHECKING:
     from hlmem.adapters.memory_api import Memory
@@ -78,7 +80,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
     ) -> shapes.RecallOut:
         """Relevant claims and events that held at valid_at (world time) as known at known_at (record time),
         best first; with budget, also a context packet ready for a prompt."""
-        return await call("memory_recall", lambda: render.recall_dict(mem.recall(
+        return await call("memory_recall", lambda: recall_dict(mem.recall(
             query, k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, session=session,
             kinds=tuple(kinds or ("claim", "event")), budget=budget, intent=intent)))  # type: ignore[return-value]
 
@@ -93,7 +95,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
         extract: Annotated[bool, Field(description="Extract claims from it (provenance still decides).")] = True,
     ) -> shapes.SaveOut:
         """Record a raw conversation turn verbatim (recallable at once) and extract claims from it inline."""
-        return await call("memory_save", lambda: shapes.save_dict(mem.add(
+        return await call("memory_save", lambda: save_dict(mem.add(
             text, session=session, role=role, origin=origin, session_kind=session_kind, occurred_at=occurred_at,
             namespace=namespace, extract=extract)))  # type: ignore[return-value]
 
@@ -108,7 +110,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
         namespace: Namespace = None,
     ) -> shapes.WriteOut:
         """Assert an explicit claim; a new value of a single-valued slot supersedes the old one (history keeps it)."""
-        return await call("memory_remember", lambda: shapes.write_dict(mem.remember(
+        return await call("memory_remember", lambda: write_dict(mem.remember(
             subject, predicate, value, qualifiers=qualifiers, valid_from=valid_from, valid_to=valid_to,
             polarity=not negative, cardinality="multi" if multi else None,
             namespace=namespace)))  # type: ignore[return-value]
@@ -132,7 +134,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
     @server.tool(annotations=READ)
     async def memory_get(id: Id) -> shapes.ItemOut:
         """One claim (with status and both clocks) or one event (verbatim) by id."""
-        return await call("memory_get", lambda: shapes.item_dict(mem.get(id)))  # type: ignore[return-value]
+        return await call("memory_get", lambda: item_dict(mem.get(id)))  # type: ignore[return-value]
 
     @server.tool(annotations=WRITE)
     async def memory_correct(
@@ -143,14 +145,14 @@ def build_server(memory: Memory) -> HlmemMCPServer:
     ) -> shapes.CorrectOut:
         """Replace a claim's value: the new value goes on the same slot and supersedes the old claim (retracts
         it on a multi-valued slot). Refused for a claim that is no longer active: the error names the current."""
-        return await call("memory_correct", lambda: shapes.correction_dict(mem.correct(
+        return await call("memory_correct", lambda: correction_dict(mem.correct(
             id, value, valid_from=valid_from, qualifiers=qualifiers, reason=reason)))  # type: ignore[return-value]
 
     @server.tool(annotations=READ)
     async def memory_explain(id: Id) -> shapes.ExplainOut:
         """Why memory holds an id: a claim with its evidence verbatim and supersede chain, or an event and the
         claims it backs; a forgotten id only with when it was forgotten."""
-        return await call("memory_explain", lambda: render.explanation_dict(mem.explain(id)))  # type: ignore[return-value]
+        return await call("memory_explain", lambda: explanation_dict(mem.explain(id)))  # type: ignore[return-value]
 
     @server.tool(annotations=READ)
     async def memory_history(
@@ -158,7 +160,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
         namespace: Namespace = None,
     ) -> shapes.HistoryOut:
         """Every claim of a subject's slot, oldest first, with status and both clocks."""
-        return await call("memory_history", lambda: {"items": [render.claim_dict(c) for c in mem.history(
+        return await call("memory_history", lambda: {"items": [claim_dict(c) for c in mem.history(
             subject, predicate, namespace=namespace)]})  # type: ignore[return-value]
 
     @server.tool(annotations=WRITE)
@@ -167,7 +169,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
         reason: Annotated[str, Field(description="Why (kept in the log).")] = "",
     ) -> shapes.WriteOut:
         """Say whether a recalled claim or event helped; it feeds ranking and lifecycle."""
-        return await call("memory_feedback", lambda: shapes.write_dict(mem.feedback(
+        return await call("memory_feedback", lambda: write_dict(mem.feedback(
             id, verdict, actor="mcp", reason=reason)))  # type: ignore[return-value]
 
     add_experience_tools(server, call)

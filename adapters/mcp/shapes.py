@@ -1,25 +1,16 @@
-"""What each MCP tool returns: the CLI's JSON shapes (adapters/cli/render.py), typed for ``outputSchema``.
+"""What each MCP tool returns: the wire format's JSON shapes (adapters/wire/), typed for ``outputSchema``.
 
-The dicts themselves come from the CLI's converters (``render.*_dict``, ``report_dict``); this
-module adds only the few a write result needed and the top-level ``TypedDict``s the SDK turns
-into each tool's output JSON schema. Nested items stay ``dict[str, Any]``: their fields are the
-CLI's and are documented once, in docs/cli.md and docs/mcp.md.
+The dicts themselves come from :mod:`hlmem.adapters.wire` (the shapes every front end answers
+with, ADR 0076); this module adds only the top-level ``TypedDict``s the SDK turns into each
+tool's output JSON schema. Nested items stay ``dict[str, Any]``: their fields are the wire
+format's and are documented once, in docs/cli.md and docs/mcp.md.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
-
-from hlmem.adapters.cli import render
-from hlmem.domain.state import ClaimState
-
-if TYPE_CHECKING:
-    from hlmem.adapters.corrections_api import Correction
-    from hlmem.application.ingest import AddResult
-    from hlmem.application.writes import WriteResult
-    from hlmem.domain.state import ObservationState
 
 
 class RecallOut(TypedDict):
@@ -96,29 +87,6 @@ class ForgetOut(TypedDict):
     items: list[str]
     notes: list[str]
     erasure_pending: bool
-
-
-def write_dict(result: WriteResult) -> dict[str, Any]:
-    """A claim write as JSON, as ``remember --json`` prints it."""
-    return {"id": result.id, "outcome": result.outcome, "position": result.position}
-
-
-def save_dict(result: AddResult) -> dict[str, Any]:
-    """A recorded turn as JSON, as ``add --json`` prints it."""
-    return {"id": result.id, "outcome": result.outcome, "position": result.position,
-            "claims": [render.claim_dict(c) for c in result.claims]}
-
-
-def correction_dict(done: Correction) -> dict[str, Any]:
-    """A correction as JSON: the new claim's write, then what it corrected."""
-    return {**write_dict(done.write), "corrected": done.corrected, "retracted": done.retracted}
-
-
-def item_dict(item: ClaimState | ObservationState) -> dict[str, Any]:
-    """A claim or an event as JSON, under its kind (the shapes of ``explain --json``)."""
-    if isinstance(item, ClaimState):
-        return {"kind": "claim", "claim": render.claim_dict(item)}
-    return {"kind": "event", "event": render.observation_dict(item)}
 
 
 class EpisodeOut(TypedDict):

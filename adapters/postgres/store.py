@@ -48,6 +48,7 @@ class PostgresStorage(ForgetReads, derived.DerivedReads):
 
     embedding_cache: PostgresEmbeddingCache
     tombstones: PostgresTombstoneLedger
+    experience: PostgresExperience
 
     def __init__(self, url: str) -> None:
         self.path = url

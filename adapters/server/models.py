@@ -151,7 +151,7 @@ class BackupIn(_Body):
 
 
 class EpisodeIn(_Body):
-    """Begin an episode towards ``goal`` (``Memory.start_episode``); ``context`` refines the situation."""
+    """Begin an episode towards ``goal`` (``mem.episodes.start``); ``context`` refines the situation."""
 
     goal: str = Field(min_length=1, max_length=MAX_GOAL_CHARS)
     context: str = Field("", max_length=MAX_SHORT_CHARS)
@@ -161,7 +161,7 @@ class EpisodeIn(_Body):
 
 
 class StepIn(_Body):
-    """One step of a running episode's trace (``Memory.record_step``); ``evidence`` cites events (``ev_…``)."""
+    """One step of a running episode's trace (``mem.episodes.step``); ``evidence`` cites events (``ev_…``)."""
 
     action: str = Field(min_length=1, max_length=MAX_ACTION_CHARS)
     tool: str = Field("", max_length=MAX_SHORT_CHARS)
@@ -174,7 +174,7 @@ class StepIn(_Body):
 
 
 class EpisodeEndIn(_Body):
-    """How a running episode ended (``Memory.end_episode``): once, with a reward in 0..1."""
+    """How a running episode ended (``mem.episodes.end``): once, with a reward in 0..1."""
 
     status: Literal["succeeded", "failed", "cancelled"]
     reward: float | None = Field(None, ge=0.0, le=1.0)
@@ -183,7 +183,7 @@ class EpisodeEndIn(_Body):
 
 
 class EpisodeForgetIn(_Body):
-    """Forget an episode with its cascade (``Memory.forget_episode``); ``dry_run`` only reports."""
+    """Forget an episode with its cascade (``mem.episodes.forget``); ``dry_run`` only reports."""
 
     dry_run: bool = False
     reason: str = Field("", max_length=2000)

@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
-from hlmem.adapters.cli.backup_commands import audit_dict, backup_dict
-from hlmem.adapters.cli.render import conflict_dict, job_dict
 from hlmem.adapters.server.backups import backup_into
 from hlmem.adapters.server.models import BackupIn, ResolveIn
 from hlmem.adapters.server.shared import call, state
+from hlmem.adapters.wire.governance import audit_dict, backup_dict
+from hlmem.adapters.wire.pipeline import conflict_dict, job_dict
 from hlmem.domain.errors import NotFound
 
 router = APIRouter()
@@ -21,7 +21,7 @@ Namespace = Annotated[str | None, Query(min_length=1, max_length=200)]
 @router.get("/v1/conflicts", tags=["conflicts"], summary="Conflicts (open by default), oldest first")
 def list_conflicts(request: Request, status: Literal["open", "resolved", "all"] = "open",
                    namespace: Namespace = None) -> dict[str, Any]:
-    found = call(request, lambda mem: mem.conflicts(status=None if status == "all" else status, namespace=namespace))
+    found = call(request, lambda mem: mem.conflicts.list(status=None if status == "all" else status, namespace=namespace))
     return {"items": [conflict_dict(c) for c in found]}
 
 
@@ -40,7 +40,7 @@ def get_conflict(request: Request, conflict_id: str) -> dict[str, Any]:
 @router.post("/v1/conflicts/{conflict_id}/resolve", tags=["conflicts"],
              summary="Decide a conflict on the version you saw (409 stale_version when it moved on)")
 def resolve_conflict(request: Request, conflict_id: str, body: ResolveIn) -> dict[str, Any]:
-    result = call(request, lambda mem: mem.resolve_conflict(conflict_id, body.decision,
+    result = call(request, lambda mem: mem.conflicts.resolve(conflict_id, body.decision,
                                                             expected_version=body.expected_version))
     return {"id": result.conflict_id, "decision": result.decision, "claim_id": result.claim_id}
 

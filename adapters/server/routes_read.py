@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from hlmem.adapters.cli.render import claim_dict, explanation_dict, recall_dict
 from hlmem.adapters.page_cursor import check_cursor
 from hlmem.adapters.server.models import RecallIn
 from hlmem.adapters.server.shared import call
+from hlmem.adapters.wire.claims import claim_dict, explanation_dict
+from hlmem.adapters.wire.recall import recall_dict
 from hlmem.domain.errors import ValidationError
 
 router = APIRouter()

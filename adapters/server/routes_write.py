@@ -6,8 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from hlmem.adapters.cli.forget_commands import report_dict
-from hlmem.adapters.cli.render import claim_dict
 from hlmem.adapters.server.models import (
     CorrectIn,
     EventBatchIn,
@@ -18,6 +16,9 @@ from hlmem.adapters.server.models import (
     RetractIn,
 )
 from hlmem.adapters.server.shared import call, state
+from hlmem.adapters.wire.forget import report_dict
+from hlmem.adapters.wire.writes import save_dict as _added
+from hlmem.adapters.wire.writes import write_dict as _write
 
 router = APIRouter()
 
@@ -25,15 +26,6 @@ router = APIRouter()
 def _event(event: EventIn) -> dict[str, Any]:
     return {"text": event.text, "session": event.session, "role": event.role, "origin": event.origin,
             "session_kind": event.session_kind, "occurred_at": event.occurred_at, "namespace": event.namespace}
-
-
-def _added(result: Any) -> dict[str, Any]:
-    return {"id": result.id, "outcome": result.outcome, "position": result.position,
-            "claims": [claim_dict(c) for c in result.claims]}
-
-
-def _write(result: Any) -> dict[str, Any]:
-    return {"id": result.id, "outcome": result.outcome, "position": result.position}
 
 
 @router.post("/v1/events", status_code=201, tags=["events"], summary="Record one raw event verbatim")

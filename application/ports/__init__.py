@@ -20,7 +20,9 @@ heartbeat       WorkerHeartbeats; value WorkerBeat (ADR 0035)
 providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
 storage         Storage: the composition of the storage roles
 derived         DerivedReader (observation summaries, mental models; ADR 0046)
-needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore:
+experience      ExperienceReader, HasExperience (episodes, policies, procedures; ADR 0045)
+needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore,
+                DerivedStore, StalenessStore, ExperienceStore, ExperienceForgetStore:
                 what each service asks of storage
 ==============  =======================================================================
 """
@@ -33,10 +35,21 @@ from hlmem.application.ports.budget import BudgetLedger, Reservation
 from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.derived import DerivedReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
+from hlmem.application.ports.experience import ExperienceReader, HasExperience
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
 from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
 from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
-from hlmem.application.ports.needs import ConflictStore, ForgetStore, MaintenanceStore, RecallStore, WriteStore
+from hlmem.application.ports.needs import (
+    ConflictStore,
+    DerivedStore,
+    ExperienceForgetStore,
+    ExperienceStore,
+    ForgetStore,
+    MaintenanceStore,
+    RecallStore,
+    StalenessStore,
+    WriteStore,
+)
 from hlmem.application.ports.providers import LLM, Embedder, EmbeddingCache, HasEmbeddingCache, Matrix, Reranker
 from hlmem.application.ports.search import Candidate, SearchIndex
 from hlmem.application.ports.storage import Storage
@@ -50,14 +63,19 @@ __all__ = [
     "ClaimReader",
     "ConflictStore",
     "DerivedReader",
+    "DerivedStore",
     "Clock",
     "Embedder",
     "EmbeddingCache",
     "Erasure",
     "EventLog",
+    "ExperienceForgetStore",
+    "ExperienceReader",
+    "ExperienceStore",
     "ForgetQueries",
     "ForgetStore",
     "HasEmbeddingCache",
+    "HasExperience",
     "HasTombstoneLedger",
     "IdGenerator",
     "IndexEntry",
@@ -72,6 +90,7 @@ __all__ = [
     "Reranker",
     "ScratchMap",
     "SearchIndex",
+    "StalenessStore",
     "Storage",
     "StoreIdentity",
     "StoredEvent",
@@ -83,8 +102,3 @@ __all__ = [
     "WriteStore",
     "check_worker_state",
 ]
-
-# The experience channel's optional read role (ADR 0045).
-from hlmem.application.ports.experience import ExperienceReader, HasExperience  # noqa: E402
-
-__all__ += ["ExperienceReader", "HasExperience"]

@@ -1,4 +1,7 @@
-"""The derived role: projection queries over observation summaries and mental models (ADR 0046)."""
+"""The derived role: projection queries over observation summaries and mental models (ADR 0046).
+
+Every store has it (part of :class:`~hlmem.application.ports.storage.Storage`, ADR 0076).
+"""
 
 from __future__ import annotations
 

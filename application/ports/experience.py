@@ -1,10 +1,10 @@
 """The experience channel's read role (ADR 0045): episodes, policies and procedures as projected.
 
-A store that keeps the experience channel exposes an :class:`ExperienceReader` as
-``store.experience`` (:class:`HasExperience`); its projection is updated by the store's own
-``append`` through :func:`hlmem.domain.experience_reducers.reduce_experience`, in the append's
-transaction, like every other projection. The role is optional: a store without it refuses the
-experience commands with a clear error (``UnsupportedOperation``) and stays a full ``Storage``.
+Every store exposes an :class:`ExperienceReader` as ``store.experience`` (:class:`HasExperience`,
+part of :class:`~hlmem.application.ports.storage.Storage` since ADR 0076); its projection is
+updated by the store's own ``append`` through
+:func:`hlmem.domain.experience_reducers.reduce_experience`, in the append's transaction, like every
+other projection.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Python has no intersection type, so each is a Protocol that inherits the roles a
 A service annotated with one of these can be given any object with those roles; the composition
 root gives every service the one :class:`~hlmem.application.ports.storage.Storage`. Services
 that need a single role take it directly (``InspectService``: ``ClaimReader``; ``AuditService``:
-``EventLog``; ``IngestService`` and ``Worker``: ``JobQueue``).
+``EventLog``; ``IngestService`` and ``Worker``: ``JobQueue``; ``ExperienceRecall``:
+``HasExperience``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Protocol, runtime_checkable
 from hlmem.application.ports.activity import ActivityLog
 from hlmem.application.ports.basics import Transactional
 from hlmem.application.ports.claims import ClaimReader
+from hlmem.application.ports.derived import DerivedReader
 from hlmem.application.ports.event_log import EventLog
-from hlmem.application.ports.governance import Erasure, ForgetQueries
+from hlmem.application.ports.experience import HasExperience
+from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger
 from hlmem.application.ports.search import SearchIndex
 
 
@@ -48,3 +51,27 @@ class RecallStore(SearchIndex, ClaimReader, ActivityLog, ForgetQueries, Protocol
     """Recall (``RecallService``): candidates and visibility, claim and event states, archived
     candidates and access counts, a session's events (``session_events``) for neighbours. Recall
     writes nothing but access counts, so it needs no transaction and no event log."""
+
+
+@runtime_checkable
+class DerivedStore(EventLog, ClaimReader, DerivedReader, Transactional, Protocol):
+    """The derived layer (``DerivedService``): read a subject's claims and its derived items, append
+    builds and removals in one transaction (ADR 0046)."""
+
+
+@runtime_checkable
+class StalenessStore(EventLog, DerivedReader, Erasure, HasTombstoneLedger, Transactional, Protocol):
+    """The staleness guard (``StalenessGuard``): append, find the derived items citing a changed
+    claim, erase their payloads and tombstone them when their last source is forgotten."""
+
+
+@runtime_checkable
+class ExperienceStore(EventLog, ClaimReader, Transactional, HasExperience, Protocol):
+    """The experience channel (``ExperienceService``): episodes and steps appended, their cited
+    evidence checked against observations, policies induced, all in one transaction (ADR 0045)."""
+
+
+@runtime_checkable
+class ExperienceForgetStore(EventLog, Erasure, Transactional, HasExperience, Protocol):
+    """Forgetting an episode (``ExperienceForgetService``): plan from the projection, erase the
+    payloads, append the tombstone events. The tombstone ledger is a separate argument."""

@@ -117,14 +117,12 @@ def test_restoring_a_backup_from_before_the_forget_does_not_bring_the_text_back(
         assert all(SECRET not in v.item.text for v in mem._container.derived().items(include_removed=True))
 
 
-def test_a_store_without_the_derived_role_is_refused_clearly() -> None:
-    """A storage plugin may leave the DerivedReader role out: the service says so and writes nothing."""
-    from hlmem.adapters.clock import FixedClock
-    from hlmem.adapters.ids import SequentialIds
+def test_a_store_without_the_derived_role_is_not_a_storage() -> None:
+    """The derived role is not optional (ADR 0076): a store that leaves it out is neither a
+    ``Storage`` nor the derived service's ``DerivedStore``, so the contract suite refuses it
+    (tests/contract/test_storage_contract.py) before a user could ask it for a profile."""
     from hlmem.adapters.inmemory.store import InMemoryStorage
-    from hlmem.application.derived import DerivedService
-    from hlmem.domain.errors import UnsupportedOperation
-    from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
+    from hlmem.application.ports import DerivedStore, StalenessStore, Storage
 
     class WithoutDerived:
         def __init__(self, inner) -> None:
@@ -136,9 +134,7 @@ def test_a_store_without_the_derived_role_is_refused_clearly() -> None:
             return getattr(self._inner, name)
 
     store = InMemoryStorage()
-    service = DerivedService(WithoutDerived(store), FixedClock(T0), SequentialIds(), DEFAULT_REGISTRY)
-    for call in (service.build, service.observations, lambda: service.mental_model("Alice"),
-                 lambda: service.show("dv_1"), lambda: service.rebuild(["dv_1"])):
-        with pytest.raises(UnsupportedOperation, match="keeps no derived items"):
-            call()
-    assert store.last_position() == 0
+    assert isinstance(store, Storage) and isinstance(store, DerivedStore)
+    partial = WithoutDerived(store)
+    assert not isinstance(partial, Storage)
+    assert not isinstance(partial, DerivedStore) and not isinstance(partial, StalenessStore)

@@ -74,7 +74,7 @@ def test_a_current_time_packet_leaves_history_out_and_a_history_packet_keeps_it(
 
 
 def test_the_json_of_a_recall_marks_history_events(tmp_path: Path) -> None:
-    from hlmem.adapters.cli.render import recall_dict
+    from hlmem.adapters.wire.recall import recall_dict
 
     with _readme(":memory:") as mem:
         out = recall_dict(mem.recall("用户现在用什么主题？"))

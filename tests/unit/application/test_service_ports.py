@@ -17,6 +17,10 @@ import pytest
 
 from hlmem.application import ports
 from hlmem.application.conflicts import ConflictService
+from hlmem.application.derived import DerivedService
+from hlmem.application.derived_guard import StalenessGuard
+from hlmem.application.experience import ExperienceService
+from hlmem.application.experience_forget import ExperienceForgetService
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import MaintenanceService
@@ -27,16 +31,19 @@ from hlmem.application.writes import WriteService
 SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteStore),
             (ConflictService, ports.ConflictStore), (ForgetService, ports.ForgetStore),
             (MaintenanceService, ports.MaintenanceStore), (RecallService, ports.RecallStore),
-            (InspectService, ports.ClaimReader)]
+            (InspectService, ports.ClaimReader), (DerivedService, ports.DerivedStore),
+            (StalenessGuard, ports.StalenessStore), (ExperienceService, ports.ExperienceStore),
+            (ExperienceForgetService, ports.ExperienceForgetStore)]
 #: Every storage role; the composition's members are exactly theirs.
 ROLES = (ports.EventLog, ports.StoreIdentity, ports.ClaimReader, ports.SearchIndex, ports.ForgetQueries,
-         ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache)
+         ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache,
+         ports.DerivedReader, ports.HasExperience)
 
 
 def members(protocol: type) -> set[str]:
-    """Public names a Protocol declares, its bases' included."""
+    """Public names a Protocol declares (methods and annotated attributes such as ``experience``), its bases' included."""
     return {name for cls in protocol.__mro__ if cls not in (typing.Protocol, typing.Generic, object)
-            for name in vars(cls) if not name.startswith("_")}
+            for name in (*vars(cls), *vars(cls).get("__annotations__", {})) if not name.startswith("_")}
 
 
 def storage_uses(service: type) -> set[str]:
@@ -70,11 +77,11 @@ def test_storage_is_exactly_the_composition_of_the_roles() -> None:
 
 
 def test_no_role_is_left_unexported() -> None:
-    from hlmem.application.ports import (activity, basics, claims, event_log, governance, jobs, needs, providers,
-                                         search, storage)
+    from hlmem.application.ports import (activity, basics, budget, claims, derived, event_log, experience, governance,
+                                         heartbeat, jobs, needs, providers, search, storage)
 
-    declared = {name for module in (activity, basics, claims, event_log, governance, jobs, needs, providers, search,
-                                    storage)
+    declared = {name for module in (activity, basics, budget, claims, derived, event_log, experience, governance,
+                                    heartbeat, jobs, needs, providers, search, storage)
                 for name, value in vars(module).items()
                 if isinstance(value, type) and value.__module__ == module.__name__}
     assert declared <= set(ports.__all__)

@@ -217,6 +217,16 @@ def test_port_members_are_read_from_the_protocols() -> None:
     assert missing_members(Half, "reranker") == ["rerank"]
 
 
+def test_a_store_without_the_derived_or_experience_role_is_refused() -> None:
+    """No storage role is optional (ADR 0076): a store class that leaves the derived layer or the
+    experience channel out fails the port check a plugin meets when it is loaded, by name."""
+    roles = {"get_derived", "derived_citing", "derived_items", "experience"}
+    assert roles <= protocol_members(Storage)
+    partial = type("Partial", (), {name: None for name in protocol_members(Storage) - roles})
+    assert missing_members(partial, "storage") == sorted(roles)
+    assert missing_members(type("Whole", (partial,), dict.fromkeys(roles)), "storage") == []
+
+
 @pytest.mark.parametrize("kind", ["storage", "embedder", "llm", "reranker"])
 def test_every_built_in_satisfies_its_port(kind: str) -> None:
     reg = Registry(ENTRY_POINT_GROUPS)
