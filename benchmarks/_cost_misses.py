@@ -22,28 +22,44 @@ from typing import Any
 import numpy as np
 
 REASONS = ("not_ranked", "history", "cut", "over_budget")
+#: One item of a method's ranking: its id, the ids folded into it, its text.
+Ranked = tuple[str, Sequence[str], str]
 
 
-def miss_reasons(gold: Sequence[str], shown: Iterable[bool], ranked: Sequence[str], packet: Any) -> dict[str, Any]:
-    """Each reason's share of ``gold`` (item ids) and the 1-based rank of each gold item in ``ranked``.
+def miss_reasons(gold: Sequence[tuple[str, str]], shown: Iterable[bool], ranked: Sequence[Ranked],
+                 packet: Any) -> dict[str, Any]:
+    """Each reason's share of ``gold`` and the 1-based rank of each gold turn in ``ranked``.
 
-    ``shown[i]`` says whether ``gold[i]`` is in the packet's text whole; ``packet`` is a
-    :class:`hlmem.application.packet.Packet` built from ``ranked`` (its ``history`` and ``cut``)."""
-    position = {item: i + 1 for i, item in reversed(list(enumerate(ranked)))}
+    ``gold`` are the turns as (item id, text); ``shown[i]`` says whether the packet shows
+    ``gold[i]`` whole; ``ranked`` the method's items in order, each (id, ids folded into it, text);
+    ``packet`` a :class:`hlmem.application.packet.Packet` built from them (its ``history`` and
+    ``cut``). A gold turn is ranked where the first item is that is it, has it folded in, or says
+    the same words (the evidence check reads words, so a duplicate said elsewhere shows it too)."""
+    first: dict[str, int] = {}
+    for i, (item, folded, text) in enumerate(ranked):
+        for key in (item, *folded, _words(text)):
+            first.setdefault(key, i)
     counts = dict.fromkeys(REASONS, 0)
-    for item, whole in zip(gold, shown):
+    ranks: list[int | None] = []
+    for (item, text), whole in zip(gold, shown):
+        at = min((first[k] for k in (item, _words(text)) if k in first), default=None)
+        ranks.append(None if at is None else at + 1)
         if whole:
             continue
-        if item not in position:
+        if at is None:
             counts["not_ranked"] += 1
-        elif item in packet.history:
+        elif ranked[at][0] in packet.history:
             counts["history"] += 1
-        elif item in packet.cut:
+        elif ranked[at][0] in packet.cut:
             counts["cut"] += 1
         else:
             counts["over_budget"] += 1
     n = len(gold) or 1
-    return {"miss": {r: c / n for r, c in counts.items()}, "ranks": [position.get(item) for item in gold]}
+    return {"miss": {r: c / n for r, c in counts.items()}, "ranks": ranks}
+
+
+def _words(text: str) -> str:
+    return "\0" + " ".join(text.split())  # never an id
 
 
 def summarise_misses(rows: Sequence[Mapping[str, Any]], budgets: Sequence[int],

@@ -193,11 +193,11 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             ranked = rankers.rank(q.text, None if qvecs is None else qvecs[i], opts.pool)["rrf_ctx"]
             now = q.reference or datetime.now().astimezone()
             theirs = baseline_items(ranked, docs, event_of, opts.k)
-            gold_events = [event_of.get(g, g) for g in q.gold]
-            their_ids = [item.id for item in theirs]
+            gold_events = [(event_of.get(g, g), docs[g].text) for g in q.gold]
+            their_ids = [(item.id, (), item.text) for item in theirs]
             for budget in opts.budgets:
                 result = store.packet(q.text, k=opts.k, budget=budget, reference=q.reference)
-                our_ids = [item.id for item in result.items]
+                our_ids = [(item.id, item.folded, item.text) for item in result.items]
                 packets = [("hlmem", result.packet, our_ids),
                            ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now), their_ids)]
                 if opts.event_ids == "both":

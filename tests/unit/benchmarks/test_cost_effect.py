@@ -70,17 +70,21 @@ def test_a_missed_gold_turn_is_put_down_to_ranking_history_cut_or_budget() -> No
                         occurred_at=T, history=i == 1) for i in range(6)]
     packet = build_packet(items, budget_tokens=180, now=T, leave_out_history=True)
     assert packet.history == ("ev_1",) and packet.cut and packet.omitted
-    ranked = [i.id for i in items]
-    gold = ["ev_0", "ev_1", packet.cut[0], packet.omitted[-1], "ev_gone"]
-    shown = cost_effect.shown_whole(packet.text, [next((i.text for i in items if i.id == g), "x") for g in gold])
-    assert shown == [True, False, False, False, False]
+    ranked = [(i.id, ("ev_folded",) if i.id == "ev_4" else (), i.text) for i in items]
+    text = {i.id: i.text for i in items}
+    gold = [("ev_0", text["ev_0"]), ("ev_1", text["ev_1"]), ("ev_2", text["ev_2"]), ("ev_5", text["ev_5"]),
+            ("ev_gone", "Bob: never said"), ("ev_folded", "Ann: the same as ev_4"),
+            ("ev_twin", "Ann:  " + text["ev_0"][5:])]  # the same words said again elsewhere
+    shown = cost_effect.shown_whole(packet.text, [t for _, t in gold])
+    assert shown == [True, False, False, False, False, False, True]
     got = miss_reasons(gold, shown, ranked, packet)
-    assert got["miss"] == {"not_ranked": 0.2, "history": 0.2, "cut": 0.2, "over_budget": 0.2}
-    assert got["ranks"] == [1, 2, 3, 6, None]
+    assert got["miss"] == pytest.approx({"not_ranked": 1 / 7, "history": 1 / 7, "cut": 1 / 7, "over_budget": 2 / 7})
+    assert got["ranks"] == [1, 2, 3, 6, None, 5, 1]
     rows = [{"method": "hlmem", "budget": 200, **got}, {"method": "hlmem", "budget": 400, **got}]
     summary = summarise_misses(rows, (200, 400))
-    assert summary["hlmem"]["400"]["over_budget"] == 0.2 and "rrf_ctx" not in summary
-    assert summary["hlmem"]["recall_at"] == {"5": 0.6, "10": 0.8, "20": 0.8, "50": 0.8}
+    assert summary["hlmem"]["400"]["over_budget"] == pytest.approx(2 / 7, abs=1e-4) and "rrf_ctx" not in summary
+    assert summary["hlmem"]["recall_at"] == {"5": round(5 / 7, 4), "10": round(6 / 7, 4), "20": round(6 / 7, 4),
+                                             "50": round(6 / 7, 4)}
 
 
 # --- the summary ----------------------------------------------------------------------------------
