@@ -51,6 +51,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from _answers import answer_parts, contains_answer, normalise  # noqa: E402
+from _cost_gold import locomo_answers, memdaily_answers  # noqa: E402
 from _cost_misses import miss_reasons  # noqa: E402
 from retrieval.data import Doc, Haystack, load_locomo, load_memdaily  # noqa: E402
 from retrieval.hlmem_side import HlmemHaystack, hlmem_fingerprint  # noqa: E402
@@ -93,6 +94,7 @@ class History:
         self.position = {d.id: i for i, d in enumerate(self.docs)}
         self._tokens: list[tuple[str, ...]] = [normalise(line) for line in self.lines]
         self._cost: dict[int, int] = {}
+        self._counted: dict[tuple[int, int], int] = {}
 
     def upto(self, reference: datetime | None) -> int:
         """How many messages were said at or before ``reference`` (all when None or undated)."""
@@ -109,6 +111,14 @@ class History:
         if n not in self._cost:
             self._cost[n] = estimate_tokens(self.text(n))
         return self._cost[n]
+
+    def counted(self, n: int, counter: Any) -> int:
+        """``counter`` (another tokenizer's count) of the first ``n`` messages' transcript, memoised per
+        ``n``: every LoCoMo question of a conversation carries the same history."""
+        key = (id(counter), n)
+        if key not in self._counted:
+            self._counted[key] = counter(self.text(n))
+        return self._counted[key]
 
     def normalised(self, n: int) -> list[str]:
         """The first ``n`` lines' answer tokens (benchmarks/_answers.py), in order."""
@@ -185,7 +195,7 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             said = sum(history.position[g] < n for g in q.gold) / len(q.gold)
             hist_text = history.text(n)
             whole = {**base, "method": "history", "budget": None, "tokens": history.tokens(n),
-                     "e5_tokens": counter(hist_text) if counter else None, "messages": n,
+                     "e5_tokens": history.counted(n, counter) if counter else None, "messages": n,
                      "evidence": said, "evidence_all": float(said == 1.0),
                      "answer": _answer(history.normalised(n), parts)}
             rows.append(whole)
@@ -232,27 +242,6 @@ def _answer(tokens: Sequence[str], parts: list[tuple[str, ...]]) -> float | None
 
 
 # --- datasets ------------------------------------------------------------------------------------
-
-def locomo_answers(path: Path) -> dict[str, dict[str, Any]]:
-    """Gold answers of LoCoMo questions by the retrieval loader's query id (``conv-26:q3``)."""
-    out = {}
-    for sample in json.loads(path.read_text(encoding="utf-8")):
-        for i, qa in enumerate(sample["qa"]):
-            out[f"{sample['sample_id']}:q{i}"] = {"answer": qa.get("answer", ""), "question": qa["question"]}
-    return out
-
-
-def memdaily_answers(folder: Path) -> dict[str, dict[str, Any]]:
-    """Gold answers, choices and the right choice of MemDaily questions by query id (``<file>:<tid>:<qid>``)."""
-    out = {}
-    for path in sorted(folder.glob("[0-9][0-9]_*.json")):
-        for traj in json.loads(path.read_text(encoding="utf-8")):
-            for q in traj["question_list"]:
-                out[f"{path.stem}:{traj['tid']}:{q['qid']}"] = {
-                    "answer": q.get("answer", ""), "choices": q.get("choices") or {},
-                    "ground_truth": q.get("ground_truth"), "question": q["question"]}
-    return out
-
 
 def load(opts: argparse.Namespace, name: str) -> tuple[Any, dict[str, dict[str, Any]]]:
     """The retrieval benchmark's dataset (dev split, ADR 0042's protocol) and its gold answers."""

@@ -39,6 +39,14 @@ def test_the_history_is_a_transcript_in_time_order_stamped_where_the_time_change
     assert h.upto(T) == 2 and h.upto(T - timedelta(seconds=1)) == 0 and h.upto(None) == 3
     assert h.tokens(2) == estimate_tokens("[2023-05-08 13:56] Ann: first\nAnn: second line")
     assert "@2023-05-09" in h.normalised(3) and "@2023-05-09" not in h.normalised(2)
+    calls = []
+
+    def counter(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    assert h.counted(2, counter) == h.counted(2, counter) == len(h.text(2)) and h.counted(3, counter) == len(h.text(3))
+    assert calls == [h.text(2), h.text(3)]  # once per prefix
 
 
 def test_evidence_counts_a_gold_turn_shown_whole_only() -> None:
