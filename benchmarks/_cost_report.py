@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from _cost_misses import REASONS, miss_rows, recall_rows, summarise_misses
 from retrieval.data import LOCOMO_CATEGORY_NAMES
 
 RESAMPLES = 2000
@@ -120,6 +121,7 @@ def summarise_dataset(rows: list[dict[str, Any]], budgets: Sequence[int]) -> dic
                                           for b in budgets),
         "noid_evidence_of_history_at_1000": noid and noid["evidence_of_history"],
     }
+    out["misses"] = summarise_misses(rows, budgets)
     cats: dict[str, Any] = {}
     for cat in sorted({r["category"] for r in rows}):
         mine = [r for r in rows if r["category"] == cat]
@@ -131,6 +133,9 @@ def summarise_dataset(rows: list[dict[str, Any]], budgets: Sequence[int]) -> dic
         for b in budgets:
             entry[f"margin@{b}"] = paired(_by_query(mine, "hlmem", b, "evidence"),
                                           _by_query(mine, "rrf_ctx", b, "evidence"))
+        if TARGET_BUDGET in budgets:
+            entry[f"misses@{TARGET_BUDGET}"] = (summarise_misses(mine, [TARGET_BUDGET], ("hlmem",))
+                                                .get("hlmem", {}).get(str(TARGET_BUDGET)))
         cats[category_name(cat)] = entry
     out["by_category"] = cats
     return out
@@ -241,6 +246,15 @@ def print_report(summary: Mapping[str, Any], *, markdown: bool = False) -> None:
         print_table(f"{name}: hlmem's margin over rrf_ctx (paired)", margin_rows(d), markdown)
         print_table(f"{name}: evidence by category", category_rows(d, "evidence", budgets), markdown)
         print_table(f"{name}: answer by category", category_rows(d, "answer", budgets), markdown)
+        if d.get("misses"):
+            print_table(f"{name}: gold turns a packet does not show whole, by reason (share of all gold turns)",
+                        miss_rows(d["misses"], budgets), markdown)
+            print_table(f"{name}: gold turns within the first n of each ranking (k={summary['k']})",
+                        recall_rows(d["misses"]), markdown)
+            print_table(f"{name}: hlmem @{TARGET_BUDGET}, misses by category", [
+                {"category": cat, "n": str(e["n"]), "evidence": _f(e[f"hlmem@{TARGET_BUDGET}"]["evidence"]),
+                 **{r.replace("_", " "): _f(e[f"misses@{TARGET_BUDGET}"][r]) for r in REASONS}}
+                for cat, e in d["by_category"].items() if e.get(f"misses@{TARGET_BUDGET}")], markdown)
         t = d["targets"]
         print(f"\n{name}: at 1,000 tokens hlmem's packet holds {_share(t['evidence_of_history_at_1000'])} of the "
               f"evidence the full history holds (target ≥ {TARGET_SHARE}: "

@@ -51,6 +51,8 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from _answers import answer_parts, contains_answer, normalise  # noqa: E402
+from _cost_gold import locomo_answers, memdaily_answers  # noqa: E402
+from _cost_misses import miss_reasons  # noqa: E402
 from retrieval.data import Doc, Haystack, load_locomo, load_memdaily  # noqa: E402
 from retrieval.hlmem_side import HlmemHaystack, hlmem_fingerprint  # noqa: E402
 from retrieval.informed import InformedRankers  # noqa: E402
@@ -92,6 +94,7 @@ class History:
         self.position = {d.id: i for i, d in enumerate(self.docs)}
         self._tokens: list[tuple[str, ...]] = [normalise(line) for line in self.lines]
         self._cost: dict[int, int] = {}
+        self._counted: dict[tuple[int, int], int] = {}
 
     def upto(self, reference: datetime | None) -> int:
         """How many messages were said at or before ``reference`` (all when None or undated)."""
@@ -109,6 +112,14 @@ class History:
             self._cost[n] = estimate_tokens(self.text(n))
         return self._cost[n]
 
+    def counted(self, n: int, counter: Any) -> int:
+        """``counter`` (another tokenizer's count) of the first ``n`` messages' transcript, memoised per
+        ``n``: every LoCoMo question of a conversation carries the same history."""
+        key = (id(counter), n)
+        if key not in self._counted:
+            self._counted[key] = counter(self.text(n))
+        return self._counted[key]
+
     def normalised(self, n: int) -> list[str]:
         """The first ``n`` lines' answer tokens (benchmarks/_answers.py), in order."""
         return [t for line in self._tokens[:n] for t in line]
@@ -120,11 +131,16 @@ def packet_tokens(text: str) -> tuple[str, ...]:
     return normalise("\n".join(body))
 
 
+def shown_whole(text: str, gold_texts: Sequence[str]) -> list[bool]:
+    """For each of ``gold_texts``, whether the packet shows it whole as a line (``- <text> [``)."""
+    return [f"- {one_line(g)} [" in text for g in gold_texts]
+
+
 def evidence_share(text: str, gold_texts: Sequence[str]) -> float:
     """Share of ``gold_texts`` shown whole as a packet line (``- <text> [``); 0 for none given."""
     if not gold_texts:
         return 0.0
-    return sum(f"- {one_line(g)} [" in text for g in gold_texts) / len(gold_texts)
+    return sum(shown_whole(text, gold_texts)) / len(gold_texts)
 
 
 def baseline_items(ranked: Sequence[str], docs: dict[str, Doc], event_of: dict[str, str], k: int) -> list[PacketItem]:
@@ -179,7 +195,7 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             said = sum(history.position[g] < n for g in q.gold) / len(q.gold)
             hist_text = history.text(n)
             whole = {**base, "method": "history", "budget": None, "tokens": history.tokens(n),
-                     "e5_tokens": counter(hist_text) if counter else None, "messages": n,
+                     "e5_tokens": history.counted(n, counter) if counter else None, "messages": n,
                      "evidence": said, "evidence_all": float(said == 1.0),
                      "answer": _answer(history.normalised(n), parts)}
             rows.append(whole)
@@ -187,19 +203,29 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             ranked = rankers.rank(q.text, None if qvecs is None else qvecs[i], opts.pool)["rrf_ctx"]
             now = q.reference or datetime.now().astimezone()
             theirs = baseline_items(ranked, docs, event_of, opts.k)
+            gold_events = [(event_of.get(g, g), docs[g].text) for g in q.gold]
+            their_ids = [(item.id, (), item.text) for item in theirs]
             for budget in opts.budgets:
                 result = store.packet(q.text, k=opts.k, budget=budget, reference=q.reference)
-                packets = [("hlmem", result.packet), ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now))]
+                our_ids = [(item.id, item.folded, item.text) for item in result.items]
+                packets = [("hlmem", result.packet, our_ids),
+                           ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now), their_ids)]
                 if opts.event_ids == "both":
                     ours = [PacketItem.from_recall(item) for item in result.items]
-                    packets += [(f"{m}-noid", build_packet(items, budget_tokens=budget, now=now, event_ids=False))
-                                for m, items in (("hlmem", ours), ("rrf_ctx", theirs))]
-                for method, packet in packets:
-                    share = evidence_share(packet.text, gold_texts)
+                    # The product left history out iff its packet lists some (else none was marked, or
+                    # the question asks about the past): the same items stay out without ids.
+                    left_out = bool(result.packet.history)
+                    packets += [(f"{m}-noid", build_packet(items, budget_tokens=budget, now=now, event_ids=False,
+                                                           leave_out_history=m == "hlmem" and left_out), ids)
+                                for m, items, ids in (("hlmem", ours, our_ids), ("rrf_ctx", theirs, their_ids))]
+                for method, packet, ranked in packets:
+                    shown = shown_whole(packet.text, gold_texts)
+                    share = sum(shown) / len(shown) if shown else 0.0
                     row = {**base, "method": method, "budget": budget, "tokens": packet.tokens,
                            "e5_tokens": counter(packet.text) if counter and packet.text else (0 if counter else None),
                            "items": len(packet.included), "evidence": share, "evidence_all": float(share == 1.0),
-                           "answer": _answer(packet_tokens(packet.text), parts)}
+                           "answer": _answer(packet_tokens(packet.text), parts),
+                           **miss_reasons(gold_events, shown, ranked, packet)}
                     if asking and budget == opts.llm_budget:
                         row["llm"] = llm.ask(q.text, gold, packet.text)
                     rows.append(row)
@@ -216,27 +242,6 @@ def _answer(tokens: Sequence[str], parts: list[tuple[str, ...]]) -> float | None
 
 
 # --- datasets ------------------------------------------------------------------------------------
-
-def locomo_answers(path: Path) -> dict[str, dict[str, Any]]:
-    """Gold answers of LoCoMo questions by the retrieval loader's query id (``conv-26:q3``)."""
-    out = {}
-    for sample in json.loads(path.read_text(encoding="utf-8")):
-        for i, qa in enumerate(sample["qa"]):
-            out[f"{sample['sample_id']}:q{i}"] = {"answer": qa.get("answer", ""), "question": qa["question"]}
-    return out
-
-
-def memdaily_answers(folder: Path) -> dict[str, dict[str, Any]]:
-    """Gold answers, choices and the right choice of MemDaily questions by query id (``<file>:<tid>:<qid>``)."""
-    out = {}
-    for path in sorted(folder.glob("[0-9][0-9]_*.json")):
-        for traj in json.loads(path.read_text(encoding="utf-8")):
-            for q in traj["question_list"]:
-                out[f"{path.stem}:{traj['tid']}:{q['qid']}"] = {
-                    "answer": q.get("answer", ""), "choices": q.get("choices") or {},
-                    "ground_truth": q.get("ground_truth"), "question": q["question"]}
-    return out
-
 
 def load(opts: argparse.Namespace, name: str) -> tuple[Any, dict[str, dict[str, Any]]]:
     """The retrieval benchmark's dataset (dev split, ADR 0042's protocol) and its gold answers."""

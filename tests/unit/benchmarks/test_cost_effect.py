@@ -17,6 +17,7 @@ for _path in (str(BENCHMARKS), TESTS):
         sys.path.insert(0, _path)
 
 import _cost_report as report  # noqa: E402
+from _cost_misses import miss_reasons, summarise_misses  # noqa: E402
 import cost_effect  # noqa: E402
 from _cost_llm import Answerer, sample, token_f1, user_message  # noqa: E402
 from retrieval.data import Doc  # noqa: E402
@@ -38,6 +39,14 @@ def test_the_history_is_a_transcript_in_time_order_stamped_where_the_time_change
     assert h.upto(T) == 2 and h.upto(T - timedelta(seconds=1)) == 0 and h.upto(None) == 3
     assert h.tokens(2) == estimate_tokens("[2023-05-08 13:56] Ann: first\nAnn: second line")
     assert "@2023-05-09" in h.normalised(3) and "@2023-05-09" not in h.normalised(2)
+    calls = []
+
+    def counter(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    assert h.counted(2, counter) == h.counted(2, counter) == len(h.text(2)) and h.counted(3, counter) == len(h.text(3))
+    assert calls == [h.text(2), h.text(3)]  # once per prefix
 
 
 def test_evidence_counts_a_gold_turn_shown_whole_only() -> None:
@@ -62,6 +71,28 @@ def test_the_baseline_packs_the_events_hlmem_stored() -> None:
     docs = {"D1": Doc("D1", "Ann: hi", occurred_at=T), "D2": Doc("D2", "Bob: yo", occurred_at=T)}
     items = cost_effect.baseline_items(["D2", "D1"], docs, {"D1": "ev_a", "D2": "ev_b"}, k=1)
     assert items == [PacketItem(id="ev_b", text="Bob: yo", kind="event", occurred_at=T)]
+
+
+def test_a_missed_gold_turn_is_put_down_to_ranking_history_cut_or_budget() -> None:
+    items = [PacketItem(id=f"ev_{i}", text=f"Ann: note number {i} " + "and more words " * 6, kind="event",
+                        occurred_at=T, history=i == 1) for i in range(6)]
+    packet = build_packet(items, budget_tokens=180, now=T, leave_out_history=True)
+    assert packet.history == ("ev_1",) and packet.cut and packet.omitted
+    ranked = [(i.id, ("ev_folded",) if i.id == "ev_4" else (), i.text) for i in items]
+    text = {i.id: i.text for i in items}
+    gold = [("ev_0", text["ev_0"]), ("ev_1", text["ev_1"]), ("ev_2", text["ev_2"]), ("ev_5", text["ev_5"]),
+            ("ev_gone", "Bob: never said"), ("ev_folded", "Ann: the same as ev_4"),
+            ("ev_twin", "Ann:  " + text["ev_0"][5:])]  # the same words said again elsewhere
+    shown = cost_effect.shown_whole(packet.text, [t for _, t in gold])
+    assert shown == [True, False, False, False, False, False, True]
+    got = miss_reasons(gold, shown, ranked, packet)
+    assert got["miss"] == pytest.approx({"not_ranked": 1 / 7, "history": 1 / 7, "cut": 1 / 7, "over_budget": 2 / 7})
+    assert got["ranks"] == [1, 2, 3, 6, None, 5, 1]
+    rows = [{"method": "hlmem", "budget": 200, **got}, {"method": "hlmem", "budget": 400, **got}]
+    summary = summarise_misses(rows, (200, 400))
+    assert summary["hlmem"]["400"]["over_budget"] == pytest.approx(2 / 7, abs=1e-4) and "rrf_ctx" not in summary
+    assert summary["hlmem"]["recall_at"] == {"5": round(5 / 7, 4), "10": round(6 / 7, 4), "20": round(6 / 7, 4),
+                                             "50": round(6 / 7, 4)}
 
 
 # --- the summary ----------------------------------------------------------------------------------
@@ -167,6 +198,10 @@ def test_a_whole_run_on_tiny_datasets(tmp_path: Path, capsys: pytest.CaptureFixt
     assert locomo["history"]["answer"] == 1.0  # Pixel, 28 May 2023 (said as "28 May, 2023"), Lisbon
     rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     assert {r["method"] for r in rows} == {"history", "hlmem", "rrf_ctx", "hlmem-noid", "rrf_ctx-noid"}
+    for r in rows:
+        if r["method"] != "history":  # every gold turn is shown whole or missed for one reason
+            assert r["evidence"] + sum(r["miss"].values()) == pytest.approx(1.0)
+    assert set(locomo["misses"]) == {"hlmem", "rrf_ctx"} and "misses@1000" not in locomo["by_category"]["4 single-hop"]
     if _has_matplotlib():
         assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
