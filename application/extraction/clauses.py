@@ -59,7 +59,7 @@ _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|
 # Gates. Each is a reason a clause states no current fact of its speaker.
 _QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^(?:你|您|他|她|你们|他们|那你|那|然后|还有|那他|那她)呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
-                          r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
+                          r"would|will|should|have|has|shall)\b(?!['’]t\b)(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
                            r"assuming|in case|what if|would|wish)\b|^\s*unless\b", re.I)
 _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|应该是|应该有|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)

@@ -7,7 +7,7 @@ from "I live in fear".
 
 from __future__ import annotations
 
-from hlmem.application.extraction import frames_en_life
+from hlmem.application.extraction import frames_en_life, frames_en_talk
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     CONDITION_EN,
@@ -184,4 +184,4 @@ _BASE: tuple[Rule, ...] = (
 )
 
 #: Every English frame rule, in the order tried: life changes first, then the base table.
-RULES: tuple[Rule, ...] = (*frames_en_life.RULES, *_BASE)
+RULES: tuple[Rule, ...] = (*frames_en_talk.FIRST, *frames_en_life.RULES, *_BASE, *frames_en_talk.LAST)

@@ -20,7 +20,7 @@ END = (rf"{TIME}(?:\s+(?:and|but|so|which|because|bc|cuz|though|although|while|u
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
 TAIL = (r"(?:\s+(?:now|these\s+days|nowadays|anymore|again|too|back))?"
-        r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|back|"
+        r"(?:\s+(?:with|by|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|back|"
         r"once|until|till|bc|cuz|though|unless|except|whenever|hub|store|office|branch|location|plant|warehouse|factory|"
         r"site|campus|up|down|out|over|like|plus|mostly|split|including)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")

@@ -1,0 +1,94 @@
+"""English frame rules for how people say things in passing: amounts that move ("down to 198",
+"paying $1,400 for my studio"), tools one is on or has left ("still on an iPhone 12", "everything's
+in Linear now"), work said without a full sentence ("Night shift nurse at St. Mary's", "I'm at
+Shopify on the checkout team"), and partners by name ("married to Dan", "her name is Jordan").
+
+``FIRST`` is tried before the life-change table (it reads forms another rule would misread:
+"gave up on Android" is a platform left, not a diet); ``LAST`` after the base table (it only fills
+what nothing else read).
+"""
+
+from __future__ import annotations
+
+from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.frames_en_words import A, BE, CAP, END, PRODUCT, TAIL
+from hlmem.application.extraction.lexicon import NUM_EN
+
+_PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
+_ORG = r"(?:the\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
+#: A weight said with its unit, or a bare number a weight is said with ("down to 198").
+_WEIGHT = rf"(?P<v>\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kgs|kilos?))?)(?![\d,.]*\s*(?:k\b|%|dollars|bucks|an\s+hour))"
+_MONEY = r"(?:[$€£¥]\s?\d[\d,.]*\s?(?:k|K)?|\d[\d,.]*\s?(?:k|K|grand)\b|\d[\d,.]*\s*(?:dollars|bucks|euros|pounds\s+sterling))"
+#: Places one rents.
+_HOME = r"(?:studio|apartment|flat|place|room|house|condo|one-bedroom|two-bedroom|1br|2br|rental|unit|loft)"
+
+
+
+def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
+    return Rule(name=name, lang="en", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
+
+
+FIRST: tuple[Rule, ...] = (
+    _r("en.gave_up_on", "uses", "gave up on / am done with / moved off X (a tool or platform, negated)", "gave up on Android",
+       rf"{A}{_PERFECT}\s+(?:gave\s+up\s+on|given\s+up\s+on|(?:am|'m)\s+done\s+with|moved\s+off(?:\s+of)?|got\s+off|"
+       rf"(?:am|'m)\s+off)\s+(?:my\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
+    _r("en.not_on", "uses", "am not on X anymore / no longer on X (a platform, negated)", "I'm not on Facebook anymore",
+       rf"{A}{BE}\s+(?:not|no\s+longer)\s+on\s+(?P<v>{PRODUCT})(?:\s+(?:anymore|any\s+more))?(?:\s*,\s*[^.!?]*)?{END}",
+       polarity=False, change=True),
+    _r("en.still_on", "uses", "am (still) on an iPhone 12 / Python 3.8 (a device, platform or version one uses)",
+       "still on an iPhone 12, no reason to upgrade",
+       rf"{A}{BE}\s+(?:still\s+|now\s+|currently\s+|all\s+)?on\s+(?:an?\s+|the\s+)?(?P<v>(?-i:[A-Z]|i(?=[A-Z]))[\w.+#\-]*"
+       rf"(?:\s+(?-i:[A-Z0-9])[\w.+#\-]*){{0,2}})(?!\s+(?:street|st\.?|avenue|road|team|call|board|time))"
+       rf"(?:\s+(?:in|at|for|since|and|but|until|till|because)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}", check="owns"),
+    _r("en.everything_in", "uses", "everything's in X now / it all lives in X (the tool one keeps things in)",
+       "everything's in Linear now",
+       rf"^\s*(?:(?:and|so|now|but)\s+)*(?:everything|it\s+all|all\s+(?:of\s+)?(?:it|our\s+\w+|my\s+\w+))(?:'s|\s+is|\s+lives|"
+       rf"\s+goes|\s+happens)\s+(?:in|on)\s+(?:a\s+|an\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True, opening=True),
+    _r("en.amount_to", "weight", "(am) down to / back up to N (a weight, from then on)", "down to 198!!",
+       rf"{A}(?:{BE})?(?:\s+(?:finally|now|all\s+the\s+way))?\s+(?:down|up|back\s+up|back\s+down|back)\s+to\s+{_WEIGHT}"
+       rf"(?:\s+(?:lbs?|pounds|kg))?(?:\s+(?:from|since|after|and|now|already|again|finally)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}",
+       change=True),
+    _r("en.married_to", "spouse", "am married to X (the spouse)", "I've been married to Dan for eleven years",
+       rf"{A}{BE}\s+(?:happily\s+)?married\s+to\s+(?P<v>(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?))"
+       rf"(?:\s+(?:for|since|and|but)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}"),
+)
+
+LAST: tuple[Rule, ...] = (
+    _r("en.weight_plain", "weight", "am 210 (right now) (a weight said as a bare number over 130)", "I'm 210 right now",
+       rf"{A}{BE}\s+(?:about\s+|around\s+)?(?P<v>(?:1[3-9]\d|[2-4]\d\d)(?:\s*(?:lbs?|pounds))?)(?:\s+(?:right\s+now|now|at\s+the\s+moment|"
+       rf"currently|today))?(?:\s*,\s*[^.!?]*)?{END}"),
+    _r("en.paying_rent", "rent", "pay(ing) N (a month) for my studio / in rent (rent)", "paying $1,400 for my studio",
+       rf"{A}(?:{BE})?\s+(?:pay|pays|paying|spend|spending)\s+(?:about\s+|around\s+|like\s+)?(?P<v>{_MONEY})"
+       rf"(?:\s+(?:a|per|each)\s+month)?\s+(?:for\s+(?:my|our|the|a)\s+(?:little\s+|tiny\s+|small\s+)?{_HOME}|in\s+rent|rent)"
+       rf"{TAIL}{END}"),
+    _r("en.make_money", "salary", "make / earn / bill N (a year, an hour) (what one earns)", "I make about 85k before taxes",
+       rf"{A}\s+(?:make|makes|making|earn|earns|earning|bill|bills|charge|charges|take\s+home|takes\s+home|gross|grosses)\s+"
+       rf"(?:about\s+|around\s+|like\s+|roughly\s+|almost\s+|over\s+|under\s+)?(?P<v>{_MONEY}(?:\s+(?:a|an|per)\s+(?:year|hour|month|week))?)"
+       rf"(?:\s+(?:a|an|per)\s+(?:year|hour|month|week))?(?:\s+(?:before|after|pre|post)[\s\-]tax(?:es)?)?"
+       rf"(?:\s+(?:for|at|as|doing|from|and|but|plus)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}"),
+    _r("en.at_team", "employer", "am at X on the Y team / in Y (an employer)", "I'm at Shopify on the checkout team",
+       rf"{A}{BE}\s+(?:now\s+)?at\s+(?P<v>{_ORG})\s+(?:on|in)\s+(?:the\s+|their\s+)?[\w\s\-]{{1,24}}?"
+       rf"\s*(?:team|department|dept|group|org|squad|desk|side){TAIL}{END}"),
+    _r("en.signed_with", "employer", "signed with / accepted an offer from X (an employer, from then on)", "signed with Datadog, start Monday",
+       rf"{A}{_PERFECT}\s+(?:signed\s+(?:on\s+)?with|accepted\s+(?:an|the|their)\s+offer\s+(?:from|at|with)|"
+       rf"took\s+(?:an|the|a)\s+(?:job|offer|position|role)\s+(?:at|with))\s+(?P<v>{_ORG}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       change=True),
+    _r("en.seeing", "partner", "am seeing / dating someone, (her/his) name is X (a partner)", "I'm seeing someone new, her name is Jordan",
+       rf"{A}{BE}\s+(?:seeing|dating|with)\s+(?:someone|somebody|a\s+(?:guy|girl|woman|man))(?:\s+new)?\s*,?\s*(?:and\s+)?"
+       rf"(?:her|his|their)\s+name\s*(?:is|'s)\s+(?P<v>(?-i:[A-Z][a-z'\-]+)){END}", change=True),
+    _r("en.doing_school", "education", "am doing / in X school (what one studies, from then on)",
+       "I'm doing dental hygiene school full time now",
+       rf"{A}{BE}\s+(?:now\s+)?(?:doing|in|attending|starting|going\s+to)\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}\s+"
+       rf"(?:school|college|program|bootcamp))(?:\s+(?:full[\s\-]time|part[\s\-]time|at\s+night|online))?{TAIL}{END}", change=True),
+    _r("en.do_a_lot_of", "hobby", "do a lot of knitting / some hiking (a hobby)", "I do a lot of knitting in the evenings",
+       rf"{A}\s+(?:do|does)\s+(?:a\s+lot\s+of|lots\s+of|a\s+ton\s+of|some|a\s+bit\s+of|plenty\s+of)\s+"
+       rf"(?P<v>[a-z]+ing(?:\s+[a-z]+ing)?){TAIL}{END}"),
+    _r("en.my_thing", "hobby", "X (is|are) my thing / my new hobby now (a hobby, from then on)", "Jigsaw puzzles are my thing now.",
+       rf"^\s*(?:(?:and|so|now|but)\s+)*(?P<v>(?!it\b|that\b|this\b|which\b)[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)\s+"
+       rf"(?:is|are|'s|'re)\s+(?:kind\s+of\s+)?my\s+(?:new\s+)?(?:thing|jam|hobby|obsession|passion)(?:\s+(?:now|these\s+days|lately))?{END}",
+       change=True, opening=True, clean=lambda v: v.lower() if v[:1].isupper() and not v[1:2].isupper() else v),
+    _r("en.been_doing", "hobby", "been bouldering / climbing for two years (a hobby one keeps up)", "been bouldering for two years",
+       rf"{A}(?:'ve|\s+have)?\s+been\s+(?P<v>(?!working|living|staying|trying|thinking|feeling|looking|doing|going|getting|"
+       rf"using|eating|dating|seeing|sleeping|married)[a-z]+ing)\s+(?:for|since)\s+[^.!?]*{END}"),
+)
+
