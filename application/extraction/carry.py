@@ -31,10 +31,11 @@ _LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她
                       rf"(?P<names>{_ZH_NAME}(?:\s*(?:和|跟|、)\s*{_ZH_NAME})*)\s*(?:了|呢|哦|啊)?\s*$")
 _ONE_OF_ZH = re.compile(rf"^\s*(?:老大|老二|老三|老小|老幺|大的|小的|一个|另一个|其中一个|一只|另一只|一条|另一条|大儿子|小儿子|"
                         rf"大女儿|小女儿|儿子|女儿|哥哥|弟弟|姐姐|妹妹)"
-                        rf"\s*(?:是个?(?:儿子|女儿|男孩|女孩)\s*[，,]?\s*)?(?:叫做?|名叫)\s*(?P<names>{_ZH_NAME})\s*(?:了|呢)?\s*$")
+                        rf"\s*(?:是个?(?:儿子|女儿|男孩|女孩)\s*[，,]?\s*)?(?:叫做?|名叫)\s*"
+                        rf"(?P<names>{_ZH_NAME}(?:\s*[，,]?\s*(?:另)?一[只个条]\s*叫做?\s*{_ZH_NAME})?)\s*(?:了|呢)?\s*$")
 #: A value that is a kin phrase ("two kids", "孩子"), not yet a name.
 _KIN_PHRASE = re.compile(rf"(?:{REL_ALL_ZH})|\b(?i:{REL_ALL_EN})s?$|^(?:someone|somebody)(?:\s+new)?$")
-_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|和|跟|、|还有)\s*")
+_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|和|跟|、|还有|[，,]?\s*(?:另)?一[只个条]\s*叫做?)\s*")
 _PET_WORDS_EN = frozenset(PETS_EN) - {"pet", "pets"}
 _PET_ZH = re.compile(rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|{PET_SUFFIX_ZH})$")
 _KIN_PREDICATES = frozenset({"child", "sibling", "cousin", "grandchild", "niece", "nephew", "friend", "colleague",

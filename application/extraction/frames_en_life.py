@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
        rf"^\s*(?P<v>(?:day|night|early|late|evening|morning)\s+shift|nights|days|weekends|mornings)\s+(?:from\s+now\s+on|now|starting\s+\w+)"
        rf"\b[^.!?]*{END}", change=True, opening=True),
     _r("en.seeing_someone", "partner", "have been seeing someone (new) (a partner, named after)", "I've been seeing someone new",
-       rf"{A}(?:'ve|\s+have)?\s+been\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
+       rf"{A}(?:(?:'ve|\s+have)?\s+been|'m|\s+am)\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
        check="habit"),
     _r("en.been_in", "lives_in", "have been in X since / for … (lives there)", "I've been in Seattle since 2015",
        rf"{A}(?:'ve|\s+have|'s|\s+has)\s+been\s+(?:living\s+)?in\s+(?P<v>{CAP})(?:\s+(?:since|for)\b[^.!?]*)?{END}",

@@ -73,9 +73,6 @@ LAST: tuple[Rule, ...] = (
        rf"{A}{_PERFECT}\s+(?:signed\s+(?:on\s+)?with|accepted\s+(?:an|the|their)\s+offer\s+(?:from|at|with)|"
        rf"took\s+(?:an|the|a)\s+(?:job|offer|position|role)\s+(?:at|with))\s+(?P<v>{_ORG}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
        change=True),
-    _r("en.seeing", "partner", "am seeing / dating someone, (her/his) name is X (a partner)", "I'm seeing someone new, her name is Jordan",
-       rf"{A}{BE}\s+(?:seeing|dating|with)\s+(?:someone|somebody|a\s+(?:guy|girl|woman|man))(?:\s+new)?\s*,?\s*(?:and\s+)?"
-       rf"(?:her|his|their)\s+name\s*(?:is|'s)\s+(?P<v>(?-i:[A-Z][a-z'\-]+)){END}", change=True),
     _r("en.doing_school", "education", "am doing / in X school (what one studies, from then on)",
        "I'm doing dental hygiene school full time now",
        rf"{A}{BE}\s+(?:now\s+)?(?:doing|in|attending|starting|going\s+to)\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}\s+"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hlmem.application.extraction import frames_zh_life
+from hlmem.application.extraction import frames_zh_life, frames_zh_talk
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     BRANDS_ZH,
@@ -26,7 +26,7 @@ A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|�
      r"平常|干脆|咬咬牙|终于|总算)\s*)*\s*")
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
 #: A duration after the value ("吃素五年了") and the particles that end a clause.
-END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的|嘛|呗|哟)*\s*$"
+END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|咗|啦|呢|哦|呀|啊|吧|哈+|的|嘅|嘛|呗|哟)*\s*$"
 V = r"(?P<v>[^，。；,;！？!?]{1,16}?)"
 _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
 _CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?|[只条])?"
@@ -192,4 +192,4 @@ _BASE: tuple[Rule, ...] = (
 
 #: Every Chinese frame rule, in the order tried: life changes first (they say more than the base
 #: rule would read from the same words), then the base table.
-RULES: tuple[Rule, ...] = (*frames_zh_life.RULES, *_BASE)
+RULES: tuple[Rule, ...] = (*frames_zh_talk.FIRST, *frames_zh_life.RULES, *_BASE, *frames_zh_talk.LAST)

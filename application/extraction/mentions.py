@@ -19,6 +19,10 @@ _EN = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:best|oldest|youngest|older|younge
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}|[老小][{SURNAMES}])"
 _ZH = re.compile(rf"我(?:们)?(?:的|那个|这个|家|家的)?(?P<rel>{REL_ALL_ZH})(?:(?:叫做?|名叫|是)\s*)?(?P<name>{_ZH_NAME})"
                  rf"(?=$|[\s，,。啊呀呢吧的是在跟和就他她也都还]|(?:人|今年|住|说|每))")
+#: "my Pixel 6", "my Galaxy S21 Ultra": a device named by its model is one the speaker has.
+_DEVICE_EN = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:old|new|trusty|ancient|current)\s+)?(?P<name>(?!(?:Python|Windows|Node|Java|Ubuntu|"
+                        r"Fedora|Debian|Android|PHP|Ruby|Go|Rust|Swift|Office|Excel|Photoshop)\b)(?:i[A-Z]|[A-Z])[a-zA-Z]+"
+                        r"(?:\s+[A-Z][a-z]+)?\s+[A-Z]{0,2}\d{1,4}[a-z]?(?:\s+(?:Pro|Max|Plus|Ultra|Mini|Air|Lite|XL))?)\b")
 _NOT_NAME_EN = re.compile(r"^(?:Is|Was|And|But|So|Has|Had|The|This|That|Who|Which|When|Just|Also|Still|Lives|Works)$")
 
 
@@ -42,3 +46,11 @@ def relations(clause: Clause) -> list[Fact]:
         out.append(Fact(predicate=predicate, value=name, span=m.span("name"), rule=f"{clause.lang}.kin_mention",
                         cardinality=None, importance=0.6))
     return out
+
+
+def devices(clause: Clause) -> list[Fact]:
+    """``owns`` facts (the user's) for every "my <device model>" in an English clause ("my Pixel 6 is acting up")."""
+    if clause.lang != "en":
+        return []
+    return [Fact(predicate="owns", value=m["name"], span=m.span("name"), rule="en.device_mention", importance=0.5)
+            for m in _DEVICE_EN.finditer(clause.work)]

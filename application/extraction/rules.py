@@ -38,7 +38,7 @@ from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
-from hlmem.application.extraction.mentions import relations
+from hlmem.application.extraction.mentions import devices, relations
 from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
@@ -102,6 +102,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     sentence = -1
     previous: list[Fact] = []
     said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
+    owner: dict[str, str | None] = {}  # a pet's name → whose pet it is ("…养了只橘猫叫年糕，还有只柯基叫豆豆")
     known: set[str] = set()  # names the event introduced (咪咪, Eli): a clause opening with one is about them
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
@@ -137,6 +138,11 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         if by_user and not piece.blocked:
             said_already = {(f.predicate, f.value) for f in facts}
             facts = [*facts, *(f for f in relations(clause) if (f.predicate, f.value) not in said_already)]
+            held = {(f.predicate, f.value) for f in facts}
+            facts = [*facts, *(f for f in devices(clause) if not any(
+                f.value in v for p, v in held if p in ("owns", "uses")))]
+        facts = [evolve(f, subject=owner[f.subject]) if f.predicate == "owns" and f.subject in owner else f for f in facts]
+        owner.update(_owners(facts))
         known |= personal.names_in(facts)
         for fact in facts:
             cand = _candidate(fact, clause, event)
@@ -152,6 +158,17 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             topic, topic_start = entity, clause.start
     return out
 
+
+
+def _owners(facts: Sequence[Fact]) -> dict[str, str | None]:
+    """The named pets these facts give someone (``owns · 橘猫（年糕）`` → 年糕: its owner's subject)."""
+    out: dict[str, str | None] = {}
+    for f in facts:
+        if f.predicate == "owns" and f.polarity and f.value.endswith(("）", ")")):
+            name = f.value.rstrip("）)").rsplit("（" if "（" in f.value else "(", 1)[-1].strip()
+            if name:
+                out[name] = f.subject
+    return out
 
 
 def speaker_of(role: str) -> str | None:

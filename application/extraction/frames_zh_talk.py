@@ -1,0 +1,80 @@
+"""Chinese frame rules for how people say things in passing: amounts that move (瘦到一百三十八了,
+房东涨到四千了), pets named as they are counted (养了只橘猫叫年糕), things given away (大黄送给我表姐了),
+work said by its trade (做保险销售, 本人一枚小会计, 我开的士的), schools (在实验中学, 在幼儿园大班), partners
+(跟周杰分了, 现在男朋友是阿豪), tools a team moved to (代码放GitLab上, 迁到GitHub了), and habits changed
+without a verb of learning (现在改游泳了, 下班去撸铁).
+
+``FIRST`` is tried before the life-change table (it reads forms a rule there would misread);
+``LAST`` after the base table (it only fills what nothing else read).
+"""
+
+from __future__ import annotations
+
+from hlmem.application.extraction.frames import Rule, rx
+from hlmem.application.extraction.frames_zh_life import A, END, WORD
+from hlmem.application.extraction.lexicon import NUM_ZH
+
+#: 咗 is Cantonese for 了.
+_LE = r"(?:了|咗)"
+_END = END
+_NAME = r"[\u4e00-\u9fffA-Za-z]{1,4}?"
+_TOOL = r"[A-Za-z][\w.+#\-]*(?:\s+[A-Z][\w.+#\-]*)?"
+#: A school, by the words its name ends in.
+_SCHOOL = r"[\u4e00-\u9fffA-Za-z]{1,10}?(?:小学|中学|大学|学院|幼儿园|高中|初中|[一二三四五六七八九十]中|附中|附小|实验学校|学校)"
+_GRADE = r"(?:幼儿园|小学|初中|高中)?\s*(?:大班|中班|小班|托班|学前班|[一二三四五六]年级|初[一二三]|高[一二三])"
+
+
+def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object) -> Rule:
+    return Rule(name=name, lang="zh", slot=slot, what=what, example=example, regex=rx(pattern), **kw)  # type: ignore[arg-type]
+
+
+FIRST: tuple[Rule, ...] = (
+    _r("zh.topic_stopped_act", "habit", "跑步/羽毛球 (我)早就不跑/不打了 (the activity first: habit, negated)", "跑步早就不跑了",
+       rf"\s*(?P<v>{WORD}{{1,6}}?)\s*(?:我|我们)?{A}(?:早就|好久)?(?:不|没)(?:再)?\s*(?:跑|打|踢|游|练|弹|跳|骑|爬|滑|下|玩)了"
+       rf"(?:[，,].*)?{END}", polarity=False, change=True, also=("hobby",)),
+    _r("zh.weight_moved", "weight", "瘦到/胖回/减到 N(斤) (a weight, from then on)", "瘦到一百三十八了",
+       rf"{A}(?:(?:过年|过节|春节|放假|假期|国庆|暑假|寒假|这个月|这半年|生完孩子|生完)(?:后|以后|期间)?)?\s*(?:又|终于)?\s*(?:瘦|胖|减|掉|反弹)(?:到|回|回到|至)了?\s*(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg)?)"
+       rf"(?:左右|多)?(?:[，,].*)?{_END}", change=True),
+    _r("zh.rent_raised", "rent", "房东/房租 涨到/降到 N (rent, from then on)", "房东涨到四千了",
+       rf"{A}(?:房东|房租|租金|房子)\s*(?:又|已经|终于|突然)?\s*(?:涨|加|提|降|减)(?:价)?(?:到|至|成)了?\s*"
+       rf"(?P<v>{NUM_ZH}\s*(?:元|块钱|块|万|千)?)(?:一个月|每月)?(?:[，,].*)?{_END}", change=True),
+    _r("zh.given_away", "owns", "X 送给/送人/转出去/卖给 … 了 (the thing or pet first: owns, negated)", "大黄送给我表姐了",
+       rf"\s*(?P<v>(?![我你他她它这那])[\u4e00-\u9fffA-Za-z0-9]{{2,8}}?)\s*(?:已经|早就)?\s*(?:送给(?:了)?{WORD}{{1,6}}?|送人|"
+       rf"卖给(?:了)?{WORD}{{1,6}}?|转出去|转让出去|转手|盘出去|卖掉){_LE}(?:[，,].*)?{_END}", polarity=False, change=True),
+    _r("zh.broke_up_with", "partner", "跟 X 分了/掰了/吹了 (partner, negated)", "跟周杰分了",
+       rf"{A}(?:和|跟|与)\s*(?P<v>{_NAME})\s*(?:分了|掰了|吹了|离了|分手了|分开了)(?:[。.…]*)(?:[，,].*)?{_END}",
+       polarity=False, change=True),
+    _r("zh.pet_counted_named", "owns", "养了只橘猫叫年糕 (a pet counted and named at once)", "家里养了只橘猫叫年糕",
+       rf"{A}(?:还)?(?:养了?|养着|有|捡了|领养了|收养了)\s*(?:[一两二三四五六七八九几]\s*)?[只条头匹尾]\s*"
+       rf"(?P<v>[\u4e00-\u9fff]{{1,4}}?)\s*(?:叫做?|名叫|取名叫?)\s*(?P<n>{_NAME})(?:[，,].*)?{END}"),
+    _r("zh.partner_now", "partner", "(现在的)男朋友/女朋友/对象 是/叫 X (a partner, from then on)", "现在男朋友是阿豪",
+       rf"{A}(?:现在的?|新的?)?\s*(?:男朋友|女朋友|男友|女友|对象)\s*(?:是|叫)\s*(?P<v>{_NAME})(?:[，,].*)?{_END}",
+       change=True, opening=True),
+)
+
+LAST: tuple[Rule, ...] = (
+    _r("zh.trade", "job_title", "(现在)做保险销售/做金融 (a trade one works in)", "做保险销售",
+       rf"{A}(?:在|是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{2,6}}?)(?:工作|行业|这行|这块)?(?:[，,].*)?{_END}", change=True,
+       opening=True),
+    _r("zh.one_of", "job_title", "(本人)一枚/一名 小会计 (a job said by a count word)", "本人一枚小会计",
+       rf"{A}(?:是)?\s*一(?:枚|名|个|位|只)\s*(?:小|普通的?|苦逼的?|光荣的|资深的?)?\s*(?P<v>{WORD}{{1,6}}?){END}"),
+    _r("zh.drives_for_living", "job_title", "开的士/开出租/跑滴滴 的 (a job said by its verb, without 是)", "我开的士的",
+       rf"{A}(?P<v>(?:开|跑)\s*(?:的士|出租车?|网约车|滴滴|货车|大车|公交|卡车|快递|外卖))\s*的(?:[，,].*)?{_END}", check="habit"),
+    _r("zh.at_school", "education", "在 X小学/中学 (上学) (where one studies)", "在实验中学",
+       rf"{A}(?:本科|研究生|硕士|博士|大学|高中|初中)?\s*在\s*(?:附近的|家门口的|隔壁的)?\s*(?P<v>{_SCHOOL})\s*"
+       rf"(?:上学|读书|念书|上|读|念)?(?:的)?(?:[，,].*)?{_END}"),
+    _r("zh.in_grade", "education", "在幼儿园大班 / 在读初二 (a school year)", "我闺女在幼儿园大班",
+       rf"{A}在(?:读|上)?\s*(?P<v>{_GRADE}){_END}"),
+    _r("zh.code_on", "uses", "代码放/存在 GitLab 上 (a tool a team keeps things on)", "我们组代码放GitLab上",
+       rf"{A}(?:代码|文档|文件|项目|资料|数据|照片|笔记|任务|需求)?\s*(?:都|全)?\s*(?:放|存|托管|记|管理|写)(?:在)?\s*"
+       rf"(?P<v>{_TOOL})\s*(?:上|里)(?:面)?(?:[，,].*)?{_END}", on_text=True),
+    _r("zh.moved_to_tool", "uses", "(公司)统一迁到/换到 GitHub 了 (a tool, from then on)", "公司统一迁到GitHub了",
+       rf"{A}(?:公司|团队|我们|组里|项目)?\s*(?:统一|全部|都|已经)*\s*(?:迁到|迁移到|搬到|切到|换到|转到)了?\s*"
+       rf"(?P<v>{_TOOL})\s*(?:上|里)?{_LE}?(?:[，,].*)?{_END}", change=True, on_text=True),
+    _r("zh.changed_bare", "habit", "(现在)改游泳了 (a habit taken over from another, from then on)", "现在改游泳了",
+       rf"{A}改\s*(?P<v>(?!成|为|天|日|变|善|掉|了|口|名|期|版|主意)[\u4e00-\u9fff]{{2,6}}?){_LE}(?:[，,].*)?{_END}",
+       change=True, also=("hobby",)),
+    _r("zh.after_work", "habit", "下班/放学/周末 (就)去 X (a habit)", "现在下班去撸铁",
+       rf"{A}(?P<v>(?:下班|放学|下课|周末|晚饭)(?:后|以后|之后)?\s*(?:就|都|会)?\s*去\s*{WORD}{{1,6}}?)(?:[，,].*)?{_END}",
+       on_text=True, also=("hobby",)),
+)
