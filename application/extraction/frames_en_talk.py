@@ -29,6 +29,10 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("en.drives_for", "job_title", "drive / deliver for Uber (a driver, and the employer)", "Now I drive for Uber",
+       rf"{A}\s+(?P<v>drive|drives|deliver|delivers)\s+(?:full[\s\-]time\s+|part[\s\-]time\s+)?for\s+(?P<org>{_ORG})"
+       rf"(?:\s+(?:now|full[\s\-]time|part[\s\-]time|these\s+days))?{TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True, check="habit",
+       clean=lambda v: "delivery driver" if v.lower().startswith("deliver") else "driver"),
     _r("en.gave_up_on", "uses", "gave up on / am done with / moved off X (a tool or platform, negated)", "gave up on Android",
        rf"{A}{_PERFECT}\s+(?:gave\s+up\s+on|given\s+up\s+on|(?:am|'m)\s+done\s+with|moved\s+off(?:\s+of)?|got\s+off|"
        rf"(?:am|'m)\s+off)\s+(?:my\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
@@ -54,6 +58,17 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.back_in", "lives_in", "am back in X (lives there again, from then on)", "I'm back in Chicago near my folks",
+       rf"{A}{BE}\s+(?:now\s+)?back\s+(?:in|home\s+in)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True),
+    _r("en.at_school", "education", "is at Lincoln Elementary / Roosevelt High (a school)", "my son Ethan is at Lincoln Elementary",
+       rf"{A}{BE}\s+(?:now\s+|still\s+)?(?:at|in)\s+(?P<v>(?-i:[A-Z][\w.'\-]*(?:\s+[A-Z][\w.'\-]*){{0,3}}\s+(?:Elementary|Middle|High|"
+       rf"Academy|School|College|University|Prep|Montessori|Primary|Secondary|Preschool|Kindergarten))(?:\s+School)?)"
+       rf"(?:\s+(?:now|this\s+year))?{TAIL}(?:\s*,\s*[^.!?]*)?{END}"),
+    _r("en.started_school", "education", "started middle school at X (a school, from then on)",
+       "Ethan started middle school this fall at Roosevelt",
+       rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting|'s\s+starting)\s+(?:(?:middle|high|elementary|primary|secondary|"
+       rf"grade|grad|law|med|nursing)\s+school|kindergarten|preschool|college|university|first\s+grade|\w+\s+grade)"
+       rf"[\s\w]*?\s+at\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True),
     _r("en.weight_plain", "weight", "am 210 (right now) (a weight said as a bare number over 130)", "I'm 210 right now",
        rf"{A}{BE}\s+(?:about\s+|around\s+)?(?P<v>(?:1[3-9]\d|[2-4]\d\d)(?:\s*(?:lbs?|pounds))?)(?:\s+(?:right\s+now|now|at\s+the\s+moment|"
        rf"currently|today))?(?:\s*,\s*[^.!?]*)?{END}"),

@@ -11,8 +11,8 @@ without a verb of learning (现在改游泳了, 下班去撸铁).
 from __future__ import annotations
 
 from hlmem.application.extraction.frames import Rule, rx
-from hlmem.application.extraction.frames_zh_life import A, END, WORD
-from hlmem.application.extraction.lexicon import NUM_ZH
+from hlmem.application.extraction.frames_zh_life import APPS, A, END, WORD
+from hlmem.application.extraction.lexicon import NUM_ZH, ORG_NAMES_ZH, ORG_ZH
 
 #: 咗 is Cantonese for 了.
 _LE = r"(?:了|咗)"
@@ -30,7 +30,7 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 FIRST: tuple[Rule, ...] = (
     _r("zh.topic_stopped_act", "habit", "跑步/羽毛球 (我)早就不跑/不打了 (the activity first: habit, negated)", "跑步早就不跑了",
-       rf"\s*(?P<v>{WORD}{{1,6}}?)\s*(?:我|我们)?{A}(?:早就|好久)?(?:不|没)(?:再)?\s*(?:跑|打|踢|游|练|弹|跳|骑|爬|滑|下|玩)了"
+       rf"\s*(?P<v>(?!{APPS}|{ORG_NAMES_ZH}|{ORG_ZH}\s*(?:我|我们)?\s*(?:早就|已经)?\s*不){WORD}{{1,6}}?)\s*(?:我|我们)?{A}(?:早就|好久)?(?:不|没)(?:再)?\s*(?:跑|打|踢|游|练|弹|跳|骑|爬|滑|下|玩)了"
        rf"(?:[，,].*)?{END}", polarity=False, change=True, also=("hobby",)),
     _r("zh.weight_moved", "weight", "瘦到/胖回/减到 N(斤) (a weight, from then on)", "瘦到一百三十八了",
        rf"{A}(?:(?:过年|过节|春节|放假|假期|国庆|暑假|寒假|这个月|这半年|生完孩子|生完)(?:后|以后|期间)?)?\s*(?:又|终于)?\s*(?:瘦|胖|减|掉|反弹)(?:到|回|回到|至)了?\s*(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg)?)"
@@ -54,10 +54,13 @@ FIRST: tuple[Rule, ...] = (
 
 LAST: tuple[Rule, ...] = (
     _r("zh.trade", "job_title", "(现在)做保险销售/做金融 (a trade one works in)", "做保险销售",
-       rf"{A}(?:在|是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{2,6}}?)(?:工作|行业|这行|这块)?(?:[，,].*)?{_END}", change=True,
+       rf"{A}(?:(?:跟|和|同)(?:我)?(?:老公|老婆|朋友|家里人|爸妈|对象)(?:一起)?)?(?:在|是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{2,6}}?)(?:工作|行业|这行|这块)?(?:[，,].*)?{_END}", change=True,
        opening=True),
     _r("zh.one_of", "job_title", "(本人)一枚/一名 小会计 (a job said by a count word)", "本人一枚小会计",
        rf"{A}(?:是)?\s*一(?:枚|名|个|位|只)\s*(?:小|普通的?|苦逼的?|光荣的|资深的?)?\s*(?P<v>{WORD}{{1,6}}?){END}"),
+    _r("zh.runs_shop", "owns", "(在X)开奶茶店(的) (a shop one runs)", "我在深圳开奶茶店的",
+       rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?(?:自己)?开(?:了)?\s*(?:一家|一个|一间|个|家)?\s*(?P<v>[\u4e00-\u9fff]{{1,8}}?(?:店|馆|厂|铺|摊|工作室))"
+       rf"(?:[，,].*)?{END}"),
     _r("zh.drives_for_living", "job_title", "开的士/开出租/跑滴滴 的 (a job said by its verb, without 是)", "我开的士的",
        rf"{A}(?P<v>(?:开|跑)\s*(?:的士|出租车?|网约车|滴滴|货车|大车|公交|卡车|快递|外卖))\s*的(?:[，,].*)?{_END}", check="habit"),
     _r("zh.at_school", "education", "在 X小学/中学 (上学) (where one studies)", "在实验中学",

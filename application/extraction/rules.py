@@ -118,6 +118,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             named = named or amount_after(clause, said)
         if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
             facts, carried = named.facts, named.subject or carried
+            out = _unplaceholder(out, previous[-1] if previous else None, facts, registry)
         else:
             facts = reading.facts
             if reading.subject is not None and not piece.blocked:
@@ -158,6 +159,17 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             topic, topic_start = entity, clause.start
     return out
 
+
+
+def _unplaceholder(out: list[CandidateClaim], target: Fact | None, names: Sequence[Fact],
+                   registry: SlotRegistry) -> list[CandidateClaim]:
+    """Without the claim a name replaces in a single-valued slot: "I'm seeing someone new, her name
+    is Jordan" and "对象是高中同学，叫陈晨" say one partner, by name (not also ``someone``)."""
+    if target is None or registry.cardinality(target.predicate) is not Cardinality.SINGLE \
+            or not any(f.predicate == target.predicate and f.value != target.value for f in names):
+        return out
+    return [c for c in out if not (c.predicate == target.predicate and c.value == target.value.strip()
+                                   and c.subject == (target.subject or c.subject))]
 
 
 def _owners(facts: Sequence[Fact]) -> dict[str, str | None]:

@@ -26,7 +26,7 @@ SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁�
             "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
 _ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}]|阿(?![姨公婆妈爸哥姐])[\u4e00-\u9fff])"
 _ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
-_ADV_ZH = (r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
+_ADV_ZH = (r"(?:现在|而家|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
            r"说真的|讲真|其实吧|话说|顺便说一下|哦对了|哦|嗯|哎|唉|反正|总之|另外就是)*")
 _PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[^\s养了有是的只条个在和跟给把被买卖送捡\W\d]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
 _ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家|俺们(?:家)?|俺家|俺|本人)(?:的)?"
@@ -48,7 +48,7 @@ _LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|p
             r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*,?\s+)*")
 _BARE_KIN_EN = r"(?i:mom|mum|dad|mommy|daddy|grandma|grandpa|granny|nana|papa|mama)"
 _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>(?:(?:[Mm]y|[Oo]ur)\s+[a-z\-]+(?:\s+[A-Z][a-z]+)?"
-                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household|team|company|office|lab|group|shop|startup)(?=\s))"
+                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household|team|company|office|group|startup)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?P<cnt>(?:two|three|four|\d)\s+)?(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
