@@ -47,15 +47,22 @@ _ITEMS_EN = re.compile(r"^\s*(?:and\s+|or\s+)?(?P<names>[a-z][\w\-]*(?:\s+[a-z][
                        r"(?:\s+[a-z][\w\-]*)?)*)\s*[.!]*\s*$")
 _ITEMS_ZH = re.compile(r"^\s*(?:还有(?!点|些|一点)|以及|和|跟)?\s*(?P<names>[\u4e00-\u9fff]{1,6}(?:\s*(?:、|和|跟|还有)\s*[\u4e00-\u9fff]{1,6})*)\s*(?:也是|都是)?\s*$")
 _JOINED = re.compile(r"^\s*(?:and|or|还有(?!点|些|一点)|以及|和|跟)\b|\s(?:and|or)\s|、|和|跟|还有(?!点|些|一点)", re.I)
+#: "…, and some Spanish from school": one more language after a list of them.
+_MORE_LANG_EN = re.compile(r"^\s*(?:and|or|plus)\s+(?:(?:a\s+little(?:\s+bit\s+of)?|a\s+bit\s+of|some|basic|broken|conversational|"
+                           r"decent|fluent|passable)\s+)?(?P<v>(?-i:[A-Z][a-z]+))(?:\s+(?:from|at|with|too|as\s+well|because|since|"
+                           r"when|but)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 _ITEM_SLOTS = frozenset({"allergy", "speaks", "health_condition"})
 _VERBISH = re.compile(r"\b(?:is|are|was|am|be|have|has|had|do|does|did|go|get|got|like|love|want|need|think|feel|make|"
                       r"take|see|said|says)\b|[是有在要会想说去做了吗呢吧]", re.I)
 
 
 def items_after(clause: Clause, previous: Sequence[Fact]) -> Reading | None:
-    """More items of a listed slot after a comma ("allergic to cats, dust and penicillin")."""
+    """More items of a listed slot after a comma ("allergic to cats, dust and penicillin"; "I speak
+    Tagalog and English, and some Spanish from school")."""
     if not previous or previous[-1].predicate not in _ITEM_SLOTS:
         return None
+    if previous[-1].predicate == "speaks" and clause.lang == "en" and (more := _MORE_LANG_EN.match(clause.work)):
+        return Reading([evolve(previous[-1], value=more["v"], span=more.span("v"))])
     m = (_ITEMS_EN if clause.lang == "en" else _ITEMS_ZH).match(clause.work)
     if m is None or _VERBISH.search(m["names"]) or not _JOINED.search(clause.work):
         return None  # "…过敏，春天特别难受" goes on about it; only a list ("cats, dust and pollen") adds items

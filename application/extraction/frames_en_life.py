@@ -62,8 +62,10 @@ RULES: tuple[Rule, ...] = (
     # -- study, languages, relationships -------------------------------------------------------
     _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
        rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
-       rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,|and)\s*(?:a\s+little\s+|some\s+|basic\s+)?{_LANG})*)"
-       rf"(?:\s+(?:at|with|to|in|on|everywhere|fluently|natively|too|as\s+well|mostly|daily)\b[^.!?]*)?{END}", clean=_language),
+       rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,\s*and|,|and|or)\s*(?:a\s+(?:little|bit\s+of)\s+|some\s+|basic\s+|"
+       rf"broken\s+|a\s+little\s+bit\s+of\s+)?{_LANG})*)"
+       rf"(?:\s+(?:at|with|to|in|on|from|because|since|but|when|everywhere|fluently|natively|too|as\s+well|mostly|daily)\b[^.!?]*)?"
+       rf"{END}", clean=_language),
     _r("en.relationship", "relationship_status", "am married / single / divorced / engaged (for N years)", "I've been married for twelve years",
        rf"{A}{BE}\s+(?:happily\s+|recently\s+|newly\s+|still\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)"
        rf"(?:\s+(?:for|since|to|with)\b[^.!?]*)?{END}"),

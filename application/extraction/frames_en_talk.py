@@ -29,6 +29,9 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("en.do_a_lot_of", "hobby", "do a lot of knitting / some hiking (a hobby)", "I do a lot of knitting in the evenings",
+       rf"{A}\s+(?:do|does)\s+(?:a\s+lot\s+of|lots\s+of|a\s+ton\s+of|some|a\s+bit\s+of|plenty\s+of)\s+"
+       rf"(?P<v>[a-z]+ing(?:\s+[a-z]+ing)?){TAIL}{END}"),
     _r("en.drives_for", "job_title", "drive / deliver for Uber (a driver, and the employer)", "Now I drive for Uber",
        rf"{A}\s+(?P<v>drive|drives|deliver|delivers)\s+(?:full[\s\-]time\s+|part[\s\-]time\s+)?for\s+(?P<org>{_ORG})"
        rf"(?:\s+(?:now|full[\s\-]time|part[\s\-]time|these\s+days))?{TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True, check="habit",
@@ -50,7 +53,8 @@ FIRST: tuple[Rule, ...] = (
        rf"\s+goes|\s+happens)\s+(?:in|on)\s+(?:a\s+|an\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", change=True, opening=True),
     _r("en.amount_to", "weight", "(am) down to / back up to N (a weight, from then on)", "down to 198!!",
        rf"{A}(?:{BE})?(?:\s+(?:finally|now|all\s+the\s+way))?\s+(?:down|up|back\s+up|back\s+down|back)\s+to\s+{_WEIGHT}"
-       rf"(?:\s+(?:lbs?|pounds|kg))?(?:\s+(?:from|since|after|and|now|already|again|finally)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}",
+       rf"(?:\s+(?:lbs?|pounds|kg))?(?:\s+(?:from|since|after|and|now|already|again|finally|this|last|today|yesterday|on|at|in|"
+       rf"as\s+of|by)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}",
        change=True),
     _r("en.married_to", "spouse", "am married to X (the spouse)", "I've been married to Dan for eleven years",
        rf"{A}{BE}\s+(?:happily\s+)?married\s+to\s+(?P<v>(?-i:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?))"
@@ -92,9 +96,6 @@ LAST: tuple[Rule, ...] = (
        "I'm doing dental hygiene school full time now",
        rf"{A}{BE}\s+(?:now\s+)?(?:doing|in|attending|starting|going\s+to)\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}\s+"
        rf"(?:school|college|program|bootcamp))(?:\s+(?:full[\s\-]time|part[\s\-]time|at\s+night|online))?{TAIL}{END}", change=True),
-    _r("en.do_a_lot_of", "hobby", "do a lot of knitting / some hiking (a hobby)", "I do a lot of knitting in the evenings",
-       rf"{A}\s+(?:do|does)\s+(?:a\s+lot\s+of|lots\s+of|a\s+ton\s+of|some|a\s+bit\s+of|plenty\s+of)\s+"
-       rf"(?P<v>[a-z]+ing(?:\s+[a-z]+ing)?){TAIL}{END}"),
     _r("en.my_thing", "hobby", "X (is|are) my thing / my new hobby now (a hobby, from then on)", "Jigsaw puzzles are my thing now.",
        rf"^\s*(?:(?:and|so|now|but)\s+)*(?P<v>(?!it\b|that\b|this\b|which\b)[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)\s+"
        rf"(?:is|are|'s|'re)\s+(?:kind\s+of\s+)?my\s+(?:new\s+)?(?:thing|jam|hobby|obsession|passion)(?:\s+(?:now|these\s+days|lately))?{END}",
