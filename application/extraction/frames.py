@@ -66,6 +66,7 @@ class Rule:
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
     when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
     speaker: bool = False  # the fact is the speaker's whatever opens the clause ("Notion runs my whole life")
+    org_slot: str | None = None  # the slot of the ``org`` group when the frame says what it is (drive *for* Uber: employer)
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -80,6 +81,8 @@ _ZH_TRIM_HEAD_PLACE = re.compile(r"^(?:一个|一座|一家|一所|一间|这家
 #: Slots whose values are places.
 PLACE_SLOTS = frozenset({"lives_in", "works_in", "hometown", "@where", "neighborhood", "visited", "education"})
 _ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
+#: A place said loosely: 番禺那边, 老家沈阳 (the place is 番禺, 沈阳).
+_ZH_PLACE_LOOSE = re.compile(r"^老家(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})(?:那边|这边|那块|那一带|一带|附近|周边)$")
 _EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
 _EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
                            r"at\s+the\s+moment|right\s+now|for\s+now|haha|lol)$", re.I)
@@ -93,6 +96,7 @@ def clean_value(value: str, lang: str, *, place: bool = False) -> str:
     for _ in range(3):
         if lang == "zh":
             value = _ZH_TRIM_TAIL.sub("", head.sub("", value)).strip()
+            value = _ZH_PLACE_LOOSE.sub("", value) if place else value
         else:
             value = _EN_TRIM_TAIL.sub("", _EN_TRIM_HEAD.sub("", value)).strip(" ,.")
     return value
@@ -253,7 +257,7 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
                             change=rule.change, span=m.span("place"), rule=rule.name))
         org = clean_value(groups.get("org") or "", lang, place=True)
         if org:
-            where = _where(org, lang, tagger)
+            where = rule.org_slot if rule.org_slot and value_ok(rule.org_slot, org, lang, tagger) else _where(org, lang, tagger)
             if where:
                 os_, oe = m.span("org")
                 out.append(Fact(predicate=where, value=org, subject=subject, cardinality=_S, importance=rule.importance,

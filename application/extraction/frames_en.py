@@ -105,8 +105,10 @@ _BASE: tuple[Rule, ...] = (
     # -- quantities -----------------------------------------------------------------------------
     _r("en.quantity", "@k", "my budget/salary/rent/height is (about) N", "My rent is $1,800 a month",
        rf"^\s*(?:my|our|his|her|their)\s+(?:(?:monthly|annual|yearly|weekly|total|current|new)\s+)?(?P<k>{QTY})\s+"
+       rf"(?:(?:for|on)\s+(?:the|a|an|my|our|this|that|a\s+new)\s+[\w\s\-]{{1,20}}?\s+)?"
        rf"(?:is|was|are|'s)\s+(?:now\s+|currently\s+|only\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|usd|eur|gbp|"
-       rf"yuan|rmb|bucks|cm|kg|lbs))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?{END}", keys=QUANTITY_EN, hedged=True, opening=True),
+       rf"yuan|rmb|bucks|cm|kg|lbs))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?(?:\s*,\s*[^.!?]*)?{END}", keys=QUANTITY_EN, hedged=True,
+       opening=True),
     _r("en.quantity_change", "@k", "my rent/budget went up to / rose to N", "My rent went up to $1,700 a month",
        rf"^\s*(?:my|our)\s+(?:(?:monthly|annual|yearly)\s+)?(?P<k>{QTY})\s+(?:went\s+up|went\s+down|rose|dropped|fell|increased|"
        rf"decreased|has\s+gone\s+up|is\s+going\s+up|changed)\s+to\s+(?P<v>{NUM_EN})(?:\s+(?:a|per)\s+(?:month|year))?{END}",
@@ -119,7 +121,8 @@ _BASE: tuple[Rule, ...] = (
        hedged=True),
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
        rf"{A}(?:\s+|(?='))(?:wear|wears|take|am|'m)\s+(?:a\s+)?(?:women's\s+|men's\s+|ladies'\s+)?(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)"
-       rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide))(?:{TAIL})?{END}"),
+       rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide|in\s+(?:most\s+|all\s+)?[\w\s\-]{{0,16}}?(?:shoes|sneakers|boots|"
+       rf"trainers|heels|runners)))(?:{TAIL})?(?:\s*,\s*[^.!?]*)?{END}"),
     _r("en.shoe_bare", "shoe_size", "women's 9 / men's 10.5 (a shoe size said alone)", "women's 9, or a 9.5 in anything",
        rf"^\s*(?:(?:a|I'm\s+a|I\s+wear\s+a)\s+)?(?:women's|men's|ladies'|womens|mens)\s+(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)\b[^.!?]*$",
        opening=True),

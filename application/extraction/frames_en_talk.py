@@ -33,9 +33,9 @@ FIRST: tuple[Rule, ...] = (
        rf"{A}\s+(?:do|does)\s+(?:a\s+lot\s+of|lots\s+of|a\s+ton\s+of|some|a\s+bit\s+of|plenty\s+of)\s+"
        rf"(?P<v>[a-z]+ing(?:\s+[a-z]+ing)?){TAIL}{END}"),
     _r("en.drives_for", "job_title", "drive / deliver for Uber (a driver, and the employer)", "Now I drive for Uber",
-       rf"{A}\s+(?P<v>drive|drives|deliver|delivers)\s+(?:full[\s\-]time\s+|part[\s\-]time\s+)?for\s+(?P<org>{_ORG})"
+       rf"{A}\s+(?P<v>drive|drives|deliver|delivers)\s+(?:full[\s\-]time\s+|part[\s\-]time\s+)?for\s+(?P<org>{CAP})"
        rf"(?:\s+(?:now|full[\s\-]time|part[\s\-]time|these\s+days))?{TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True, check="habit",
-       clean=lambda v: "delivery driver" if v.lower().startswith("deliver") else "driver"),
+       clean=lambda v: "delivery driver" if v.lower().startswith("deliver") else "driver", org_slot="employer"),
     _r("en.gave_up_on", "uses", "gave up on / am done with / moved off X (a tool or platform, negated)", "gave up on Android",
        rf"{A}{_PERFECT}\s+(?:gave\s+up\s+on|given\s+up\s+on|(?:am|'m)\s+done\s+with|moved\s+off(?:\s+of)?|got\s+off|"
        rf"(?:am|'m)\s+off)\s+(?:my\s+|the\s+)?(?P<v>{PRODUCT}){TAIL}{END}", polarity=False, change=True),
@@ -62,6 +62,36 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.job_here", "job_title", "Freelance illustrator here / Night shift nurse at X (a job said as a noun phrase)",
+       "Night shift nurse at St. Mary's",
+       rf"^\s*(?:(?:and|so|but|also)\s+)*(?P<v>(?:(?:freelance|night[\s\-]shift|day[\s\-]shift|part[\s\-]time|full[\s\-]time|senior|"
+       rf"junior|lead|retired|self-employed|stay-at-home|travel|registered|licensed|certified|staff|head|chief|solo)\s+)*"
+       rf"[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:here\b[^.!?]*|(?:at|for|with)\s+(?P<org>{_ORG})(?:\s*,\s*[^.!?]*)?)\s*[.!]*\s*$",
+       opening=True, org_slot="employer"),
+    _r("en.do_work_at", "employer", "do backend stuff / marketing at X (an employer)", "I do backend stuff at Stripe",
+       rf"{A}\s+(?:do|does)\s+(?:(?:backend|frontend|front-end|back-end|full-stack|marketing|sales|design|data|QA|HR|IT|support|"
+       rf"accounting|engineering|research|ops|devops|security|product|finance|legal|recruiting|admin|payroll|content|growth)\s+)+"
+       rf"(?:stuff\s+|work\s+|things\s+)?(?:at|for)\s+(?P<v>{_ORG})(?:\s*,\s*[^.!?]*)?{TAIL}{END}"),
+    _r("en.had_event", "health_condition", "had a stroke / heart attack / seizure (a condition, from then on)",
+       "my dad had a stroke last November",
+       rf"{A}(?:\s+had|'s\s+had|\s+has\s+had|\s+suffered)\s+(?:a\s+|an\s+)?(?:mild\s+|minor\s+|major\s+|massive\s+|bad\s+|small\s+)?"
+       rf"(?P<v>stroke|heart\s+attack|seizure|concussion|TIA|mini-stroke|aneurysm|hip\s+replacement|knee\s+replacement|"
+       rf"bypass|hernia|blood\s+clot|pulmonary\s+embolism|breakdown)(?:\s+(?:so|and|but|which|last|in|this|a)\b[^.!?]*)?{END}",
+       change=True, hedged=True),
+    _r("en.tore", "health_condition", "tore my ACL / broke my wrist (an injury, from then on)", "tore my ACL playing soccer in October",
+       rf"{A}{_PERFECT}\s+(?:tore|torn|broke|broken|sprained|fractured|dislocated|ruptured|herniated)\s+(?:my|his|her|their|a)\s+"
+       rf"(?P<v>ACL|MCL|meniscus|rotator\s+cuff|achilles|ankle|wrist|arm|leg|hip|collarbone|elbow|knee|finger|toe|foot|hand|"
+       rf"rib|ribs|back|disc|nose|shoulder)\b[^.!?]*{END}", change=True),
+    _r("en.degree_from", "education", "have a master's / degree (in X) from Y (a school)", "I have a master's in public health from Emory",
+       rf"{A}(?:{_PERFECT}|\s+have|\s+has|'ve\s+got|\s+got|\s+earned|\s+finished)\s+(?:a|an|my)\s+(?:(?:master's|masters|bachelor's|"
+       rf"bachelors|phd|ph\.d\.|doctorate|degree|ba|bs|ma|ms|mba|jd|md|associate's|nursing\s+degree|law\s+degree)\s*)+"
+       rf"(?:in\s+[\w\s\-]{{2,30}}?\s+)?from\s+(?P<v>{CAP}){TAIL}{END}"),
+    _r("en.email", "email", "(my work) email is X", "work email is j.morales@brightpath.io",
+       rf"^\s*(?:(?:and|so|oh|also|btw)\s+)*(?:my\s+|our\s+)?(?:work\s+|personal\s+|school\s+|new\s+)?e-?mail(?:\s+address)?\s*"
+       rf"(?:is|'s|:)\s*(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)(?:\s+[^!?]*)?\s*$", opening=True),
+    _r("en.grade_in", "education", "(am) in 10th grade / in my junior year (a school year)", "im 15 and in 10th grade lol",
+       rf"{A}(?:{BE})?\s+in\s+(?:the\s+|my\s+)?(?P<v>\d{{1,2}}(?:st|nd|rd|th)\s+grade|(?:first|second|third|fourth|fifth|sixth|seventh|"
+       rf"eighth|ninth|tenth|eleventh|twelfth)\s+grade|(?:freshman|sophomore|junior|senior)\s+year)(?:\s+(?:now|lol|haha))*{TAIL}{END}"),
     _r("en.back_in", "lives_in", "am back in X (lives there again, from then on)", "I'm back in Chicago near my folks",
        rf"{A}{BE}\s+(?:now\s+)?back\s+(?:in|home\s+in)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True),
     _r("en.at_school", "education", "is at Lincoln Elementary / Roosevelt High (a school)", "my son Ethan is at Lincoln Elementary",

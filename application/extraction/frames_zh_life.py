@@ -40,7 +40,7 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 RULES: tuple[Rule, ...] = (
     _r("zh.dislikes", "dislikes", "讨厌/受不了/接受不了 X (dislikes; likes no more)", "我特别讨厌香菜",
-       rf"{A}(?:是|真的|特别|超|超级|最|很|非常|实在)*\s*(?:讨厌|受不了|反感|接受不了|吃不了|闻不了|怕)\s*(?P<v>(?![你他她它这那])"
+       rf"{A}(?:是|真的|特别|超|超级|最|很|非常|实在)*\s*(?:讨厌|受不了|反感|接受不了|吃不了|闻不了|怕|(?<=最)烦)\s*(?P<v>(?![你他她它这那])"
        rf"{WORD}{{1,8}}?){END}", also_not=("likes",)),
     _r("zh.topic_dislikes", "dislikes", "X 我(是真的)不行/受不了 (the object first: dislikes)", "香菜我是真的不行",
        rf"\s*(?P<v>{WORD}{{1,8}}?)\s*(?:我|我们)\s*(?:是|真的|实在|一直|从来)*\s*(?:不行|受不了|接受不了|吃不了|闻不了|讨厌|不喜欢|"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_zh_life import APPS, A, END, WORD
 from hlmem.application.extraction.lexicon import NUM_ZH, ORG_NAMES_ZH, ORG_ZH
+from hlmem.domain.events import Scope
 
 #: 咗 is Cantonese for 了.
 _LE = r"(?:了|咗)"
@@ -53,6 +54,18 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.phone", "phone", "电话/手机号(是/换成) 138… (a mobile number)", "有事直接打我电话 13812345678",
+       rf"^[^，。；,;！？!?]*?(?:电话|手机|号码|号|新的)[^0-9，。；,;！？!?]{{0,6}}?(?P<v>1[3-9]\d{{9}})(?!\d)(?:[，,].*)?{END}", opening=True,
+       on_text=True),
+    _r("zh.side_gig", "job_title", "接(一些)翻译的活儿 (a trade said by the work one takes)", "接一些翻译的活儿",
+       rf"{A}(?:主要)?接\s*(?:一些|点|些|一点)?\s*(?P<v>{WORD}{{2,4}}?)\s*的?\s*(?:活儿|活|单子|项目|私活)(?:[，,].*)?{END}", opening=True),
+    _r("zh.on_leave", "status", "在休病假/产假 (a state for now)", "最近在休病假",
+       rf"{A}(?:在|正在)?\s*休\s*(?P<v>病假|产假|陪产假|年假|婚假|长假|育儿假)(?:呢)?(?:[，,].*)?{END}", scope=Scope.TEMPORAL),
+    _r("zh.bare_job", "job_title", "…，柜员，… (a bare job word continuing a third party)", "我对象在银行上班，柜员",
+       rf"\s*(?P<v>{WORD}{{2,6}})\s*$", third_party=True),
+    _r("zh.stack", "uses", "(项目)用的 Spring Boot / 数据库是 MySQL (a tool by name)", "我们项目用的Spring Boot",
+       rf"{A}(?:项目|公司|团队|组里|后端|前端)?\s*(?:(?:数据库|框架|后端|前端|语言|缓存|编辑器|IDE|服务器|系统)(?:用的)?\s*是|用的是?|用的都是)\s*"
+       rf"(?P<v>[A-Za-z][\w.+#\-]*(?:\s+[A-Z][\w.+#\-]*)?)(?:\s*\d[\d.]*)?(?:[，,].*)?{END}", on_text=True, check="owns"),
     _r("zh.trade", "job_title", "(现在)做保险销售/做金融 (a trade one works in)", "做保险销售",
        rf"{A}(?:(?:跟|和|同)(?:我)?(?:老公|老婆|朋友|家里人|爸妈|对象)(?:一起)?)?(?:在|是)?\s*(?:做|干|搞)\s*(?P<v>{WORD}{{2,6}}?)(?:工作|行业|这行|这块)?(?:[，,].*)?{_END}", change=True,
        opening=True),
@@ -78,6 +91,8 @@ LAST: tuple[Rule, ...] = (
        rf"{A}改\s*(?P<v>(?!成|为|天|日|变|善|掉|了|口|名|期|版|主意)[\u4e00-\u9fff]{{2,6}}?){_LE}(?:[，,].*)?{_END}",
        change=True, also=("hobby",)),
     _r("zh.after_work", "habit", "下班/放学/周末 (就)去 X (a habit)", "现在下班去撸铁",
-       rf"{A}(?P<v>(?:下班|放学|下课|周末|晚饭)(?:后|以后|之后)?\s*(?:就|都|会)?\s*去\s*{WORD}{{1,6}}?)(?:[，,].*)?{_END}",
+       rf"{A}(?P<v>(?:(?:下班|放学|下课|周末|晚饭|退休|吃完饭|没事)(?:后|以后|之后)?\s*(?:就|都|会|天天|每天|经常|常|一般|通常)*|"
+       rf"(?:一般|通常|经常|平时)\s*(?:都|会)?)\s*去\s*{WORD}{{1,8}}?)"
+       rf"(?:[，,].*)?{_END}",
        on_text=True, also=("hobby",)),
 )

@@ -69,7 +69,7 @@ _BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|rec
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
                         r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up|traded|sold|gave\s+up|stopped|quit|"
-                        r"can't\s+stand|cannot\s+stand|hate|wear|speak|make|earn|bill|pay|paying|signed|tried)\b", re.I)
+                        r"can't\s+stand|cannot\s+stand|hate|wear|speak|make|earn|bill|pay|paying|signed|tried|tore|broke|sprained|fractured)\b", re.I)
 #: Casual English drops "I'm": a clause opening with a state or a participle is the speaker's
 #: ("allergic to penicillin, found out the hard way", "based in Lisbon", "down to 198!!").
 _DROPPED_AM = re.compile(r"^\s*(?:(?:still|now|currently|finally|also|just|all)\s+)*(?=(?:allergic|based|living|staying|"

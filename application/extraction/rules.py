@@ -64,6 +64,8 @@ _REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
 _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
 #: A Chinese clause ending in 了 says a new situation (小宝九月份上幼儿园了): a change.
 _NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
+#: Words that make a time expression a frequency (周末一般…, "on Sundays I usually…").
+_USUALLY = re.compile(r"一般|通常|经常|平时|总是|每[天周月年次]|(?i:\b(?:usually|normally|often|always|typically|every)\b)")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -229,6 +231,8 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
     mention = clause.time
     if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
         return anchor, None, fact.plan
+    if fact.predicate in ("habit", "hobby") and fact.polarity and _USUALLY.search(clause.text):
+        return anchor, None, False  # 周末一般去钓鱼, "weekends I usually climb": the time is how often, not when
     if fact.span and mention.start >= fact.span[1] and _LATER_CLAUSE.search(clause.text, fact.span[1], mention.start):
         return anchor, None, fact.plan  # "I'm a charge nurse, so this week is nights until Sunday": another clause's time
     prefer = "future" if fact.plan or clause.planned else "nearest_past"
