@@ -27,7 +27,7 @@ _LIST_EN = re.compile(rf"^\s*(?:(?:called|named|both\s+named)\s+)?(?P<names>{_NA
 _ITS_NAME_EN = re.compile(rf"^\s*(?:(?:his|her|its|their)\s+names?(?:\s+(?:is|are)|'s)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))"
                           rf"\s+(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)\s*[.!]*\s*$", re.I)
 _ZH_NAME = r"[\u4e00-\u9fffA-Za-z]{1,5}?"
-_LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫做?|名叫|名字叫|取名叫?|的名字是|叫它|给它取名叫?)\s*"
+_LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫它|给它取名叫?|叫做?|名叫|名字叫|取名叫?|的名字是)\s*"
                       rf"(?P<names>{_ZH_NAME}(?:\s*(?:和|跟|、)\s*{_ZH_NAME})*)\s*(?:了|呢|哦|啊)?\s*$")
 _ONE_OF_ZH = re.compile(rf"^\s*(?:老大|老二|老三|老小|老幺|大的|小的|一个|另一个|其中一个|一只|另一只|一条|另一条|大儿子|小儿子|"
                         rf"大女儿|小女儿|儿子|女儿|哥哥|弟弟|姐姐|妹妹)"
@@ -125,16 +125,29 @@ _AMOUNT_EN = re.compile(rf"^\s*(?:and\s+|so\s+)?(?:it'?s|it\s+is|it\s+went\s+up\
                         rf"(?P<v>{NUM_EN})(?:\s+(?:a|per)\s+(?:month|year|week))?(?:\s+now)?\s*[.!]*\s*$", re.I)
 
 
-def amount_after(clause: Clause, before: str) -> Reading | None:
-    """A bare amount after a clause that names a quantity: the quantity's new value (a change)."""
+#: A clause about losing or gaining weight: the bare amount after it is the new weight.
+_WEIGHT_ZH = re.compile(r"[瘦胖]了|减肥|减重|掉了[\d一二三四五六七八九十两几]+斤|长了[\d一二三四五六七八九十两几]+斤")
+_WEIGHT_EN = re.compile(r"\b(?:lost|gained|dropped|put\s+on)\s+(?:\d+|\w+)\s+(?:pounds|lbs?|kilos?|kg)\b", re.I)
+
+
+def amount_after(clause: Clause, before: str, *, weight_only: bool = False) -> Reading | None:
+    """A bare amount after a clause that names a quantity: the quantity's new value (a change).
+
+    :param weight_only: ``before`` ends the sentence before: only a weight carries over.
+    """
     if not before:
         return None
-    key = (_KEY_ZH if clause.lang == "zh" else _KEY_EN).search(before)
+    key = None if weight_only else (_KEY_ZH if clause.lang == "zh" else _KEY_EN).search(before)
     m = (_AMOUNT_ZH if clause.lang == "zh" else _AMOUNT_EN).match(clause.work)
-    if key is None or m is None:
+    if m is None:
         return None
-    table = QUANTITY_ZH if clause.lang == "zh" else QUANTITY_EN
-    predicate = table[key.group().lower()]
+    if key is None:  # "一个月瘦了十斤，现在一百三了", "lost 12 pounds, I'm 184 now": a weight
+        if not (_WEIGHT_ZH if clause.lang == "zh" else _WEIGHT_EN).search(before):
+            return None
+        predicate = "weight"
+    else:
+        table = QUANTITY_ZH if clause.lang == "zh" else QUANTITY_EN
+        predicate = table[key.group().lower()]
     value = " ".join(clause.text[m.start("v"):m.end("v")].split())
     return Reading([Fact(predicate=predicate, value=value, span=m.span("v"), change=True, holds_now=True,
                          rule=f"{clause.lang}.amount_after")])

@@ -23,7 +23,7 @@ from attrs import evolve, field, frozen
 from hlmem.application.extraction import coordination
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
-from hlmem.application.extraction.lexicon import ORG_ZH
+from hlmem.application.extraction.lexicon import KIN_CANON, ORG_ZH
 from hlmem.application.extraction.prefilter import Index
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
@@ -228,6 +228,10 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             continue
         if rule.to_user or rule.speaker:
             subject = None
+        if groups.get("okin"):  # 把我爸接到北京来了, "we moved Mom into a place in Mesa": about the one moved
+            word = groups["okin"].strip().lower()
+            canon = KIN_CANON.get(word, word)
+            subject = f"用户的{canon}" if lang == "zh" else f"user's {canon}"
         if groups.get("n"):
             value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"
         if not value or not value_ok(rule.check or predicate, value, lang, tagger):

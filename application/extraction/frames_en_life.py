@@ -140,7 +140,7 @@ RULES: tuple[Rule, ...] = (
        rf"a\s+broken\s+\w+|a\s+sprained\s+\w+){_FOR_NOW}{END}", scope=Scope.TEMPORAL, hedged=True),
     _r("en.staying", "status", "am staying at / with X until / for … (where one is for now)",
        "I'm staying at my parents' place until the renovation is done",
-       rf"{A}{BE}\s+(?:staying|living|crashing)\s+(?:at|with|in)\s+(?P<v>(?:my|our)\s+[\w\s'\-]{{2,24}}?|{CAP})\s+"
+       rf"{A}{BE}\s+(?:(?:staying|crashing)\s+(?:at|with|in)|living\s+(?:at|with))\s+(?P<v>(?:my|our)\s+[\w\s'\-]{{2,24}}?|{CAP})\s+"
        rf"(?:until|till|for|while|during)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
     _r("en.height_plain", "height", "am 5'7\" / 170 cm (a height said without \"tall\")", "I'm 5'7\"",
        rf"{A}{BE}\s+{HEDGE}(?P<v>\d'\s?\d{{1,2}}(?:\"|''|\s*(?:in|inches))?|\d\s*(?:foot|feet|ft)\s*\d{{0,2}}(?:\s*(?:inches|in))?|"
@@ -225,7 +225,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
        rf"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|middle\s+school|"
        rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{CAP}){TAIL}{END}", change=True, check="habit"),
-    _r("en.shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
+    _r("en.on_shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
        rf"{A}{BE}\s+(?:working\s+)?(?:on\s+)?(?:the\s+)?(?:night|day|early|late|morning|evening|graveyard|weekend)\s+shift\s+"
        rf"(?:at|for)\s+(?:the\s+)?(?P<v>{CAP}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?){TAIL}{END}", check="habit"),
     _r("en.rent_in", "lives_in", "rent / share a flat in X (lives there)", "We rent a two-bedroom apartment in Queens",
@@ -315,7 +315,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:currently\s+|now\s+|still\s+)?(?P<v>travel\s+nursing|nursing|bartending|waitressing|waiting\s+tables|tutoring|"
        rf"freelancing|consulting|contracting|substitute\s+teaching|subbing|nannying|babysitting|driving\s+for\s+(?-i:[A-Z]\w+)|"
        rf"doing\s+(?:doordash|uber|lyft|instacart))(?:\s+(?:full-time|part-time|now|again))?{TAIL}{END}", check="habit"),
-    _r("en.works_for", "employer", "deliver / drive / cook for X (an employer)", "I deliver for Kessler's Pharmacy",
+    _r("en.works_for", "employer", "deliver / drive / cook for X (an employer)", "I cook for Mario's Trattoria on weekends",
        rf"{A}\s+(?:deliver|delivers|drive|drives|cook|cooks|clean|cleans|nanny|nannies|tutor|tutors|write|writes|design|designs|"
        rf"volunteer|volunteers|sub|subs|bartend|bartends)\s+for\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}"),
     _r("en.landed_at", "employer", "landed at / took a job at X (an employer, from then on)", "landed at Home Depot",

@@ -42,11 +42,6 @@ FIRST: tuple[Rule, ...] = (
     _r("en.not_on", "uses", "am not on X anymore / no longer on X (a platform, negated)", "I'm not on Facebook anymore",
        rf"{A}{BE}\s+(?:not|no\s+longer)\s+on\s+(?P<v>{PRODUCT})(?:\s+(?:anymore|any\s+more))?(?:\s*,\s*[^.!?]*)?{END}",
        polarity=False, change=True),
-    _r("en.still_on", "uses", "am (still) on an iPhone 12 / Python 3.8 (a device, platform or version one uses)",
-       "still on an iPhone 12, no reason to upgrade",
-       rf"{A}{BE}\s+(?:still\s+|now\s+|currently\s+|all\s+)?on\s+(?:an?\s+|the\s+)?(?P<v>(?-i:[A-Z]|i(?=[A-Z]))[\w.+#\-]*"
-       rf"(?:\s+(?-i:[A-Z0-9])[\w.+#\-]*){{0,2}})(?!\s+(?:street|st\.?|avenue|road|team|call|board|time))"
-       rf"(?:\s+(?:in|at|for|since|and|but|until|till|because)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}", check="owns"),
     _r("en.everything_in", "uses", "everything's in X now / it all lives in X (the tool one keeps things in)",
        "everything's in Linear now",
        rf"^\s*(?:(?:and|so|now|but)\s+)*(?:everything|it\s+all|all\s+(?:of\s+)?(?:it|our\s+\w+|my\s+\w+))(?:'s|\s+is|\s+lives|"
@@ -62,6 +57,16 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.still_on", "uses", "am (still) on Python 3.8 / an iPhone 12 (a device, platform or version one uses)",
+       "we're still on Python 3.8 in prod",
+       rf"{A}{BE}\s+(?:still\s+|now\s+|currently\s+|all\s+)?on\s+(?:an?\s+|the\s+)?(?P<v>(?-i:[A-Z]|i(?=[A-Z]))[\w.+#\-]*"
+       rf"(?:\s+(?-i:[A-Z0-9])[\w.+#\-]*){{0,2}})(?!\s+(?:street|st\.?|avenue|road|team|call|board|time))"
+       rf"(?:\s+(?:in|at|for|since|and|but|until|till|because)\b[^.!?]*)?(?:\s*,\s*[^.!?]*)?{END}", check="owns"),
+    _r("en.moved_kin", "lives_in", "moved Mom into a place in X (the one moved lives there, from then on)",
+       "we moved Mom into an assisted living place in Mesa",
+       rf"{A}{_PERFECT}\s+(?:moved|brought|took)\s+(?:my\s+|our\s+)?(?P<okin>mom|mum|dad|mother|father|grandma|grandpa|grandmother|"
+       rf"grandfather|nana|granny|mother-in-law|father-in-law|parents)\s+(?:in)?to\s+(?:a|an|the|their|her|his)?\s*[\w\s'\-]{{0,40}}?"
+       rf"\b(?:in|near|outside)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}", change=True),
     _r("en.job_here", "job_title", "Freelance illustrator here / Night shift nurse at X (a job said as a noun phrase)",
        "Night shift nurse at St. Mary's",
        rf"^\s*(?:(?:and|so|but|also)\s+)*(?P<v>(?:(?:freelance|night[\s\-]shift|day[\s\-]shift|part[\s\-]time|full[\s\-]time|senior|"
@@ -86,10 +91,7 @@ LAST: tuple[Rule, ...] = (
        rf"{A}(?:{_PERFECT}|\s+have|\s+has|'ve\s+got|\s+got|\s+earned|\s+finished)\s+(?:a|an|my)\s+(?:(?:master's|masters|bachelor's|"
        rf"bachelors|phd|ph\.d\.|doctorate|degree|ba|bs|ma|ms|mba|jd|md|associate's|nursing\s+degree|law\s+degree)\s*)+"
        rf"(?:in\s+[\w\s\-]{{2,30}}?\s+)?from\s+(?P<v>{CAP}){TAIL}{END}"),
-    _r("en.email", "email", "(my work) email is X", "work email is j.morales@brightpath.io",
-       rf"^\s*(?:(?:and|so|oh|also|btw)\s+)*(?:my\s+|our\s+)?(?:work\s+|personal\s+|school\s+|new\s+)?e-?mail(?:\s+address)?\s*"
-       rf"(?:is|'s|:)\s*(?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)(?:\s+[^!?]*)?\s*$", opening=True),
-    _r("en.grade_in", "education", "(am) in 10th grade / in my junior year (a school year)", "im 15 and in 10th grade lol",
+    _r("en.grade_in", "education", "(am) in 10th grade / in my junior year (a school year)", "my son is in 4th grade",
        rf"{A}(?:{BE})?\s+in\s+(?:the\s+|my\s+)?(?P<v>\d{{1,2}}(?:st|nd|rd|th)\s+grade|(?:first|second|third|fourth|fifth|sixth|seventh|"
        rf"eighth|ninth|tenth|eleventh|twelfth)\s+grade|(?:freshman|sophomore|junior|senior)\s+year)(?:\s+(?:now|lol|haha))*{TAIL}{END}"),
     _r("en.back_in", "lives_in", "am back in X (lives there again, from then on)", "I'm back in Chicago near my folks",
@@ -98,7 +100,7 @@ LAST: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:now\s+|still\s+)?(?:at|in)\s+(?P<v>(?-i:[A-Z][\w.'\-]*(?:\s+[A-Z][\w.'\-]*){{0,3}}\s+(?:Elementary|Middle|High|"
        rf"Academy|School|College|University|Prep|Montessori|Primary|Secondary|Preschool|Kindergarten))(?:\s+School)?)"
        rf"(?:\s+(?:now|this\s+year))?{TAIL}(?:\s*,\s*[^.!?]*)?{END}"),
-    _r("en.started_school", "education", "started middle school at X (a school, from then on)",
+    _r("en.school_started_at", "education", "started middle school at X (a school, from then on)",
        "Ethan started middle school this fall at Roosevelt",
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting|'s\s+starting)\s+(?:(?:middle|high|elementary|primary|secondary|"
        rf"grade|grad|law|med|nursing)\s+school|kindergarten|preschool|college|university|first\s+grade|\w+\s+grade)"

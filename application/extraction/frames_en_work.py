@@ -73,7 +73,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?:a|an|my|another|the)\s+(?:[\w\-]+\s+){{0,2}}?(?:shift|night|nights|double|overnight|overnights|graveyard)\s+"
        rf"(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}"),
     _r("en.was_before_retiring", "job_title", "was a Y (for N years) before retiring (a retired Y)",
-       "he was an accountant for forty years before he retired",
+       "My dad was an accountant for forty years before he retired",
        rf"{A}(?:\s+was|\s+were|'d\s+been|\s+had\s+been)\s+(?:a|an)\s+(?P<v>{_JOB})(?:\s+(?:at|for|with)\s+[^.!?]*?)?"
        rf"\s+(?:before\s+(?:he|she|I|they|we)\s+retired|until\s+(?:he|she|I|they|we)\s+retired|before\s+retiring|until\s+retiring)"
        rf"{TAIL}{END}", change=True, check="habit", clean=lambda v: f"retired {v}"),

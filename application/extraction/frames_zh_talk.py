@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_zh_life import APPS, A, END, WORD
-from hlmem.application.extraction.lexicon import NUM_ZH, ORG_NAMES_ZH, ORG_ZH
+from hlmem.application.extraction.lexicon import NUM_ZH, ORG_NAMES_ZH, ORG_ZH, PETS_ZH
+from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.events import Scope
 
 #: 咗 is Cantonese for 了.
@@ -33,9 +34,6 @@ FIRST: tuple[Rule, ...] = (
     _r("zh.topic_stopped_act", "habit", "跑步/羽毛球 (我)早就不跑/不打了 (the activity first: habit, negated)", "跑步早就不跑了",
        rf"\s*(?P<v>(?!{APPS}|{ORG_NAMES_ZH}|{ORG_ZH}\s*(?:我|我们)?\s*(?:早就|已经)?\s*不){WORD}{{1,6}}?)\s*(?:我|我们)?{A}(?:早就|好久)?(?:不|没)(?:再)?\s*(?:跑|打|踢|游|练|弹|跳|骑|爬|滑|下|玩)了"
        rf"(?:[，,].*)?{END}", polarity=False, change=True, also=("hobby",)),
-    _r("zh.weight_moved", "weight", "瘦到/胖回/减到 N(斤) (a weight, from then on)", "瘦到一百三十八了",
-       rf"{A}(?:(?:过年|过节|春节|放假|假期|国庆|暑假|寒假|这个月|这半年|生完孩子|生完)(?:后|以后|期间)?)?\s*(?:又|终于)?\s*(?:瘦|胖|减|掉|反弹)(?:到|回|回到|至)了?\s*(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg)?)"
-       rf"(?:左右|多)?(?:[，,].*)?{_END}", change=True),
     _r("zh.rent_raised", "rent", "房东/房租 涨到/降到 N (rent, from then on)", "房东涨到四千了",
        rf"{A}(?:房东|房租|租金|房子)\s*(?:又|已经|终于|突然)?\s*(?:涨|加|提|降|减)(?:价)?(?:到|至|成)了?\s*"
        rf"(?P<v>{NUM_ZH}\s*(?:元|块钱|块|万|千)?)(?:一个月|每月)?(?:[，,].*)?{_END}", change=True),
@@ -43,7 +41,7 @@ FIRST: tuple[Rule, ...] = (
        rf"\s*(?P<v>(?![我你他她它这那])[\u4e00-\u9fffA-Za-z0-9]{{2,8}}?)\s*(?:已经|早就)?\s*(?:送给(?:了)?{WORD}{{1,6}}?|送人|"
        rf"卖给(?:了)?{WORD}{{1,6}}?|转出去|转让出去|转手|盘出去|卖掉){_LE}(?:[，,].*)?{_END}", polarity=False, change=True),
     _r("zh.broke_up_with", "partner", "跟 X 分了/掰了/吹了 (partner, negated)", "跟周杰分了",
-       rf"{A}(?:和|跟|与)\s*(?P<v>{_NAME})\s*(?:分了|掰了|吹了|离了|分手了|分开了)(?:[。.…]*)(?:[，,].*)?{_END}",
+       rf"{A}(?:和|跟|与)\s*(?P<v>{_NAME})\s*(?:分了|掰了|吹了|离了)(?:[。.…]*)(?:[，,].*)?{_END}",
        polarity=False, change=True),
     _r("zh.pet_counted_named", "owns", "养了只橘猫叫年糕 (a pet counted and named at once)", "家里养了只橘猫叫年糕",
        rf"{A}(?:还)?(?:养了?|养着|有|捡了|领养了|收养了)\s*(?:[一两二三四五六七八九几]\s*)?[只条头匹尾]\s*"
@@ -54,6 +52,26 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.weight_moved", "weight", "瘦到/胖回/减到 N(斤) (a weight, from then on)", "瘦到一百三十八了",
+       rf"{A}(?:(?:过年|过节|春节|放假|假期|国庆|暑假|寒假|这个月|这半年|生完孩子|生完)(?:后|以后|期间)?)?\s*(?:又|终于)?\s*(?:瘦|胖|减|掉|反弹)(?:到|回|回到|至)了?\s*(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg)?)"
+       rf"(?:左右|多)?(?:[，,].*)?{_END}", change=True),
+    _r("zh.brought_kin", "lives_in", "把我爸接到北京来了 (the one brought lives there, from then on)", "把我爸接到北京来了",
+       rf"{A}(?:把|将)\s*(?:我|我们)?(?:的|家)?(?P<okin>{REL_ALL_ZH})\s*(?:接到|接去|接来|送到|送回|送去|搬到)了?\s*"
+       rf"(?P<v>[\u4e00-\u9fff]{{2,6}}?)\s*(?:来|去)?\s*(?:住|养老|生活|定居)?{_LE}?(?:[，,].*)?{_END}", change=True),
+    _r("zh.home_town_in", "lives_in", "(还)在 哈尔滨老家 (lives there, in the home town)", "我妈还在湛江老家",
+       rf"{A}(?:都|还|一直)?在\s*(?P<v>[\u4e00-\u9fff]{{2,5}}?)\s*老家(?:住|待着|呢|那边)?(?:[，,].*)?{_END}"),
+    _r("zh.work_site", "works_in", "在工地/厂里 干活/打工 (where one works)", "我哥在码头搬砖",
+       rf"{A}在\s*(?P<v>[\u4e00-\u9fff]{{0,8}}?(?:工地|厂|厂里|车间|店里|餐馆|饭店|工厂|矿上|码头|仓库|物流园))\s*(?:干活|打工|上班|做事|搬砖)"
+       rf"(?:[，,].*)?{_END}", check="habit"),
+    _r("zh.went_to_farm", "job_title", "回老家种地去了 / 务农 (a trade, from then on)", "回老家种地去了",
+       rf"{A}(?:回(?:了|到)?(?:老家|农村|村里)\s*)?(?P<v>种地|种田|务农|养猪|养鸡|养鱼|种果树|摆摊|开店|开网店|跑运输|跑车)(?:去)?{_LE}?"
+       rf"(?:[，,].*)?{_END}", change=True, check="habit", opening=True),
+    _r("zh.home_pet", "owns", "家里(就)一只猫 (a pet counted at home)", "家里就一只猫",
+       rf"\s*(?:我们)?(?:家里|家|我家)\s*(?:就|只|还)?\s*(?:有|养了?|养着)?\s*[一两二三四五六七八九几]\s*[只条头匹尾]\s*"
+       rf"(?P<v>{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}){END}"),
+    _r("zh.found_pet", "owns", "在楼下捡了只小狗 (a pet found or adopted somewhere)", "前两天在楼下捡了只小狗",
+       rf"{A}在\s*[\u4e00-\u9fff]{{1,6}}?(?:捡了|领养了|收养了|买了|抱了)\s*(?:[一两]\s*)?[只条]\s*"
+       rf"(?P<v>{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}){END}", change=True),
     _r("zh.phone", "phone", "电话/手机号(是/换成) 138… (a mobile number)", "有事直接打我电话 13812345678",
        rf"^[^，。；,;！？!?]*?(?:电话|手机|号码|号|新的)[^0-9，。；,;！？!?]{{0,6}}?(?P<v>1[3-9]\d{{9}})(?!\d)(?:[，,].*)?{END}", opening=True,
        on_text=True),

@@ -112,6 +112,8 @@ EXTRA: tuple[tuple[str, str, str, str, str], ...] = (
      "涨工资了，现在一个月一万八"),
     ("en.amount_after", "en", "…raised the rent, it's N now (an amount for the quantity the last clause named)",
      "by key word", "They raised the rent, it's $1,650 now"),
+    ("en.device_mention", "en", "my Pixel 6 / my Galaxy S21 anywhere in a clause (a device the user has)", "owns",
+     "my Pixel 6 is acting up again"),
 )
 
 

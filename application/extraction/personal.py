@@ -70,6 +70,8 @@ _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
                         r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up|traded|sold|gave\s+up|stopped|quit|"
                         r"can't\s+stand|cannot\s+stand|hate|wear|speak|make|earn|bill|pay|paying|signed|tried|tore|broke|sprained|fractured)\b", re.I)
+#: "im 15", "Im in 10th grade": I'm typed without its apostrophe.
+_IM = re.compile(r"^\s*(?:so\s+|and\s+|but\s+)?[Ii]m\s+(?=\S)")
 #: Casual English drops "I'm": a clause opening with a state or a participle is the speaker's
 #: ("allergic to penicillin, found out the hard way", "based in Lisbon", "down to 198!!").
 _DROPPED_AM = re.compile(r"^\s*(?:(?:still|now|currently|finally|also|just|all)\s+)*(?=(?:allergic|based|living|staying|"
@@ -123,7 +125,7 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and _DROPPED_I.match(clause.work):
         subject = _carry(clause, Subject(None, 0))  # "Been vegetarian for ten years", "Got a new job!": the speaker
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq \
-            and (am := _DROPPED_AM.match(clause.work)) is not None:
+            and (am := _DROPPED_AM.match(clause.work) or _IM.match(clause.work)) is not None:
         subject = Subject(None, am.end(), bare_end=-3, carried=True)  # "based in Lisbon": I'm based in Lisbon
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and carried is None \
             and (bare := _BARE_STATE.match(clause.work)) is not None:

@@ -104,12 +104,14 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     sentence = -1
     previous: list[Fact] = []
     said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
+    said_before = ""  # the last clause of the sentence before
     owner: dict[str, str | None] = {}  # a pet's name → whose pet it is ("…养了只橘猫叫年糕，还有只柯基叫豆豆")
     known: set[str] = set()  # names the event introduced (咪咪, Eli): a clause opening with one is about them
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
         if clause.sentence_start != sentence:
+            said_before = said or said_before  # "一个月瘦了十斤!! 现在一百三了": a weight goes on across "!!"
             sentence, carried, previous, said = clause.sentence_start, None, [], ""
         module = patterns_zh if clause.lang == "zh" else patterns_en
         reading = personal.Reading([]) if clause.planned else personal.match(
@@ -117,7 +119,8 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         named = None
         if not piece.blocked and by_user:
             named = (names_after(clause, previous) or items_after(clause, previous)) if previous else None
-            named = named or amount_after(clause, said)
+            named = named or amount_after(clause, said) or (amount_after(clause, said_before, weight_only=True)
+                                                            if not said else None)
         if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
             facts, carried = named.facts, named.subject or carried
             out = _unplaceholder(out, previous[-1] if previous else None, facts, registry)
