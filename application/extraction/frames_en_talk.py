@@ -17,7 +17,7 @@ from hlmem.application.extraction.lexicon import NUM_EN
 _PERFECT = r"(?:'ve|'s|'d|\s+(?:have|has|had|just|recently|finally|officially|already))*"
 _ORG = r"(?:the\s+)?(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|&))*)"
 #: A weight said with its unit, or a bare number a weight is said with ("down to 198").
-_WEIGHT = rf"(?P<v>\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kgs|kilos?))?)(?![\d,.]*\s*(?:k\b|%|dollars|bucks|an\s+hour))"
+_WEIGHT = rf"(?P<v>\d{{1,3}}(?:\.\d)?\s*(?:lbs?|pounds|kg|kgs|kilos?)\b|\d{{2,3}}(?:\.\d)?)(?![\d,.]*\s*(?:k\b|%|dollars|bucks|an\s+hour))"
 _MONEY = r"(?:[$€£¥]\s?\d[\d,.]*\s?(?:k|K)?|\d[\d,.]*\s?(?:k|K|grand)\b|\d[\d,.]*\s*(?:dollars|bucks|euros|pounds\s+sterling))"
 #: Places one rents.
 _HOME = r"(?:studio|apartment|flat|place|room|house|condo|one-bedroom|two-bedroom|1br|2br|rental|unit|loft)"

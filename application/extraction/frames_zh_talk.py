@@ -104,7 +104,7 @@ LAST: tuple[Rule, ...] = (
        rf"(?P<v>{_TOOL})\s*(?:上|里)(?:面)?(?:[，,].*)?{_END}", on_text=True),
     _r("zh.moved_to_tool", "uses", "(公司)统一迁到/换到 GitHub 了 (a tool, from then on)", "公司统一迁到GitHub了",
        rf"{A}(?:公司|团队|我们|组里|项目)?\s*(?:统一|全部|都|已经)*\s*(?:迁到|迁移到|搬到|切到|换到|转到)了?\s*"
-       rf"(?P<v>{_TOOL})\s*(?:上|里)?{_LE}?(?:[，,].*)?{_END}", change=True, on_text=True),
+       rf"(?P<v>{_TOOL}|{APPS})\s*(?:上|里)?{_LE}?(?:[，,].*)?{_END}", change=True, on_text=True),
     _r("zh.changed_bare", "habit", "(现在)改游泳了 (a habit taken over from another, from then on)", "现在改游泳了",
        rf"{A}改\s*(?P<v>(?!成|为|天|日|变|善|掉|了|口|名|期|版|主意)[\u4e00-\u9fff]{{2,6}}?){_LE}(?:[，,].*)?{_END}",
        change=True, also=("hobby",)),
