@@ -66,7 +66,7 @@ _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不�
 _DEONTIC = re.compile(r"要求|必须|应该(?![是有])|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
-_REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+_REPORTING = re.compile(r"(?<![小会能实])(?<!跟你)(?<!和你)(?<!给你)(?<!对你)说(?![明话法服得一实真起来个件])|讲到|告诉(?!你)|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 #: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".

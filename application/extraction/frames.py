@@ -66,6 +66,7 @@ class Rule:
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
     when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
     speaker: bool = False  # the fact is the speaker's whatever opens the clause ("Notion runs my whole life")
+    place_slot: str = "works_in"  # the slot of the ``place`` group (在通州买了套房: lives_in)
     org_slot: str | None = None  # the slot of the ``org`` group when the frame says what it is (drive *for* Uber: employer)
 
 
@@ -256,8 +257,8 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=(js, je), rule=rule.name))
         place = clean_value(groups.get("place") or "", lang, place=True)
-        if place and value_ok("works_in", place, lang, tagger):
-            out.append(Fact(predicate="works_in", value=place, subject=subject, cardinality=_S, importance=rule.importance,
+        if place and value_ok(rule.place_slot, place, lang, tagger):
+            out.append(Fact(predicate=rule.place_slot, value=place, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=m.span("place"), rule=rule.name))
         org = clean_value(groups.get("org") or "", lang, place=True)
         if org:

@@ -158,6 +158,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:based|settled)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.moved", "lives_in", "moved/relocated to X (a move: from then on)", "I moved to Seattle last spring",
        rf"{A}(?:(?:\s+|(?='))(?:have|has|'ve|just|finally))*(?:\s+|(?='))(?:moved|relocated|move|relocate|came|headed)\s+(?:back\s+)?(?:home\s+)?(?:out\s+)?"
+       rf"(?:down\s+|up\s+|over\s+|across\s+|out\s+west\s+|back\s+east\s+)?"
        rf"(?:here\s+)?to\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.home", "lives_in", "home (for me) is X", "Home for me is Melbourne these days",

@@ -36,6 +36,9 @@ _NATIONS = (r"(?:American|Canadian|British|English|Irish|Scottish|Welsh|Australi
 #: Gig platforms people work through.
 _GIGS = (r"(?-i:Uber(?:\s+Eats)?|Lyft|DoorDash|Grubhub|Instacart|Amazon\s+Flex|Postmates|Deliveroo|TaskRabbit|Shipt|Spark|"
          r"Caviar|Gopuff|Rover|Wag|Fiverr|Upwork)")
+#: A school by its name ("Lincoln Elementary", "Ohio State University"): "started at Costco" is a job.
+_SCHOOLISH = (r"(?-i:[A-Z][\w.&'\-]*(?:\s+[A-Z][\w.&'\-]*)*\s+(?:School|College|University|Academy|Elementary|High|Middle|Prep|"
+              r"Institute|Kindergarten|Preschool|Montessori)|(?:University|College)\s+of\s+[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)")
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
 
@@ -224,7 +227,7 @@ RULES: tuple[Rule, ...] = (
        "My grandson Eli started kindergarten this fall",
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
        rf"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|middle\s+school|"
-       rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{CAP}){TAIL}{END}", change=True, check="habit"),
+       rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{_SCHOOLISH}){TAIL}{END}", change=True, check="habit"),
     _r("en.on_shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
        rf"{A}{BE}\s+(?:working\s+)?(?:on\s+)?(?:the\s+)?(?:night|day|early|late|morning|evening|graveyard|weekend)\s+shift\s+"
        rf"(?:at|for)\s+(?:the\s+)?(?P<v>{CAP}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?){TAIL}{END}", check="habit"),

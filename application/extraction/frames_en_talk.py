@@ -57,6 +57,16 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.moved_back_in", "lives_in", "moved back in with my parents in X (lives there, from then on)",
+       "moved back in with my parents in Reading for a bit",
+       rf"{A}{_PERFECT}\s+moved\s+(?:back\s+)?in\s+with\s+(?:my|our)\s+[\w\s'\-]{{2,20}}?\s+in\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       change=True),
+    _r("en.bought_home_in", "lives_in", "bought a (little) two-bed / house / condo in X (lives there, from then on)",
+       "bought a little two-bed in Bristol",
+       rf"{A}{_PERFECT}\s+(?:bought|closed\s+on|got|rented|signed\s+a\s+lease\s+on|leased)\s+(?:a|an|our|my|the)\s+"
+       rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?:two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"
+       rf"townhouse|bungalow|place|studio|cottage|home)(?:\s+[\w\-]+){{0,3}}?\s+(?:in|near)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       change=True),
     _r("en.still_on", "uses", "am (still) on Python 3.8 / an iPhone 12 (a device, platform or version one uses)",
        "we're still on Python 3.8 in prod",
        rf"{A}{BE}\s+(?:still\s+|now\s+|currently\s+|all\s+)?on\s+(?:an?\s+|the\s+)?(?P<v>(?-i:[A-Z]|i(?=[A-Z]))[\w.+#\-]*"
@@ -135,5 +145,7 @@ LAST: tuple[Rule, ...] = (
     _r("en.been_doing", "hobby", "been bouldering / climbing for two years (a hobby one keeps up)", "been bouldering for two years",
        rf"{A}(?:'ve|\s+have)?\s+been\s+(?P<v>(?!working|living|staying|trying|thinking|feeling|looking|doing|going|getting|"
        rf"using|eating|dating|seeing|sleeping|married)[a-z]+ing)\s+(?:for|since)\s+[^.!?]*{END}"),
+    _r("en.at_now", "employer", "I'm at Costco now (a workplace one has moved to)", "ok update I'm at Costco now, my friend got me in",
+       rf"{A}{BE}\s+(?:now\s+)?at\s+(?P<v>(?-i:[A-Z][\w.&'\-]*(?:\s+[A-Z][\w.&'\-]*){{0,2}}))(?<!School)(?<!High)(?<!Elementary)(?<!College)(?<!University)(?<!Academy)(?<!Middle)(?<!Hospital)(?<!Airport)\s+now(?:\s*,\s*[^.!?]*)?{END}", change=True),
 )
 

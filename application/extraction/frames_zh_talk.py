@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.frames_zh_life import APPS, A, END, WORD
+from hlmem.application.extraction.lexicon import CITIES_ZH as CITIES
 from hlmem.application.extraction.lexicon import NUM_ZH, ORG_NAMES_ZH, ORG_ZH, PETS_ZH
 from hlmem.application.extraction.subjects import REL_ALL_ZH
 from hlmem.domain.events import Scope
@@ -31,6 +32,14 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("zh.bought_home_in", "owns", "在 X (那边) 买了套房/小三居 (owns it, and lives there)", "在燕郊买了套小三居",
+       rf"{A}(?:还是|最后|是)?\s*在\s*(?P<place>[\u4e00-\u9fff]{{2,6}}?)\s*(?:这边|那边)?\s*(?:买|全款买|贷款买)了\s*(?:个|套|间|一套|一个|一间)?\s*"
+       rf"(?P<v>(?:小|大)?(?:房子|房|两居|三居|一居|三居室|两居室|一室一厅|两室一厅|三室一厅|公寓|别墅|复式|loft))(?:[，,].*)?{_END}",
+       change=True, place_slot="lives_in"),
+    _r("zh.rents_in", "lives_in", "在 X (这边) 租/买了(套)房子/两居 (lives there)", "在顺义租了个两居",
+       rf"{A}(?:还是|最后|是)?\s*在\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)\s*(?:这边|那边)?\s*(?:租|买|看中)(?:的|了)?\s*(?:个|套|间|一套|一个|一间)?\s*"
+       rf"(?:小|大)?(?:房子|房|两居|三居|一居|小三居|一室一厅|两室一厅|三室一厅|公寓|单间|别墅|复式|loft)[^，。；,;！？!?]{{0,12}}?(?:[，,].*)?{_END}",
+       change=True),
     _r("zh.topic_stopped_act", "habit", "跑步/羽毛球 (我)早就不跑/不打了 (the activity first: habit, negated)", "跑步早就不跑了",
        rf"\s*(?P<v>(?!{APPS}|{ORG_NAMES_ZH}|{ORG_ZH}\s*(?:我|我们)?\s*(?:早就|已经)?\s*不){WORD}{{1,6}}?)\s*(?:我|我们)?{A}(?:早就|好久)?(?:不|没)(?:再)?\s*(?:跑|打|踢|游|练|弹|跳|骑|爬|滑|下|玩)了"
        rf"(?:[，,].*)?{END}", polarity=False, change=True, also=("hobby",)),
@@ -52,6 +61,12 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.went_back_city", "lives_in", "辞职回长沙了 / 搬回成都了 (lives there, from then on)", "我辞职回长沙了",
+       rf"{A}(?:辞职|辞了职|离职|搬家|搬|已经|又)?\s*回(?:到)?(?:了)?\s*(?P<v>{CITIES})\s*(?:了|来了|去了|发展了|定居了)(?:[，,].*)?{_END}",
+       change=True),
+    _r("zh.reported_to", "employer", "去字节报到了 / 入职了 (an employer, from then on)", "昨天去字节报到了",
+       rf"{A}(?:正式)?(?:去|到)\s*(?P<v>{ORG_NAMES_ZH}|{ORG_ZH}|[\u4e00-\u9fffA-Za-z]{{2,6}}?)\s*(?:报到|入职)了(?:[，,].*)?{_END}",
+       change=True),
     _r("zh.weight_moved", "weight", "瘦到/胖回/减到 N(斤) (a weight, from then on)", "瘦到一百三十八了",
        rf"{A}(?:(?:过年|过节|春节|放假|假期|国庆|暑假|寒假|这个月|这半年|生完孩子|生完)(?:后|以后|期间)?)?\s*(?:又|终于)?\s*(?:瘦|胖|减|掉|反弹)(?:到|回|回到|至)了?\s*(?P<v>{NUM_ZH}\s*(?:斤|公斤|千克|kg)?)"
        rf"(?:左右|多)?(?:[，,].*)?{_END}", change=True),

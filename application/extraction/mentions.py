@@ -48,6 +48,19 @@ def relations(clause: Clause) -> list[Fact]:
     return out
 
 
+#: "my apartment in Fishtown", "the flat in Hackney": where the speaker lives, said in passing.
+_HOME_EN = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:(?:new|old|little|tiny|rented)\s+)?(?:apartment|flat|studio|condo|place)\s+(?:in|on)\s+"
+                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?!['’]s)\b(?!\s+(?:Street|St|Avenue|Ave|Road|Rd)\b)")
+
+
+def homes(clause: Clause) -> list[Fact]:
+    """``lives_in`` facts (the user's) for "my apartment in X" in an English clause."""
+    if clause.lang != "en" or not clause.by_user:
+        return []
+    return [Fact(predicate="lives_in", value=m["name"], span=m.span("name"), rule="en.home_mention", importance=0.5)
+            for m in _HOME_EN.finditer(clause.work)]
+
+
 def devices(clause: Clause) -> list[Fact]:
     """``owns`` facts (the user's) for every "my <device model>" in an English clause ("my Pixel 6 is acting up")."""
     if clause.lang != "en":
