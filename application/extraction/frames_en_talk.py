@@ -29,6 +29,12 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("en.bought_home_in", "owns", "bought a (little) two-bed / house / condo in X (owns it, and lives there from then on)",
+       "bought a little two-bed in Bristol",
+       rf"{A}{_PERFECT}\s+(?:bought|closed\s+on)\s+(?:a|an|our|my|the)\s+"
+       rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?P<v>two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"
+       rf"townhouse|bungalow|place|studio|cottage|home)(?:\s+[\w\-]+){{0,3}}?\s+(?:in|near)\s+(?P<place>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       change=True, place_slot="lives_in"),
     _r("en.do_a_lot_of", "hobby", "do a lot of knitting / some hiking (a hobby)", "I do a lot of knitting in the evenings",
        rf"{A}\s+(?:do|does)\s+(?:a\s+lot\s+of|lots\s+of|a\s+ton\s+of|some|a\s+bit\s+of|plenty\s+of)\s+"
        rf"(?P<v>[a-z]+ing(?:\s+[a-z]+ing)?){TAIL}{END}"),
@@ -57,15 +63,14 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.rented_in", "lives_in", "rented / signed a lease on a place in X (lives there, from then on)", "I rented a place in Tacoma",
+       rf"{A}{_PERFECT}\s+(?:rented|leased|signed\s+a\s+lease\s+on|sublet|found)\s+(?:a|an|our|my|the)\s+"
+       rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?:two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"
+       rf"townhouse|place|studio|room|unit)(?:\s+[\w\-]+){{0,3}}?\s+(?:in|near|on)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       change=True),
     _r("en.moved_back_in", "lives_in", "moved back in with my parents in X (lives there, from then on)",
        "moved back in with my parents in Reading for a bit",
        rf"{A}{_PERFECT}\s+moved\s+(?:back\s+)?in\s+with\s+(?:my|our)\s+[\w\s'\-]{{2,20}}?\s+in\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
-       change=True),
-    _r("en.bought_home_in", "lives_in", "bought a (little) two-bed / house / condo in X (lives there, from then on)",
-       "bought a little two-bed in Bristol",
-       rf"{A}{_PERFECT}\s+(?:bought|closed\s+on|got|rented|signed\s+a\s+lease\s+on|leased)\s+(?:a|an|our|my|the)\s+"
-       rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?:two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"
-       rf"townhouse|bungalow|place|studio|cottage|home)(?:\s+[\w\-]+){{0,3}}?\s+(?:in|near)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
        change=True),
     _r("en.still_on", "uses", "am (still) on Python 3.8 / an iPhone 12 (a device, platform or version one uses)",
        "we're still on Python 3.8 in prod",

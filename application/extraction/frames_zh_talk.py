@@ -32,6 +32,9 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("zh.moved_data_to", "uses", "把笔记全搬到 Notion 了 (a tool one moved one's things to, from then on)", "把笔记全搬到Notion了",
+       rf"{A}(?:把|将)?\s*(?:笔记|文件|数据|文档|照片|代码|任务|资料|东西|待办|日程|账本|记账)\s*(?:全|都|全部|统一)?\s*(?:搬|迁|转|导|挪|同步)(?:到|去|进)了?\s*"
+       rf"(?P<v>{_TOOL}|{APPS})\s*(?:上|里)?{_LE}?(?:[，,].*)?{_END}", change=True, on_text=True),
     _r("zh.bought_home_in", "owns", "在 X (那边) 买了套房/小三居 (owns it, and lives there)", "在燕郊买了套小三居",
        rf"{A}(?:还是|最后|是)?\s*在\s*(?P<place>[\u4e00-\u9fff]{{2,6}}?)\s*(?:这边|那边)?\s*(?:买|全款买|贷款买)了\s*(?:个|套|间|一套|一个|一间)?\s*"
        rf"(?P<v>(?:小|大)?(?:房子|房|两居|三居|一居|三居室|两居室|一室一厅|两室一厅|三室一厅|公寓|别墅|复式|loft))(?:[，,].*)?{_END}",
@@ -48,7 +51,8 @@ FIRST: tuple[Rule, ...] = (
        rf"(?P<v>{NUM_ZH}\s*(?:元|块钱|块|万|千)?)(?:一个月|每月)?(?:[，,].*)?{_END}", change=True),
     _r("zh.given_away", "owns", "X 送给/送人/转出去/卖给 … 了 (the thing or pet first: owns, negated)", "大黄送给我表姐了",
        rf"\s*(?P<v>(?![我你他她它这那])[\u4e00-\u9fffA-Za-z0-9]{{2,8}}?)\s*(?:已经|早就)?\s*(?:送给(?:了)?{WORD}{{1,6}}?|送人|"
-       rf"卖给(?:了)?{WORD}{{1,6}}?|转出去|转让出去|转手|盘出去|卖掉){_LE}(?:[，,].*)?{_END}", polarity=False, change=True),
+       rf"卖给(?:了)?{WORD}{{1,6}}?|送回(?:了)?{WORD}{{0,4}}?(?:给|让)?{WORD}{{0,6}}?养|转出去|转让出去|转手|盘出去|卖掉){_LE}(?:[，,].*)?{_END}",
+       polarity=False, change=True),
     _r("zh.broke_up_with", "partner", "跟 X 分了/掰了/吹了 (partner, negated)", "跟周杰分了",
        rf"{A}(?:和|跟|与)\s*(?P<v>{_NAME})\s*(?:分了|掰了|吹了|离了)(?:[。.…]*)(?:[，,].*)?{_END}",
        polarity=False, change=True),
@@ -61,6 +65,9 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.uses_latin", "uses", "(剪视频)都用 Premiere 了 / 笔记都用 Obsidian (a tool by its Latin name)", "我现在剪视频都用Premiere了",
+       rf"{A}(?:[\u4e00-\u9fff]{{1,4}}?)?\s*(?:都|全|全都|主要|一直)?\s*(?:在用|改用|用的是|用)\s*(?P<v>[A-Za-z][\w.+#\-]*(?:\s+[A-Z0-9][\w.+#\-]*)?|{APPS})"
+       rf"\s*(?:了|啦)?(?:[，,].*)?{_END}", on_text=True, change=True),
     _r("zh.went_back_city", "lives_in", "辞职回长沙了 / 搬回成都了 (lives there, from then on)", "我辞职回长沙了",
        rf"{A}(?:辞职|辞了职|离职|搬家|搬|已经|又)?\s*回(?:到)?(?:了)?\s*(?P<v>{CITIES})\s*(?:了|来了|去了|发展了|定居了)(?:[，,].*)?{_END}",
        change=True),

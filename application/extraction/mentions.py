@@ -61,8 +61,16 @@ def homes(clause: Clause) -> list[Fact]:
             for m in _HOME_EN.finditer(clause.work)]
 
 
+#: 我这个 iPhone 13, 我的红米K60: a phone or computer by its model, the speaker's.
+_DEVICE_ZH = re.compile(r"我(?:这个|的|这台|这部|那个|那台)?\s*(?P<name>(?:iPhone|iPad|MacBook|华为|小米|红米|OPPO|vivo|荣耀|三星|Pixel|一加|魅族|ThinkPad)"
+                        r"\s*(?:Mate|Pro|Max|Note|Find|Reno|Galaxy|P|K|X|S|Air|Nova|nova)?\s*\d{1,3}[A-Za-z]*(?:\s*(?:Pro|Max|Plus|Ultra|mini|Air))?)")
+
+
 def devices(clause: Clause) -> list[Fact]:
-    """``owns`` facts (the user's) for every "my <device model>" in an English clause ("my Pixel 6 is acting up")."""
+    """``owns`` facts (the user's) for every "my <device model>" in a clause ("my Pixel 6 is acting up", 我这个iPhone 13)."""
+    if clause.lang == "zh":
+        return [Fact(predicate="owns", value=m["name"], span=m.span("name"), rule="zh.device_mention", importance=0.5)
+                for m in _DEVICE_ZH.finditer(clause.work)]
     if clause.lang != "en":
         return []
     return [Fact(predicate="owns", value=m["name"], span=m.span("name"), rule="en.device_mention", importance=0.5)

@@ -61,7 +61,7 @@ _EN_CONTINUES = re.compile(
 #: "…, plus a very dumb but very sweet beagle named Otis": one more thing the subject before has.
 _PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an|one|two|three|some|another)\s)", re.I)
 #: A sentence that is only a state of the speaker's: "single.", "vegetarian since high school".
-_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
+_BARE_STATE = re.compile(r"^\s*(?:(?:ok|okay|so|and)\s+)?(?:(?:full|fully|full-on|strictly|very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
                          r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
                          r"sober|gluten[-\s]free|an?\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:major|student|nurse|teacher|mom|dad|resident|"
                          r"person|local))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
