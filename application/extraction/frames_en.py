@@ -110,7 +110,7 @@ _BASE: tuple[Rule, ...] = (
        rf"yuan|rmb|bucks|cm|kg|lbs))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?(?:\s*,\s*[^.!?]*)?{END}", keys=QUANTITY_EN, hedged=True,
        opening=True),
     _r("en.quantity_change", "@k", "my rent/budget went up to / rose to N", "My rent went up to $1,700 a month",
-       rf"^\s*(?:my|our)\s+(?:(?:monthly|annual|yearly)\s+)?(?P<k>{QTY})\s+(?:went\s+up|went\s+down|rose|dropped|fell|increased|"
+       rf"^\s*(?:(?:my|our)\s+)?(?:(?:monthly|annual|yearly|new)\s+)?(?P<k>{QTY})\s+(?:went\s+up|went\s+down|goes\s+up|goes|went|rose|dropped|fell|increased|"
        rf"decreased|has\s+gone\s+up|is\s+going\s+up|changed)\s+to\s+(?P<v>{NUM_EN})(?:\s+(?:a|per)\s+(?:month|year))?{END}",
        keys=QUANTITY_EN, change=True, opening=True),
     _r("en.height", "height", "am (about) N cm / N feet tall", "I'm 180 cm tall",

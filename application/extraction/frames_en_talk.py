@@ -63,6 +63,9 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.weighed", "weight", "weighed (in at) 162 / 12 stone 4 (a weight)", "weighed 162 today!!",
+       rf"^\s*(?:(?:and|so|ok|just|finally|i|I)\s+)*(?:weighed|weigh)(?:\s+(?:myself|in))?(?:\s+(?:at|this\s+morning|today))?\s+"
+       rf"(?P<v>\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kilos?))?|\d{{1,2}}\s+stone(?:\s+\d{{1,2}})?)\b[^.!?]*{END}", opening=True, change=True),
     _r("en.rented_in", "lives_in", "rented / signed a lease on a place in X (lives there, from then on)", "I rented a place in Tacoma",
        rf"{A}{_PERFECT}\s+(?:rented|leased|signed\s+a\s+lease\s+on|sublet|found)\s+(?:a|an|our|my|the)\s+"
        rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?:two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"

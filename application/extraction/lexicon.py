@@ -142,7 +142,7 @@ DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitar
 #: Quantities: the noun that names one → predicate.
 QUANTITY_ZH: Mapping[str, str] = {
     "身高": "height", "个子": "height", "体重": "weight", "预算": "budget", "月薪": "salary", "工资": "salary",
-    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "到手": "salary", "税后": "salary", "底薪": "salary", "房租": "rent", "租金": "rent",
+    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "到手": "salary", "税后": "salary", "底薪": "salary", "房租": "rent", "租金": "rent", "月租": "rent",
     "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type", "房贷": "mortgage", "月供": "mortgage",
 }
 QUANTITY_EN: Mapping[str, str] = {
