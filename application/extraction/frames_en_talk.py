@@ -65,12 +65,22 @@ FIRST: tuple[Rule, ...] = (
 LAST: tuple[Rule, ...] = (
     _r("en.weighed", "weight", "weighed (in at) 162 / 12 stone 4 (a weight)", "weighed 162 today!!",
        rf"^\s*(?:(?:and|so|ok|just|finally|i|I)\s+)*(?:weighed|weigh)(?:\s+(?:myself|in))?(?:\s+(?:at|this\s+morning|today))?\s+"
-       rf"(?P<v>\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kilos?))?|\d{{1,2}}\s+stone(?:\s+\d{{1,2}})?)\b[^.!?]*{END}", opening=True, change=True),
+       rf"(?P<v>\d{{1,2}}\s+stone(?:\s+\d{{1,2}})?|\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kilos?))?)\b[^.!?]*{END}", opening=True, change=True),
     _r("en.rented_in", "lives_in", "rented / signed a lease on a place in X (lives there, from then on)", "I rented a place in Tacoma",
-       rf"{A}{_PERFECT}\s+(?:rented|leased|signed\s+a\s+lease\s+on|sublet|found)\s+(?:a|an|our|my|the)\s+"
+       rf"{A}(?:{_PERFECT}|\s+ended\s+up)\s+(?:rented|leased|(?:signed|signing)\s+a\s+lease(?:\s+on)?|sublet|found)\s+(?:(?:a|an|our|my|the)\s+"
        rf"(?:(?:little|small|tiny|new|nice|cute|big|old)\s+)*(?:two-bed|one-bed|three-bed|2-bed|1-bed|house|flat|condo|apartment|"
-       rf"townhouse|place|studio|room|unit)(?:\s+[\w\-]+){{0,3}}?\s+(?:in|near|on)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
+       rf"townhouse|place|studio|room|unit)(?:\s+[\w\-]+){{0,3}}?\s+)?(?:in|near|on)\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",
        change=True),
+    _r("en.obsessed", "likes", "is obsessed with / really into / hooked on X (likes)", "my son is totally obsessed with dinosaurs",
+       rf"{A}{BE}\s+(?:(?:totally|literally|completely|so|really|kind\s+of|super|lowkey|a\s+bit)\s+)*(?:obsessed\s+with|into|crazy\s+about|"
+       rf"addicted\s+to|hooked\s+on)\s+(?P<v>(?!it\b|that\b|this\b|him\b|her\b|them\b|you\b|me\b|the\s+idea)[a-z][\w\s'\-]{{1,24}}?)"
+       rf"(?:\s+(?:lately|right\s+now|these\s+days|now))?(?:\s*,\s*[^.!?]*)?{END}"),
+    _r("en.stack", "uses", "our stack is X plus / and Y (the tools one works with)", "our stack is Postgres plus a pretty old Django app",
+       rf"^\s*(?:(?:and|so|also)\s+)*(?:our|my)\s+(?:tech\s+|whole\s+)?stack\s+is\s+(?:(?:mostly|basically|just)\s+)?(?P<v>{PRODUCT})"
+       rf"(?:\s*(?:,|plus|and|with|\+)\s*(?:an?\s+)?(?:[a-z][\w\-]*\s+){{0,3}}(?P<v2>{PRODUCT}))?[^.!?]*{END}", opening=True),
+    _r("en.first_language", "speaks", "my first / native language is X (a language one speaks)", "my first language is Arabic",
+       rf"^\s*(?:(?:and|but|so)\s+)*(?:my|his|her)\s+(?:first|native|mother)\s+(?:language|tongue)\s+is\s+(?P<v>(?-i:[A-Z][a-z]+))"
+       rf"(?:\s*,\s*[^.!?]*)?{END}", opening=True),
     _r("en.moved_back_in", "lives_in", "moved back in with my parents in X (lives there, from then on)",
        "moved back in with my parents in Reading for a bit",
        rf"{A}{_PERFECT}\s+moved\s+(?:back\s+)?in\s+with\s+(?:my|our)\s+[\w\s'\-]{{2,20}}?\s+in\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}",

@@ -123,7 +123,7 @@ RULES: tuple[Rule, ...] = (
     _r("zh.shift_not", "habit", "不用倒班了 (a work schedule ended)", "不用倒班了",
        rf"{A}(?:不用|不再|不)\s*(?P<v>三班倒|两班倒|倒班|上夜班|值夜班|加班)了{END}", polarity=False, change=True),
     _r("zh.shares", "roommate", "跟 X 合租 (a roommate)", "我跟同事小赵合租",
-       rf"{A}(?:跟|和)\s*(?:同事|朋友|同学|闺蜜|室友)?\s*(?P<v>[\u4e00-\u9fff]{{2,3}})\s*(?:一起)?合租(?:[，,].*)?{END}"),
+       rf"{A}(?:跟|和)\s*(?:同事|朋友|同学|闺蜜|室友)?\s*(?P<v>[\u4e00-\u9fff]{{2,4}})\s*(?:一起)?合租(?:[，,].*)?{END}"),
     _r("zh.apps_now", "uses", "(现在)都是/都用 微信、支付宝… (apps one uses)", "现在都是微信支付宝扫码",
        rf"{A}(?:都是|都用|用的是|都在用)\s*(?P<v>{APPS})(?:\s*(?:和|跟|、)?\s*(?P<v2>{APPS}))?(?:扫码|支付|付款|付钱|结账|联系)?"
        rf"(?:[，,].*)?{END}", change=True),

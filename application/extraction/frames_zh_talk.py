@@ -65,6 +65,9 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.flared_up", "health_condition", "腰椎间盘突出犯了 / 胃炎又犯了 (a condition flaring up)", "腰椎间盘突出犯了",
+       rf"{A}(?:我的?)?(?P<v>[\u4e00-\u9fff]{{1,8}}?(?:突出|炎|病|痛|疼|哮喘|过敏|结石|痛风|湿疹))\s*(?:又|老毛病)?\s*(?:犯了|复发了|发作了)"
+       rf"(?:[，,].*)?{_END}", hedged=True),
     _r("zh.weighed", "weight", "(今天)称了 65公斤 (a weight)", "今天称了65公斤",
        rf"{A}(?:早上|今天|刚才|刚刚)?\s*(?:称了(?:一下|下)?|称出来|上秤)\s*(?:是|有)?\s*(?P<v>{NUM_ZH}\s*(?:公斤|千克|kg|斤))(?:了)?(?:[，,].*)?{_END}",
        change=True),

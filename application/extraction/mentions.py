@@ -53,6 +53,18 @@ _HOME_EN = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:(?:new|old|little|tiny|re
                       r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?!['’]s)\b(?!\s+(?:Street|St|Avenue|Ave|Road|Rd)\b)")
 
 
+#: "Kevin from my team", "Ana from work": a colleague named in passing.
+_TEAMMATE_EN = re.compile(r"\b(?P<name>[A-Z][a-z]+)\s+from\s+(?:my|our)?\s*(?:team|office|work|department|dept|lab|squad|shift|unit)\b")
+
+
+def teammates(clause: Clause) -> list[Fact]:
+    """``colleague`` facts (the user's) for "<Name> from my team / work" in an English clause."""
+    if clause.lang != "en" or not clause.by_user:
+        return []
+    return [Fact(predicate="colleague", value=m["name"], span=m.span("name"), rule="en.teammate_mention", importance=0.5)
+            for m in _TEAMMATE_EN.finditer(clause.work) if not _NOT_NAME_EN.match(m["name"]) and person_like(m["name"])]
+
+
 def homes(clause: Clause) -> list[Fact]:
     """``lives_in`` facts (the user's) for "my apartment in X" in an English clause."""
     if clause.lang != "en" or not clause.by_user:

@@ -38,7 +38,7 @@ from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
-from hlmem.application.extraction.mentions import devices, homes, relations
+from hlmem.application.extraction.mentions import devices, homes, relations, teammates
 from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
@@ -149,6 +149,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
                 f.value in v for p, v in held if p in ("owns", "uses")))]
             if not any(p == "lives_in" for p, _ in held):
                 facts = [*facts, *homes(clause)]
+            facts = [*facts, *(f for f in teammates(clause) if ("colleague", f.value) not in held)]
         facts = [evolve(f, subject=owner[f.subject]) if f.predicate == "owns" and f.subject in owner else f for f in facts]
         owner.update(_owners(facts))
         known |= personal.names_in(facts)
