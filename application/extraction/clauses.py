@@ -72,6 +72,10 @@ _REPORTING = re.compile(r"(?<![小会能实])(?<!跟你)(?<!和你)(?<!给你)(?
 #: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".
 _UPTALK = re.compile(r"^\s*(?:(?:I\s+think|I\s+believe|I\s+guess|pretty\s+sure|I'm\s+pretty\s+sure|I'm\s+fairly\s+sure)\b|"
                      r"我(?:应该|好像|记得|估计))", re.I)
+#: A statement said with surprise: "so... I'm engaged??", "我订婚了？！" (no question word, the speaker's own news).
+_EXCLAIMED = re.compile(r"^\s*(?:(?:so|ok|okay|well|omg|and|guess\s+what|update)\W*\s*)*(?:(?:I'm|I\s+am|we're|we\s+are|we've|I've)\b|我)"
+                        r"(?![^?？]*(?:吗|呢|么|什么|怎么|哪|谁|\b(?:what|why|how|where|who|which|right|or)\b))[^?？]*"
+                        r"(?:\?{2,}|\?!|!\?|？{2,}|？！|！？)\s*$", re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?<![跟和对给向])(?:我|我们|\bI|\bwe)\s*$", re.I)
 _PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
@@ -187,7 +191,8 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
     """
     inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
-        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence)
+        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence) \
+            and not _EXCLAIMED.match(sentence)
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
         kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}

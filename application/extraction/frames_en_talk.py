@@ -63,6 +63,9 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.proposed", "partner", "Sam proposed (last weekend) (the speaker's partner, engaged from then on)", "Sam proposed on the beach last weekend",
+       rf"^\s*(?:(?:and|so|then|finally)\s+)*(?P<v>(?-i:[A-Z][a-z]+))\s+(?:finally\s+|just\s+)?proposed\b(?!\s+to\s+(?!me\b))[^.!?]*{END}",
+       opening=True, speaker=True, change=True),
     _r("en.weighed", "weight", "weighed (in at) 162 / 12 stone 4 (a weight)", "weighed 162 today!!",
        rf"^\s*(?:(?:and|so|ok|just|finally|i|I)\s+)*(?:weighed|weigh)(?:\s+(?:myself|in))?(?:\s+(?:at|this\s+morning|today))?\s+"
        rf"(?P<v>\d{{1,2}}\s+stone(?:\s+\d{{1,2}})?|\d{{2,3}}(?:\.\d)?(?:\s*(?:lbs?|pounds|kg|kilos?))?)\b[^.!?]*{END}", opening=True, change=True),

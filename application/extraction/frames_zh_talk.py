@@ -32,6 +32,9 @@ def _r(name: str, slot: str, what: str, example: str, pattern: str, **kw: object
 
 
 FIRST: tuple[Rule, ...] = (
+    _r("zh.retired_short", "job_title", "我妈上个月退了 (a relative retired: 退了 said of a person)", "我妈上个月退了",
+       rf"{A}(?:也|刚|正式)?(?P<v>退)了(?:[，,].*)?{_END}", third_party=True, change=True, check="habit", also=("employer",),
+       clean=lambda v: "退休"),
     _r("zh.moved_data_to", "uses", "把笔记全搬到 Notion 了 (a tool one moved one's things to, from then on)", "把笔记全搬到Notion了",
        rf"{A}(?:把|将)?\s*(?:笔记|文件|数据|文档|照片|代码|任务|资料|东西|待办|日程|账本|记账)\s*(?:全|都|全部|统一)?\s*(?:搬|迁|转|导|挪|同步)(?:到|去|进)了?\s*"
        rf"(?P<v>{_TOOL}|{APPS})\s*(?:上|里)?{_LE}?(?:[，,].*)?{_END}", change=True, on_text=True),

@@ -64,7 +64,7 @@ _PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an
 _BARE_STATE = re.compile(r"^\s*(?:(?:ok|okay|so|and)\s+)?(?:(?:full|fully|full-on|strictly|very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
                          r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
                          r"sober|gluten[-\s]free|an?\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:major|student|nurse|teacher|mom|dad|resident|"
-                         r"person|local))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
+                         r"person|local))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of|and)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
