@@ -127,6 +127,7 @@ _AMOUNT_EN = re.compile(rf"^\s*(?:and\s+|so\s+)?(?:it'?s|it\s+is|it\s+went\s+up\
 
 #: A clause about losing or gaining weight: the bare amount after it is the new weight.
 _WEIGHT_ZH = re.compile(r"[瘦胖]了|减肥|减重|掉了[\d一二三四五六七八九十两几]+斤|长了[\d一二三四五六七八九十两几]+斤")
+_RENTED_ZH = re.compile(r"租了|租的|租个|合租|整租")
 _WEIGHT_EN = re.compile(r"\b(?:lost|gained|dropped|put\s+on)\s+(?:\d+|\w+)\s+(?:pounds|lbs?|kilos?|kg)\b", re.I)
 
 
@@ -142,9 +143,12 @@ def amount_after(clause: Clause, before: str, *, weight_only: bool = False) -> R
     if m is None:
         return None
     if key is None:  # "一个月瘦了十斤，现在一百三了", "lost 12 pounds, I'm 184 now": a weight
-        if not (_WEIGHT_ZH if clause.lang == "zh" else _WEIGHT_EN).search(before):
+        if (_WEIGHT_ZH if clause.lang == "zh" else _WEIGHT_EN).search(before):
+            predicate = "weight"
+        elif not weight_only and clause.lang == "zh" and _RENTED_ZH.search(before):
+            predicate = "rent"  # "我自己租了个开间，一个月3200": what the place rents for
+        else:
             return None
-        predicate = "weight"
     else:
         table = QUANTITY_ZH if clause.lang == "zh" else QUANTITY_EN
         predicate = table[key.group().lower()]

@@ -63,6 +63,14 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("en.started_as", "job_title", "started as a Y (at Z) (a job, from then on)", "monday I started as an instructional designer at an ed-tech company",
+       rf"{A}{_PERFECT}\s+(?:started|start|began|am\s+starting|'m\s+starting)\s+(?:work\s+|working\s+)?as\s+(?:a|an|the)\s+"
+       rf"(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)(?:\s+(?:at|for|with)\s+(?P<org>{_ORG}|(?:a|an|the)\s+[\w\-]+(?:\s+[\w\-]+){{0,2}}?))?"
+       rf"(?:\s*,\s*[^.!?]*)?{TAIL}{END}", change=True),
+    _r("en.made_me", "job_title", "they made me / promoted me to shift supervisor (a job, from then on)", "they made me shift supervisor on nights",
+       rf"^\s*(?:(?:so|and|finally|ok)\s+)*(?:they|he|she|my\s+(?:boss|manager|company)|the\s+(?:company|store|boss))\s+(?:just\s+|finally\s+)?"
+       rf"(?:made\s+me|promoted\s+me\s+to|bumped\s+me\s+(?:up\s+)?to)\s+(?:a\s+|an\s+|the\s+)?(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)"
+       rf"(?:\s+(?:on|at|for|in|of)\b[^.!?]*)?{END}", opening=True, speaker=True, change=True),
     _r("en.proposed", "partner", "Sam proposed (last weekend) (the speaker's partner, engaged from then on)", "Sam proposed on the beach last weekend",
        rf"^\s*(?:(?:and|so|then|finally)\s+)*(?P<v>(?-i:[A-Z][a-z]+))\s+(?:finally\s+|just\s+)?proposed\b(?!\s+to\s+(?!me\b))[^.!?]*{END}",
        opening=True, speaker=True, change=True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hlmem.application.extraction.lexicon import HEDGE_EN, OWNABLE_EN, PETS_EN, QUANTITY_EN
 
-A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|kind\s+of)\b)*"
+A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|officially|kind\s+of)\b)*"
 BE = r"(?:\s+(?:am|is|are|have\s+been|has\s+been)|'ve\s+been|'m|'s|'re)"
 HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
 NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"

@@ -68,6 +68,12 @@ FIRST: tuple[Rule, ...] = (
 )
 
 LAST: tuple[Rule, ...] = (
+    _r("zh.drives_now", "job_title", "现在开网约车 / 跑滴滴 / 送外卖 (a job said by its verb, from then on)", "现在开网约车，主要跑滴滴",
+       rf"\s*(?:我(?:的|家)?(?:{REL_ALL_ZH})?)?{A}(?:主要|改|在|也)?\s*(?P<v>(?:开|跑|送)\s*(?:网约车|滴滴|出租车?|的士|外卖|快递|货车|大车|货拉拉|美团|顺风车))(?!\s*的)(?:了)?(?:[，,].*)?{_END}",
+       change=True, check="habit", opening=True),
+    _r("zh.rent_of_place", "rent", "单间/开间/一室一厅 一个月 N (the rent of where one lives)", "城中村这个单间一个月2200",
+       rf".*?(?:单间|开间|一室一厅|两室一厅|一居室|两居|房子|房间|主卧|次卧)[^，,。0-9]{{0,6}}?(?:一个月|每个?月|月租)\s*(?P<v>{NUM_ZH}\s*(?:元|块钱|块)?)"
+       rf"(?:[，,].*)?{_END}", opening=True, on_text=True),
     _r("zh.flared_up", "health_condition", "腰椎间盘突出犯了 / 胃炎又犯了 (a condition flaring up)", "腰椎间盘突出犯了",
        rf"{A}(?:我的?)?(?P<v>[\u4e00-\u9fff]{{1,8}}?(?:突出|炎|病|痛|疼|哮喘|过敏|结石|痛风|湿疹))\s*(?:又|老毛病)?\s*(?:犯了|复发了|发作了)"
        rf"(?:[，,].*)?{_END}", hedged=True),
