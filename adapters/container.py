@@ -1,7 +1,7 @@
 """The composition root: one dependency-injector container that picks and wires every adapter.
 
 Only this module (and entry points through it) sees every layer. Tests override providers
-(``container.storage.override(...)``) instead of patching.
+(``container.backend.override(...)``: a store and its parts) instead of patching.
 """
 
 from __future__ import annotations
@@ -56,24 +56,16 @@ def _owned(owned: list, made):
     return made
 
 
-def _make_budget(settings, kind: str, path: str, clock, owned: list):
+def _make_budget(settings, ledger, clock):
     """The daily budget's guard when a limit is set (ADR 0034); None otherwise (calls are only recorded).
 
-    The ledger is the store's ``budget_reservations`` on its own connection, shared by every
-    process of the store; an in-memory store keeps it in the process.
+    ``ledger`` is the backend's: the store's ``budget_reservations``, shared by every process of
+    the store (ADR 0074); an in-memory store keeps it in the process.
     """
     if settings is None or not settings.limited:
         return None
     from hlmem.adapters.budget import budget_guard
 
-    if kind == "sqlite":
-        from hlmem.adapters.sqlite.budget import SQLiteBudgetLedger
-
-        ledger = _owned(owned, SQLiteBudgetLedger.open(path))
-    else:
-        from hlmem.adapters.inmemory.budget import InMemoryBudgetLedger
-
-        ledger = InMemoryBudgetLedger()
     return budget_guard(settings, ledger, clock)
 
 
@@ -84,16 +76,6 @@ def _make_provider(plugins, kind: str, name: str, settings: dict, ledger, clock,
     made = build_plugin(plugins, kind, name, settings=settings, ledger=ledger, clock=clock, environ=environ,
                         budget=budget)
     return _owned(owned, made) if callable(getattr(made, "close", None)) else made
-
-
-def _make_ledger(kind: str, path: str, owned: list):
-    if kind == "sqlite":
-        from hlmem.adapters.sqlite.ledger import SQLiteLedger
-
-        return _owned(owned, SQLiteLedger.open(path))
-    from hlmem.adapters.llm.ledger import InMemoryLedger
-
-    return InMemoryLedger()
 
 
 def _packet_log(storage):
@@ -122,36 +104,9 @@ def _make_auditor(llm, enabled):
     return LLMDedupAuditor(llm) if (llm is not None and enabled) else None
 
 
-def _open_replay_target(into=None):
-    """A fresh store to replay into: a PostgreSQL database for a ``postgresql://`` URL, else SQLite."""
-    from hlmem.adapters.postgres.replay_target import replay_target
-
-    return replay_target(into)
-
-
-def _make_queue(kind: str, storage, ids):
-    if kind == "postgres":  # the jobs table beside the log, leased with SKIP LOCKED (issue 18)
-        from hlmem.adapters.postgres.jobs import PostgresJobQueue
-
-        return PostgresJobQueue(storage.db, ids.new)
-    if kind == "sqlite":
-        from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
-
-        return SQLiteJobQueue(storage.db, ids.new)
-    from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
-
-    return InMemoryJobQueue(storage, ids.new)
-
-
-def _make_heartbeats(kind: str, storage):
-    """Where the worker beats (ADR 0035): the store's ``worker_heartbeats`` table, or process memory."""
-    if kind == "sqlite":
-        from hlmem.adapters.sqlite.heartbeat import SQLiteHeartbeats
-
-        return SQLiteHeartbeats(storage.db)
-    from hlmem.adapters.inmemory.heartbeat import InMemoryHeartbeats
-
-    return InMemoryHeartbeats()
+def _replay_target(backend, into=None):
+    """A fresh store to replay into, as the backend builds one (``into`` names it; None: temporary)."""
+    return backend.replay_target(into)
 
 
 def _lifecycle_policy(value):
@@ -166,16 +121,6 @@ def _maintenance_config(value):
     if value is None or isinstance(value, MaintenanceConfig):
         return value or MaintenanceConfig()
     return MaintenanceConfig.from_mapping(value)
-
-
-def _make_call_ledger(kind: str, storage, ledger):
-    """What maintenance prunes: the store's ``llm_calls`` on its own connection (inside its
-    transactions), or the in-memory ledger the LLM writes to."""
-    if kind == "sqlite":
-        from hlmem.adapters.sqlite.ledger import SQLiteLedger
-
-        return SQLiteLedger(storage.connection)
-    return ledger()
 
 
 class Container(containers.DeclarativeContainer):
@@ -210,16 +155,19 @@ class Container(containers.DeclarativeContainer):
     #: Where plugins read secrets (the process environment unless overridden).
     environ = providers.Object(os.environ)
 
-    storage = providers.Singleton(build_plugin, plugins, "storage", config.storage.kind, clock=clock,
+    #: The storage plugin's whole backend (ADR 0074): the store with its job queue, budget ledger,
+    #: LLM-call ledger, worker heartbeats and replay target, all living where the store lives.
+    backend = providers.Singleton(build_plugin, plugins, "storage", config.storage.kind, clock=clock,
                                   environ=environ, store_path=config.storage.path,
-                                  synchronous=config.storage.synchronous)
+                                  synchronous=config.storage.synchronous, new_id=ids.provided.new)
+    storage = backend.provided.store
 
     raw_embedder = providers.Singleton(build_plugin, plugins, "embedder", config.embedder.name, clock=clock,
                                        environ=environ)
     # Passages are cached in the store by content hash; queries are not (a recall must not write).
     passage_embedder = providers.Singleton(_cached, raw_embedder, storage.provided.embedding_cache, False)
 
-    job_queue = providers.Singleton(_make_queue, config.storage.kind, storage, ids)
+    job_queue = backend.provided.jobs
     #: The store as every service that changes claims appends to it: derived items go stale in the
     #: same transaction as their sources (application/derived_guard.py, ADR 0046).
     guarded_storage = providers.Singleton(guarded, storage, ids, job_queue)
@@ -229,12 +177,12 @@ class Container(containers.DeclarativeContainer):
     writes = providers.Singleton(WriteService, guarded_storage, clock, ids, registry, passage_embedder,
                                  guard=forget.provided.guard)
 
-    #: What the container made that must be closed (HTTP clients, the ledger's connection).
+    #: What the container made that must be closed (HTTP clients); the backend closes its own parts.
     owned = providers.Singleton(list)
-    ledger = providers.Singleton(_make_ledger, config.storage.kind, config.storage.path, owned)
+    #: Where provider adapters record each attempt and maintenance prunes (the backend's call ledger).
+    ledger = backend.provided.calls
     #: ``budget.settings`` (a BudgetSettings): the guard every provider call reserves from, or None.
-    budget = providers.Singleton(_make_budget, config.budget.settings, config.storage.kind, config.storage.path,
-                                 clock, owned)
+    budget = providers.Singleton(_make_budget, config.budget.settings, backend.provided.budget, clock)
     llm = providers.Singleton(_make_provider, plugins, "llm", config.llm.kind, config.llm.settings, ledger, clock,
                               environ, budget, owned)
     extractor = providers.Singleton(_make_extractor, llm, registry, forget)
@@ -245,11 +193,11 @@ class Container(containers.DeclarativeContainer):
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)
-    call_ledger = providers.Singleton(_make_call_ledger, config.storage.kind, storage, ledger.provider)
+    call_ledger = backend.provided.calls
     maintenance = providers.Singleton(MaintenanceService, guarded_storage, clock, ids, registry, jobs=job_queue,
                                       ledger=call_ledger, embedder=passage_embedder, policy=lifecycle_policy,
                                       config=maintenance_config)
-    heartbeats = providers.Singleton(_make_heartbeats, config.storage.kind, storage)
+    heartbeats = backend.provided.heartbeats
     #: Observation summaries and mental models: build, the worker's rebuilds, reads (docs/derived.md).
     derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
@@ -280,5 +228,5 @@ class Container(containers.DeclarativeContainer):
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
-    replay_target = providers.Callable(_open_replay_target)
+    replay_target = providers.Callable(_replay_target, backend)
     audit = providers.Singleton(AuditService, storage)

@@ -83,14 +83,15 @@ class Memory(Operations, Corrections, ExperienceApi):
         self.embedder_name = use_embedder(self._container, self.storage, embedder, settings)
 
     def close(self) -> None:
-        """Close what this Memory opened: its LLM and reranker clients, the LLM ledger's connection,
-        and the store (last). An LLM or reranker passed in as an object is the caller's to close."""
+        """Close what this Memory opened: its LLM and reranker clients, then the backend (the
+        ledgers' connections, the store last). An LLM or reranker passed in as an object is the
+        caller's to close."""
         owned = self._container.owned()
         try:
             while owned:
                 owned.pop().close()
         finally:
-            self.storage.close()
+            self._container.backend().close()
 
     def __enter__(self) -> Memory:
         return self

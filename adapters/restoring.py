@@ -45,7 +45,9 @@ def restore_with(container: Container, path: str, backup: str | os.PathLike[str]
         # The forget service of the restored copy: this configuration, wired to the copy.
         copy = Container()
         copy.config.from_dict(container.config())
-        copy.storage.override(providers.Object(storage))
+        from hlmem.adapters.sqlite.backend import backend_of
+
+        copy.backend.override(providers.Object(backend_of(storage, new_id=ids.new)))
         copy.clock.override(providers.Object(clock))
         copy.ids.override(providers.Object(ids))
         copy.raw_embedder.override(providers.Object(None))  # forgetting embeds nothing

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from attrs import evolve, frozen
 
@@ -19,7 +19,7 @@ from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Jo
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.admission import admit_candidate
 from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
-from hlmem.domain.commands import AssertClaim, validate_claim
+from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim
 from hlmem.domain.decisions import decide_assert
 from hlmem.domain.dedup import DedupOutcome, classify
 from hlmem.domain.errors import ValidationError
@@ -30,10 +30,17 @@ from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ObservationState, slot_key
 
-if TYPE_CHECKING:
-    from hlmem.application.reingest import ReingestGuard
-
 EXTRACT = "extract"
+
+
+class CommandGuard(Protocol):
+    """Re-ingest blocking as the pipeline asks it under the write lock (implemented by
+    :class:`hlmem.application.reingest.ReingestGuard`; declared here so the two modules form no cycle)."""
+
+    def fingerprints(self, commands: Sequence[RecordObservation | AssertClaim]) -> list[str]: ...
+
+    def blocked(self, commands: Sequence[RecordObservation | AssertClaim], *,
+                fingerprints: Sequence[str] | None = None) -> list[bool]: ...
 
 
 class DedupAuditor(Protocol):
@@ -79,7 +86,7 @@ class ExtractionPipeline:
     def __init__(self, storage: WriteStore, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
                  provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
-                 *, guard: ReingestGuard | None = None) -> None:
+                 *, guard: CommandGuard | None = None) -> None:
         """:param guard: re-ingest blocking, asked again under the write lock (the extractor asked
             first, :class:`~hlmem.application.reingest.GatedExtractor`); None: not asked again."""
         self._storage = storage

@@ -40,7 +40,8 @@ MAX_ADDED = 2
 @frozen
 class SlotOrder:
     """What the slot stage did: the items in their new order, the events that are history at
-    ``valid_at``, the claims it added, and how many items changed place."""
+    ``valid_at``, the claims it added, and how many items changed place between one slot's values
+    (a claim lifted to just before its own evidence turn is not counted: no value moved)."""
 
     scored: list[Scored]
     history: frozenset[str] = frozenset()
@@ -159,11 +160,11 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
             if place != source:
                 moved += 1
                 out[place] = scored[source]
-    out, lifted = _claims_before_their_evidence(out, claims, keys)
+    out, _ = _claims_before_their_evidence(out, claims, keys)  # not counted: no value changed place
     out = [Scored(item_id=s.item_id, kind=s.kind, relevance=s.relevance, score=place.score, ranks=s.ranks,
                   similarity=s.similarity, folded=s.folded) for s, place in zip(out, scored)]
     values = {c.claim_id: c for v in (slot_values or {}).values() for c in v if c.claim_id in added}
-    return SlotOrder(out, history, tuple(added), moved + lifted, values)
+    return SlotOrder(out, history, tuple(added), moved, values)
 
 
 def _claims_before_their_evidence(items: list[Scored], claims: Mapping[str, ClaimState],

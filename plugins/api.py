@@ -51,6 +51,8 @@ class PluginContext:
     :param budget: the budget guard to pass on to provider adapters, or None (no budget).
     :param store_path: the store's path (``":memory:"`` for an in-process store).
     :param synchronous: the SQLite ``synchronous`` level asked for (storage plugins).
+    :param new_id: ``new_id(prefix) -> str``, the ids the rest of the memory uses (storage plugins
+        make job ids with it); None: the plugin's own.
     :param settings: the role's plain settings (``provider``, ``model``, ``base_url``… for an
         LLM or reranker; empty for the other kinds).
     """
@@ -63,6 +65,7 @@ class PluginContext:
     budget: Any = None
     store_path: str = ":memory:"
     synchronous: str = "FULL"
+    new_id: Callable[[str], str] | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
 
     def role_settings(self, **fixed: Any) -> dict[str, Any]:
@@ -79,8 +82,11 @@ class PluginSpec:
         point's group).
     :param api_version: the plugin API it was written for (:data:`PLUGIN_API_VERSION`).
     :param factory: ``factory(context) -> adapter``; import heavy dependencies inside it, so
-        listing and validating stay cheap.
-    :param implements: the adapter's class, checked against the port when the spec is loaded.
+        listing and validating stay cheap. A storage plugin's factory returns the whole backend
+        (:class:`hlmem.application.ports.backend.Backend`: the store with its job queue, budget
+        ledger, call ledger, heartbeats and replay target, ADR 0074), not the bare store.
+    :param implements: the adapter's class (a storage plugin's: its store's), checked against the
+        port when the spec is loaded.
     :param description: one line for ``hlmem plugins list``.
     """
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from hlmem.application.ports.backend import Backend
 from hlmem.plugins.api import KINDS, PLUGIN_API_VERSION, PluginContext, PluginError, PluginSpec
 from hlmem.plugins.builtin import BUILTIN_DISTRIBUTION
 from hlmem.plugins.contract import missing_members
@@ -248,11 +249,21 @@ class Registry:
         :param context: the :class:`~hlmem.plugins.api.PluginContext` fields other than
             ``name`` and ``options`` (which come from the registry).
         :raises PluginError: as :meth:`spec`, or when the factory returns something that is not
-            an instance of the spec's ``implements``.
+            an instance of the spec's ``implements`` (a storage plugin: not a :class:`Backend`
+            whose ``store`` is one, ADR 0074).
         """
         spec = self.spec(kind, name)
         made = spec.factory(PluginContext(name=name, options=self.options(kind, name), **context))
-        if not isinstance(made, spec.implements):
+        adapter = made
+        if kind == "storage":
+            if not isinstance(made, Backend):
+                _close_quietly(made)
+                raise PluginError(f"storage plugin {name!r}: its factory returned a {type(made).__name__}, not a "
+                                  "Backend; a storage plugin builds the whole backend (the store with its job "
+                                  "queue, budget ledger, call ledger, heartbeats and replay target, all shared by "
+                                  "every process of the store: ADR 0074); fix the plugin's factory")
+            adapter = made.store
+        if not isinstance(adapter, spec.implements):
             raise PluginError(f"{kind} plugin {name!r}: its factory returned a {type(made).__name__}, not the "
                               f"{spec.implements.__qualname__} its spec declares; fix the plugin's factory")
         return made
@@ -281,3 +292,13 @@ class Registry:
                                   spec is not None, None if spec is None else spec.api_version, error,
                                   "" if spec is None else spec.description))
         return rows
+
+
+def _close_quietly(made: object) -> None:
+    """Close what a refused factory made (it may hold a connection); its error is not the news."""
+    close = getattr(made, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - the refusal is what the caller needs to see
+            pass

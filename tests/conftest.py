@@ -6,7 +6,7 @@ Profiles:
   cold starts that would trip Hypothesis' per-example deadline and make the suite flaky);
 - ``thorough`` (nightly or before a release): ``HYPOTHESIS_PROFILE=thorough pytest tests/stateful``.
 
-Seeds: every run draws one fresh Hypothesis seed (unless ``--hypothesis-seed=N`` is given) and
+Seeds: every run draws one fresh Hypothesis seed (shared by its pytest-xdist workers) (unless ``--hypothesis-seed=N`` is given) and
 prints it in the header and again after any failure, so a failure seen in CI output replays
 with ``pytest --hypothesis-seed=N`` (same profile, same tests). Both profiles also print the
 ``@reproduce_failure`` blob of a failing example (exact for the same Hypothesis version).
@@ -45,9 +45,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Give the run a seed before Hypothesis' own plugin reads ``--hypothesis-seed``."""
-    if config.getoption("hypothesis_seed", default=None) is None:
+    """Give the run a seed before Hypothesis' own plugin reads ``--hypothesis-seed``: a
+    pytest-xdist worker takes the one its controller drew (and printed), so one seed replays all."""
+    given = getattr(config, "workerinput", {}).get("hypothesis_seed")
+    if given is not None:
+        config.option.hypothesis_seed = given
+    elif config.getoption("hypothesis_seed", default=None) is None:
         config.option.hypothesis_seed = str(random.SystemRandom().randrange(2**32))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # noqa: ANN001 - pytest-xdist's WorkerController
+    """The controller's seed travels to each pytest-xdist worker (``workerinput``)."""
+    node.workerinput["hypothesis_seed"] = node.config.getoption("hypothesis_seed", default=None)
 
 
 def _seed_line(config: pytest.Config) -> str:

@@ -57,6 +57,8 @@ def run_doctor(path: str | Path, settings: Any, *, now: datetime, environ: Mappi
         store = Path(tempfile.gettempdir())
         checks.append(Check("store", WARN, "the store is a PostgreSQL database: the store checks read a SQLite "
                             "file and were not run", "check it with `hlmem replay --verify` (docs/postgres.md)"))
+        # Its workers beat in the database (ADR 0074): that check reads it without opening the store.
+        checks.append(_guarded("worker", store_checks.postgres_worker, str(path), now))
     elif store.exists():
         store_checks_run = _store(store, settings, name, now=now, replay_seconds=replay_seconds, usage=usage)
         name = store_checks_run[0]

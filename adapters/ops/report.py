@@ -26,7 +26,9 @@ from hlmem.adapters.ops.environment import DISK_WARN_BYTES
 from hlmem.adapters.ops.report_packets import packets
 from hlmem.adapters.ops.snapshot import dir_bytes, existing_dir, file_bytes, open_readonly
 from hlmem.adapters.ops.store_checks import STALE_AFTER, beat_state
-from hlmem.adapters.postgres.db import shown_store
+from hlmem.adapters.postgres.budget import PostgresBudgetLedger
+from hlmem.adapters.postgres.db import connect, is_postgres_url, shown_store, translated
+from hlmem.adapters.postgres.heartbeat import READ_BEATS, beats_from_rows
 from hlmem.adapters.sqlite.heartbeat import read_beats
 from hlmem.domain.budget import BudgetLimits
 from hlmem.domain.errors import ValidationError
@@ -81,6 +83,13 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
     out: dict[str, Any] = {"version": REPORT_VERSION, "store": shown_store(str(path)), "exists": store.exists(),
                            "since": format_timestamp(since), "now": format_timestamp(now), "priced": priced}
     out["storage"] = storage(store, backups)  # before opening: what was there, not what a reader adds
+    if is_postgres_url(str(path)):
+        # The database's shared tables (ADR 0074): every process's calls, jobs, beats and budget.
+        out["exists"] = True
+        found = postgres_sections(str(path), now=now, since=since, limits=limits or BudgetLimits(), stale_after=stale_after)
+        budget = found.pop("budget")
+        out.update(found)
+        return _finish(out, budget, store, disk_usage)
     con = open_readonly(store) if store.exists() else None
     budget = None
     try:
@@ -95,6 +104,11 @@ def report_dict(path: str | Path, *, now: datetime, since: datetime, backups: st
     finally:
         if con is not None:
             con.close()
+    return _finish(out, budget, store, disk_usage)
+
+
+def _finish(out: dict[str, Any], budget: Mapping[str, Any] | None, store: Path,
+            disk_usage: Callable[[Path], Any]) -> dict[str, Any]:
     out["disk_free_bytes"] = disk_usage(existing_dir(store)).free
     out["budget"] = dict(budget) if budget is not None else None
     out["warnings"] = warnings(out) + budget_warnings(budget)
@@ -108,9 +122,19 @@ def providers(con: apsw.Connection, since: datetime, now: datetime) -> list[dict
         return []
     extra = _budget_columns(con)
     rows = con.execute(
-        f"SELECT provider, model, operation, call_id, status, prompt_tokens, completion_tokens, latency_ms"
-        f"{''.join(', ' + c for c in extra)} FROM llm_calls WHERE created_at >= ? AND created_at <= ? ORDER BY seq",
+        f"SELECT {CALL_COLUMNS}{''.join(', ' + c for c in extra)} FROM llm_calls "
+        f"WHERE created_at >= ? AND created_at <= ? ORDER BY seq",
         (format_timestamp(since), format_timestamp(now))).fetchall()
+    return provider_entries(rows, extra)
+
+
+#: What :func:`provider_entries` reads of each ``llm_calls`` row, before the budget columns.
+CALL_COLUMNS = "provider, model, operation, call_id, status, prompt_tokens, completion_tokens, latency_ms"
+
+
+def provider_entries(rows: list[tuple], extra: list[str]) -> list[dict[str, Any]]:
+    """The ``providers`` section from the period's ``llm_calls`` rows (:data:`CALL_COLUMNS`, then
+    the budget columns named in ``extra``), in recording order."""
     groups: dict[tuple[str, str, str], list[tuple]] = {}
     for row in rows:
         groups.setdefault((row[0], row[1], row[2]), []).append(row)
@@ -174,20 +198,34 @@ def jobs(con: apsw.Connection, now: datetime) -> dict[str, Any]:
     """Jobs now (not only the period's): counts by state, the oldest pending one's age, the dead ones."""
     if not _has(con, "jobs"):
         return _no_jobs()
+    return jobs_from(con.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall(),
+                     con.execute("SELECT min(created_at) FROM jobs WHERE state = 'pending'").fetchone()[0],
+                     con.execute(DEAD_JOBS.replace("%s", "?"), (DEAD_SHOWN,)).fetchall(), now)
+
+
+#: The dead jobs shown, newest first (``%s``: how many).
+DEAD_JOBS = ("SELECT job_id, kind, attempts, last_error_class, last_error, updated_at FROM jobs "
+             "WHERE state = 'dead' ORDER BY updated_at DESC LIMIT %s")
+
+
+def jobs_from(count_rows: list[tuple], oldest: int | None, dead_rows: list[tuple], now: datetime) -> dict[str, Any]:
+    """The ``jobs`` section from the counts by state, the oldest pending job's creation (µs) and
+    the :data:`DEAD_JOBS` rows."""
     counts = dict.fromkeys(JOB_STATES, 0)
-    counts.update(con.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall())
-    oldest = con.execute("SELECT min(created_at) FROM jobs WHERE state = 'pending'").fetchone()[0]
+    counts.update(count_rows)
     dead = [{"id": r[0], "kind": r[1], "attempts": r[2], "error_class": r[3], "error": r[4],
-             "updated_at": format_timestamp(from_micros(r[5]))}
-            for r in con.execute("SELECT job_id, kind, attempts, last_error_class, last_error, updated_at FROM jobs "
-                                 "WHERE state = 'dead' ORDER BY updated_at DESC LIMIT ?", (DEAD_SHOWN,))]
+             "updated_at": format_timestamp(from_micros(r[5]))} for r in dead_rows]
     age = None if oldest is None else max(0.0, (to_micros(now) - oldest) / 1e6)
     return {"counts": counts, "total": sum(counts.values()), "oldest_pending_age_s": age, "dead": dead}
 
 
 def worker(con: apsw.Connection, now: datetime, stale_after: timedelta) -> dict[str, Any] | None:
     """The newest heartbeat, with ``freshness`` fresh/stale/stopped (None: no worker ever beat)."""
-    beats = read_beats(con)
+    return worker_from(read_beats(con), now, stale_after)
+
+
+def worker_from(beats: list, now: datetime, stale_after: timedelta) -> dict[str, Any] | None:
+    """The ``worker`` section from every worker's beat (None: no worker ever beat)."""
     if not beats:
         return None
     freshness, age, b = beat_state(beats, now, stale_after)
@@ -247,7 +285,11 @@ def budget_today(con: apsw.Connection, now: datetime, limits: BudgetLimits) -> d
         return None
     from hlmem.adapters.sqlite.budget import SQLiteBudgetLedger
 
-    t = SQLiteBudgetLedger(con).totals(now=now, limits=limits)
+    return budget_from(SQLiteBudgetLedger(con).totals(now=now, limits=limits), limits)
+
+
+def budget_from(t: Any, limits: BudgetLimits) -> dict[str, Any]:
+    """The ``budget`` section from a ledger's ``BudgetTotals`` of today."""
     caps = {"requests": limits.requests_per_day, "tokens": limits.tokens_per_day, "cost": limits.cost_per_day}
     out: dict[str, Any] = {"day": t.day.isoformat()}
     for kind, limit in caps.items():
@@ -287,3 +329,56 @@ def _has(con: apsw.Connection, name: str) -> bool:
 
 def _scalar(con: apsw.Connection | None, sql: str, table: str) -> int:
     return con.execute(sql).fetchone()[0] if con is not None and _has(con, table) else 0
+
+
+# -- a PostgreSQL store (ADR 0074) ------------------------------------------------------------------
+# Every process of the store records its calls, beats and reservations in the database (layout 5),
+# so the report covers them all; read in one read-only snapshot without opening (or upgrading) the
+# store. A table the database lacks reads as empty; packets are not kept on PostgreSQL (ADR 0061).
+
+_TABLES = ("llm_calls", "jobs", "worker_heartbeats", "conflicts", "embedding_cache", "budget_reservations")
+
+
+def postgres_sections(url: str, *, now: datetime, since: datetime, limits: BudgetLimits,
+             stale_after: timedelta) -> dict[str, Any]:
+    """``providers``, ``jobs``, ``worker``, ``conflicts``, ``embeddings``, ``packets`` and ``budget``.
+
+    :raises StorageError: the database cannot be reached or read.
+    """
+    con = connect(url)
+    try:
+        with translated("reading the store for the report"), con.transaction():
+            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            have = {name for name in _TABLES
+                    if con.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0]}
+            out: dict[str, Any] = {"providers": [], "jobs": _no_jobs(), "worker": None, "conflicts": {"open": 0},
+                                   "embeddings": [], "packets": {"days": [], "total": _no_packets()}, "budget": None}
+            if "llm_calls" in have:
+                extra = ["capability", "items", "cost"]
+                rows = con.execute(f"SELECT {CALL_COLUMNS}, {', '.join(extra)} FROM llm_calls WHERE created_at >= %s "
+                                   "AND created_at <= %s ORDER BY seq",
+                                   (format_timestamp(since), format_timestamp(now))).fetchall()
+                out["providers"] = provider_entries([tuple(r) for r in rows], extra)
+            if "jobs" in have:
+                out["jobs"] = jobs_from(con.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall(),
+                                        con.execute("SELECT min(created_at) FROM jobs WHERE state = 'pending'"
+                                                    ).fetchone()[0],
+                                        con.execute(DEAD_JOBS, (DEAD_SHOWN,)).fetchall(), now)
+            if "worker_heartbeats" in have:
+                out["worker"] = worker_from(beats_from_rows(con.execute(READ_BEATS).fetchall()), now, stale_after)
+            if "conflicts" in have:
+                out["conflicts"] = {"open": con.execute("SELECT count(*) FROM conflicts WHERE status = 'open'"
+                                                        ).fetchone()[0]}
+            if "embedding_cache" in have:
+                out["embeddings"] = [{"model": m, "passages": n} for m, n in con.execute(
+                    "SELECT model, count(*) FROM embedding_cache GROUP BY model ORDER BY model")]
+            if "budget_reservations" in have:
+                out["budget"] = budget_from(PostgresBudgetLedger.totals_on(con, now, limits), limits)
+    finally:
+        con.close()
+    return out
+
+
+def _no_packets() -> dict[str, Any]:
+    return {"packets": 0, "tokens": 0, "tokens_mean": None, "history_tokens": 0, "history_tokens_mean": None,
+            "saved_tokens": 0}

@@ -148,8 +148,21 @@ def embedder_matches(con: apsw.Connection, name: str, model: Callable[[str], tup
 
 def worker_heartbeat(con: apsw.Connection, now: datetime, *, stale_after: timedelta = STALE_AFTER) -> Check:
     """The newest worker heartbeat: fresh, stale or never seen, judged with the pending jobs."""
-    beats = read_beats(con)
-    pending = pending_jobs(con)
+    return judge_workers(read_beats(con), pending_jobs(con), now, stale_after=stale_after)
+
+
+def postgres_worker(url: str, now: datetime, *, stale_after: timedelta = STALE_AFTER) -> Check:
+    """:func:`worker_heartbeat` of a PostgreSQL store: every worker of the database beats in its
+    ``worker_heartbeats`` (layout 5, ADR 0074), read without opening or upgrading the store."""
+    from hlmem.adapters.postgres.heartbeat import peek_workers
+
+    beats, pending = peek_workers(url)
+    return judge_workers(beats, pending, now, stale_after=stale_after)
+
+
+def judge_workers(beats: Sequence[WorkerBeat], pending: int, now: datetime, *,
+                  stale_after: timedelta = STALE_AFTER) -> Check:
+    """The ``worker`` check from every worker's last beat and the count of jobs waiting."""
     if not beats:
         if pending:
             return Check("worker", WARN, f"no worker has ever run on this store; {pending} jobs pending",

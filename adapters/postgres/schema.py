@@ -1,4 +1,5 @@
-"""The PostgreSQL schema: the append-only log, projections as state documents, the search index, jobs.
+"""The PostgreSQL schema: the append-only log, projections as state documents, the search index, jobs,
+and the operational tables (budget reservations, LLM calls, worker heartbeats; layout 5, ADR 0074).
 
 Created on first open (``CREATE … IF NOT EXISTS`` under an advisory lock, so several processes
 may open a fresh database at once). The version in ``meta`` (``pg_schema``) names this layout;
@@ -10,11 +11,13 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
 LOG_LOCK = 1847_0002
+#: Taken by a budget reservation (check and insert under it: two processes never both win the last unit).
+BUDGET_LOCK = 1847_0003
 
 POSTINGS_DDL = """
 CREATE TABLE IF NOT EXISTS postings (
@@ -62,6 +65,56 @@ CREATE TABLE IF NOT EXISTS policy_links (
 CREATE UNIQUE INDEX IF NOT EXISTS policy_links_by_episode ON policy_links (episode_id, policy_id);
 """
 
+#: The operational tables every process of the store shares (ADR 0074), like SQLite's of migration
+#: 0013: budget reservations, the LLM-call ledger, worker heartbeats. Not projections: replay
+#: leaves them alone.
+OPERATIONS_DDL = """
+CREATE TABLE IF NOT EXISTS budget_reservations (
+    reservation_id text COLLATE "C" PRIMARY KEY,
+    day text NOT NULL,
+    what text NOT NULL,
+    state text NOT NULL,
+    requests bigint NOT NULL,
+    tokens bigint NOT NULL,
+    cost double precision,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    settled_at bigint
+);
+CREATE INDEX IF NOT EXISTS budget_reservations_day ON budget_reservations (day, state, expires_at);
+CREATE TABLE IF NOT EXISTS llm_calls (
+    seq bigserial PRIMARY KEY,
+    call_id text NOT NULL,
+    attempt integer NOT NULL,
+    provider text NOT NULL,
+    model text NOT NULL,
+    operation text NOT NULL,
+    job_id text,
+    status text NOT NULL,
+    error_class text,
+    http_status integer,
+    prompt_tokens bigint,
+    completion_tokens bigint,
+    latency_ms bigint NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    capability text NOT NULL,
+    items bigint,
+    cost double precision
+);
+CREATE INDEX IF NOT EXISTS llm_calls_created ON llm_calls (created_at);
+CREATE INDEX IF NOT EXISTS llm_calls_job ON llm_calls (job_id);
+CREATE TABLE IF NOT EXISTS worker_heartbeats (
+    owner text COLLATE "C" PRIMARY KEY,
+    pid bigint NOT NULL,
+    host text NOT NULL,
+    started_at text COLLATE "C" NOT NULL,
+    last_beat text COLLATE "C" NOT NULL,
+    state text NOT NULL,
+    jobs_done bigint NOT NULL,
+    last_error text
+);
+"""
+
 #: Steps from an older layout to this one, keyed by the layout they start from.
 UPGRADES = {
     # 1 -> 2: full text moves from a GIN-indexed tsvector (every match scored) to posting lists
@@ -77,6 +130,8 @@ ALTER TABLE items DROP COLUMN IF EXISTS tsv;
     # 3 -> 4: per-approach outcome counts and ordered support links (ADR 0071); ``experience.upgrade``
     # then fills them and rewrites the policies' states as counts.
     "3": EXPERIENCE_COUNTS_DDL,
+    # 4 -> 5: the shared operational tables (ADR 0074); a store of layout 4 kept these per process.
+    "4": OPERATIONS_DDL,
 }
 
 DDL = r"""
@@ -296,4 +351,4 @@ CREATE TABLE IF NOT EXISTS procedures (
 );
 CREATE INDEX IF NOT EXISTS procedures_policy ON procedures (policy_id);
 CREATE INDEX IF NOT EXISTS procedures_episode ON procedures (source_episode);
-""" + EXPERIENCE_COUNTS_DDL
+""" + EXPERIENCE_COUNTS_DDL + OPERATIONS_DDL

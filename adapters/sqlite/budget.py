@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
 import apsw
 
 from hlmem.adapters.sqlite.db import translated
-from hlmem.adapters.sqlite.connection import open_migrated
+from hlmem.adapters.sqlite.connection import OwnConnection, open_migrated
 from hlmem.application.ports.budget import Reservation
 from hlmem.domain.budget import BudgetLimits, BudgetTotals, Charge, Spend, day_of, next_reset, refusal
 from hlmem.domain.errors import NotFound
@@ -36,9 +37,10 @@ def _spend(row: tuple) -> Spend:
 class SQLiteBudgetLedger:
     """A :class:`hlmem.application.ports.BudgetLedger` on an APSW connection of its own."""
 
-    def __init__(self, con: apsw.Connection, *, owns_connection: bool = False) -> None:
-        self._con = con
-        self._owns = owns_connection
+    def __init__(self, con: apsw.Connection | None, *, owns_connection: bool = False,
+                 opener: Callable[[], apsw.Connection] | None = None) -> None:
+        self._own = OwnConnection(con, opener, "the budget ledger")
+        self._owns = owns_connection or con is None
         self._lock = threading.Lock()  # one connection: one transaction at a time per process
 
     @classmethod
@@ -48,6 +50,16 @@ class SQLiteBudgetLedger:
         :raises StorageError: when the file cannot be opened or migrated.
         """
         return cls(open_migrated(path, "the budget ledger"), owns_connection=True)
+
+    @classmethod
+    def deferred(cls, path: str | Path) -> SQLiteBudgetLedger:
+        """The ledger of the store file at ``path``, on a connection of its own opened at first use
+        (a store whose budget is never asked opens nothing more: ADR 0074)."""
+        return cls(None, opener=lambda: open_migrated(path, "the budget ledger"))
+
+    @property
+    def _con(self) -> apsw.Connection:
+        return self._own.get()
 
     def _totals(self, now: datetime, limits: BudgetLimits) -> BudgetTotals:
         day, t = day_of(now).isoformat(), to_micros(now)
@@ -109,4 +121,4 @@ class SQLiteBudgetLedger:
     def close(self) -> None:
         """Close the connection if this ledger opened it (a borrowed one stays open)."""
         if self._owns:
-            self._con.close()
+            self._own.close()

@@ -8,6 +8,8 @@ connection that wrote closes (:func:`optimize_on_close`), never at open.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
@@ -144,3 +146,40 @@ def open_migrated(path: str | Path, what: str) -> apsw.Connection:
     except apsw.Error as exc:
         raise StorageError(f"cannot open {what} in {path}: {exc}") from exc
     return con
+
+
+class OwnConnection:
+    """A ledger's connection of its own: given, or opened by ``opener`` at first use (ADR 0074).
+
+    After :meth:`close` it is gone for good: using it raises :class:`StorageError` rather than
+    quietly opening the file again.
+    """
+
+    def __init__(self, con: apsw.Connection | None, opener: Callable[[], apsw.Connection] | None, what: str) -> None:
+        if con is None and opener is None:
+            raise ValueError("give a connection or an opener")
+        self._con = con
+        self._opener = opener
+        self._what = what
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def get(self) -> apsw.Connection:
+        """The connection, opened now if it was not yet."""
+        if self._con is None:
+            with self._lock:
+                if self._closed:
+                    raise StorageError(f"{self._what} is closed")
+                if self._con is None:
+                    self._con = self._opener()  # type: ignore[misc]
+        return self._con
+
+    @property
+    def opened(self) -> bool:
+        return self._con is not None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._con is not None:
+                self._con.close()

@@ -35,9 +35,7 @@ class SQLiteEmbeddingCache:
         con = self._db.con
         out: dict[str, bytes] = {}
         with self._db.lock, _translated("reading the embedding cache"):
-            if self._pending:
-                out.update((h, v) for h in hashes if (v := self._pending.get((model_id, h))) is not None)
-            wanted = [h for h in hashes if h not in out]
+            wanted = list(dict.fromkeys(hashes))
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start:start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -45,6 +43,8 @@ class SQLiteEmbeddingCache:
                     f"SELECT content_hash, vec FROM embedding_cache WHERE model = ? AND content_hash IN ({marks})",
                     (model_id, *chunk),
                 ).fetchall())
+            if self._pending:  # a key already held keeps its vector: the written row wins over a pending one
+                out.update((h, v) for h in wanted if h not in out and (v := self._pending.get((model_id, h))) is not None)
         return out
 
     def put_many(self, model_id: str, items: Sequence[tuple[str, bytes]]) -> None:

@@ -8,13 +8,14 @@ so that a ledger write never joins, or waits on, a storage transaction of anothe
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import apsw
 
 from hlmem.adapters.llm.ledger import LLMCall
-from hlmem.adapters.sqlite.connection import open_migrated
+from hlmem.adapters.sqlite.connection import OwnConnection, open_migrated
 from hlmem.domain.errors import StorageError
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
@@ -26,9 +27,10 @@ _COLUMNS = ("call_id", "attempt", "provider", "model", "operation", "job_id", "s
 class SQLiteLedger:
     """A :class:`hlmem.adapters.llm.ledger.LedgerSink` on an APSW connection."""
 
-    def __init__(self, con: apsw.Connection, *, owns_connection: bool = False) -> None:
-        self._con = con
-        self._owns = owns_connection
+    def __init__(self, con: apsw.Connection | None, *, owns_connection: bool = False,
+                 opener: Callable[[], apsw.Connection] | None = None) -> None:
+        self._own = OwnConnection(con, opener, "the LLM ledger")
+        self._owns = owns_connection or con is None
         self._lock = threading.Lock()
 
     @classmethod
@@ -38,6 +40,10 @@ class SQLiteLedger:
         :raises StorageError: when the file cannot be opened or migrated.
         """
         return cls(open_migrated(path, "the LLM ledger"), owns_connection=True)
+
+    @property
+    def _con(self) -> apsw.Connection:
+        return self._own.get()
 
     def record(self, call: LLMCall) -> None:
         """Insert one attempt (autocommit: one statement, one transaction).
@@ -99,7 +105,21 @@ class SQLiteLedger:
     def close(self) -> None:
         """Close the connection if this ledger opened it (a borrowed one stays open)."""
         if self._owns:
-            self._con.close()
+            self._own.close()
+
+
+class SQLiteCallLedger(SQLiteLedger):
+    """The store's call ledger (ADR 0074): attempts are recorded and read on a connection of its
+    own, opened at first use, so a record never joins or waits on a store transaction of another
+    thread; maintenance prunes on the store's connection, inside its own transaction (a second
+    connection would wait for the write lock that transaction holds)."""
+
+    def __init__(self, path: str | Path, store_con: apsw.Connection) -> None:
+        super().__init__(None, opener=lambda: open_migrated(path, "the LLM ledger"))
+        self._store = SQLiteLedger(store_con)
+
+    def prune(self, *, before: datetime, limit: int, dry_run: bool = False) -> int:
+        return self._store.prune(before=before, limit=limit, dry_run=dry_run)
 
 
 def _call(row: tuple) -> LLMCall:

@@ -18,7 +18,6 @@ import apsw
 
 from hlmem.adapters.packet_log import (FLUSH_PACKETS, FLUSH_SECONDS, Pending, Session, day_of, merge_days,
                                        session_tokens, totals)
-from hlmem.adapters.sqlite.connection import BUSY_TIMEOUT_MS
 from hlmem.adapters.sqlite.db import Db, translated
 from hlmem.application.ports import PacketDay
 from hlmem.domain.errors import StorageError
@@ -71,16 +70,9 @@ class SQLitePacketLog:
                 pending = Pending(taken)
                 session_of, cost = self._sessions(pending.evidence())
                 rows = [(day.isoformat(), *numbers) for day, numbers in totals(taken, session_of, cost.__getitem__).items()]
-                patience = busy_ms if wait else 0
-                quick = patience is not None and not db.depth
-                if quick:  # a recall must not wait for another writer's lock
-                    db.con.set_busy_timeout(patience)
-                try:
-                    with db.transaction():
-                        db.con.executemany(_UPSERT, rows)
-                finally:
-                    if quick:
-                        db.con.set_busy_timeout(BUSY_TIMEOUT_MS)
+                # A recall must not wait for another writer's lock (ADR 0064: one attempt, this long).
+                with db.transaction(wait_ms=busy_ms if wait else 0):
+                    db.con.executemany(_UPSERT, rows)
         except (StorageError, apsw.Error):
             with self._guard:  # busy or closed: keep them for the next packet or close()
                 self._pending.put_back(taken)

@@ -242,7 +242,9 @@ def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) 
         subject = m["head"]
     key = m["k"].lower()
     fact = _fact(m, clause, "x", subject=subject, importance=0.5)
-    if key.split()[-1] in ABSTRACT_KEYS or any(w in RELATIONS for w in key.split()) or m["k"] != m["k"].lower():
+    favourite = key.split()[0] in ("favorite", "favourite")  # "my favorite place is the lighthouse": a preference
+    if (key.split()[-1] in ABSTRACT_KEYS and not favourite) or any(w in RELATIONS for w in key.split()) \
+            or m["k"] != m["k"].lower():
         return []  # "my sleep schedule is a disaster", "my daughter Lily's home": no attribute
     if key in CONFIG_KEYS | ABSTRACT_KEYS or not fact.value or len(fact.value) > 60 or DEICTIC_VALUE.match(fact.value):
         return []

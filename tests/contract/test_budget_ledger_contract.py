@@ -220,6 +220,69 @@ class TestSQLiteBudgetLedger(BudgetLedgerContract):
             ledger.close()
 
 
+# --- PostgreSQL (adapters/postgres/budget.py, ADR 0074) ---------------------------------------------
+
+
+class TestPostgresBudgetLedger(BudgetLedgerContract):
+    """The store's ``budget_reservations`` in PostgreSQL, shared by every process of the store."""
+
+    @pytest.fixture(autouse=True)
+    def _postgres_database(self, postgres_url: str) -> None:
+        self.postgres_url = postgres_url
+
+    @contextmanager
+    def make_ledger(self, tmp_path: Path) -> Iterator[BudgetLedger]:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        backend = open_backend(self.postgres_url)  # the tables are the store's (layout 5)
+        try:
+            yield backend.budget
+        finally:
+            backend.close()
+
+    def test_two_connections_racing_for_the_last_request_only_one_wins(self) -> None:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        backends = [open_backend(self.postgres_url) for _ in range(2)]
+        try:
+            for _round in range(10):
+                limits = BudgetLimits(requests_per_day=1 + _round)  # one unit left each round
+                gate = threading.Barrier(2)
+                won: list[int] = []
+                lost: list[BudgetExceeded] = []
+
+                def race(i: int) -> None:
+                    gate.wait()
+                    try:
+                        reserve(backends[i].budget, limits=limits)
+                        won.append(i)
+                    except BudgetExceeded as exc:
+                        lost.append(exc)
+
+                threads = [threading.Thread(target=race, args=(i,)) for i in range(2)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                assert len(won) == 1 and len(lost) == 1, (won, lost)
+            assert backends[1].budget.totals(now=T0, limits=TWO_REQUESTS).reserved.requests == 10
+        finally:
+            for backend in backends:
+                backend.close()
+
+    def test_a_reservation_commits_outside_the_store_transaction(self) -> None:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        backend = open_backend(self.postgres_url)
+        try:
+            with pytest.raises(RuntimeError), backend.store.transaction():
+                reserve(backend.budget)
+                raise RuntimeError("the work failed")
+            assert backend.budget.totals(now=T0, limits=TWO_REQUESTS).reserved.requests == 1
+        finally:
+            backend.close()
+
+
 # --- agreement between the adapters --------------------------------------------------------------
 
 from hypothesis import given, settings  # noqa: E402

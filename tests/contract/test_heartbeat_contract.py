@@ -106,6 +106,43 @@ class TestSQLiteHeartbeats(HeartbeatContract):
             store.close()
 
 
+class TestPostgresHeartbeats(HeartbeatContract):
+    """The store's ``worker_heartbeats`` in PostgreSQL (layout 5, ADR 0074): every worker of the store."""
+
+    @pytest.fixture(autouse=True)
+    def _postgres_database(self, postgres_url: str) -> None:
+        self.postgres_url = postgres_url
+
+    def make(self, tmp_path: Path) -> tuple[WorkerHeartbeats, Any]:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        backend = open_backend(self.postgres_url)
+        return backend.heartbeats, backend.close
+
+    def test_another_process_of_the_store_sees_the_beat(self) -> None:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        first, second = open_backend(self.postgres_url), open_backend(self.postgres_url)
+        try:
+            first.heartbeats.beat(beat("w1", state="idle", jobs=2))
+            assert [(b.owner, b.state, b.jobs_done) for b in second.heartbeats.beats()] == [("w1", "idle", 2)]
+        finally:
+            first.close()
+            second.close()
+
+    def test_joins_an_open_transaction(self) -> None:
+        from hlmem.adapters.postgres.backend import open_backend
+
+        backend = open_backend(self.postgres_url)
+        try:
+            with pytest.raises(RuntimeError), backend.store.transaction():
+                backend.heartbeats.beat(beat())
+                raise RuntimeError("undo")
+            assert backend.heartbeats.beats() == []
+        finally:
+            backend.close()
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 600), st.sampled_from(WORKER_STATES),
                           st.integers(0, 50), st.none() | st.text(max_size=20)), max_size=12))

@@ -28,7 +28,7 @@ from hlmem import Memory  # noqa: E402
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
 #: Adds per writer process chain; the two chains run at the same time.
-ADDS = 3
+ADDS = 2
 #: Seconds after which a CPU burner stops by itself (the test kills it sooner when done).
 BURN_SECONDS = 120
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +242,8 @@ def test_the_llm_and_the_reranker_share_one_guard_and_close_closes_its_ledger(tm
     guard = mem._container.budget()
     assert mem._container.llm()._http._budget is guard is mem._container.reranker()._http._budget
     assert guard.limits == BudgetLimits(tokens_per_day=1000)
+    assert guard.ledger is mem._container.backend().budget  # the store's, shared by its processes (ADR 0074)
+    guard.ledger.spent(date(2026, 1, 1))  # its own connection opens at first use
     mem.close()
     with pytest.raises(apsw.ConnectionClosedError):
         guard.ledger._con.execute("SELECT 1")

@@ -412,7 +412,7 @@ def test_a_secret_never_becomes_a_claim_and_only_the_verbatim_event_holds_it(tmp
     The observation itself is always kept (the issue's rule), so the DB file holds the secret
     exactly as often as a store that recorded the same text without extracting it.
     """
-    text = f"my API key is {SECRET}"
+    text = f"my api key is {SECRET}"  # a key the rules read (they leave a capitalised key alone)
     with open_memory(tmp_path / "m.db") as mem:
         result = mem.add(text, session="s1")
         assert mem.storage.claims_citing(result.id) == []

@@ -36,17 +36,22 @@ def test_the_usual_generators_of_32_random_bytes_pass(make) -> None:
         assert token_bits(token) >= MIN_TOKEN_BITS and token_problem(token) is None, token
 
 
-@pytest.mark.parametrize("token", ["abc", "s3cret-token-for-tests", secrets.token_hex(24), str(uuid.uuid4()),
-                                   "a" * 300, "ab" * 100, "Aa1!" * 30, "correcthorsebatterystaple" * 3,
-                                   "abcdefghijkl" * 40, secrets.token_urlsafe(20) * 4,
-                                   secrets.token_urlsafe(16), "0" * 64])
+_WEAK = {"abc": "abc", "known-phrase": "s3cret-token-for-tests", "hex-24-bytes": secrets.token_hex(24),
+         "uuid4": str(uuid.uuid4()), "one-letter": "a" * 300, "two-letters": "ab" * 100, "four-chars": "Aa1!" * 30,
+         "words-repeated": "correcthorsebatterystaple" * 3, "alphabet-repeated": "abcdefghijkl" * 40,
+         "random-repeated": secrets.token_urlsafe(20) * 4, "urlsafe-16-bytes": secrets.token_urlsafe(16),
+         "zeros": "0" * 64}
+
+
+# Stable ids: the values are random (pytest-xdist's workers must collect the same names).
+@pytest.mark.parametrize("token", list(_WEAK.values()), ids=list(_WEAK))
 def test_short_repetitive_or_small_tokens_fail(token: str) -> None:
     problem = token_problem(token)
     assert problem is not None and "32 random bytes" in problem, token
 
 
 @pytest.mark.parametrize("token", ["kéy" + secrets.token_urlsafe(32), secrets.token_urlsafe(32) + " x",
-                                   "\t" + secrets.token_hex(40)])
+                                   "\t" + secrets.token_hex(40)], ids=["non-ascii", "space", "tab"])
 def test_a_token_must_be_printable_ascii(token: str) -> None:
     assert "printable ASCII" in token_problem(token)
 

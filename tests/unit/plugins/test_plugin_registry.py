@@ -163,6 +163,35 @@ def test_a_factory_that_builds_something_else_is_refused(modules) -> None:
         reg.build("reranker", "odd", environ={})
 
 
+def test_a_storage_plugin_that_returns_a_bare_store_is_refused_and_its_store_closed(modules) -> None:
+    module = modules("from hlmem.adapters.inmemory.store import InMemoryStorage\n"
+                     "from hlmem.plugins.api import PluginSpec\n"
+                     "made = []\n"
+                     "class Store(InMemoryStorage):\n"
+                     "    def close(self): made.append('closed')\n"
+                     "SPEC = PluginSpec('storage', 1, lambda c: made.append('built') or Store(), Store)\n")
+    reg = registry([found("bare", f"{module}:SPEC", kind="storage")], allow=allow("bare", kind="storage"))
+    with pytest.raises(PluginError, match=r"storage plugin 'bare': its factory returned a Store, not a Backend.*"
+                                          r"ADR 0074"):
+        reg.build("storage", "bare", store_path=":memory:")
+    assert sys.modules[module].made == ["built", "closed"]
+
+
+def test_a_storage_plugin_builds_the_whole_backend(modules) -> None:
+    from hlmem.application.ports import BudgetLedger, CallLedger, JobQueue, WorkerHeartbeats
+    from hlmem.application.ports.backend import Backend
+
+    reg = Registry(ENTRY_POINT_GROUPS)
+    backend = reg.build("storage", "memory", store_path=":memory:", new_id=lambda prefix: f"{prefix}_1")
+    assert isinstance(backend, Backend) and isinstance(backend.store, Storage)
+    assert isinstance(backend.jobs, JobQueue) and isinstance(backend.budget, BudgetLedger)
+    assert isinstance(backend.calls, CallLedger) and isinstance(backend.heartbeats, WorkerHeartbeats)
+    with backend.replay_target(None) as target:
+        assert isinstance(target, Storage) and target.last_position() == 0
+    backend.close()
+    backend.close()  # twice is harmless
+
+
 def test_an_unknown_name_lists_what_was_found(modules) -> None:
     reg = registry([found("ordered", "x:SPEC", distribution="hlmem")])
     with pytest.raises(PluginError, match="no reranker plugin named 'nope'.*found: ordered"):
