@@ -146,3 +146,15 @@ def test_a_change_said_in_passing_ends_the_old_value(texts: list[str], subject: 
         live = [c for c in mem.claims(limit=200).items if c.status.value == "active" and c.polarity
                 and c.subject == subject and c.predicate == predicate]
     assert [c.value for c in live if current in c.value] and not [c.value for c in live if gone in c.value], live
+
+
+def test_a_capitalised_key_names_an_account_or_a_credential_as_a_class() -> None:
+    """"My Spotify username is…" is an attribute; "My Netflix password is…" and "my API key is…" go on as
+    candidates so admission refuses them with its reason code; "My Christmas is ruined" is no attribute."""
+    assert has("My Spotify username is jazzcat", "user", "spotify_username", "jazzcat")
+    assert run("My Christmas is ruined") == []
+    with Memory(":memory:", embedder="none", now=AT) as mem:
+        for text in ("My Netflix password is hunter22", "my API key is sk-abc123def456", "My GitHub handle is octo-kat"):
+            mem.add(text)
+        live = {(c.predicate, c.value) for c in mem.claims(limit=50).items}
+    assert live == {("github_handle", "octo-kat")}, live
