@@ -27,14 +27,15 @@ _LIST_EN = re.compile(rf"^\s*(?:(?:called|named|both\s+named)\s+)?(?P<names>{_NA
 _ITS_NAME_EN = re.compile(rf"^\s*(?:(?:his|her|its|their)\s+names?(?:\s+(?:is|are)|'s)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))"
                           rf"\s+(?P<names>{_NAME_EN}(?:\s*(?:,|and|&)\s*(?:and\s+)?{_NAME_EN})*)\s*[.!]*\s*$", re.I)
 _ZH_NAME = r"[\u4e00-\u9fffA-Za-z]{1,5}?"
-_LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫做?|名叫|名字叫|取名叫?|的名字是|叫它|给它取名叫?)\s*"
+_LIST_ZH = re.compile(rf"^\s*(?:就|我们|我)?(?:它|他|她|它们|他们|她们)?\s*(?:分别)?(?:叫它|给它取名叫?|叫做?|名叫|名字叫|取名叫?|的名字是)\s*"
                       rf"(?P<names>{_ZH_NAME}(?:\s*(?:和|跟|、)\s*{_ZH_NAME})*)\s*(?:了|呢|哦|啊)?\s*$")
 _ONE_OF_ZH = re.compile(rf"^\s*(?:老大|老二|老三|老小|老幺|大的|小的|一个|另一个|其中一个|一只|另一只|一条|另一条|大儿子|小儿子|"
                         rf"大女儿|小女儿|儿子|女儿|哥哥|弟弟|姐姐|妹妹)"
-                        rf"\s*(?:是个?(?:儿子|女儿|男孩|女孩)\s*[，,]?\s*)?(?:叫做?|名叫)\s*(?P<names>{_ZH_NAME})\s*(?:了|呢)?\s*$")
+                        rf"\s*(?:是个?(?:儿子|女儿|男孩|女孩)\s*[，,]?\s*)?(?:叫做?|名叫)\s*"
+                        rf"(?P<names>{_ZH_NAME}(?:\s*[，,]?\s*(?:另)?一[只个条]\s*叫做?\s*{_ZH_NAME})?)\s*(?:了|呢)?\s*$")
 #: A value that is a kin phrase ("two kids", "孩子"), not yet a name.
 _KIN_PHRASE = re.compile(rf"(?:{REL_ALL_ZH})|\b(?i:{REL_ALL_EN})s?$|^(?:someone|somebody)(?:\s+new)?$")
-_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|和|跟|、|还有)\s*")
+_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|和|跟|、|还有|[，,]?\s*(?:另)?一[只个条]\s*叫做?)\s*")
 _PET_WORDS_EN = frozenset(PETS_EN) - {"pet", "pets"}
 _PET_ZH = re.compile(rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|{PET_SUFFIX_ZH})$")
 _KIN_PREDICATES = frozenset({"child", "sibling", "cousin", "grandchild", "niece", "nephew", "friend", "colleague",
@@ -46,15 +47,22 @@ _ITEMS_EN = re.compile(r"^\s*(?:and\s+|or\s+)?(?P<names>[a-z][\w\-]*(?:\s+[a-z][
                        r"(?:\s+[a-z][\w\-]*)?)*)\s*[.!]*\s*$")
 _ITEMS_ZH = re.compile(r"^\s*(?:还有(?!点|些|一点)|以及|和|跟)?\s*(?P<names>[\u4e00-\u9fff]{1,6}(?:\s*(?:、|和|跟|还有)\s*[\u4e00-\u9fff]{1,6})*)\s*(?:也是|都是)?\s*$")
 _JOINED = re.compile(r"^\s*(?:and|or|还有(?!点|些|一点)|以及|和|跟)\b|\s(?:and|or)\s|、|和|跟|还有(?!点|些|一点)", re.I)
+#: "…, and some Spanish from school": one more language after a list of them.
+_MORE_LANG_EN = re.compile(r"^\s*(?:and|or|plus)\s+(?:(?:a\s+little(?:\s+bit\s+of)?|a\s+bit\s+of|some|basic|broken|conversational|"
+                           r"decent|fluent|passable)\s+)?(?P<v>(?-i:[A-Z][a-z]+))(?:\s+(?:from|at|with|too|as\s+well|because|since|"
+                           r"when|but)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 _ITEM_SLOTS = frozenset({"allergy", "speaks", "health_condition"})
 _VERBISH = re.compile(r"\b(?:is|are|was|am|be|have|has|had|do|does|did|go|get|got|like|love|want|need|think|feel|make|"
                       r"take|see|said|says)\b|[是有在要会想说去做了吗呢吧]", re.I)
 
 
 def items_after(clause: Clause, previous: Sequence[Fact]) -> Reading | None:
-    """More items of a listed slot after a comma ("allergic to cats, dust and penicillin")."""
+    """More items of a listed slot after a comma ("allergic to cats, dust and penicillin"; "I speak
+    Tagalog and English, and some Spanish from school")."""
     if not previous or previous[-1].predicate not in _ITEM_SLOTS:
         return None
+    if previous[-1].predicate == "speaks" and clause.lang == "en" and (more := _MORE_LANG_EN.match(clause.work)):
+        return Reading([evolve(previous[-1], value=more["v"], span=more.span("v"))])
     m = (_ITEMS_EN if clause.lang == "en" else _ITEMS_ZH).match(clause.work)
     if m is None or _VERBISH.search(m["names"]) or not _JOINED.search(clause.work):
         return None  # "…过敏，春天特别难受" goes on about it; only a list ("cats, dust and pollen") adds items
@@ -117,16 +125,33 @@ _AMOUNT_EN = re.compile(rf"^\s*(?:and\s+|so\s+)?(?:it'?s|it\s+is|it\s+went\s+up\
                         rf"(?P<v>{NUM_EN})(?:\s+(?:a|per)\s+(?:month|year|week))?(?:\s+now)?\s*[.!]*\s*$", re.I)
 
 
-def amount_after(clause: Clause, before: str) -> Reading | None:
-    """A bare amount after a clause that names a quantity: the quantity's new value (a change)."""
+#: A clause about losing or gaining weight: the bare amount after it is the new weight.
+_WEIGHT_ZH = re.compile(r"[瘦胖]了|减肥|减重|掉了[\d一二三四五六七八九十两几]+斤|长了[\d一二三四五六七八九十两几]+斤")
+_RENTED_ZH = re.compile(r"租了|租的|租个|合租|整租")
+_WEIGHT_EN = re.compile(r"\b(?:lost|gained|dropped|put\s+on)\s+(?:\d+|\w+)\s+(?:pounds|lbs?|kilos?|kg)\b", re.I)
+
+
+def amount_after(clause: Clause, before: str, *, weight_only: bool = False) -> Reading | None:
+    """A bare amount after a clause that names a quantity: the quantity's new value (a change).
+
+    :param weight_only: ``before`` ends the sentence before: only a weight carries over.
+    """
     if not before:
         return None
-    key = (_KEY_ZH if clause.lang == "zh" else _KEY_EN).search(before)
+    key = None if weight_only else (_KEY_ZH if clause.lang == "zh" else _KEY_EN).search(before)
     m = (_AMOUNT_ZH if clause.lang == "zh" else _AMOUNT_EN).match(clause.work)
-    if key is None or m is None:
+    if m is None:
         return None
-    table = QUANTITY_ZH if clause.lang == "zh" else QUANTITY_EN
-    predicate = table[key.group().lower()]
+    if key is None:  # "一个月瘦了十斤，现在一百三了", "lost 12 pounds, I'm 184 now": a weight
+        if (_WEIGHT_ZH if clause.lang == "zh" else _WEIGHT_EN).search(before):
+            predicate = "weight"
+        elif not weight_only and clause.lang == "zh" and _RENTED_ZH.search(before):
+            predicate = "rent"  # "我自己租了个开间，一个月3200": what the place rents for
+        else:
+            return None
+    else:
+        table = QUANTITY_ZH if clause.lang == "zh" else QUANTITY_EN
+        predicate = table[key.group().lower()]
     value = " ".join(clause.text[m.start("v"):m.end("v")].split())
     return Reading([Fact(predicate=predicate, value=value, span=m.span("v"), change=True, holds_now=True,
                          rule=f"{clause.lang}.amount_after")])

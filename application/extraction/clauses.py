@@ -59,19 +59,23 @@ _TIME_SUFFIX = re.compile(r"\s*(?P<s>的时候|那时候?|那会儿?|时候|时|
 # Gates. Each is a reason a clause states no current fact of its speaker.
 _QUESTION_ZH = re.compile(r"哪里(?!都)|哪儿(?!都)|哪个|哪些|什么(?![都也])|谁(?![都也])|多少|几[个岁点号月]|怎么|怎样|为什么|为何|是否|是不是|有没有|吗\s*$|么\s*$|^(?:你|您|他|她|你们|他们|那你|那|然后|还有|那他|那她)呢\s*$")
 _QUESTION_EN = re.compile(r"^\s*(?:what|where|who|whom|which|when|why|how|do|does|did|is|are|am|was|were|can|could|"
-                          r"would|will|should|have|has|shall)\b(?!\s+(?:I|we)\s+(?:know|think))", re.I)
+                          r"would|will|should|have|has|shall)\b(?!['’]t\b)(?!\s+(?:I|we)\s+(?:know|think))", re.I)
 _HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|倘若|若是|即使|就算|除非|的话|\b(?:if|suppose|supposing|imagine|"
                            r"assuming|in case|what if|would|wish)\b|^\s*unless\b", re.I)
 _UNCERTAIN = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|不确定|应该是|应该有|\b(?:maybe|perhaps|probably|might|not sure)\b", re.I)
 _DEONTIC = re.compile(r"要求|必须|应该(?![是有])|应当|需要|务必|不得|禁止|不允许|不准|不能|不要|别再|\b(?:must|should|need to|"
                       r"have to|has to|required|ought to)\b", re.I)
 _HISTORICAL = re.compile(r"以前|曾经|过去|原先|以往|当年|\b(?:used to|formerly|previously|back then)\b", re.I)
-_REPORTING = re.compile(r"(?<![小会能实])说(?![明话法服得一实真起])|讲到|告诉|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
+_REPORTING = re.compile(r"(?<![小会能实])(?<!跟你)(?<!和你)(?<!给你)(?<!对你)说(?![明话法服得一实真起来个件])|讲到|告诉(?!你)|写道|写着|提到|提及|表示|声称|据说|听说|报道|认为|以为|"
                         r"\b(?:said|says|told|tells|wrote|writes|claims|claimed|mentioned|according to|reportedly)\b",
                         re.I)
 #: A statement said with a question's tune: "I think I'm allergic to penicillin?", "pretty sure he's 88?".
 _UPTALK = re.compile(r"^\s*(?:(?:I\s+think|I\s+believe|I\s+guess|pretty\s+sure|I'm\s+pretty\s+sure|I'm\s+fairly\s+sure)\b|"
                      r"我(?:应该|好像|记得|估计))", re.I)
+#: A statement said with surprise: "so... I'm engaged??", "我订婚了？！" (no question word, the speaker's own news).
+_EXCLAIMED = re.compile(r"^\s*(?:(?:so|ok|okay|well|omg|and|guess\s+what|update)\W*\s*)*(?:(?:I'm|I\s+am|we're|we\s+are|we've|I've)\b|我)"
+                        r"(?![^?？]*(?:吗|呢|么|什么|怎么|哪|谁|\b(?:what|why|how|where|who|which|right|or)\b))[^?？]*"
+                        r"(?:\?{2,}|\?!|!\?|？{2,}|？！|！？)\s*$", re.I)
 _FIRST_PERSON_BEFORE = re.compile(r"(?<![跟和对给向])(?:我|我们|\bI|\bwe)\s*$", re.I)
 _PLANNED = re.compile(r"计划|打算|(?<![在正])准备(?!好)|将要|将会|即将|(?<![主需重只想不])要(?![求是还交付花])|"
                       r"\b(?:will|'ll|(?<!stopped )(?<!quit )(?<!been )(?<!keep )(?<!kept )(?<!started )(?<!love )(?<!like )(?<!hate )"
@@ -187,7 +191,8 @@ def split(text: str, *, by_user: bool) -> Iterator[Split]:
     """
     inside = _quoted_positions(text)
     for offset, sentence in sentences(text):
-        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence)
+        question = sentence.rstrip().endswith(("?", "？")) and not _UPTALK.match(sentence) \
+            and not _EXCLAIMED.match(sentence)
         frame: str | None = "joke" if _JOKE.search(sentence) else None
         pos = 0
         kept = {i for m in _APPOSITION.finditer(sentence) for i in (m.start("a"), m.start("b"))}

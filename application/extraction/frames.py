@@ -23,7 +23,7 @@ from attrs import evolve, field, frozen
 from hlmem.application.extraction import coordination
 from hlmem.application.extraction.clauses import Fact
 from hlmem.application.extraction.guard import Tagger, value_ok
-from hlmem.application.extraction.lexicon import ORG_ZH
+from hlmem.application.extraction.lexicon import KIN_CANON, ORG_ZH
 from hlmem.application.extraction.prefilter import Index
 from hlmem.application.extraction.patterns_common import ABSTRACT_KEYS, CONFIG_KEYS, ORG_RE, label_index
 from hlmem.application.extraction.subjects import relation_of
@@ -66,6 +66,8 @@ class Rule:
     check: str | None = None  # the slot whose value shape the guard checks (default: the rule's own)
     when: re.Pattern[str] | None = None  # the clause must also say this (I'm in Denver *now*)
     speaker: bool = False  # the fact is the speaker's whatever opens the clause ("Notion runs my whole life")
+    place_slot: str = "works_in"  # the slot of the ``place`` group (在通州买了套房: lives_in)
+    org_slot: str | None = None  # the slot of the ``org`` group when the frame says what it is (drive *for* Uber: employer)
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -80,6 +82,8 @@ _ZH_TRIM_HEAD_PLACE = re.compile(r"^(?:一个|一座|一家|一所|一间|这家
 #: Slots whose values are places.
 PLACE_SLOTS = frozenset({"lives_in", "works_in", "hometown", "@where", "neighborhood", "visited", "education"})
 _ZH_TRIM_TAIL = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|的|而已|罢了|哈哈+|嘿嘿)+$")
+#: A place said loosely: 番禺那边, 老家沈阳 (the place is 番禺, 沈阳).
+_ZH_PLACE_LOOSE = re.compile(r"^老家(?=[\u4e00-\u9fff]{2})|(?<=[\u4e00-\u9fff]{2})(?:那边|这边|那块|那一带|一带|附近|周边)$")
 _EN_TRIM_HEAD = re.compile(r"^(?:(?i:a|an|the|some|any|my|our|brand\s+new|both)\s+|new\s+(?=[a-z]))")  # New York stays
 _EN_TRIM_TAIL = re.compile(r"\s+(?:anymore|any\s+more|now|too|as\s+well|these\s+days|nowadays|lately|again|already|"
                            r"at\s+the\s+moment|right\s+now|for\s+now|haha|lol)$", re.I)
@@ -93,6 +97,7 @@ def clean_value(value: str, lang: str, *, place: bool = False) -> str:
     for _ in range(3):
         if lang == "zh":
             value = _ZH_TRIM_TAIL.sub("", head.sub("", value)).strip()
+            value = _ZH_PLACE_LOOSE.sub("", value) if place else value
         else:
             value = _EN_TRIM_TAIL.sub("", _EN_TRIM_HEAD.sub("", value)).strip(" ,.")
     return value
@@ -224,6 +229,10 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             continue
         if rule.to_user or rule.speaker:
             subject = None
+        if groups.get("okin"):  # 把我爸接到北京来了, "we moved Mom into a place in Mesa": about the one moved
+            word = groups["okin"].strip().lower()
+            canon = KIN_CANON.get(word, word)
+            subject = f"用户的{canon}" if lang == "zh" else f"user's {canon}"
         if groups.get("n"):
             value = f"{value}（{m['n'].strip()}）" if lang == "zh" else f"{value} ({m['n'].strip()})"
         if not value or not value_ok(rule.check or predicate, value, lang, tagger):
@@ -248,12 +257,12 @@ def _run_once(rules: Sequence[Rule], text: str, work: str, start: int, *, subjec
             out.append(Fact(predicate="job_title", value=job, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=(js, je), rule=rule.name))
         place = clean_value(groups.get("place") or "", lang, place=True)
-        if place and value_ok("works_in", place, lang, tagger):
-            out.append(Fact(predicate="works_in", value=place, subject=subject, cardinality=_S, importance=rule.importance,
+        if place and value_ok(rule.place_slot, place, lang, tagger):
+            out.append(Fact(predicate=rule.place_slot, value=place, subject=subject, cardinality=_S, importance=rule.importance,
                             change=rule.change, span=m.span("place"), rule=rule.name))
         org = clean_value(groups.get("org") or "", lang, place=True)
         if org:
-            where = _where(org, lang, tagger)
+            where = rule.org_slot if rule.org_slot and value_ok(rule.org_slot, org, lang, tagger) else _where(org, lang, tagger)
             if where:
                 os_, oe = m.span("org")
                 out.append(Fact(predicate=where, value=org, subject=subject, cardinality=_S, importance=rule.importance,

@@ -7,7 +7,7 @@ from "I live in fear".
 
 from __future__ import annotations
 
-from hlmem.application.extraction import frames_en_life
+from hlmem.application.extraction import frames_en_life, frames_en_talk
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     CONDITION_EN,
@@ -105,10 +105,12 @@ _BASE: tuple[Rule, ...] = (
     # -- quantities -----------------------------------------------------------------------------
     _r("en.quantity", "@k", "my budget/salary/rent/height is (about) N", "My rent is $1,800 a month",
        rf"^\s*(?:my|our|his|her|their)\s+(?:(?:monthly|annual|yearly|weekly|total|current|new)\s+)?(?P<k>{QTY})\s+"
+       rf"(?:(?:for|on)\s+(?:the|a|an|my|our|this|that|a\s+new)\s+[\w\s\-]{{1,20}}?\s+)?"
        rf"(?:is|was|are|'s)\s+(?:now\s+|currently\s+|only\s+)?{HEDGE}(?P<v>{NUM_EN}(?:\s*(?:dollars|euros|pounds|usd|eur|gbp|"
-       rf"yuan|rmb|bucks|cm|kg|lbs))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?{END}", keys=QUANTITY_EN, hedged=True, opening=True),
+       rf"yuan|rmb|bucks|cm|kg|lbs))?)(?:\s+(?:a|per|each)\s+(?:month|year|week))?(?:\s*,\s*[^.!?]*)?{END}", keys=QUANTITY_EN, hedged=True,
+       opening=True),
     _r("en.quantity_change", "@k", "my rent/budget went up to / rose to N", "My rent went up to $1,700 a month",
-       rf"^\s*(?:my|our)\s+(?:(?:monthly|annual|yearly)\s+)?(?P<k>{QTY})\s+(?:went\s+up|went\s+down|rose|dropped|fell|increased|"
+       rf"^\s*(?:(?:my|our)\s+)?(?:(?:monthly|annual|yearly|new)\s+)?(?P<k>{QTY})\s+(?:went\s+up|went\s+down|goes\s+up|goes|went|rose|dropped|fell|increased|"
        rf"decreased|has\s+gone\s+up|is\s+going\s+up|changed)\s+to\s+(?P<v>{NUM_EN})(?:\s+(?:a|per)\s+(?:month|year))?{END}",
        keys=QUANTITY_EN, change=True, opening=True),
     _r("en.height", "height", "am (about) N cm / N feet tall", "I'm 180 cm tall",
@@ -119,7 +121,8 @@ _BASE: tuple[Rule, ...] = (
        hedged=True),
     _r("en.shoe", "shoe_size", "wear size N shoes", "I wear size 10 shoes",
        rf"{A}(?:\s+|(?='))(?:wear|wears|take|am|'m)\s+(?:a\s+)?(?:women's\s+|men's\s+|ladies'\s+)?(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)"
-       rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide))(?:{TAIL})?{END}"),
+       rf"(?:\s+(?:shoes?|in\s+shoes|shoe\s+size|in\s+sneakers|wide|in\s+(?:most\s+|all\s+)?[\w\s\-]{{0,16}}?(?:shoes|sneakers|boots|"
+       rf"trainers|heels|runners)))(?:{TAIL})?(?:\s*,\s*[^.!?]*)?{END}"),
     _r("en.shoe_bare", "shoe_size", "women's 9 / men's 10.5 (a shoe size said alone)", "women's 9, or a 9.5 in anything",
        rf"^\s*(?:(?:a|I'm\s+a|I\s+wear\s+a)\s+)?(?:women's|men's|ladies'|womens|mens)\s+(?:size\s+)?(?P<v>\d{{1,2}}(?:\.5)?)\b[^.!?]*$",
        opening=True),
@@ -155,6 +158,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:based|settled)\s+in\s+(?P<v>{CAP}){TAIL}{END}"),
     _r("en.moved", "lives_in", "moved/relocated to X (a move: from then on)", "I moved to Seattle last spring",
        rf"{A}(?:(?:\s+|(?='))(?:have|has|'ve|just|finally))*(?:\s+|(?='))(?:moved|relocated|move|relocate|came|headed)\s+(?:back\s+)?(?:home\s+)?(?:out\s+)?"
+       rf"(?:down\s+|up\s+|over\s+|across\s+|out\s+west\s+|back\s+east\s+)?"
        rf"(?:here\s+)?to\s+(?P<v>{CAP}){TAIL}{END}",
        change=True),
     _r("en.home", "lives_in", "home (for me) is X", "Home for me is Melbourne these days",
@@ -184,4 +188,4 @@ _BASE: tuple[Rule, ...] = (
 )
 
 #: Every English frame rule, in the order tried: life changes first, then the base table.
-RULES: tuple[Rule, ...] = (*frames_en_life.RULES, *_BASE)
+RULES: tuple[Rule, ...] = (*frames_en_talk.FIRST, *frames_en_life.RULES, *_BASE, *frames_en_talk.LAST)

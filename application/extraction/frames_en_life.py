@@ -36,6 +36,9 @@ _NATIONS = (r"(?:American|Canadian|British|English|Irish|Scottish|Welsh|Australi
 #: Gig platforms people work through.
 _GIGS = (r"(?-i:Uber(?:\s+Eats)?|Lyft|DoorDash|Grubhub|Instacart|Amazon\s+Flex|Postmates|Deliveroo|TaskRabbit|Shipt|Spark|"
          r"Caviar|Gopuff|Rover|Wag|Fiverr|Upwork)")
+#: A school by its name ("Lincoln Elementary", "Ohio State University"): "started at Costco" is a job.
+_SCHOOLISH = (r"(?-i:[A-Z][\w.&'\-]*(?:\s+[A-Z][\w.&'\-]*)*\s+(?:School|College|University|Academy|Elementary|High|Middle|Prep|"
+              r"Institute|Kindergarten|Preschool|Montessori)|(?:University|College)\s+of\s+[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)")
 _FOR_NOW = r"(?:\s+(?:for|until|till|since|right\s+now|this)\b[^.!?]*)?"
 _ANYMORE = r"\s+(?:anymore|any\s+more)\b(?:[^.!?]*)?[.!]*\s*$"
 
@@ -62,8 +65,10 @@ RULES: tuple[Rule, ...] = (
     # -- study, languages, relationships -------------------------------------------------------
     _r("en.speaks", "speaks", "speak(s) / am fluent in X (a language)", "I speak Spanish and a little Portuguese",
        rf"{A}(?:\s+(?:speak|speaks|can\s+speak)|{BE}\s+(?:fluent|native|conversational)\s+in)\s+(?:fluent\s+|some\s+|a\s+little\s+|"
-       rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,|and)\s*(?:a\s+little\s+|some\s+|basic\s+)?{_LANG})*)"
-       rf"(?:\s+(?:at|with|to|in|on|everywhere|fluently|natively|too|as\s+well|mostly|daily)\b[^.!?]*)?{END}", clean=_language),
+       rf"basic\s+|conversational\s+|decent\s+)?(?P<v>{_LANG}(?:\s*(?:,\s*and|,|and|or)\s*(?:a\s+(?:little|bit\s+of)\s+|some\s+|basic\s+|"
+       rf"broken\s+|a\s+little\s+bit\s+of\s+)?{_LANG})*)"
+       rf"(?:\s+(?:at|with|to|in|on|from|because|since|but|when|everywhere|fluently|natively|too|as\s+well|mostly|daily)\b[^.!?]*)?"
+       rf"{END}", clean=_language),
     _r("en.relationship", "relationship_status", "am married / single / divorced / engaged (for N years)", "I've been married for twelve years",
        rf"{A}{BE}\s+(?:happily\s+|recently\s+|newly\s+|still\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)"
        rf"(?:\s+(?:for|since|to|with)\b[^.!?]*)?{END}"),
@@ -138,7 +143,7 @@ RULES: tuple[Rule, ...] = (
        rf"a\s+broken\s+\w+|a\s+sprained\s+\w+){_FOR_NOW}{END}", scope=Scope.TEMPORAL, hedged=True),
     _r("en.staying", "status", "am staying at / with X until / for … (where one is for now)",
        "I'm staying at my parents' place until the renovation is done",
-       rf"{A}{BE}\s+(?:staying|living|crashing)\s+(?:at|with|in)\s+(?P<v>(?:my|our)\s+[\w\s'\-]{{2,24}}?|{CAP})\s+"
+       rf"{A}{BE}\s+(?:(?:staying|crashing)\s+(?:at|with|in)|living\s+(?:at|with))\s+(?P<v>(?:my|our)\s+[\w\s'\-]{{2,24}}?|{CAP})\s+"
        rf"(?:until|till|for|while|during)\b[^.!?]*{END}", scope=Scope.TEMPORAL),
     _r("en.height_plain", "height", "am 5'7\" / 170 cm (a height said without \"tall\")", "I'm 5'7\"",
        rf"{A}{BE}\s+{HEDGE}(?P<v>\d'\s?\d{{1,2}}(?:\"|''|\s*(?:in|inches))?|\d\s*(?:foot|feet|ft)\s*\d{{0,2}}(?:\s*(?:inches|in))?|"
@@ -190,7 +195,7 @@ RULES: tuple[Rule, ...] = (
        rf"^\s*(?P<v>(?:day|night|early|late|evening|morning)\s+shift|nights|days|weekends|mornings)\s+(?:from\s+now\s+on|now|starting\s+\w+)"
        rf"\b[^.!?]*{END}", change=True, opening=True),
     _r("en.seeing_someone", "partner", "have been seeing someone (new) (a partner, named after)", "I've been seeing someone new",
-       rf"{A}(?:'ve|\s+have)?\s+been\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
+       rf"{A}(?:(?:'ve|\s+have)?\s+been|'m|\s+am)\s+(?:seeing|dating|talking\s+to)\s+(?P<v>someone|somebody)(?:\s+new)?{TAIL}{END}", change=True,
        check="habit"),
     _r("en.been_in", "lives_in", "have been in X since / for … (lives there)", "I've been in Seattle since 2015",
        rf"{A}(?:'ve|\s+have|'s|\s+has)\s+been\s+(?:living\s+)?in\s+(?P<v>{CAP})(?:\s+(?:since|for)\b[^.!?]*)?{END}",
@@ -222,8 +227,8 @@ RULES: tuple[Rule, ...] = (
        "My grandson Eli started kindergarten this fall",
        rf"{A}{_PERFECT}\s+(?:started|starts|began|is\s+starting)\s+(?:at\s+)?(?P<v>kindergarten|preschool|pre-k|school|"
        rf"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade|middle\s+school|"
-       rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{CAP}){TAIL}{END}", change=True, check="habit"),
-    _r("en.shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
+       rf"high\s+school|college|university|grad\s+school|law\s+school|med\s+school|{_SCHOOLISH}){TAIL}{END}", change=True, check="habit"),
+    _r("en.on_shift_at", "employer", "am on the night shift at X (where one works)", "I'm on the night shift at the warehouse",
        rf"{A}{BE}\s+(?:working\s+)?(?:on\s+)?(?:the\s+)?(?:night|day|early|late|morning|evening|graveyard|weekend)\s+shift\s+"
        rf"(?:at|for)\s+(?:the\s+)?(?P<v>{CAP}|[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?){TAIL}{END}", check="habit"),
     _r("en.rent_in", "lives_in", "rent / share a flat in X (lives there)", "We rent a two-bedroom apartment in Queens",
@@ -313,7 +318,7 @@ RULES: tuple[Rule, ...] = (
        rf"{A}{BE}\s+(?:currently\s+|now\s+|still\s+)?(?P<v>travel\s+nursing|nursing|bartending|waitressing|waiting\s+tables|tutoring|"
        rf"freelancing|consulting|contracting|substitute\s+teaching|subbing|nannying|babysitting|driving\s+for\s+(?-i:[A-Z]\w+)|"
        rf"doing\s+(?:doordash|uber|lyft|instacart))(?:\s+(?:full-time|part-time|now|again))?{TAIL}{END}", check="habit"),
-    _r("en.works_for", "employer", "deliver / drive / cook for X (an employer)", "I deliver for Kessler's Pharmacy",
+    _r("en.works_for", "employer", "deliver / drive / cook for X (an employer)", "I cook for Mario's Trattoria on weekends",
        rf"{A}\s+(?:deliver|delivers|drive|drives|cook|cooks|clean|cleans|nanny|nannies|tutor|tutors|write|writes|design|designs|"
        rf"volunteer|volunteers|sub|subs|bartend|bartends)\s+for\s+(?P<v>{CAP}){TAIL}(?:\s*,\s*[^.!?]*)?{END}"),
     _r("en.landed_at", "employer", "landed at / took a job at X (an employer, from then on)", "landed at Home Depot",

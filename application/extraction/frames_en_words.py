@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hlmem.application.extraction.lexicon import HEDGE_EN, OWNABLE_EN, PETS_EN, QUANTITY_EN
 
-A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|kind\s+of)\b)*"
+A = r"(?:\s+(?:also|now|still|just|really|actually|currently|recently|already|finally|even|mostly|mainly|totally|officially|kind\s+of)\b)*"
 BE = r"(?:\s+(?:am|is|are|have\s+been|has\s+been)|'ve\s+been|'m|'s|'re)"
 HAVE = r"(?:\s+(?:have|has)(?:\s+got)?|'ve\s+got|'s\s+got|\s+got)"
 NEG_DO = r"(?P<neg>\s+(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|can't|cannot|didn't))"
@@ -20,7 +20,7 @@ END = (rf"{TIME}(?:\s+(?:and|but|so|which|because|bc|cuz|though|although|while|u
 CAP = r"(?-i:[A-Z][\w.&'\-]*(?:\s+(?:[A-Z][\w.&'\-]*|of|de|upon))*)"
 PRODUCT = r"(?-i:(?:[A-Z0-9]|[ie](?=[A-Z]))[\w.+#&'\-]*(?:\s+[A-Z0-9][\w.+#&'\-]*){0,3})"
 TAIL = (r"(?:\s+(?:now|these\s+days|nowadays|anymore|again|too|back))?"
-        r"(?:\s+(?:with|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|back|"
+        r"(?:\s+(?:with|by|for|since|and|near|in|on|at|because|while|where|which|who|but|as|from|to|so|after|before|when|back|"
         r"once|until|till|bc|cuz|though|unless|except|whenever|hub|store|office|branch|location|plant|warehouse|factory|"
         r"site|campus|up|down|out|over|like|plus|mostly|split|including)\b[^.!?]*"
         r"|\s+(?:downtown|uptown|nearby|together|outside\s+town|in\s+the\s+suburbs))?")

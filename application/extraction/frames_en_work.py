@@ -42,9 +42,10 @@ RULES: tuple[Rule, ...] = (
     _r("en.left_field", "job_title", "left nursing / teaching (the job is over)", "I left nursing last year",
        rf"{A}{_PERFECT}\s+(?:left|quit|got\s+out\s+of)\s+(?P<v>nursing|teaching|law|medicine|academia|tech|finance|retail|"
        rf"the\s+army|the\s+military|consulting|journalism|banking){TAIL}{END}", polarity=False, change=True, check="habit"),
-    _r("en.teaching", "job_title", "am teaching X now (a teacher)", "now I'm teaching high school biology",
-       rf"{A}{BE}\s+(?:now\s+)?(?P<v>teaching)\s+[\w\s\-]{{2,30}}?{TAIL}{END}", change=True, check="habit",
-       clean=lambda v: "teacher"),
+    _r("en.teaching", "job_title", "am teaching X now (an X teacher)", "now I'm teaching high school biology",
+       rf"{A}{BE}\s+(?:now\s+)?(?P<v>teaching\s+[a-z][\w\-]*(?:\s+(?!full|part|now|again|classes|lol)[a-z][\w\-]*){{0,2}}?)"
+       rf"(?:\s+(?:classes|full[\s\-]time|part[\s\-]time|now|again|lol|haha))*{TAIL}{END}", change=True, check="habit",
+       clean=lambda v: f"{v.split(None, 1)[1]} teacher" if " " in v else "teacher"),
     _r("en.serves", "employer", "is in the army / navy / police (an employer)", "My brother is in the army",
        rf"{A}{BE}\s+(?:now\s+)?in\s+the\s+(?P<v>army|navy|air\s+force|marines|military|police|coast\s+guard|national\s+guard|"
        rf"reserves|peace\s+corps){TAIL}{END}", check="habit"),
@@ -54,7 +55,8 @@ RULES: tuple[Rule, ...] = (
     _r("en.works_as_job", "job_title", "works / is freelancing as a Y (at Z)", "My sister works as a paralegal at a law firm",
        rf"{A}(?:(?:\s+|(?='))(?:work|works|worked|am\s+working|'m\s+working|is\s+working|'s\s+working|'ve\s+been\s+working|"
        rf"have\s+been\s+working|working)|{BE}\s+(?:freelancing|freelance|working|contracting|temping|volunteering))"
-       rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?\s+as\s+"
+       rf"(?:\s+(?:from\s+home|remotely|full-time|part-time|full\s+time|part\s+time|nights|weekends))?"
+       rf"(?:\s+(?:in|at)\s+(?:a|an|the)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)?\s+as\s+"
        rf"(?:a|an|the)?\s*(?P<v>{_JOB}){_WHERE}(?:\s+(?:in|downtown|nearby)\b[^.!?]*)?{END}", change=True),
     _r("en.student_at", "education", "am a junior/student at X, study (Y) at X (where one studies)",
        "I'm a junior at Ohio State studying nursing",
@@ -71,7 +73,7 @@ RULES: tuple[Rule, ...] = (
        rf"(?:a|an|my|another|the)\s+(?:[\w\-]+\s+){{0,2}}?(?:shift|night|nights|double|overnight|overnights|graveyard)\s+"
        rf"(?:at|for)\s+(?P<v>{_ORG}){TAIL}{END}"),
     _r("en.was_before_retiring", "job_title", "was a Y (for N years) before retiring (a retired Y)",
-       "he was an accountant for forty years before he retired",
+       "My dad was an accountant for forty years before he retired",
        rf"{A}(?:\s+was|\s+were|'d\s+been|\s+had\s+been)\s+(?:a|an)\s+(?P<v>{_JOB})(?:\s+(?:at|for|with)\s+[^.!?]*?)?"
        rf"\s+(?:before\s+(?:he|she|I|they|we)\s+retired|until\s+(?:he|she|I|they|we)\s+retired|before\s+retiring|until\s+retiring)"
        rf"{TAIL}{END}", change=True, check="habit", clean=lambda v: f"retired {v}"),

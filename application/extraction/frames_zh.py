@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hlmem.application.extraction import frames_zh_life
+from hlmem.application.extraction import frames_zh_life, frames_zh_talk
 from hlmem.application.extraction.frames import Rule, rx
 from hlmem.application.extraction.lexicon import (
     BRANDS_ZH,
@@ -26,7 +26,7 @@ A = (r"(?:\s*(?:现在|目前|如今|已经|已|也|都|还|又|一直|其实|�
      r"平常|干脆|咬咬牙|终于|总算)\s*)*\s*")
 NEG = r"(?P<neg>不再|已经不|并不|从不|从来不|没有|没|不|未曾)"
 #: A duration after the value ("吃素五年了") and the particles that end a clause.
-END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|啦|呢|哦|呀|啊|吧|哈+|的|嘛|呗|哟)*\s*$"
+END = r"\s*(?:好几年|好多年|[一二三四五六七八九十两几多半]+(?:个)?(?:年|月|星期|周|天)(?:多)?|很久|好久|多年|几十年)?\s*(?:了|咗|啦|呢|哦|呀|啊|吧|哈+|的|嘅|嘛|呗|哟)*\s*$"
 V = r"(?P<v>[^，。；,;！？!?]{1,16}?)"
 _PETS = "|".join(sorted(PETS_ZH, key=len, reverse=True))
 _CL = r"(?:[一两二三四五六七八九几]\s*[只条头匹]|[一两二三几]个?|[只条])?"
@@ -126,13 +126,13 @@ _BASE: tuple[Rule, ...] = (
     _r("zh.native", "hometown", "是 X 人 (where the subject comes from)", "我表妹是北京人",
        rf"{A}是\s*(?P<v>[\u4e00-\u9fff]{{2,6}}?)人{END}"),
     _r("zh.shop", "owns", "开了一家 X (a shop or business)", "我舅舅在深圳开了一家餐厅",
-       rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?(?:自己)?开了\s*(?:一家|一个|一间|个|家)\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}"),
+       rf"{A}(?:在\s*[^，。；,;]{{1,8}}?)?(?:自己)?(?<!新)(?<!刚)开了\s*(?:一家|一个|一间|个|家)\s*(?P<v>[^，。；,;！？!?]{{1,12}}?){END}"),
     # -- quantities -----------------------------------------------------------------------------
     _r("zh.quantity", "@k", "身高/体重/预算/月薪/房租/鞋码 (是/有/大概) N (unit)", "我身高175厘米",
        rf"{A}(?:每个?月|一个月|每年)?\s*(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:每个?月|一个月|每年)?\s*"
        rf"(?:现在|目前|大概|差不多)?\s*(?:是|有|为|在|大概是|达到了?|要还|要交|要付|还|交|付|:|：)?\s*{_HEDGE}(?:是|有)?\s*"
        rf"(?:每个?月|一个月)?\s*"
-       rf"(?P<v>(?:一米)?{NUM_ZH}\s*(?:厘米|公分|cm|米|公斤|千克|kg|斤|码|号)?{_MONEY_UNIT}(?:左右|上下|多)?)\s*(?:一个月|每月)?{END}",
+       rf"(?P<v>(?:一米)?{NUM_ZH}\s*(?:厘米|公分|cm|米|公斤|千克|kg|斤|码|号)?{_MONEY_UNIT}(?:左右|上下|多)?)\s*(?:以内|以下|之内|出头|封顶)?\s*(?:一个月|每月)?{END}",
        keys=QUANTITY_ZH, hedged=True),
     _r("zh.quantity_change", "@k", "预算/房租/月薪 提高到/涨到/降到 N", "预算提高到两万了",
        rf"{A}(?:的)?\s*(?P<k>{'|'.join(sorted(QUANTITY_ZH, key=len, reverse=True))})\s*(?:已经)?\s*(?:提高到|提高了到|涨到|涨到了|"
@@ -156,7 +156,7 @@ _BASE: tuple[Rule, ...] = (
        rf"{A}(?:瘦到了?|胖到了?|减到了?|降到了?|涨到了?|长到了?)\s*(?P<v>{NUM_ZH}\s*(?:公斤|千克|kg|斤)){END}", change=True),
     # -- residence and work (any subject) -------------------------------------------------------
     _r("zh.lives", "lives_in", "住在/家在/定居在 X (…)", "我表哥住在成都",
-       rf"{A}{NEG}?(?:住在|居住在|生活在|定居在|定居|家住|家在|住(?![院宿手口了过的着]))\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?)\s*"
+       rf"{A}(?:一个人|自己|独自|单独|一直)?\s*{NEG}?(?:住在|居住在|生活在|定居在|定居|家住|家在|住(?![院宿手口了过的着]))\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,12}}?)\s*"
        rf"(?:[，,].*)?{END}"),
     _r("zh.lived_years", "lives_in", "在 X 住了 N 年", "我在杭州住了五年了",
        rf"{A}在\s*(?P<v>[\u4e00-\u9fffA-Za-z·]{{2,10}}?)\s*(?:住|生活|定居)了?\s*(?:[^，。]{{0,8}})?{END}"),
@@ -186,10 +186,10 @@ _BASE: tuple[Rule, ...] = (
        rf"\s*的\s*(?P<k>(?![他她它我你])[\u4e00-\u9fff]{{2,6}}?)\s*(?:就|也|都|还|真的|真|其实|才)?\s*(?:是|为|叫)\s*(?:在)?\s*(?P<v>[\w.@+\-]{{6,64}}|[^，。；,;！？!?]{{1,24}}?){END}",
        importance=0.5, on_text=True),
     _r("zh.attribute_bare", "@attr", "(其/他) Y 是 Z about a third party (其教育背景是博士)", "张伟是我的表弟，其教育背景是博士",
-       rf"\s*(?P<k>(?![他她它我你])[\u4e00-\u9fff]{{2,6}}?)\s*(?:就|也|都|还|真的|真|其实|才)?\s*(?:是|为|叫)\s*(?:在)?\s*(?P<v>[\w.@+\-]{{6,64}}|[^，。；,;！？!?]{{1,24}}?){END}",
+       rf"\s*(?P<k>(?![他她它我你])[\u4e00-\u9fff]{{2,6}}?)(?<![就真])\s*(?:也|都|还|其实|才)?\s*(?:是|为|叫)\s*(?:在)?\s*(?P<v>[\w.@+\-]{{6,64}}|[^，。；,;！？!?]{{1,24}}?){END}",
        importance=0.5, third_party=True, on_text=True),
 )
 
 #: Every Chinese frame rule, in the order tried: life changes first (they say more than the base
 #: rule would read from the same words), then the base table.
-RULES: tuple[Rule, ...] = (*frames_zh_life.RULES, *_BASE)
+RULES: tuple[Rule, ...] = (*frames_zh_talk.FIRST, *frames_zh_life.RULES, *_BASE, *frames_zh_talk.LAST)

@@ -112,6 +112,14 @@ EXTRA: tuple[tuple[str, str, str, str, str], ...] = (
      "涨工资了，现在一个月一万八"),
     ("en.amount_after", "en", "…raised the rent, it's N now (an amount for the quantity the last clause named)",
      "by key word", "They raised the rent, it's $1,650 now"),
+    ("en.teammate_mention", "en", "<Name> from my team / work anywhere in a clause (a colleague)", "colleague",
+     "Kevin from my team set up the pipeline"),
+    ("en.home_mention", "en", "my apartment / flat in X anywhere in a clause (where the user lives)", "lives_in",
+     "my flat in Leith has no heating again"),
+    ("zh.device_mention", "zh", "我这个 iPhone 13 / 我的红米K60 anywhere in a clause (a device the user has)", "owns",
+     "我这个iPhone 13用了快三年"),
+    ("en.device_mention", "en", "my Pixel 6 / my Galaxy S21 anywhere in a clause (a device the user has)", "owns",
+     "my Pixel 6 is acting up again"),
 )
 
 

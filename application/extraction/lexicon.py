@@ -83,7 +83,7 @@ AUTHORITY_EN = (r"(?:my\s+|the\s+)?(?:doctor|dentist|physician|GP|nurse|cardiolo
                 r"PT|physio|physiotherapist|physical\s+therapist|surgeon|orthopedist|specialist)")
 
 #: Things people own or keep (a classifier or a verb like 养 or "drive" also settles possession).
-PETS_ZH = ("猫", "狗", "猫咪", "小猫", "小狗", "狗狗", "金毛", "泰迪", "柯基", "哈士奇", "柴犬", "布偶猫", "英短", "橘猫",
+PETS_ZH = ("猫", "狗", "猫咪", "狗子", "猫猫", "小猫", "小狗", "狗狗", "金毛", "泰迪", "柯基", "哈士奇", "柴犬", "布偶猫", "英短", "橘猫",
            "仓鼠", "兔子", "鹦鹉", "乌龟", "金鱼", "鱼", "龙猫", "刺猬", "蜥蜴", "宠物", "萨摩耶", "边牧", "拉布拉多", "德牧",
            "比熊", "博美", "雪纳瑞", "法斗", "巴哥", "阿拉斯加", "田园犬", "土狗", "蓝猫", "暹罗", "加菲", "狸花", "蓝白",
            "金丝熊", "荷兰猪", "豚鼠", "蜜袋鼯", "守宫", "柯尔鸭", "八哥", "画眉", "锦鲤", "孔雀鱼", "热带鱼", "陆龟", "蛇",
@@ -142,7 +142,7 @@ DIETS_EN = (r"(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|flexitar
 #: Quantities: the noun that names one → predicate.
 QUANTITY_ZH: Mapping[str, str] = {
     "身高": "height", "个子": "height", "体重": "weight", "预算": "budget", "月薪": "salary", "工资": "salary",
-    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "到手": "salary", "税后": "salary", "底薪": "salary", "房租": "rent", "租金": "rent",
+    "薪水": "salary", "年薪": "salary", "收入": "salary", "月收入": "salary", "到手": "salary", "税后": "salary", "底薪": "salary", "房租": "rent", "租金": "rent", "月租": "rent",
     "鞋码": "shoe_size", "视力": "eyesight", "血型": "blood_type", "房贷": "mortgage", "月供": "mortgage",
 }
 QUANTITY_EN: Mapping[str, str] = {
@@ -162,7 +162,7 @@ HEDGE_EN = r"(?:about|around|roughly|approximately|nearly|almost|close\s+to|mayb
 #: Organisations people work for, by a suffix or a well-known name (跳槽去了一家国企, 从腾讯离职).
 ORG_NAMES_ZH = (r"阿里巴巴|阿里|腾讯|字节跳动|字节|华为|百度|京东|美团|小米|网易|拼多多|滴滴|快手|蚂蚁|微软|谷歌|苹果|亚马逊|英伟达|"
                 r"携程|商汤|大疆|联想|中兴|比亚迪|宁德时代|蔚来|理想|小鹏|米哈游|B站|哔哩哔哩|小红书|得物|顺丰|招行|工行|建行|中行|农行")
-ORG_ZH = (rf"(?:[\u4e00-\u9fffA-Za-z]{{0,10}}?(?:公司|集团|企业|国企|外企|央企|私企|厂|银行|医院|学校|大学|学院|研究所|研究院|"
+ORG_ZH = (rf"(?:[\u4e00-\u9fffA-Za-z]{{0,10}}?(?:公司|集团|企业|国企|外企|央企|私企|厂|银行|医院|[市省县区一二三四五六七八九十]院|学校|大学|学院|研究所|研究院|"
           rf"事务所|律所|工作室|中心|单位|局|报社|电视台|餐厅|超市|酒店|门店|店)|{ORG_NAMES_ZH}|[A-Z][\w&.\-]{{1,20}})")
 #: An organisation named so it cannot be a place one is at (a company suffix or a known name).
 ORG_NAMED_ZH = rf"(?:[\u4e00-\u9fffA-Za-z]{{1,10}}?(?:公司|集团|科技)|{ORG_NAMES_ZH})"

@@ -26,7 +26,7 @@ _M, _S = Cardinality.MULTI, Cardinality.SINGLE
 RELATIONS: Mapping[str, tuple[str, Cardinality]] = {
     "上司": ("boss", _S), "老板": ("boss", _S), "领导": ("boss", _S), "经理": ("boss", _S), "主管": ("boss", _S),
     "同事": ("colleague", _M), "朋友": ("friend", _M), "好朋友": ("friend", _M), "好友": ("friend", _M),
-    "闺蜜": ("friend", _M), "妻子": ("spouse", _S), "老婆": ("spouse", _S), "太太": ("spouse", _S),
+    "闺蜜": ("friend", _M), "发小": ("friend", _M), "死党": ("friend", _M), "妻子": ("spouse", _S), "老婆": ("spouse", _S), "太太": ("spouse", _S),
     "爱人": ("spouse", _S), "丈夫": ("spouse", _S), "老公": ("spouse", _S), "先生": ("spouse", _S),
     "男朋友": ("partner", _S), "女朋友": ("partner", _S), "男友": ("partner", _S), "女友": ("partner", _S),
     "对象": ("partner", _S), "哥哥": ("sibling", _M), "姐姐": ("sibling", _M), "弟弟": ("sibling", _M),
@@ -58,6 +58,7 @@ JOB_SUFFIX = re.compile(r"(?:工程师|经理|总监|主管|总裁|老师|教师
                         r"财务|出纳|人事|行政|客服|前台|文员|保安|保洁|快递员|外卖员|骑手|收银员|柜员|导游|策划|文案|主播|审计|法务|采购|"
                         r"仓管|护工|保姆|月嫂|社工|消防员|军人|农民|个体户|自由职业者?|店主|全职妈妈|全职爸爸|家庭主妇|主妇|全职太太|"
                         r"大学生|高中生|初中生|小学生|中学生|留学生|博士后|设计|开发|前端|后端|算法|数据分析|人力资源|HR|外贸|电商|"
+                        r"金融|保险|证券|投资|基金|房地产|地产|物流|跨境电商|互联网|IT|医疗|教育|培训|法律|广告|媒体|餐饮|建筑|装修|咨询|贸易|"
                         r"[^\s]师|[^\s]警|当兵|兵|CEO|CTO|COO|CFO)$")
 EN_JOB = re.compile(r"(?:engineer|developer|programmer|designer|manager|director|teacher|professor|lecturer|doctor|"
                     r"nurse|student|scientist|researcher|analyst|consultant|lawyer|accountant|architect|writer|"

@@ -231,6 +231,13 @@ def _preference(m: re.Match[str], clause: Clause) -> list[Fact]:
     return []
 
 
+#: Keys that name a credential (admission refuses their values; the verbatim event alone keeps them).
+_CREDENTIAL = re.compile(r"\b(?:password|passcode|passphrase|pin|pin\s+code|api\s+key|key|token|secret|ssn|social\s+security(?:\s+number)?|"
+                         r"credit\s+card(?:\s+number)?|card\s+number|cvv|private\s+key|login|credentials?|recovery\s+code)\b", re.I)
+#: A key named after a product or network, then a lowercase noun: "Wi-Fi name", "Netflix username", "GitHub handle".
+_BRANDED_KEY = re.compile(r"[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)?\s+(?:name|username|handle|id|account|email|plan|number)")
+
+
 def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) -> list[Fact]:
     # On the text, not the masked work: a date may be the value ("Alice's birthday is May 3").
     m = _MY_IS.match(clause.text) if clause.by_user else None
@@ -243,8 +250,11 @@ def _generic(clause: Clause, labels: Mapping[str, str], registry: SlotRegistry) 
     key = m["k"].lower()
     fact = _fact(m, clause, "x", subject=subject, importance=0.5)
     favourite = key.split()[0] in ("favorite", "favourite")  # "my favorite place is the lighthouse": a preference
+    # A capitalised key is no attribute ("My Christmas is ruined") unless it names an account ("My Spotify username")
+    # or a credential ("my API key", "My Netflix password"): those go on as candidates, and admission rejects a
+    # credential with its reason code, so a secret is refused the same way whatever its case.
     if (key.split()[-1] in ABSTRACT_KEYS and not favourite) or any(w in RELATIONS for w in key.split()) \
-            or m["k"] != m["k"].lower():
+            or (m["k"] != m["k"].lower() and not _BRANDED_KEY.fullmatch(m["k"]) and not _CREDENTIAL.search(key)):
         return []  # "my sleep schedule is a disaster", "my daughter Lily's home": no attribute
     if key in CONFIG_KEYS | ABSTRACT_KEYS or not fact.value or len(fact.value) > 60 or DEICTIC_VALUE.match(fact.value):
         return []

@@ -61,14 +61,22 @@ _EN_CONTINUES = re.compile(
 #: "…, plus a very dumb but very sweet beagle named Otis": one more thing the subject before has.
 _PLUS_ONE = re.compile(r"^\s*(?:plus|and\s+also|as\s+well\s+as|and)\s+(?=(?:a|an|one|two|three|some|another)\s)", re.I)
 #: A sentence that is only a state of the speaker's: "single.", "vegetarian since high school".
-_BARE_STATE = re.compile(r"^\s*(?:(?:very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
+_BARE_STATE = re.compile(r"^\s*(?:(?:ok|okay|so|and)\s+)?(?:(?:full|fully|full-on|strictly|very|totally|happily|still|aggressively|recently|newly|just|proudly|officially|now|currently)\s+)*"
                          r"(?P<s>single|married|divorced|engaged|widowed|retired|pregnant|vegan|vegetarian|pescatarian|unemployed|"
                          r"sober|gluten[-\s]free|an?\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?:major|student|nurse|teacher|mom|dad|resident|"
-                         r"person|local))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
+                         r"person|local))\b(?:\s+(?:since|for|lol|haha|af|now|again|as\s+of|and)\b[^.!?]*)?\s*[.!]*\s*$", re.I)
 #: Casual English drops "I": a clause opening with one of these verbs is the speaker's.
 _DROPPED_I = re.compile(r"^\s*(?:just\s+|finally\s+|recently\s+|officially\s+)?(?:been|got|moved|started|bought|sold|quit|went|"
                         r"retired|graduated|switched|adopted|landed|joined|left|turned|became|lost|finished|signed\s+up|transferred|"
-                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up|traded|sold|gave\s+up|stopped|quit)\b", re.I)
+                        r"picked\s+up|ordered|dropped|ditched|booked|had|took|came|headed|grew\s+up|traded|sold|gave\s+up|stopped|quit|"
+                        r"can't\s+stand|cannot\s+stand|hate|wear|speak|make|earn|bill|pay|paying|signed|tried|tore|broke|sprained|fractured)\b", re.I)
+#: "im 15", "Im in 10th grade": I'm typed without its apostrophe.
+_IM = re.compile(r"^\s*(?:so\s+|and\s+|but\s+)?[Ii]m\s+(?=\S)")
+#: Casual English drops "I'm": a clause opening with a state or a participle is the speaker's
+#: ("allergic to penicillin, found out the hard way", "based in Lisbon", "down to 198!!").
+_DROPPED_AM = re.compile(r"^\s*(?:(?:still|now|currently|finally|also|just|all)\s+)*(?=(?:allergic|based|living|staying|"
+                         r"married\s+to|down\s+to|up\s+to|back\s+(?:up|down)\s+to|back\s+in|back\s+to|not\s+on|done\s+with|doing|working|"
+                         r"seeing|dating)\b|on\s+(?:an?\s+|the\s+)?(?-i:[A-Z]|i[A-Z]))", re.I)
 #: A bare complement continuing a "be" clause: "I'm 29, single, and…", "My dad is retired, diabetic".
 _EN_BARE = re.compile(r"^\s*(?:and\s+)?(?:(?:a|an|happily|recently|newly|still|very|pretty|quite)\s+)?"
                       r"(?=[a-z])(?!(?:the|this|that|it|so|too|very|just|yes|no|ok|okay|lol|haha|thanks)\b)"
@@ -116,6 +124,9 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
         subject = _carry(clause, carried)
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and _DROPPED_I.match(clause.work):
         subject = _carry(clause, Subject(None, 0))  # "Been vegetarian for ten years", "Got a new job!": the speaker
+    if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq \
+            and (am := _DROPPED_AM.match(clause.work) or _IM.match(clause.work)) is not None:
+        subject = Subject(None, am.end(), bare_end=-3, carried=True)  # "based in Lisbon": I'm based in Lisbon
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and carried is None \
             and (bare := _BARE_STATE.match(clause.work)) is not None:
         subject = Subject(None, bare.start("s"), bare_end=-1, carried=True)  # "single. very single lol"
@@ -198,7 +209,9 @@ def _run_carried(table, clause: Clause, subject: Subject, registry: SlotRegistry
         glue = "'ve "  # "Been vegetarian for ten years" → I've been…
     if subject.bare_end == -2:
         glue = " have "  # "…, plus a very sweet beagle named Otis": another thing the subject has
-    start = subject.end if subject.bare_end in (-1, -2) and subject.end else 0 if subject.bare_end == -1 else subject.end
+    if subject.bare_end == -3:
+        glue = "'m "  # "allergic to penicillin", "down to 198": the speaker's state, "I'm" left out
+    start = subject.end if subject.bare_end in (-1, -2, -3) and subject.end else 0 if subject.bare_end == -1 else subject.end
     text, work = glue + clause.text[start:], glue + clause.work[start:]
     facts = run(table, text, work, 0, subject=subject.name, kin=subject.kin, registry=registry, hedged=hedged,
                 reported=reported, tagger=tagger, text_start=0)

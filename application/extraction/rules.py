@@ -38,7 +38,7 @@ from hlmem.application.extraction import patterns_en, patterns_zh, personal
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
-from hlmem.application.extraction.mentions import relations
+from hlmem.application.extraction.mentions import devices, homes, relations, teammates
 from hlmem.application.extraction.subjects import Subject
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
@@ -64,6 +64,8 @@ _REPLACEABLE = frozenset({"owns", "uses", "habit", "hobby", "diet"})
 _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|these\s+days|nowadays|lately|instead)")
 #: A Chinese clause ending in 了 says a new situation (小宝九月份上幼儿园了): a change.
 _NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
+#: Words that make a time expression a frequency (周末一般…, "on Sundays I usually…").
+_USUALLY = re.compile(r"一般|通常|经常|平时|总是|每[天周月年次]|(?i:\b(?:usually|normally|often|always|typically|every)\b)")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -102,11 +104,14 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
     sentence = -1
     previous: list[Fact] = []
     said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
+    said_before = ""  # the last clause of the sentence before
+    owner: dict[str, str | None] = {}  # a pet's name → whose pet it is ("…养了只橘猫叫年糕，还有只柯基叫豆豆")
     known: set[str] = set()  # names the event introduced (咪咪, Eli): a clause opening with one is about them
     out: list[CandidateClaim] = []
     for piece in split(event.text, by_user=by_user):
         clause = piece.clause
         if clause.sentence_start != sentence:
+            said_before = said or said_before  # "一个月瘦了十斤!! 现在一百三了": a weight goes on across "!!"
             sentence, carried, previous, said = clause.sentence_start, None, [], ""
         module = patterns_zh if clause.lang == "zh" else patterns_en
         reading = personal.Reading([]) if clause.planned else personal.match(
@@ -114,9 +119,11 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         named = None
         if not piece.blocked and by_user:
             named = (names_after(clause, previous) or items_after(clause, previous)) if previous else None
-            named = named or amount_after(clause, said)
+            named = named or amount_after(clause, said) or (amount_after(clause, said_before, weight_only=True)
+                                                            if not said else None)
         if named is not None:  # "…，叫咪咪", "…, Miso and Tofu": names for what the last clause introduced
             facts, carried = named.facts, named.subject or carried
+            out = _unplaceholder(out, previous[-1] if previous else None, facts, registry)
         else:
             facts = reading.facts
             if reading.subject is not None and not piece.blocked:
@@ -137,6 +144,14 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         if by_user and not piece.blocked:
             said_already = {(f.predicate, f.value) for f in facts}
             facts = [*facts, *(f for f in relations(clause) if (f.predicate, f.value) not in said_already)]
+            held = {(f.predicate, f.value) for f in facts}
+            facts = [*facts, *(f for f in devices(clause) if not any(
+                f.value in v for p, v in held if p in ("owns", "uses")))]
+            if not any(p == "lives_in" for p, _ in held):
+                facts = [*facts, *homes(clause)]
+            facts = [*facts, *(f for f in teammates(clause) if ("colleague", f.value) not in held)]
+        facts = [evolve(f, subject=owner[f.subject]) if f.predicate == "owns" and f.subject in owner else f for f in facts]
+        owner.update(_owners(facts))
         known |= personal.names_in(facts)
         for fact in facts:
             cand = _candidate(fact, clause, event)
@@ -152,6 +167,28 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             topic, topic_start = entity, clause.start
     return out
 
+
+
+def _unplaceholder(out: list[CandidateClaim], target: Fact | None, names: Sequence[Fact],
+                   registry: SlotRegistry) -> list[CandidateClaim]:
+    """Without the claim a name replaces in a single-valued slot: "I'm seeing someone new, her name
+    is Jordan" and "对象是高中同学，叫陈晨" say one partner, by name (not also ``someone``)."""
+    if target is None or registry.cardinality(target.predicate) is not Cardinality.SINGLE \
+            or not any(f.predicate == target.predicate and f.value != target.value for f in names):
+        return out
+    return [c for c in out if not (c.predicate == target.predicate and c.value == target.value.strip()
+                                   and c.subject == (target.subject or c.subject))]
+
+
+def _owners(facts: Sequence[Fact]) -> dict[str, str | None]:
+    """The named pets these facts give someone (``owns · 橘猫（年糕）`` → 年糕: its owner's subject)."""
+    out: dict[str, str | None] = {}
+    for f in facts:
+        if f.predicate == "owns" and f.polarity and f.value.endswith(("）", ")")):
+            name = f.value.rstrip("）)").rsplit("（" if "（" in f.value else "(", 1)[-1].strip()
+            if name:
+                out[name] = f.subject
+    return out
 
 
 def speaker_of(role: str) -> str | None:
@@ -200,6 +237,8 @@ def _validity(fact: Fact, clause: Clause, anchor: datetime) -> tuple[datetime, d
     mention = clause.time
     if mention is None or (fact.span and fact.span[0] <= mention.start < fact.span[1]):
         return anchor, None, fact.plan
+    if fact.predicate in ("habit", "hobby") and fact.polarity and _USUALLY.search(clause.text):
+        return anchor, None, False  # 周末一般去钓鱼, "weekends I usually climb": the time is how often, not when
     if fact.span and mention.start >= fact.span[1] and _LATER_CLAUSE.search(clause.text, fact.span[1], mention.start):
         return anchor, None, fact.plan  # "I'm a charge nurse, so this week is nights until Sunday": another clause's time
     prefer = "future" if fact.plan or clause.planned else "nearest_past"

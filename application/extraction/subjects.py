@@ -24,16 +24,17 @@ REL_ALL_EN = "|".join(sorted((re.escape(k) for k in _ALL_REL if k.isascii()), ke
 #: Common Chinese surnames: a 2–3 character run starting with one, before a verb, is a name.
 SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
             "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
-_ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}])"
+_ZH_NAME = rf"(?:[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?|[老小][{SURNAMES}]|阿(?![姨公婆妈爸哥姐])[\u4e00-\u9fff])"
 _ZH_VERB = r"(?:在|是|住|对|有|今年|喜欢|也|每|最近|现在|的|去|搬|已经|刚|一直|养|开|不)"
-_ADV_ZH = (r"(?:现在|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
+_ADV_ZH = (r"(?:现在|而家|目前|如今|其实|另外|对了|最近|已经|一直|平时|还|所以|但是|不过|然后|而且|可是|后来|因此|于是|说实话|老实说|"
            r"说真的|讲真|其实吧|话说|顺便说一下|哦对了|哦|嗯|哎|唉|反正|总之|另外就是)*")
 _PET_ZH = rf"(?:{'|'.join(sorted(PETS_ZH, key=len, reverse=True))}|[^\s养了有是的只条个在和跟给把被买卖送捡\W\d]{{1,3}}?(?:{PET_SUFFIX_ZH}))"
-_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家)(?:的)?"
-                 rf"(?:(?P<cl>[那这]?[一两二三四五几]?[只条])?(?P<pet>{_PET_ZH})(?=\s*(?:叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|[一二三四五六七八九十两\d]|$))|"
+_ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家|一家)?|我家里|我家|我(?:个人|自己)?|咱们|咱家|俺们(?:家)?|俺家|俺|本人)(?:的)?"
+                 rf"(?:(?P<cl>[那这]?[一两二三四五几]?[只条])?(?P<pet>{_PET_ZH})(?P<pname>(?!叫|今年|已经|现在|最近|特别|每天)[\u4e00-\u9fff]{{2}}(?=\s*(?:今年|已经|现在|最近|又|都|也|是|有|得|才|刚|上个|前|去年|[一二三四五六七八九十两\d])))?(?=\s*(?:叫|名叫|今年|已经|现在|是|有|得|每|特别|很|不|最近|都|也|走|死|丢|跑|被|去世|生|病|刚|才|又|还|就|上个|前|[一二三四五六七八九十两\d]|$))|"
                  rf"(?P<kin>{REL_ALL_ZH})"
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
-                 rf"|(?P<bare>孩子|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二|小宝|大宝|二宝|娃)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
+                 rf"|(?P<dup>(?P<dc>[\u4e00-\u9fff])(?P=dc))(?=\s*(?:减|瘦|胖|长|重|又|都|上|读|去|学|今年|已经|现在|最近|去年|上个|前|被|生|病|查|得|是|在|有|也|不|会|[一二三四五六七八九十两\d]))"
+                 rf"|(?P<bare>孩子|大儿子|小儿子|大女儿|小女儿|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二|小宝|大宝|二宝|娃)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
                  rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
 _PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
@@ -44,10 +45,10 @@ _NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|Th
                           r"Great|Good|Nice|Lovely|Just|Mostly|Usually|Always|These|Last|Next)$")
 _LEAD_EN = (r"(?i:(?:so|and|but|then|now|also|well|oh|actually|honestly|anyway|plus|these\s+days|nowadays|lately|since|after|"
             r"once|now\s+that|ever\s+since|because|sadly|unfortunately|luckily|finally|btw|by\s+the\s+way|fwiw|lol|yeah|ok|okay|"
-            r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*,?\s+)*")
+            r"fun\s+fact|update|right\s+now|currently|at\s+the\s+moment|officially|ngl|tbh|welp|anyway)\s*(?:,|\.{2,}|…)?\s+)*")
 _BARE_KIN_EN = r"(?i:mom|mum|dad|mommy|daddy|grandma|grandpa|granny|nana|papa|mama)"
 _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>(?:(?:[Mm]y|[Oo]ur)\s+[a-z\-]+(?:\s+[A-Z][a-z]+)?"
-                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household)(?=\s))"
+                 rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household|team|company|office|group|startup)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?P<cnt>(?:two|three|four|\d)\s+)?(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
@@ -63,6 +64,13 @@ _NOUNS_ZH = frozenset({"游泳", "游戏", "游乐", "篮球", "足球", "钱包
                        "房东", "房间", "房子", "房价", "房贷", "高铁", "高中", "高考", "高速", "周末", "金额", "时间",
                        "王者", "程序", "马上", "方便", "白天", "黄金", "毛病", "于是", "应该", "成绩", "安全", "华为", "小米",
                        "石头", "汤圆", "龙猫", "雷雨", "孔雀", "宁愿", "何况", "任何", "史上", "常常", "温度", "康复", "万一"})
+
+
+#: Doubled characters that are words, not nicknames (天天 every day, 妈妈 mum).
+_NOT_DUP = frozenset("天天 刚刚 常常 渐渐 慢慢 偷偷 好好 往往 明明 谢谢 哈哈 嘻嘻 呵呵 嘿嘿 爸爸 妈妈 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 "
+                     "宝宝 叔叔 舅舅 姑姑 婶婶 公公 婆婆 姥姥 姥爷 太太 娃娃 人人 个个 处处 年年 时时 默默 悄悄 稍稍 微微 紧紧 轻轻 "
+                     "早早 白白 整整 样样 家家 点点 多多少少 星星 狒狒 猩猩 蛐蛐 蝈蝈 往往 仅仅 统统 通通 纷纷 常常 匆匆 隐隐 "
+                     "刚刚好 恰恰 足足 快快 久久 乖乖 宝贝 试试 看看 想想 说说 走走 等等 听听 聊聊 问问".split())
 
 
 @frozen
@@ -112,11 +120,15 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
         if m["kin"]:
             end = m.start("kname") if m["kname"] else m.end()  # 我儿子游泳不学了: 游泳 is no name
             return Subject(f"用户的{KIN_CANON.get(m['kin'], m['kin'])}", end, kin=m["kin"])
+        if m["pet"] and m["pname"]:  # 我家狗子旺财今年十一岁了: the pet, by its name
+            return Subject(m["pname"], m.end(), relation=("owns", f"{m['pet']}（{m['pname']}）"), pet=m["pet"])
         if m["pet"]:
             return Subject(f"用户的{m['pet']}", m.end(), pet=m["pet"], counted=bool(m["cl"]))
         return Subject(None, m.end())
     if m["thing"]:
         return Subject(m["thing"], m.end())
+    if m["dup"]:  # 咪咪减到九斤了, 乐乐今年上小学: a doubled nickname (not 天天, 刚刚, 妈妈)
+        return None if m["dup"] in _NOT_DUP else Subject(m["dup"], m.end())
     if m["bare"]:  # 孩子今年六岁: the speaker's own family, said without 我
         return Subject(f"用户的{KIN_CANON.get(m['bare'], m['bare'])}", m.end(), kin=m["bare"])
     if m["name"]:
