@@ -51,7 +51,7 @@ def targets(ingest: dict, recall: dict, replay: dict) -> list[dict]:
 
 
 def markdown(summary: dict) -> str:
-    """The result tables as Markdown, for docs/benchmarks.md."""
+    """The result tables as Markdown, for docs/benchmarks/latency.md."""
     def table(rows: list[dict], cols: list[str]) -> str:
         head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
         return head + "".join("| " + " | ".join(str(r.get(c, "-")) for c in cols) + " |\n" for r in rows)

@@ -1,4 +1,4 @@
-"""Peak memory of ``hlmem import`` per 100 MB of JSONL (issue 33 item 5; docs/benchmarks.md).
+"""Peak memory of ``hlmem import`` per 100 MB of JSONL (issue 33 item 5; docs/benchmarks/forgetting-and-maintenance.md).
 
 Each size gets one synthetic file (kept in the work folder): Chinese and English observations of
 about 1.5 KB, each with a file-local ``id``, and after every third one a claim citing it (so the

@@ -1,7 +1,9 @@
 """Screenshots of the web inspector into docs/img/ (docs/ui.md): ``python scripts/ui_screenshots.py``.
 
-Seeds a throwaway store (tests/support/ui_seed.py), serves it on 127.0.0.1 with a real uvicorn and
-drives Debian's headless Chromium with Playwright (tests/support/browser.py), as the browser test does.
+Seeds a throwaway store with a few realistic memories in Chinese and English (:func:`seed_showcase`:
+a move, a display preference that changed, a job change, a pet; not the browser test's fixture,
+whose values are built to probe escaping), serves it on 127.0.0.1 with a real uvicorn and drives
+Debian's headless Chromium with Playwright (tests/support/browser.py), as the browser test does.
 Chinese glyphs need a CJK font installed (e.g. ``apt install fonts-wqy-microhei``).
 """
 
@@ -11,6 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from attrs import frozen
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -18,9 +22,45 @@ from hlmem import Memory  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
 from support.browser import chromium, missing  # noqa: E402
 from support.rest_server import serving  # noqa: E402
-from support.ui_seed import seed  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
+
+
+@frozen
+class Showcase:
+    """The ids the screenshots open."""
+
+    shanghai: str
+    doomed: str
+
+
+def seed_showcase(mem: Memory) -> Showcase:
+    """What one user told an assistant over a few years, each claim resting on the turn that said it."""
+    def said(text: str, when: str, session: str) -> str:
+        return mem.add(text, session=session, occurred_at=when, extract=False).id
+
+    moved = said("我以前住在北京，2023 年夏天搬到了上海。", "2023-07-01T09:00:00Z", "s-2023-07")
+    beijing = mem.remember("user", "lives_in", "北京", valid_from="2019-03-01T00:00:00Z", evidence=[moved],
+                           qualifiers={"location": "海淀区"})
+    shanghai = mem.correct(beijing.id, "上海", valid_from="2023-06-15T00:00:00Z", evidence=[moved],
+                           reason="moved").write
+    dark = said("我现在主要用深色模式，晚上看屏幕舒服一些。", "2021-11-20T21:30:00Z", "s-2021-11")
+    theme = mem.remember("user", "ui_theme", "深色模式", valid_from="2021-11-20T00:00:00Z", evidence=[dark])
+    light = said("最近换成浅色模式了，白天在窗边看得更清楚。", "2025-04-08T10:15:00Z", "s-2025-04")
+    mem.correct(theme.id, "浅色模式", valid_from="2025-04-08T00:00:00Z", evidence=[light],
+                reason="changed preference")
+    hired = said("I joined Acme Robotics as a firmware engineer this week.", "2020-09-18T17:00:00Z", "s-2020-09")
+    acme = mem.remember("user", "employer", "Acme Robotics", valid_from="2020-09-14T00:00:00Z", evidence=[hired])
+    left = said("Last day at Acme on Friday; I start at Northwind Analytics on the 3rd.",
+                "2024-05-29T12:40:00Z", "s-2024-05")
+    mem.correct(acme.id, "Northwind Analytics", valid_from="2024-06-03T00:00:00Z", evidence=[left],
+                reason="changed jobs")
+    cat = said("We adopted a cat from the shelter, a grey tabby called Mochi.", "2022-03-12T15:00:00Z", "s-2022-03")
+    mem.remember("user", "pet", "Mochi (grey tabby cat)", valid_from="2022-03-12T00:00:00Z", evidence=[cat])
+    food = said("周末又去吃了小笼包，还是最喜欢这个。", "2020-01-05T12:00:00Z", "s-2020-01")
+    mem.remember("user", "favourite_food", "小笼包", valid_from="2020-01-05T00:00:00Z", evidence=[food])
+    doomed = mem.remember("project", "codename", "Bluebird launch plan", valid_from="2024-01-01T00:00:00Z")
+    return Showcase(shanghai.id, doomed.id)
 
 
 def main() -> int:
@@ -29,7 +69,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp, \
             Memory(Path(tmp) / "m.db", embedder="hash", settings=Settings()) as mem:
-        ids = seed(mem)
+        ids = seed_showcase(mem)
         with serving(mem) as base, chromium() as browser:
             page = browser.new_page(viewport={"width": 1100, "height": 700})
             page.set_default_timeout(10_000)

@@ -79,3 +79,75 @@ def test_no_merge_conflict_is_left_in_the_docs() -> None:
     marker = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
     files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "adr").glob("*.md"))]
     assert [str(f.relative_to(ROOT)) for f in files if marker.search(f.read_text(encoding="utf-8"))] == []
+
+
+_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+_FENCE = re.compile(r"^(```|~~~)")
+
+
+def _prose_lines(text: str, *, inline_code: bool = False) -> list[str]:
+    """The lines outside fenced code blocks; inline code spans dropped unless ``inline_code``."""
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line.strip()):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line if inline_code else re.sub(r"`[^`]*`", "", line))
+    return lines
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, -1, -2 for repeats."""
+    seen: dict[str, int] = {}
+    found = set()
+    for line in _prose_lines(path.read_text(encoding="utf-8"), inline_code=True):
+        heading = re.match(r"^#{1,6} (.*)$", line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+def _broken_links(files: list[Path], root: Path = ROOT) -> list[str]:
+    broken = []
+    for source in files:
+        for line in _prose_lines(source.read_text(encoding="utf-8")):
+            for target in _LINK.findall(line):
+                if re.match(r"^[a-z]+:", target):
+                    continue  # http:, https:, mailto:
+                path, _, fragment = target.partition("#")
+                dest = (source.parent / path).resolve() if path else source.resolve()
+                if not dest.exists():
+                    broken.append(f"{source.relative_to(root)}: {target} (no such file)")
+                elif fragment and dest.suffix == ".md" and fragment not in _anchors(dest):
+                    broken.append(f"{source.relative_to(root)}: {target} (no such heading)")
+    return broken
+
+
+def test_relative_links_in_the_docs_resolve_to_files_and_headings() -> None:
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "adr").glob("*.md"))]
+    assert _broken_links(files) == []
+
+
+def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Title\n\n## A `code` section\n\n[ok](#a-code-section) [gone](other.md) [bad](#no-such)\n"
+        "```\n[in a fence](nowhere.md)\n```\n[out](https://example.org/x.md)\n",
+        encoding="utf-8",
+    )
+    assert _broken_links([page], tmp_path) == [
+        "page.md: other.md (no such file)",
+        "page.md: #no-such (no such heading)",
+    ]
+
+
+def test_the_benchmarks_index_links_every_page_and_every_page_links_back() -> None:
+    index = _text("benchmarks.md")
+    pages = sorted((ROOT / "docs" / "benchmarks").glob("*.md"))
+    assert pages
+    for page in pages:
+        assert f"(benchmarks/{page.name})" in index, page.name
+        assert "(../benchmarks.md)" in page.read_text(encoding="utf-8"), page.name

@@ -1,4 +1,4 @@
-"""Offline study of the neighbour-turn stage on dumped candidates (docs/benchmarks.md, "Neighbour turns").
+"""Offline study of the neighbour-turn stage on dumped candidates (docs/benchmarks/retrieval.md, "Neighbour turns").
 
 Reads the pickles of :mod:`.dump` (``python -m benchmarks.retrieval.dump locomo|memdaily OUT.pkl``) and
 scores, per question, ``fuse`` → ``apply_floor`` → replies → next/previous turn → top 10, with the

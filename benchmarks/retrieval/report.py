@@ -1,4 +1,4 @@
-"""Tables (stdout, and Markdown for docs/benchmarks.md) and PNG charts of a retrieval run."""
+"""Tables (stdout, and Markdown for docs/benchmarks/retrieval.md) and PNG charts of a retrieval run."""
 
 from __future__ import annotations
 

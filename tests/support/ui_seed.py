@@ -1,4 +1,5 @@
-"""A small store for the inspector's browser test and screenshots (docs/ui.md).
+"""A small store for the inspector's browser test (docs/ui.md; the screenshots have their own store,
+scripts/ui_screenshots.py).
 
 Chinese and English claims about ``user``, one supersede (北京 → 上海, with its evidence event
 verbatim), a value that is HTML (the escaping check), a claim to forget and one to correct and retract.
