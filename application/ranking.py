@@ -121,7 +121,7 @@ class RankingConfig:
         :func:`hlmem.domain.query_parts.referent`), how many heads of the best items (表弟 in
         "我表弟的电话是132…") are followed with a recall of their own asking what the question asks;
         their items are interleaved with the question's (ADR 0057). 0: off. 2 beat 1 and 3 on
-        MemDaily `mixed` (docs/benchmarks.md).
+        MemDaily `mixed` (docs/benchmarks/retrieval.md).
     :param question_parts: split compound questions and follow corrections
         (:mod:`hlmem.domain.query_parts`, ADR 0057); off (or ``understand_query=False``): the
         query is searched as written.

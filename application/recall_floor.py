@@ -9,7 +9,7 @@ one slot the question names are kept, and the result says so; recall's slot stag
 slot's values by time. A question names a slot by a word (a full-text hit on a claim: its
 predicate's labels or its value), or by its meaning: its nearest memory is a slot value and that
 slot's values (claims, events a claim cites) reach the model's slot floor (``RankingConfig.slot_floors``).
-Everything else stays out. The price, measured on the current-truth dev set (docs/benchmarks.md):
+Everything else stays out. The price, measured on the current-truth dev set (docs/benchmarks/current-truth.md):
 questions of another topic asked of a store get that store's nearest slot more often (ADR 0060).
 """
 

@@ -84,7 +84,7 @@ def open_connection(path: str | Path, *, synchronous: str = "FULL", readonly: bo
         con.pragma("temp_store", "MEMORY")
         con.pragma("cache_size", -32_000)
         # Reads of the whole file go through the map (up to 2 GiB), not a read() per page: at 100k
-        # claims (535 MB) full text and claim loads took ~25% less than with 256 MiB (docs/benchmarks.md).
+        # claims (535 MB) full text and claim loads took ~25% less than with 256 MiB (docs/benchmarks/retrieval.md).
         con.pragma("mmap_size", MMAP_SIZE)
     except (apsw.Error, HlmemError) as exc:
         if isinstance(exc, HlmemError):
