@@ -439,3 +439,12 @@ def test_the_sql_stores_never_import_one_another(store: str, other: str) -> None
 def test_what_the_stores_share_imports_neither_store(name: str) -> None:
     found = [i for i in all_imports("adapters") if i.path == ROOT / "adapters" / name]
     assert found and store_crossings(found, STORE_OWN["sqlite"] + STORE_OWN["postgres"]) == []
+
+
+def test_the_postgres_store_loads_without_sqlite() -> None:
+    """Importing PostgreSQL's store and backend, through every neutral module they use, loads neither
+    apsw nor adapters/sqlite (the AST walk above sees direct imports only)."""
+    script = ("import sys; import hlmem.adapters.postgres.store, hlmem.adapters.postgres.backend; "
+              "print(sorted(m for m in sys.modules if m == 'apsw' or m.startswith('hlmem.adapters.sqlite')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
