@@ -396,3 +396,55 @@ def test_the_wire_format_imports_no_front_end() -> None:
     found = [str(i) for i in all_imports("adapters") if module_name(i.path).startswith("hlmem.adapters.wire")
              and front_end_of(i.module) is not None]
     assert found == [] and any(p.parent.name == "wire" for p in files("adapters"))
+
+
+# --- the SQL stores (ADR 0056) ------------------------------------------------------------------
+
+#: What only one SQL store may import: its own package and its driver.
+STORE_OWN = {"sqlite": ("hlmem.adapters.sqlite", "apsw", "sqlite_vec"), "postgres": ("hlmem.adapters.postgres", "psycopg")}
+#: Code both stores share, so it may import neither store nor either driver.
+SHARED_BY_STORES = ("conflict_codec.py",)
+
+
+def _is_under(module: str, prefixes: Sequence[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def store_crossings(found: Sequence[Import], forbidden: Sequence[str]) -> list[str]:
+    """Imports in ``found`` of any of the ``forbidden`` packages."""
+    return [str(i) for i in found if _is_under(i.module, forbidden)]
+
+
+@pytest.mark.parametrize(("source", "flagged"), [
+    ("from hlmem.adapters.sqlite.conflict_rows import load_conflicts", True),
+    ("import apsw", True),
+    ("from hlmem.adapters.sqlite_extra import x", False),
+    ("from hlmem.adapters.conflict_codec import decode_conflict", False),
+])
+def test_the_store_check_flags_what_it_should(source: str, flagged: bool) -> None:
+    path = ROOT / "adapters" / "postgres" / "probe.py"
+    found = list(imports_of(source, path, module_name(path)))
+    assert bool(store_crossings(found, STORE_OWN["sqlite"])) is flagged, found
+
+
+@pytest.mark.parametrize(("store", "other"), [("postgres", "sqlite"), ("sqlite", "postgres")])
+def test_the_sql_stores_never_import_one_another(store: str, other: str) -> None:
+    """adapters/postgres never imports SQLite's package or apsw, nor adapters/sqlite PostgreSQL's or psycopg;
+    what they share lives in neutral modules of adapters/ (adapters/replay_targets.py chooses between them)."""
+    found = [i for i in all_imports("adapters") if i.path.is_relative_to(ROOT / "adapters" / store)]
+    assert found and store_crossings(found, STORE_OWN[other]) == []
+
+
+@pytest.mark.parametrize("name", SHARED_BY_STORES)
+def test_what_the_stores_share_imports_neither_store(name: str) -> None:
+    found = [i for i in all_imports("adapters") if i.path == ROOT / "adapters" / name]
+    assert found and store_crossings(found, STORE_OWN["sqlite"] + STORE_OWN["postgres"]) == []
+
+
+def test_the_postgres_store_loads_without_sqlite() -> None:
+    """Importing PostgreSQL's store and backend, through every neutral module they use, loads neither
+    apsw nor adapters/sqlite (the AST walk above sees direct imports only)."""
+    script = ("import sys; import hlmem.adapters.postgres.store, hlmem.adapters.postgres.backend; "
+              "print(sorted(m for m in sys.modules if m == 'apsw' or m.startswith('hlmem.adapters.sqlite')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"

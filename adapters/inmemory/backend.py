@@ -14,15 +14,10 @@ from hlmem.adapters.inmemory.jobs import InMemoryJobQueue
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.llm.ledger import InMemoryLedger
 from hlmem.adapters.ids import UlidGenerator
+from hlmem.adapters.replay_targets import replay_target
 from hlmem.application.ports.backend import Backend
 
 __all__ = ["memory_backend"]
-
-
-def _replay_target(into: Any = None) -> Any:
-    from hlmem.adapters.sqlite.backend import replay_target
-
-    return replay_target(into)
 
 
 def memory_backend(*, new_id: Any = None, store: InMemoryStorage | None = None) -> Backend:
@@ -33,5 +28,5 @@ def memory_backend(*, new_id: Any = None, store: InMemoryStorage | None = None) 
     new_id = new_id or UlidGenerator().new
     store = InMemoryStorage() if store is None else store
     return Backend(store=store, jobs=InMemoryJobQueue(store, new_id), budget=InMemoryBudgetLedger(),
-                   calls=InMemoryLedger(), heartbeats=InMemoryHeartbeats(), replay_target=_replay_target,
+                   calls=InMemoryLedger(), heartbeats=InMemoryHeartbeats(), replay_target=replay_target,
                    close=store.close)

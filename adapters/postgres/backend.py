@@ -13,9 +13,9 @@ from hlmem.adapters.postgres.budget import PostgresBudgetLedger
 from hlmem.adapters.postgres.heartbeat import PostgresHeartbeats
 from hlmem.adapters.postgres.jobs import PostgresJobQueue
 from hlmem.adapters.postgres.ledger import PostgresCallLedger
-from hlmem.adapters.postgres.replay_target import replay_target
 from hlmem.adapters.postgres.store import PostgresStorage
 from hlmem.adapters.ids import UlidGenerator
+from hlmem.adapters.replay_targets import replay_target
 from hlmem.application.ports.backend import Backend
 
 __all__ = ["open_backend"]

@@ -3,18 +3,16 @@
 A projection row holds its whole state as one document (plus the columns queries filter on), so
 PostgreSQL keeps exactly what the shared reducers produced; equal documents decode to equal states.
 Claims and observations go through the event converter (``adapters/serialization.py``: enums by
-value, timestamps as text); conflicts through the SQLite codec's pure functions, so both stores
-encode a conflict alike.
+value, timestamps as text); conflicts through the codec both SQL stores share
+(``adapters/conflict_codec.py``), so both encode a conflict alike.
 """
 
 from __future__ import annotations
 
 import json
-from types import MappingProxyType
 
+from hlmem.adapters.conflict_codec import decode_conflict, encode_conflict
 from hlmem.adapters.serialization import converter
-from hlmem.adapters.sqlite.conflict_rows import _decode as _decode_conflict
-from hlmem.adapters.sqlite.conflict_rows import _encode as _encode_conflict
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState
 from hlmem.domain.time import format_timestamp
 
@@ -45,11 +43,10 @@ def load_observation(doc: str) -> ObservationState:
 def conflict_doc(conflict: ConflictState) -> str:
     return _dumps({"conflict_id": conflict.conflict_id, "namespace": conflict.namespace,
                    "slot_key": conflict.slot_key, "status": conflict.status, "version": conflict.version,
-                   "opened_at": format_timestamp(conflict.opened_at), "data": _encode_conflict(conflict)})
+                   "opened_at": format_timestamp(conflict.opened_at), "data": encode_conflict(conflict)})
 
 
 def load_conflict(doc: str) -> ConflictState:
     d = json.loads(doc)
-    state = _decode_conflict((d["conflict_id"], d["namespace"], d["slot_key"], d["status"], d["version"],
-                              d["opened_at"], d["data"]))
-    return state if isinstance(state.candidate, MappingProxyType) else state
+    return decode_conflict((d["conflict_id"], d["namespace"], d["slot_key"], d["status"], d["version"],
+                            d["opened_at"], d["data"]))

@@ -17,17 +17,10 @@ from hlmem.adapters.sqlite.jobs import SQLiteJobQueue
 from hlmem.adapters.sqlite.ledger import SQLiteCallLedger
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.adapters.ids import UlidGenerator
+from hlmem.adapters.replay_targets import replay_target
 from hlmem.application.ports.backend import Backend
 
 __all__ = ["backend_of", "open_backend", "replay_target"]
-
-
-def replay_target(into: Any = None) -> Any:
-    """A fresh store to replay into: the database ``into`` names when it is a URL, else a SQLite
-    file (``into``, or a temporary one)."""
-    from hlmem.adapters.postgres.replay_target import replay_target as chosen
-
-    return chosen(into)
 
 
 def open_backend(path: str | Path, *, synchronous: str = "FULL", new_id: Any = None) -> Backend:

@@ -1,30 +1,30 @@
-"""The PostgreSQL store's context search, forget look-ups and erasure (a mix-in of :class:`PostgresStorage`).
+"""Forget look-ups and erasure of :class:`~hlmem.adapters.postgres.store.PostgresStorage` (ForgetQueries,
+Erasure): a mix-in.
 
-Context candidates (pairs of consecutive turns of a session, ADR 0025) are computed in process
-memory from the namespace's not-forgotten observations, as the in-memory store does, and kept
-until the log moves; SQLite keeps them as indexed rows instead. Erasure replaces a payload only
-after writing its ``payload_erasures`` row (the trigger refuses any other change);
-``compact_erased`` then runs ``VACUUM`` on the tables that held the content.
+Erasure replaces a payload only after writing its ``payload_erasures`` row (the trigger refuses
+any other change); ``compact_erased`` then runs ``VACUUM`` on the tables that held the content.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hlmem.adapters.embedders.cached import content_hash
-from hlmem.adapters.postgres import search, states
-from hlmem.adapters.postgres.db import translated
+from hlmem.adapters.postgres import states
+from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.adapters.serialization import UPCASTERS, decode, encode_payload
-from hlmem.adapters.text.bm25_topk import count_phrase
-from hlmem.application.indexing import context_text
-from hlmem.application.ports import Candidate
 from hlmem.domain.errors import SchemaError
-from hlmem.domain.forgetting import ERASED_TEXT, mentions, jobs_to_scrub
+from hlmem.domain.forgetting import ERASED_TEXT, jobs_to_scrub, mentions
 from hlmem.domain.redaction import redact
-from hlmem.domain.state import ClaimStatus, ObservationState
+from hlmem.domain.state import ClaimStatus
 from hlmem.domain.time import format_timestamp
+
+if TYPE_CHECKING:
+    import psycopg
 
 PENDING_KEY = "erasure_pending"
 #: Tables whose dead row versions may hold forgotten content after a forget.
@@ -32,64 +32,16 @@ _ERASED_TABLES = ("event_payloads", "observations", "claims", "items", "postings
                   "embedding_cache", "jobs", "conflicts")
 
 
-class ForgetReads:
-    """Context search, ForgetQueries and Erasure over the store's ``_con`` and ``_lock``."""
+class PostgresForgetting:
+    """What a forget finds (sessions, mentions, citations) and how it erases."""
 
-    _con: Any
-    _lock: Any
-    _context_cache: tuple | None = None
-
-    # -- context ----------------------------------------------------------------------------------
-
-    def _pairs(self, namespace: str) -> tuple[list[tuple[ObservationState, ...]], list[tuple]]:
-        position = self._con.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
-        cached = self._context_cache
-        if cached is not None and cached[0] == (namespace, position):
-            return cached[1], cached[2]
-        rows = self._con.execute(
-            f"SELECT o.state FROM items i JOIN observations o ON o.event_id = i.item_id "
-            "JOIN events e ON e.stream_id = o.event_id AND e.version = 1 "
-            "WHERE NOT o.forgotten AND i.namespace = %s AND i.kind = 'event' ORDER BY e.position",
-            (namespace,)).fetchall()
-        sessions: dict[str, list[ObservationState]] = {}
-        for (doc,) in rows:
-            obs = states.load_observation(doc)
-            sessions.setdefault(obs.session_id, []).append(obs)
-        pairs: list[tuple[ObservationState, ...]] = []
-        for turns in sessions.values():
-            turns.sort(key=lambda o: (o.recorded_at, o.event_id))
-            pairs += list(zip(turns, turns[1:])) if len(turns) > 1 else [(turns[0],)]
-        docs = [(n, str(n), "pair", search.tokens_of(context_text(*p))) for n, p in enumerate(pairs)]
-        self._context_cache = ((namespace, position), pairs, docs)
-        return pairs, docs
-
-    def context_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
-        with self._lock, translated("context search"):
-            pairs, docs = self._pairs(namespace)
-        terms = search._terms(query)
-        matching = [d for d in docs if any(t and count_phrase(d[3], t) for t in terms)]
-        total = sum(len(d[3]) for d in docs)
-        # Ties among pairs: the later pair first (as the in-memory store ranks them).
-        hits = search.bm25(terms, [(n, i, k, toks) for n, i, k, toks in matching], len(docs), total, len(docs),
-                           exact=False)
-        best: dict[str, Candidate] = {}
-        for hit in hits:
-            for obs in pairs[int(hit.item_id)]:
-                best.setdefault(obs.event_id, hit)
-        ranked = sorted(best.items(), key=lambda kv: (kv[1].rank, kv[0]))[:max(limit, 0)]
-        return [Candidate(event_id, "event", r, hit.score, False) for r, (event_id, hit) in enumerate(ranked, start=1)]
-
-    def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]:
-        with self._lock, translated("reading sessions"):
-            return dict(self._con.execute("SELECT event_id, session_id FROM observations WHERE event_id = ANY(%s)",
-                                          (list(dict.fromkeys(event_ids)),)).fetchall())
-
-    def speakers(self, namespace: str) -> frozenset[str]:
-        with self._lock, translated("reading speakers"):
-            return frozenset(r[0] for r in self._con.execute(
-                "SELECT DISTINCT role FROM observations WHERE namespace = %s AND NOT forgotten", (namespace,)))
-
-    # -- forget look-ups ------------------------------------------------------------------------------
+    # Set by PostgresStorage.__init__.
+    _con: psycopg.Connection
+    _lock: threading.RLock
+    db: PgDb
+    transaction: Callable[[], AbstractContextManager[None]]
+    meta: Callable[[str], str | None]
+    set_meta: Callable[[str, str], None]
 
     def session_events(self, namespace: str, session_id: str) -> list[str]:
         return self.sessions_events(namespace, [session_id])[session_id]
@@ -133,8 +85,6 @@ class ForgetReads:
             return {r[0]: (bool(r[1]), bool(r[2])) for r in self._con.execute(
                 "SELECT i.item_id, i.ntok > 0, EXISTS (SELECT 1 FROM vectors v WHERE v.item_key = i.item_key) "
                 "FROM items i WHERE i.item_id = ANY(%s)", (list(dict.fromkeys(ids)),))}
-
-    # -- erasure ----------------------------------------------------------------------------------------
 
     def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int:
         ids = list(dict.fromkeys(stream_ids))
@@ -203,24 +153,3 @@ class ForgetReads:
             if mark is not None:
                 self._con.execute("DELETE FROM meta WHERE key = %s AND value = %s", (PENDING_KEY, mark))
         return {"vacuumed": len(_ERASED_TABLES), "pending": 0}
-
-    def check_integrity(self, *, full: bool = True) -> str:
-        """What hlmem can check of a database the server looks after: the log's tables answer, its
-        positions run 1…N without a gap, and every event has its payload. The pages themselves are
-        the server's (its data checksums, WAL); returns what was checked, in words.
-
-        :raises StorageCorrupt: a gap in the log, or an event without its payload.
-        """
-        from hlmem.domain.errors import StorageCorrupt
-
-        with self._lock, translated("checking the store"):
-            count, top = self._con.execute("SELECT count(*), coalesce(max(position), 0) FROM events").fetchone()
-            orphans = self._con.execute("SELECT count(*) FROM events e WHERE NOT EXISTS "
-                                        "(SELECT 1 FROM event_payloads p WHERE p.position = e.position)").fetchone()[0]
-            checksums = self._con.execute("SHOW data_checksums").fetchone()[0]
-        if count != top:
-            raise StorageCorrupt(f"the log has gaps: {count} events at positions up to {top}")
-        if orphans:
-            raise StorageCorrupt(f"{orphans} events of the log have no payload")
-        return (f"the log's {count} positions without gaps and a payload for each; pages are the server's "
-                f"own (data checksums {checksums})")
