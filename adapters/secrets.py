@@ -4,7 +4,7 @@ Two checks, each at its own edge. A config file key that names a secret (``api_k
 ``*_key``, ``token``, ``password``, ``secret``…) is refused when the file is read
 (:mod:`hlmem.adapters.config_file`); an API key variable holding a placeholder (``sk-xxx``,
 ``changeme``, ``<your key>``…) is refused where the key is read
-(:func:`hlmem.adapters.http_common.read_key`). Neither message ever contains the value.
+(:func:`hlmem.adapters.http.common.read_key`). Neither message ever contains the value.
 """
 
 from __future__ import annotations

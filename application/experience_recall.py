@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from hlmem.application.experience_match import SituationMatcher
 from hlmem.application.ports import Embedder, HasExperience
-from hlmem.application.recall_items import RecallItem
+from hlmem.application.recall.items import RecallItem
 from hlmem.domain.errors import ValidationError
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
 from hlmem.domain.experience_state import PolicyState, ProcedureState

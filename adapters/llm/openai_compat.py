@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hlmem.adapters.http_client import ProviderClient
+from hlmem.adapters.http.client import ProviderClient
 from hlmem.adapters.llm.ledger import LedgerSink
 from hlmem.adapters.llm.presets import LLMConfig, ResponseFormat
 from hlmem.application.extraction.prompt import decode_json_object

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hlmem.adapters.http_client import ProviderClient
+from hlmem.adapters.http.client import ProviderClient
 from hlmem.adapters.llm.ledger import LedgerSink
 from hlmem.adapters.rerank.config import RerankConfig
 from hlmem.adapters.rerank.wire import WireError, request_body, scores_in_input_order, total_tokens

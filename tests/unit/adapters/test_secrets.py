@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hlmem.adapters.http_common import read_key
+from hlmem.adapters.http.common import read_key
 from hlmem.adapters.llm.ledger import InMemoryLedger
 from hlmem.adapters.llm.openai_compat import OpenAICompatLLM
 from hlmem.adapters.llm.presets import LLMConfig

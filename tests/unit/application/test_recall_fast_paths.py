@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hlmem.application.entity_constraint import constrain, mentions, mentions_folded
 from hlmem.application.ranking import Scored, fold_key_of_text
 from hlmem.application.recall import RecallService
-from hlmem.application.recall_features import features_of
+from hlmem.application.recall.features import features_of
 from hlmem.domain.events import Cardinality, Scope
 from hlmem.domain.queries import holds, row_at
 from hlmem.domain.query_understanding import Entity, QueryIntent, TimeMode

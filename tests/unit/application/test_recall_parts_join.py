@@ -1,12 +1,12 @@
-"""Joining the recalls of a question's parts (application/recall_parts.py, ADR 0057)."""
+"""Joining the recalls of a question's parts (application/recall/parts.py, ADR 0057)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.application.recall_items import RecallItem
-from hlmem.application.recall_parts import bridge_heads, interleave, part_notes
+from hlmem.application.recall.items import RecallItem
+from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
 
 
 def item(i: str) -> RecallItem:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hlmem.application.recall_reads import RecallReads
+from hlmem.application.recall.reads import RecallReads
 
 
 class _RecordingStorage:

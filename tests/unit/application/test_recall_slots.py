@@ -1,4 +1,4 @@
-"""The slot stage (application/recall_slots.py) and the floor's fallback (application/recall_floor.py), pure."""
+"""The slot stage (application/recall/slots.py) and the floor's fallback (application/recall/floor.py), pure."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from hlmem.application.ports import Candidate
 from hlmem.application.ranking import Scored
-from hlmem.application.recall_floor import asks_for_values, slot_values_kept
-from hlmem.application.recall_slots import MAX_ADDED, asked_of, order_slots, slot_groups
+from hlmem.application.recall.floor import asks_for_values, slot_values_kept
+from hlmem.application.recall.slots import MAX_ADDED, asked_of, order_slots, slot_groups
 from hlmem.domain import temporal
 from hlmem.domain.events import ClaimAsserted, ClaimSuperseded, DomainEvent, ItemForgotten
 from hlmem.domain.query_understanding import understand

@@ -75,7 +75,7 @@ def build_items(chosen: Sequence[Scored], claims: Mapping[str, ClaimState], even
                 valid_at: datetime, known_at: datetime, *, history: frozenset[str] = frozenset()) -> list[RecallItem]:
     """The recall items of ``chosen``; a claim carries the evidence of the claims folded into it
     (folding joins only loaded items, so their claims are in ``claims``); ``history``: the events
-    that record only past values (:mod:`hlmem.application.recall_slots`)."""
+    that record only past values (:mod:`hlmem.application.recall.slots`)."""
     items = []
     for s in chosen:
         item_id, score, ranks = s.item_id, s.score, dict(s.ranks)

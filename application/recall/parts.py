@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from hlmem.application.recall_items import RecallItem
+from hlmem.application.recall.items import RecallItem
 from hlmem.domain.query_parts import note_head, referent
 from hlmem.domain.state import SELF_SUBJECTS
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import httpx
 
-from hlmem.adapters.http_common import json_payload, ledger_status, post, read_key, redact, retry_delay
+from hlmem.adapters.http.common import json_payload, ledger_status, post, read_key, redact, retry_delay
 from hlmem.adapters.llm.ledger import LedgerSink, LLMCall
 from hlmem.domain.budget import Demand
 from hlmem.domain.errors import ProviderError

@@ -1,11 +1,11 @@
 """Recall: a declared sequence of stages over one frozen :class:`RecallQuery` (ADR 0031, docs/recall.md).
 
-:data:`STAGES` is the pipeline (ADR 0018): read the query (:mod:`hlmem.application.recall_query`),
+:data:`STAGES` is the pipeline (ADR 0018): read the query (:mod:`hlmem.application.recall.query`),
 generate candidates, fuse and floor them (:mod:`hlmem.application.ranking`), pass relevance on
 within conversations (:mod:`hlmem.application.conversation`), keep what was visible at the
 (valid, known) instant asked about, add the final signals, fold duplicates, constrain on named
 entities, build the items and rerank them. Each stage reads the store through one per-recall
-:class:`~hlmem.application.recall_reads.RecallReads`, which reads each claim and observation once.
+:class:`~hlmem.application.recall.reads.RecallReads`, which reads each claim and observation once.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from hlmem.application.conversation import (boost_speaker, named_speaker, propag
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
-from hlmem.application.recall_features import features_of, held_in
-from hlmem.application.recall_floor import floored
-from hlmem.application.recall_items import RecallItem, RecallResult, build_items, render_claim
-from hlmem.application.recall_parts import bridge_heads, interleave, part_notes
-from hlmem.application.recall_query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
-from hlmem.application.recall_reads import Pending, RecallReads
-from hlmem.application.recall_slots import slot_stage
+from hlmem.application.recall.features import features_of, held_in
+from hlmem.application.recall.floor import floored
+from hlmem.application.recall.items import RecallItem, RecallResult, build_items, render_claim
+from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
+from hlmem.application.recall.query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
+from hlmem.application.recall.reads import Pending, RecallReads
+from hlmem.application.recall.slots import slot_stage
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
@@ -206,7 +206,7 @@ class RecallService:
 
     def _fuse(self, run: _Run) -> None:
         """Fuse the rankings into one relevance and drop what is below the model's similarity floor
-        (but the slot values a question about someone's facts or a time still gets: recall_floor.py)."""
+        (but the slot values a question about someone's facts or a time still gets: recall/floor.py)."""
         q, config, rankings = run.query, run.query.config, run.rankings
         model = run.model[0] if run.model is not None and "vector" in rankings else None
         floor = config.floor_for(model)
@@ -302,7 +302,7 @@ class RecallService:
         run.scored = fold(ranked, run.features) if q.config.fold_duplicates else ranked
 
     def _slots(self, run: _Run) -> None:
-        """Between the values of one slot, time and supersede state decide (recall_slots.py, ADR 0060)."""
+        """Between the values of one slot, time and supersede state decide (recall/slots.py, ADR 0060)."""
         order = slot_stage(self._storage, run.reads, run.query, run.scored, run.claims, run.notes)
         if order is not None:
             run.scored, run.history = order.scored, order.history

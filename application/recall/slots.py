@@ -30,8 +30,8 @@ from hlmem.domain.value_order import ASKED, Asked, Key, Wanted, claim_key, event
 
 if TYPE_CHECKING:
     from hlmem.application.ports import RecallStore
-    from hlmem.application.recall_query import RecallQuery
-    from hlmem.application.recall_reads import RecallReads
+    from hlmem.application.recall.query import RecallQuery
+    from hlmem.application.recall.reads import RecallReads
 
 #: At most this many claims of a slot join a group that lacks the value asked for.
 MAX_ADDED = 2

@@ -25,8 +25,8 @@ from hlmem.domain.state import ClaimStatus
 
 if TYPE_CHECKING:
     from hlmem.application.ports import RecallStore
-    from hlmem.application.recall_query import RecallQuery
-    from hlmem.application.recall_reads import RecallReads
+    from hlmem.application.recall.query import RecallQuery
+    from hlmem.application.recall.reads import RecallReads
 
 
 def asks_for_values(intent: QueryIntent | None) -> bool:
