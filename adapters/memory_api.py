@@ -250,7 +250,7 @@ class Memory(Operations, Corrections, FlatNames):
         service = self._container.forget()
         return service.plan(target) if dry_run else service.forget(target, actor=actor, reason=reason)
 
-    def recall(self, query: str, *, k: int = 10, valid_at: Timestamp = None, known_at: Timestamp = None,
+    def recall(self, query: str, *, k: int | None = None, valid_at: Timestamp = None, known_at: Timestamp = None,
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None,
@@ -262,7 +262,8 @@ class Memory(Operations, Corrections, FlatNames):
         unless ``include_archived``; recalled claims count as accessed. ``understand_query`` lets
         the query's time words steer recall (``result.intent``, ``result.notes``);
         ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
-        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md); ``session``
+        entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md) and, without
+        ``k``, asks for one item per 80 tokens of it (10 without a budget, at most 200); ``session``
         keeps only that session's events (claims stay); ``intent="procedure"`` (or a how-to question)
         puts the matching active procedures and policies first (docs/experience.md). A
         configured reranker reorders the best fused items. Details: docs/recall.md.

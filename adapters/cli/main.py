@@ -110,7 +110,8 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 
 @cli.command()
 @click.argument("query")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--k", default=None, type=click.IntRange(1, 200),
+              help="How many items at most (default 10, or with --budget one per 80 tokens of it, up to 200).")
 @click.option("--valid-at", default=None, metavar="TIMESTAMP", help="World time asked about (default now).")
 @click.option("--known-at", default=None, metavar="TIMESTAMP", help="Knowledge time asked about (default now).")
 @click.option("--now", "reference", default=None, metavar="TIMESTAMP",
@@ -129,7 +130,7 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
                    "docs/experience.md).")
 @json_option
 @click.pass_obj
-def recall(obj: _Ctx, query: str, k: int, valid_at, known_at, reference, kinds, include_archived: bool,
+def recall(obj: _Ctx, query: str, k: int | None, valid_at, known_at, reference, kinds, include_archived: bool,
            entity_constraint: str, no_understand: bool, budget: int | None, intent: str, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"), now=_ts(reference, "--now"),

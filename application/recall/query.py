@@ -26,6 +26,15 @@ from hlmem.domain.time import require_aware
 MAX_QUERY_CHARS = 2_000
 #: Most items one recall returns.
 MAX_K = 200
+#: ``k`` when the caller gives none and asks for no packet.
+DEFAULT_K = 10
+#: With a packet ``budget`` and no ``k``, recall asks for one item per this many tokens of budget
+#: (at least :data:`DEFAULT_K`, at most :data:`MAX_K`), so the packet, a prefix of the items, is
+#: filled by its budget rather than cut short by ``k``: ``k = 10`` held at most 10 lines, about
+#: 1,170 of a 2,000-token budget on LoCoMo turns. A line costs 60–115 estimated tokens there (a
+#: turn and its brackets); asking for many more items than fit costs time and lets the final
+#: signals reorder a wider set (docs/benchmarks/cost-effect.md, "How many items a packet asks for").
+TOKENS_PER_ITEM = 80
 
 
 @frozen(kw_only=True)
@@ -82,7 +91,15 @@ class RecallQuery:
         return (None, self.valid_at) if self.history else self.window
 
 
-def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None, known_at: datetime | None,
+def default_k(budget: int | None) -> int:
+    """The ``k`` of a recall that names none: :data:`DEFAULT_K`, or with a packet ``budget`` one item
+    per :data:`TOKENS_PER_ITEM` tokens of it, between :data:`DEFAULT_K` and :data:`MAX_K`."""
+    if budget is None:
+        return DEFAULT_K
+    return min(MAX_K, max(DEFAULT_K, -(-budget // TOKENS_PER_ITEM)))
+
+
+def read_query(query: str, *, k: int | None, namespace: str, valid_at: datetime | None, known_at: datetime | None,
                kinds: Sequence[str], include_archived: bool, understand_query: bool, entity_constraint: str,
                budget: int | None, now: datetime | None, clock: Clock, config: RankingConfig) -> RecallQuery:
     """Validate a recall's arguments and read its query (see ``RecallService.recall`` for each one).
@@ -96,7 +113,7 @@ def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None,
     elif len(query) > MAX_QUERY_CHARS:
         problems.append(ValidationError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}",
                                         field="query"))
-    if not isinstance(k, int) or not 1 <= k <= MAX_K:
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K):
         problems.append(ValidationError(f"k must be between 1 and {MAX_K}", field="k"))
     if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
         problems.append(ValidationError("budget must be a whole number of tokens, 0 or more", field="budget"))
@@ -109,6 +126,7 @@ def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None,
                                         field="entity_constraint"))
     if problems:
         raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
+    count = default_k(budget) if k is None else k
     clock_now = clock.now()
     # Days and months are read in the zone the caller's ``now`` is given in (the user's, when known);
     # every instant kept is UTC.
@@ -132,9 +150,9 @@ def read_query(query: str, *, k: int, namespace: str, valid_at: datetime | None,
     if cue is not None and config.spread_weight > 0:
         notes.append(f"list question ({cue!r}): the best items are spread across sessions")
     return RecallQuery(
-        text=query, search_text=search_text, k=k, namespace=namespace, kinds=tuple(kinds),
+        text=query, search_text=search_text, k=count, namespace=namespace, kinds=tuple(kinds),
         include_archived=include_archived, entity_constraint=entity_constraint, budget=budget, now=now,
-        clock_now=clock_now, valid_at=valid, known_at=known, intent=intent, config=config, pool=max(50, k * 5),
+        clock_now=clock_now, valid_at=valid, known_at=known, intent=intent, config=config, pool=max(50, count * 5),
         current=current, history=intent is not None and intent.time_mode is TimeMode.HISTORY and explicit_valid is None,
         window=(vrange.start, vrange.end) if vrange is not None else None, many=cue is not None, notes=tuple(notes))
 

@@ -81,12 +81,15 @@ class RecallService:
         self._experience = experience
         self._packets = packets
 
-    def recall(self, query: str, *, k: int = 10, namespace: str = "default", valid_at: datetime | None = None,
+    def recall(self, query: str, *, k: int | None = None, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None,
                now: datetime | None = None, session: str | None = None, intent: str | None = None) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
+
+        :param k: how many items at most; None: 10, or with a ``budget`` one item per 80 tokens of it
+            (10–200), so that the packet is filled by its budget, not cut short by ``k``.
 
         :param valid_at: the world time asked about (default ``now``).
         :param known_at: the knowledge time asked about (default the clock's now: everything memory
