@@ -41,11 +41,14 @@ MAX_PARTS = 4
 _ENDS = frozenset("?？!！。;；\n")
 _OPEN_QUOTES, _CLOSE_QUOTES = frozenset("“「『《（("), frozenset("”」』》）)")
 _ZH_LEAD = re.compile(
-    r"^\s*(?:(?:另外|此外|还有|再有|再就是|然后|还有就是|对了|哦对了|噢对了|啊对了)\s*[，,：:、]"
+    r"^\s*(?:(?:[两几三]个问题|问[两几三]件事|[两几三]件事)\s*[：:]\s*|(?:第[一二三四五]|[1-5][.)、])\s*[，,、：:]?\s*"
+    r"|(?:另外|此外|还有|再有|再就是|然后|还有就是|对了|哦对了|噢对了|啊对了)\s*[，,：:、]"
     r"|(?:还想|再|顺便)问(?:一下|下|问)?\s*[，,：:、]?|顺便\s*[，,：:、]?)\s*")
 _EN_LEAD = re.compile(
-    r"^\s*(?:(?:oh|ah|and|also|plus|btw|by\s+the\s+way|besides|additionally|another\s+(?:question|thing)(?:\s+is)?"
-    r"|one\s+more\s+(?:question|thing)(?:\s+is)?|and\s+another\s+thing|ok(?:ay)?|so|hey|um+|hmm+)\b[\s,:;\-–—]*)+",
+    r"^\s*(?:(?:(?:two|three|a\s+few|couple(?:\s+of)?)\s+(?:things|questions)\s*:|(?:1\)|2\)|3\))"
+    r"|(?:first|second|third|oh|ah|and|also|plus|btw|by\s+the\s+way|besides|additionally"
+    r"|another\s+(?:question|thing)(?:\s+is)?|one\s+more\s+(?:question|thing)(?:\s+is)?|and\s+another\s+thing"
+    r"|ok(?:ay)?|so|hey|um+|hmm+)\b)[\s,:;\-–—]*)+",
     re.IGNORECASE)
 #: A connector that starts a new question (另外，, also, btw …): what a later focus cue disowns stops
 #: there (对了 and "oh and" do not: in chatter they only change the subject).
@@ -57,7 +60,9 @@ _NEW_SEGMENT = re.compile(
 _REFERS_BACK = re.compile(r"^\s*(?:他们|她们|它们|他|她|它|其|这个|这(?![么样些里儿])|(?:he|she|it|they|his|her|its|their|him|them)(?![\w']))",
                           re.IGNORECASE)
 _SUBJECT = r"(?:i|you|he|she|it|we|they|anyone|anybody|someone|somebody|everyone|people|my|your|his|her|our|their|the|a|an|this|that|these|those|there|any|(?-i:[A-Z])[\w'-]*)"
-_EN_Q_WORD = (r"(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|how's"
+# "when"/"where"/"why" ask only with a verb after them ("when I was in college, …" is a clause).
+_EN_Q_WORD = (r"(?:what|what's|whats|where's|when's|who|who's|whom|whose|which|how|how's"
+              r"|(?:when|where|why)\s+(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|am)\b"
               rf"|(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|have|has|had|am|isn't|aren't|didn't"
               rf"|doesn't|won't|can't)\s+{_SUBJECT})")
 _EN_QUESTION = re.compile(
@@ -78,8 +83,9 @@ _MUSING = re.compile(
 # A comma, a space or a connector joining two questions inside one sentence (Chinese), or a comma
 # or connector before an English question word.
 _ZH_JOINT = re.compile(
-    r"(?:\s*(?:[，,]|\.\.\.|…+)\s*|\s+)(?:(?:还有|另外|此外|然后|对了|顺便问(?:一下|下)?|再问(?:一下|下)?)\s*[，,：:]?\s*)?"
-    r"|(?:还有|另外|此外|顺便问(?:一下|下)?|对了)\s*[，,：:]?\s*")
+    r"(?:\s*(?:[，,、]|\.\.\.|…+)\s*|\s+)(?:(?:还有|另外|此外|然后|对了|以及|顺便问(?:一下|下)?|再问(?:一下|下)?"
+    r"|第[二三四五]|[2-5][.)、])\s*[，,：:、]?\s*)?"
+    r"|(?:还有|另外|此外|以及|顺便问(?:一下|下)?|对了)\s*[，,：:]?\s*")
 # After "and" or a comma an auxiliary starts a question only with a pronoun or a name after it
 # ("and does she …"), not a relative clause going on ("… that he loves and can make money from").
 _EN_JOINED_Q = (r"(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|how's"
@@ -87,7 +93,8 @@ _EN_JOINED_Q = (r"(?:what|what's|whats|where|where's|when|when's|who|who's|whom|
                 r"\s+(?:i|you|he|she|it|we|they|there|anyone|anybody|someone|somebody|everyone|(?-i:[A-Z])[\w'-]*))")
 _EN_JOINT = re.compile(
     rf"(?:\s*(?:,|\.\.\.|…+|—|–|\s-)\s*(?:(?:oh\s+)?and\s+(?:also\s+)?|also\s+|plus\s+|btw,?\s+|by\s+the\s+way,?\s+)?"
-    rf"|\s+(?:(?:oh\s+)?and(?:\s+also)?|also|plus|btw|by\s+the\s+way),?\s+)(?={_EN_JOINED_Q}\b)",
+    rf"|\s+(?:(?:oh\s+)?and(?:\s+also)?|also|plus|btw|by\s+the\s+way|&),?\s+"
+    rf"|\s*,?\s+(?:second|third|2\)|3\)),?\s+)(?={_EN_JOINED_Q}\b|whether\b)",
     re.IGNORECASE)
 
 # --- corrections -----------------------------------------------------------------------------------
@@ -112,12 +119,15 @@ _EN_FOCUS = re.compile(
 # A correction: "that was wrong" (不对, 说错了, never mind, I meant …): the question just before it
 # (or the chatter just before it) is disowned.
 _ZH_CUE = (r"(?:[嗯哦噢啊呃额诶哎唉]+\s*(?:[，,。.…]+|\s)\s*)?(?:不对不对|哦不对|噢不对|不对|不是不是|哦不是|噢不是|啊不是|不是这个"
-           r"|说错了|搞错了|问错了|打错了|算了不问这个了|算了算了|算了|更正一下|更正|不好意思)")
+           r"|说错了|搞错了|问错了|打错了|弄混了|弄错了|记混了|算了不问这个了|算了算了|算了|当我没问|算我没问|算我没说|我重新问"
+           r"|刚才(?:那个|那句|那条)?(?:不算|忽略|作废)|忽略(?:刚才|上一条|上面)?(?:那句|那个)?|等下不对|等一下不对"
+           r"|[^，,。？?！!\s]{1,4}不问了|更正一下(?:上一条)?|更正(?:上一条)?|不好意思)")
 _ZH_CORRECTION = re.compile(
     rf"^\s*(?:{_ZH_CUE}\s*[，,。！!：:…\s]*)+(?:我是想问|我想问的是|我是说|我要问的是|应该是|是)?\s*[：:，,]?\s*")
 _EN_CUE = (r"(?:(?:hmm+|um+|uh+|oh|ah)[\s,.…]+)?(?:(?:actually|oh|no|ok|hmm+),?\s+)*(?:(?:never\s*mind|nvm|forget\s+it)"
-           r"(?:\s+(?:that|about\s+that))?|scratch\s+that|wait,?\s+no|no,?\s+wait|no,?\s+sorry|oops|whoops|sorry"
-           r"|correction|let\s+me\s+rephrase|i\s+mean(?:t)?|no\s+no)\b")
+           r"(?:\s+(?:that|about\s+that|the\s+\w+))?|scratch\s+that|strike\s+that|ignore\s+that|i\s+take\s+that\s+back"
+           r"|hold\s+on|my\s+bad|no,?\s+that'?s\s+wrong|wait,?\s+no|no,?\s+wait|no,?\s+sorry|oops|whoops|sorry"
+           r"|correction(?:\s+to\s+my\s+last\s+(?:msg|message|question))?|let\s+me\s+rephrase|i\s+mean(?:t)?|no\s+no)\b")
 _EN_CORRECTION = re.compile(
     rf"^\s*{_EN_CUE}[\s,.:;!\-–—…]*(?:(?:no\s+)?let\s+me\s+rephrase\b[\s,.:;!\-–—]*)?"
     r"(?:(?:i\s+)?mean(?:t)?(?:\s+to\s+(?:ask|say))?\b[\s,:]*|to\s+(?:ask|say)\b[\s,:]*"
@@ -125,7 +135,8 @@ _EN_CORRECTION = re.compile(
     r"(?:\s+is)?\b[\s,:]*)?",
     re.IGNORECASE)
 #: Where a correction cue starts inside a sentence: after a comma, a space, an ellipsis or a dash.
-_CUE_INSIDE = re.compile(rf"(?:(?<=[\s，,…—\-])|(?<=\.\.\.)){_ZH_CUE}|(?<=[\s,…—\-]){_EN_CUE}", re.IGNORECASE)
+_CUE_INSIDE = re.compile(rf"(?:(?<=[\s，,…—\-])|(?<=\.\.\.)|(?<=——)){_ZH_CUE}|(?<=[\s,…—\-]){_EN_CUE}",
+                         re.IGNORECASE)
 _WORD = re.compile(r"\w", re.UNICODE)
 
 
@@ -194,13 +205,14 @@ def _at_cues(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if text[a:b].strip()]
 
 
-def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """``text[start:end]`` cut where a comma, a connector or "and" joins two questions (else whole)."""
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+    """``text[start:end]`` cut where a comma, a connector or "and" joins two questions (else whole),
+    each clause with whether a connector (还有, btw, and …) joined it to the one before."""
     for joint, asks in ((_EN_JOINT, is_question), (_ZH_JOINT, _zh_asks)):
         cuts = [m for m in joint.finditer(text, start, end) if start < m.start() and m.end() < end]
         if not cuts:
             continue
-        spans, cursor = [], start
+        spans, cursor, joined = [], start, False
         for m in cuts:
             left = text[cursor:m.start()]
             nxt = joint.search(text, m.end(), end)
@@ -209,15 +221,17 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
             # code, and also …"), when a connector, not a bare comma, joins the next question.
             meant = _correction(left)[0] and bool(_WORD.search(m.group()))
             lead = _lead(text, m.end(), nxt.start() if nxt and nxt.start() > m.end() else end) - m.end()
-            if (meant or asks(left[_lead(left, 0, len(left)):])) and asks(right[lead:]) \
+            # An English clause before a comma asks on its own only with three words or more
+            # ("remind me, what's …" is one request).
+            short = joint is _EN_JOINT and len(re.findall(r"\w+", left[_lead(left, 0, len(left)):])) < 3
+            if (meant or (asks(left[_lead(left, 0, len(left)):]) and not short)) and asks(right[lead:]) \
                     and not (joint is _ZH_JOINT and not _WORD.search(m.group()) and _REFERS_BACK.match(right[lead:])) \
                     and (joint is _ZH_JOINT or len(re.findall(r"\w+", right[lead:])) >= 2):
-                spans.append((cursor, m.start()))
-                word = _WORD.search(m.group())  # the next clause keeps its connector (它 after 还有 is new)
-                cursor = m.start() + word.start() if word else m.end()
+                spans.append((cursor, m.start(), joined))
+                cursor, joined = m.end(), bool(_WORD.search(m.group()))  # 它 after 还有 starts a new question
         if spans:
-            return [*spans, (cursor, end)]
-    return [(start, end)]
+            return [*spans, (cursor, end, joined)]
+    return [(start, end, False)]
 
 
 def _correction(piece: str) -> tuple[str | None, int]:
@@ -248,7 +262,7 @@ def _correction(piece: str) -> tuple[str | None, int]:
     return None, 0
 
 
-def _pieces(text: str) -> list[tuple[int, int]]:
+def _pieces(text: str) -> list[tuple[int, int, bool]]:
     return [clause for s, e in _sentences(text) for a, b in _at_cues(text, s, e) for clause in _clauses(text, a, b)]
 
 
@@ -269,7 +283,7 @@ def _groups(text: str) -> tuple[list[tuple[int, int]], bool]:
     """The spans of ``text``'s questions, each with the context said before it, and whether a
     correction disowned anything."""
     pieces = []  # (start of what is meant, end, is a question, musing, disowns, starts a new question)
-    for start, end in _pieces(text):
+    for start, end, joined in _pieces(text):
         disowns, at = _correction(text[start:end])
         begin = start + at if disowns else _lead(text, start, end)
         body = text[begin:end]
@@ -277,7 +291,7 @@ def _groups(text: str) -> tuple[list[tuple[int, int]], bool]:
             continue
         asks = bool(disowns) or is_question(body)
         pieces.append((begin, end, asks, asks and not disowns and bool(_MUSING.search(body.strip())), disowns,
-                       not disowns and bool(_NEW_SEGMENT.match(text[start:end]))))
+                       not disowns and (joined or bool(_NEW_SEGMENT.match(text[start:end])))))
     strong = any(asks and not musing for _, _, asks, musing, _, _ in pieces)
     groups: list[list[int]] = []  # [start, end, segment]
     context: list[tuple[int, int]] = []
