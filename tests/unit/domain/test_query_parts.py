@@ -91,7 +91,9 @@ def test_parts_beyond_the_limit_join_the_last() -> None:
 
 
 _PIECES = st.sampled_from(["我舅舅叫什么", "？", "。", "另外", "，", "Also", " ", "also", "? ", "我真正想问的是",
-                           "：", "等等", "What is it", "a", "1", "\n"])
+                           "：", "等等", "What is it", "a", "1", "\n", "不对", "说错了", "还有", "btw", "never mind",
+                           "、", "他", '"', "第一", "where does he work", " and ", "不知道", "呢", "吗", "scratch that",
+                           "当我没问", "…", "两个问题"])
 
 
 def _words(text: str) -> str:
@@ -153,3 +155,61 @@ def test_a_note_head_is_what_the_note_is_about(text: str, head: str) -> None:
 @pytest.mark.parametrize("text", ["我将要参加游戏探索购物节。", "是的。", "", "42"])
 def test_a_note_without_a_head(text: str) -> None:
     assert note_head(text) is None
+
+
+# --- as people type them (ADR 0083): no question mark needed, corrections anywhere --------------------
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("Anna的快递单号多少 还有她公司地址在哪", ("Anna的快递单号多少", "她公司地址在哪")),
+    ("王老师办公室在几楼，学校电话多少", ("王老师办公室在几楼", "学校电话多少")),
+    ("牙医约的几点、挂的哪个科室", ("牙医约的几点", "挂的哪个科室")),
+    ("第一，钢琴课几点开始，第二，学费多少", ("钢琴课几点开始", "学费多少")),
+    ("where did I park and what time does the garage close", ("where did I park", "what time does the garage close")),
+    ("what's Omar's email, btw which team is he on", ("what's Omar's email", "which team is he on")),
+    ("Two things: when does the lease end, and how much was the deposit?",
+     ("when does the lease end", "how much was the deposit?")),
+])
+def test_questions_joined_without_a_question_mark_are_parts(query: str, parts: tuple[str, ...]) -> None:
+    assert question_parts(query) == parts
+
+
+@pytest.mark.parametrize("query", [
+    "where do Tom and Anna live?",  # "and" between names
+    "What does Nate do that he loves and can make money from?",  # a relative clause goes on
+    "when I was in college, what was my roommate's name?",  # a clause, then the question
+    "remind me, what's the wifi password",
+    "我搬家之后，住在哪个小区",  # a clause before the question
+    "03月04日是哪个人的生日来着，他叫什么名字？",  # the second step refers back to the first
+    "哪个人的家乡是四川成都？他叫什么名字？",
+    "I changed jobs last year. where do I work now?",  # context, then one question
+    "最近好忙，也不知道周末有没有空。我表哥住在哪？",  # musing is context when something is asked
+    "晚上吃什么好呢？我表哥住在哪？",
+])
+def test_one_question_with_its_context_stays_whole(query: str) -> None:
+    assert question_parts(query) == (query.strip(),)
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("李姐电话多少，不对不对，我要她微信号", ("我要她微信号",)),
+    ("周二的会几点？说错了，周三的会几点？", ("周三的会几点?",)),
+    ("猫粮在哪买的 当我没问 狗粮在哪买的", ("狗粮在哪买的",)),
+    ("小林住哪，她老公叫什么，哦不是，她儿子叫什么", ("小林住哪", "她儿子叫什么")),
+    ("what's Sam's number, oops I meant his email", ("his email",)),
+    ("when is the dentist? actually never mind, when's the vet appointment?", ("when's the vet appointment?",)),
+    ("who's my landlord scratch that, who's the building manager", ("who's the building manager",)),
+    ("where does Ines work and what's her husband's name, no wait, her son's name",
+     ("where does Ines work", "her son's name")),
+])
+def test_a_correction_disowns_what_came_just_before_it(query: str, parts: tuple[str, ...]) -> None:
+    assert question_parts(query) == parts
+
+
+def test_a_focus_cue_disowns_everything_since_the_last_new_question() -> None:
+    query = ("我表姐住哪？另外，天气真冷，也不知道明天会不会下雪呢？晚上吃什么好呢？"
+             "不对，我真正想问的是：我表哥的生日是哪天？")
+    assert question_parts(query) == ("我表姐住哪?", "我表哥的生日是哪天?")
+
+
+@pytest.mark.parametrize("text", ['那个内容是"学做菜。练刀工。"的活动，地点是什么？另外，我表哥住哪？'])
+def test_sentence_ends_inside_quotes_do_not_cut(text: str) -> None:
+    assert question_parts(text) == ('那个内容是"学做菜。练刀工。"的活动,地点是什么?', "我表哥住哪?")
