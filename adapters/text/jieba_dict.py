@@ -82,13 +82,17 @@ class _Lookups:
             raise ValueError(f"{path} is not a finished dictionary file")
         self.total = int(meta["total"])
         self.reads = 0
+        self._lock = threading.Lock()  # one connection: APSW refuses two threads in it at once
         self._freq: dict[str, int | None] = {}
         self._tag: dict[str, str | None] = {}
 
     def _row(self, word: str) -> None:
-        self.reads += 1
-        row = self._db.execute("SELECT freq, tag FROM words WHERE word = ?", (word,)).fetchone()
-        self._freq[word], self._tag[word] = (None, None) if row is None else row
+        with self._lock:
+            self.reads += 1
+            row = self._db.execute("SELECT freq, tag FROM words WHERE word = ?", (word,)).fetchone()
+        # The tag first: a reader that finds the count (``freq``'s memo) finds the tag too.
+        self._tag[word] = None if row is None else row[1]
+        self._freq[word] = None if row is None else row[0]
 
     def freq(self, word: str) -> int | None:
         try:

@@ -94,3 +94,15 @@ def test_a_damaged_file_is_built_again_and_an_unusable_place_loads_the_whole(tmp
 
 def test_the_written_mark_ranges_are_what_unicodedata_says() -> None:
     assert mark_ranges() == list(scan_mark_ranges())
+
+
+def test_threads_share_one_tokenizer(tokenizers) -> None:
+    """A server's recall threads cut at once: one connection, each lookup in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, whole = tokenizers
+    shared = jieba_dict.lazy_tokenizer(cache_file(), _whole_dictionary)
+    texts = [s + str(i) for i in range(8) for s in SENTENCES]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: _cuts(shared, t), texts))
+    assert got == [_cuts(whole, t) for t in texts]
