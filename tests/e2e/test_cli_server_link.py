@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -41,10 +42,10 @@ def _env(runtime: Path) -> dict[str, str]:
     return env
 
 
-def hlmem(db: Path, runtime: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], bool]:
+def hlmem(db: Path, runtime: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], bool]:
     """Run ``hlmem --db DB ARGS``: the result, and whether the CLI process opened the store itself."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "hlmem", "--db", str(db), *args],
-                          capture_output=True, text=True, env=_env(runtime), timeout=180)
+                          capture_output=True, text=True, env={**_env(runtime), **env}, timeout=180)
     lines = done.stderr.splitlines()
     local = any(line.startswith("import time:") and line.rstrip().endswith("hlmem.adapters.memory_api")
                 for line in lines)
@@ -92,6 +93,23 @@ def test_recall_runs_in_the_server_with_the_same_results(served) -> None:
     assert here.returncode == 0 and local
     assert json.loads(there.stdout)["items"] == json.loads(here.stdout)["items"]
     assert any("Seattle" in item["text"] for item in json.loads(there.stdout)["items"])
+    assert there.stderr == here.stderr
+
+
+def _untimed(text: str) -> str:
+    return re.sub(r"\d{2}:\d{2}(:\d{2})?", "hh:mm:ss", text)
+
+
+@pytest.mark.parametrize("columns", ["", "60", "140"])
+def test_the_recall_table_is_drawn_the_same_both_ways(served, columns: str) -> None:
+    db, runtime, _ = served
+    env = {"COLUMNS": columns} if columns else {}
+    there, local = hlmem(db, runtime, "recall", "羽毛球", **env)
+    assert not local
+    here, _ = hlmem(db, runtime, "--no-server", "recall", "羽毛球", **env)
+    # The title names the instant asked about (now): equal but for the seconds between the runs.
+    assert _untimed(there.stdout) == _untimed(here.stdout)
+    assert "羽毛" in there.stdout and len(there.stdout.splitlines()) > 4  # a table with rows
     assert there.stderr == here.stderr
 
 
