@@ -9,9 +9,10 @@ version into a SQLite table beside jieba's cache, and a tokenizer reads the ones
 once per process. The numbers are the same numbers, so the tokens are jieba's tokens: only where
 they come from changes (a test compares the two on the benchmark corpora).
 
-A process that segments a lot (an import, the worker, a server) would spend more on lookups
-than on the whole dictionary: after :data:`FULL_AFTER` lookups the tokenizer switches to the
-dictionary loaded whole, as before.
+A process that segments a lot (an import, the worker, a server that writes) would spend more on
+lookups than on the whole dictionary: once :data:`FULL_AFTER` lookups were made, the next
+``segment.prepare`` (which runs before a write transaction, never inside one) loads the whole
+dictionary, as before, and the tokenizer uses it from then on.
 """
 
 from __future__ import annotations
@@ -116,23 +117,16 @@ _MISSING = object()
 
 
 class LazyFreq:
-    """What ``jieba.Tokenizer.FREQ`` is asked (``in``, ``[]``, ``get``), answered from the file;
-    after :data:`FULL_AFTER` reads, ``on_full`` is called once (it puts the whole dictionary in
-    the tokenizer's ``FREQ`` in place of this object)."""
+    """What ``jieba.Tokenizer.FREQ`` is asked (``in``, ``[]``, ``get``), answered from the file."""
 
-    def __init__(self, lookups: _Lookups, on_full: Callable[[], None]) -> None:
-        self._lookups, self._on_full = lookups, on_full
+    def __init__(self, lookups: _Lookups) -> None:
+        self._lookups = lookups
         self._added: dict[str, int] = {}
-        self._switching = False
 
     def _find(self, word: str) -> int | None:
         if word in self._added:
             return self._added[word]
-        found = self._lookups.freq(word)
-        if self._lookups.reads > FULL_AFTER and not self._switching:
-            self._switching = True
-            self._on_full()
-        return found
+        return self._lookups.freq(word)
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and self._find(word) is not None
@@ -170,8 +164,9 @@ class LazyTags:
 
 def lazy_tokenizer(cache: Path, load_full: Callable[[], Any]) -> Any | None:
     """A ``jieba.Tokenizer`` reading its dictionary from the file beside ``cache`` (built now
-    when missing), which switches to ``load_full()``'s dictionary after :data:`FULL_AFTER`
-    reads; None when the file can be neither read nor built (then load the dictionary whole)."""
+    when missing); None when the file can be neither read nor built (then load the dictionary
+    whole). Its ``hlmem_load_whole()`` puts ``load_full()``'s dictionary in place of the file
+    once :data:`FULL_AFTER` lookups were made (and returns whether it did)."""
     import jieba
 
     path = dictionary_file(cache)
@@ -187,15 +182,17 @@ def lazy_tokenizer(cache: Path, load_full: Callable[[], Any]) -> Any | None:
     tokenizer = jieba.Tokenizer()
     lock = threading.Lock()
 
-    def switch() -> None:
-        def load() -> None:
-            with lock:
+    def load_whole() -> bool:
+        if lookups.reads <= FULL_AFTER or not isinstance(tokenizer.FREQ, LazyFreq):
+            return False
+        with lock:
+            if isinstance(tokenizer.FREQ, LazyFreq):
                 full = load_full()
-                tokenizer.FREQ, tokenizer.total = full.FREQ, full.total
-        # In a thread: the cut that crossed the threshold goes on with the file meanwhile.
-        threading.Thread(target=load, name="hlmem-jieba-load", daemon=True).start()
+                tokenizer.total, tokenizer.FREQ = full.total, full.FREQ
+        return True
 
-    tokenizer.FREQ, tokenizer.total = LazyFreq(lookups, switch), lookups.total
+    tokenizer.FREQ, tokenizer.total = LazyFreq(lookups), lookups.total
     tokenizer.initialized = True
     tokenizer.hlmem_tags = LazyTags(lookups)  # for the part-of-speech tagger (adapters/text/pos.py)
+    tokenizer.hlmem_load_whole = load_whole
     return tokenizer

@@ -176,7 +176,10 @@ def prepare(texts: Iterable[str] = ()) -> None:
     :param texts: texts about to be indexed; the segmenter loads even when there are none.
     """
     _scanner()
-    _cutter()
+    cutter = _cutter()
+    load_whole = getattr(cutter, "hlmem_load_whole", None)
+    if load_whole is not None:
+        load_whole()  # a busy process: the whole dictionary from now on (here: outside any transaction)
     for text in texts:
         segment_for_index(text)
 

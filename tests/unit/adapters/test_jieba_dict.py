@@ -5,7 +5,6 @@ The benchmark corpora are compared in full by benchmarks/jieba_dict_check.py.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -69,14 +68,15 @@ def test_part_of_speech_tags_are_the_same(tokenizers) -> None:
 
 def test_a_busy_tokenizer_switches_to_the_whole_dictionary(tokenizers, monkeypatch: pytest.MonkeyPatch) -> None:
     _, whole = tokenizers
-    monkeypatch.setattr(jieba_dict, "FULL_AFTER", 50)
     busy = jieba_dict.lazy_tokenizer(cache_file(), lambda: whole)
+    assert busy.hlmem_load_whole() is False  # not busy yet
+    monkeypatch.setattr(jieba_dict, "FULL_AFTER", 50)
     before = [_cuts(busy, text) for text in SENTENCES]
-    deadline = time.monotonic() + 30
-    while not isinstance(busy.FREQ, dict) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert isinstance(busy.FREQ, jieba_dict.LazyFreq)  # never in the middle of a cut
+    assert busy.hlmem_load_whole() is True
     assert busy.FREQ is whole.FREQ and busy.total == whole.total
     assert [_cuts(busy, text) for text in SENTENCES] == before == [_cuts(whole, text) for text in SENTENCES]
+    assert busy.hlmem_load_whole() is False  # once
 
 
 def test_a_damaged_file_is_built_again_and_an_unusable_place_loads_the_whole(tmp_path: Path, tokenizers) -> None:
