@@ -163,8 +163,11 @@ def forward(real_db: str, key: str, args: Sequence[str], db_shown: str, *, is_tt
                    "env": env, "tty": list(is_tty)}
         try:
             _send(sock, request)
+        except OSError:  # the request never arrived whole: the server cannot have run it
+            return None
+        try:
             reply = _receive(sock)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise ServerStopped(str(exc)) from None
         if reply is None:
             raise ServerStopped("the connection closed before a reply")

@@ -199,3 +199,32 @@ def _stale_socket(db: Path, runtime: Path) -> None:
     finally:
         listener.close()
     assert not path.exists()
+
+
+def test_a_server_that_takes_a_command_and_dies_is_reported_never_rerun(tmp_path: Path) -> None:
+    import threading
+
+    runtime = _short_folder()
+    try:
+        db = tmp_path / "dies.db"
+        folder = runtime / "hlmem"
+        folder.mkdir(mode=0o700)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(server_link.socket_path(server_link.store_key(str(db)), folder)))
+        listener.listen(1)
+
+        def take_and_die() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                server_link._receive(conn)  # the whole request, then gone without a reply
+
+        taker = threading.Thread(target=take_and_die, daemon=True)
+        taker.start()
+        done, local = hlmem(db, runtime, "add", "maybe written")
+        taker.join(timeout=30)
+        listener.close()
+    finally:
+        shutil.rmtree(runtime)
+    assert done.returncode == 1 and not local
+    assert "stopped answering" in done.stderr and "may have run" in done.stderr
+    assert not db.exists()  # not run here as well
