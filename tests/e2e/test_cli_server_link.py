@@ -58,9 +58,11 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("served")
     runtime = _short_folder()
     db = root / "store.db"
-    for text in ("我现在住在杭州。", "I moved to Seattle in May.", "张伟喜欢打羽毛球。"):
-        done, _ = hlmem(db, runtime, "add", text)
-        assert done.returncode == 0, done.stderr
+    from hlmem import Memory
+
+    with Memory(str(db), embedder="hash") as mem:  # seeded here: one process, not three
+        for text in ("我现在住在杭州。", "I moved to Seattle in May.", "张伟喜欢打羽毛球。"):
+            mem.add(text)
     proc = subprocess.Popen([sys.executable, "-m", "hlmem", "--db", str(db), "serve", "--port", str(_free_port())],
                             env=_env(runtime), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     path = server_link.socket_path(server_link.store_key(str(db)), runtime / "hlmem")
