@@ -188,13 +188,13 @@ def _diagnose(args, embedder: str, store: Path, queries: list[str], env: dict[st
     if args.importtime:
         out = subprocess.run([python, "-X", "importtime", "-m", "hlmem", *argv], env=env, capture_output=True,
                              text=True)
-        rows = []
+        rows, total = [], 0
         for line in out.stderr.splitlines():
             if line.startswith("import time:") and "|" in line:
-                _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
-                if cumulative.isdigit():
-                    rows.append((int(cumulative), name))
-        total = sum(c for c, name in rows if not name.startswith(" "))
+                _, cumulative, raw = line[len("import time:"):].split("|")
+                if cumulative.strip().isdigit():
+                    rows.append((int(cumulative), raw.strip()))
+                    total += int(cumulative) if raw.startswith(" ") and not raw.startswith("  ") else 0
         print(f"-X importtime of `hlmem {' '.join(argv[:4])} …`: {total / 1e6:.3f} s in top-level imports")
         for cumulative, name in sorted(rows, reverse=True)[:args.top]:
             print(f"  {cumulative / 1e3:9.1f} ms  {name}")
