@@ -7,19 +7,21 @@ import secrets
 import socket
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dependency_injector import providers
+from hlmem.adapters.di import providers
 
 from hlmem.adapters.container import Container
 from hlmem.adapters.embedders.select import BUILTIN, configured_embedder_name, default_embedder_name
 from hlmem.adapters.plugin_wiring import only_enabled
 from hlmem.adapters.settings import Settings, lifecycle_policy, maintenance_config, ranking_config
-from hlmem.application.maintenance import MaintenanceConfig
-from hlmem.application.ports import LLM, Embedder, Reranker, Storage
-from hlmem.application.ranking import RankingConfig
 from hlmem.plugins.api import PluginError
-from hlmem.domain.lifecycle import LifecyclePolicy
+
+if TYPE_CHECKING:
+    from hlmem.application.maintenance import MaintenanceConfig
+    from hlmem.application.ports import LLM, Embedder, Reranker, Storage
+    from hlmem.application.ranking import RankingConfig
+    from hlmem.domain.lifecycle import LifecyclePolicy
 
 __all__ = ["build_container", "note_embedder", "use_embedder"]
 

@@ -9,37 +9,38 @@ from __future__ import annotations
 import os
 import socket
 
-from dependency_injector import containers, providers
+from hlmem.adapters.di import containers, providers
 
 from hlmem.adapters.clock import FixedClock, SystemClock
-from hlmem.adapters.embedders.cached import CachedEmbedder
-from hlmem.adapters.embedders.query_memo import QueryMemo
+from hlmem.adapters.deferred import deferred, value_of
 from hlmem.adapters.ids import UlidGenerator
 from hlmem.adapters.parallel import recall_executor
 from hlmem.adapters.plugin_wiring import build_plugin, make_plugin_registry
-from hlmem.adapters.scratch import SpillingMap
 from hlmem.adapters.settings_sections import PluginSettings
-from hlmem.application.audit import AuditService
-from hlmem.application.conflicts import ConflictService
-from hlmem.application.derived import DerivedService
-from hlmem.application.derived_guard import guarded
-from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
-from hlmem.application.experience import ExperienceService
-from hlmem.application.experience_forget import ExperienceForgetService
-from hlmem.application.experience_recall import ExperienceRecall
-from hlmem.application.forgetting import ForgetService
-from hlmem.application.import_service import ImportService
-from hlmem.application.ingest import IngestService
-from hlmem.application.inspect import InspectService
-from hlmem.application.maintenance import MaintenanceConfig, MaintenanceService
-from hlmem.application.pipeline import ExtractionPipeline
-from hlmem.application.worker import Worker
-from hlmem.domain.provenance import ProvenanceMode
-from hlmem.application.recall import RecallService
-from hlmem.application.replay import ReplayService
-from hlmem.application.writes import WriteService
-from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 
+# Every service is named here and imported on its first call (adapters/deferred.py): building the
+# container imports no service module, and a command imports only what it runs (issue 36 item 1).
+CachedEmbedder = deferred("hlmem.adapters.embedders.cached:CachedEmbedder")
+QueryMemo = deferred("hlmem.adapters.embedders.query_memo:QueryMemo")
+SpillingMap = deferred("hlmem.adapters.scratch:SpillingMap")
+AuditService = deferred("hlmem.application.audit:AuditService")
+ConflictService = deferred("hlmem.application.conflicts:ConflictService")
+DerivedService = deferred("hlmem.application.derived:DerivedService")
+guarded = deferred("hlmem.application.derived_guard:guarded")
+ExperienceService = deferred("hlmem.application.experience:ExperienceService")
+ExperienceForgetService = deferred("hlmem.application.experience_forget:ExperienceForgetService")
+ExperienceRecall = deferred("hlmem.application.experience_recall:ExperienceRecall")
+ForgetService = deferred("hlmem.application.forgetting:ForgetService")
+ImportService = deferred("hlmem.application.import_service:ImportService")
+IngestService = deferred("hlmem.application.ingest:IngestService")
+InspectService = deferred("hlmem.application.inspect:InspectService")
+MaintenanceService = deferred("hlmem.application.maintenance:MaintenanceService")
+ExtractionPipeline = deferred("hlmem.application.pipeline:ExtractionPipeline")
+Worker = deferred("hlmem.application.worker:Worker")
+ProvenanceMode = deferred("hlmem.domain.provenance:ProvenanceMode")
+RecallService = deferred("hlmem.application.recall:RecallService")
+ReplayService = deferred("hlmem.application.replay:ReplayService")
+WriteService = deferred("hlmem.application.writes:WriteService")
 
 def _cached(inner, cache, cache_queries: bool):
     return None if inner is None else CachedEmbedder(inner, cache, cache_queries=cache_queries)
@@ -88,6 +89,8 @@ def _make_extractor(llm, registry, forget):
 
     from hlmem.adapters.text.pos import jieba_tagger
 
+    from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
+
     inner = RuleExtractor(registry, tagger=jieba_tagger()) if llm is None else LLMExtractor(llm, registry)
     # Candidates whose content was forgotten are dropped when re-ingest blocking is on (ADR 0014).
     return GatedExtractor(inner, forget.guard)
@@ -118,6 +121,8 @@ def _lifecycle_policy(value):
 
 
 def _maintenance_config(value):
+    from hlmem.application.maintenance import MaintenanceConfig
+
     if value is None or isinstance(value, MaintenanceConfig):
         return value or MaintenanceConfig()
     return MaintenanceConfig.from_mapping(value)
@@ -146,7 +151,7 @@ class Container(containers.DeclarativeContainer):
         fixed=providers.Singleton(FixedClock, at=config.clock.at),
     )
     ids = providers.Singleton(UlidGenerator)
-    registry = providers.Object(DEFAULT_REGISTRY)
+    registry = providers.Singleton(value_of, "hlmem.domain.slot_catalog:DEFAULT_REGISTRY")
 
     # Plugins (ADR 0032): storage, embedder, LLM and reranker are built through the registry,
     # by the plugin names in ``storage.kind``, ``embedder.name``, ``llm.kind``, ``rerank.kind``.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, local_when, when
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
@@ -20,24 +20,25 @@ from hlmem.adapters.corrections_api import Corrections
 from hlmem.adapters.flat_names import FlatNames
 from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
-from hlmem.adapters.restoring import restore_store
 from hlmem.adapters.settings import ENV, Settings
 from hlmem.adapters.settings_load import load_settings
-from hlmem.application.forgetting import ForgetReport
-from hlmem.application.import_service import IMPORT_BATCH, ImportReport
-from hlmem.application.ingest import AddResult
-from hlmem.application.inspect import Explanation
-from hlmem.application.listing import ClaimListing, ClaimPage
-from hlmem.application.maintenance import MaintenanceConfig
-from hlmem.application.ports import LLM, Clock, Embedder, Reranker
-from hlmem.application.ranking import RankingConfig
-from hlmem.application.recall import RecallResult
-from hlmem.application.writes import WriteResult
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
 from hlmem.domain.errors import ConfigurationError, ValidationError
 from hlmem.domain.events import Cardinality, OriginClass, Scope, SessionKind
-from hlmem.domain.lifecycle import LifecyclePolicy
-from hlmem.domain.state import ClaimState
+
+if TYPE_CHECKING:  # the services' modules load with the service, on first use (issue 36 item 1)
+    from hlmem.application.forgetting import ForgetReport
+    from hlmem.application.import_service import ImportReport
+    from hlmem.application.ingest import AddResult
+    from hlmem.application.inspect import Explanation
+    from hlmem.application.listing import ClaimPage
+    from hlmem.application.maintenance import MaintenanceConfig
+    from hlmem.application.ports import LLM, Clock, Embedder, Reranker
+    from hlmem.application.ranking import RankingConfig
+    from hlmem.application.recall import RecallResult
+    from hlmem.application.writes import WriteResult
+    from hlmem.domain.lifecycle import LifecyclePolicy
+    from hlmem.domain.state import ClaimState
 
 ENV_DB = ENV["db"]
 _EVENT_KEYS = frozenset({"text", "session", "role", "origin", "session_kind", "occurred_at", "namespace"})
@@ -279,6 +280,8 @@ class Memory(Operations, Corrections, FlatNames):
                namespace: str | None = None, limit: int = 50, after: str | None = None) -> ClaimPage:
         """A page of claims ordered by id, filtered (forgotten ones never listed); pass the page's
         ``next_cursor`` as ``after`` for the next one."""
+        from hlmem.application.listing import ClaimListing
+
         listing = ClaimListing(self.storage, self._container.registry())
         return listing.list(namespace=namespace or self.namespace, subject=subject, predicate=predicate,
                             status=status, limit=limit, after=after)
@@ -336,6 +339,19 @@ class Memory(Operations, Corrections, FlatNames):
                                                              skip_invalid=skip_invalid, extract=extract)
         note_embedder(self.storage, self.embedder_name)
         return report
+
+
+def __getattr__(name: str) -> Any:
+    """``IMPORT_BATCH``, ``ImportReport`` and ``restore_store``, imported when first asked for."""
+    if name in ("IMPORT_BATCH", "ImportReport"):
+        from hlmem.application import import_service
+
+        return getattr(import_service, name)
+    if name == "restore_store":
+        from hlmem.adapters.restoring import restore_store
+
+        return restore_store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["IMPORT_BATCH", "ConfigurationError", "ImportReport", "Memory", "restore_store"]

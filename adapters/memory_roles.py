@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from attrs import fields
-from dependency_injector import providers
+from hlmem.adapters.di import providers
 
 from hlmem.adapters.arguments import Timestamp, when
 from hlmem.domain.errors import ValidationError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dependency_injector import providers
+from hlmem.adapters.di import providers
 
 from hlmem.adapters.arguments import Timestamp, when
 from hlmem.adapters.container import Container

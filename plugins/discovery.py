@@ -73,13 +73,19 @@ def _scan(group_items: tuple[tuple[str, str], ...], entries: tuple[str, ...], _m
     out: list[Found] = []
     dists: Iterable[md.Distribution] = md.distributions() if path is None else md.distributions(path=list(path))
     for dist in dists:
-        name = dist.metadata["Name"] if dist.metadata else None
-        if not name or canonical(name) in seen:
+        # The folder's name (``foo_bar-1.0.dist-info``) names the distribution without parsing its
+        # metadata, which costs about 0.2 ms a distribution: only those with plugins are parsed.
+        quick = getattr(dist, "_normalized_name", None)
+        name = None if quick else (dist.metadata["Name"] if dist.metadata else None)
+        key = canonical(quick or name or "")
+        if not key or key in seen:
             continue
-        seen.add(canonical(name))
-        for ep in dist.entry_points:
-            if ep.group in kinds:
-                out.append(Found(ep.group, kinds[ep.group], ep.name, name, dist.version or "", ep))
+        seen.add(key)
+        found = [ep for ep in dist.entry_points if ep.group in kinds]
+        if found and name is None:
+            name = dist.metadata["Name"] if dist.metadata else None
+        for ep in found if name else ():
+            out.append(Found(ep.group, kinds[ep.group], ep.name, name, dist.version or "", ep))
     if canonical(BUILTIN_DISTRIBUTION) not in seen:
         for group, table in BUILTIN_ENTRY_POINTS.items():
             if group in kinds:

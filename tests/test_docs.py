@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hlmem.adapters.cli.main import cli
+from hlmem.adapters.cli.main import load_all_commands
 from hlmem.adapters.serialization import TAGS
 from hlmem.application import ports
 
@@ -32,7 +32,7 @@ def test_every_event_tag_is_documented(tag: str) -> None:
     assert f"`{TAGS[tag].__name__}`" in _text("events.md")
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+@pytest.mark.parametrize("command", sorted(load_all_commands()))
 def test_every_cli_command_is_documented(command: str) -> None:
     assert re.search(rf"^\| `{command}\b", _text("cli.md"), re.MULTILINE), command
 

@@ -8,11 +8,13 @@ the ``Memory`` facade on first use.
 
 from __future__ import annotations
 
+import contextvars
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from hlmem.adapters.cli import render
 from hlmem.domain.errors import HlmemError, StorageCorrupt, StorageFull
@@ -46,8 +48,9 @@ class _Ctx:
     ``Memory`` opened on first use with them."""
 
     def __init__(self, db: str | None, now: str | None, embedder: str | None, llm: str | None = None,
-                 config: str | None = None) -> None:
+                 config: str | None = None, no_server: bool = False) -> None:
         self.now, self.embedder, self.llm, self.config = now, embedder, llm, config
+        self.no_server = no_server
         self._db_flag = db
         self._loaded = None
         self._mem = None
@@ -76,6 +79,9 @@ class _Ctx:
         return shown_store(self.db)
 
     def memory(self):
+        shared = _SERVER_MEMORY.get()
+        if shared is not None:  # running inside ``hlmem serve`` for a client: its open store
+            return shared
         if self._mem is None:
             from hlmem.adapters.memory_api import Memory
 
@@ -87,6 +93,48 @@ class _Ctx:
         if self._mem is not None:
             self._mem.close()
 
+    def served(self) -> bool:
+        """Whether a running ``hlmem serve`` of this store, with these settings, ran this
+        command and its output is printed (ADR 0079); False: run it here. Never with
+        ``--no-server`` or ``--now``, nor inside the server itself."""
+        args = click.get_current_context().meta.get(_ARGS)
+        if self.no_server or self.now is not None or _SERVER_MEMORY.get() is not None or not args:
+            return False
+        from hlmem.adapters.cli import server_link
+
+        real = server_link.store_key(self.db)
+        if real is None:
+            return False
+        try:
+            reply = server_link.forward(real, server_link.settings_key(self.loaded.settings), args, self.db,
+                                        is_tty=(sys.stdout.isatty(), sys.stderr.isatty()))
+        except server_link.ServerStopped as exc:
+            raise click.ClickException(f"the hlmem serve of this store stopped answering ({exc}); the command may "
+                                       "have run there: check, or rerun with --no-server") from None
+        if reply is None:
+            return False
+        sys.stdout.write(reply["stdout"])
+        sys.stdout.flush()
+        sys.stderr.write(reply["stderr"])
+        if reply["exit"]:
+            click.get_current_context().exit(reply["exit"])
+        return True
+
+
+#: While a command runs inside ``hlmem serve`` for a client (server_link.py): the server's Memory.
+_SERVER_MEMORY: contextvars.ContextVar[Any] = contextvars.ContextVar("hlmem_server_memory", default=None)
+#: ``ctx.meta`` key of the command's own arguments (name first), for :meth:`_Ctx.served`.
+_ARGS = "hlmem.command_args"
+
+
+def load_all_commands() -> dict[str, click.Command]:
+    """Import every command module; return every command of :data:`cli` by name."""
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"hlmem.adapters.cli.{module}")
+    return dict(cli.commands)
+
 
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
@@ -94,8 +142,45 @@ def _error_text(exc: BaseException) -> str:
     return str(exc)
 
 
+#: The command modules besides ``main`` and the commands each registers on :data:`cli` when
+#: imported. A module is imported when one of its commands runs, or when help lists them all:
+#: ``hlmem recall`` imports no backup, MCP or episode code (issue 36 item 1; a test keeps this
+#: table equal to what the modules register).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "backup_commands": ("backup", "restore", "audit"),
+    "forget_commands": ("forget",),
+    "maintain_commands": ("maintain", "revive"),
+    "pipeline_commands": ("worker", "jobs", "conflicts"),
+    "config_commands": ("config",),
+    "mcp_commands": ("mcp",),
+    "ops_commands": ("doctor", "ops"),
+    "plugin_commands": ("plugins",),
+    "hermes_commands": ("hermes",),
+    "serve_commands": ("serve",),
+    "episode_commands": ("episode",),
+    "derived_commands": ("derive", "observations", "profile"),
+}
+_MODULE_OF = {command: module for module, commands in COMMAND_MODULES.items() for command in commands}
+
+
 class _Group(click.Group):
-    """Turns every hlmem error into one line on stderr and exit code 1."""
+    """Turns every hlmem error into one line on stderr and exit code 1; imports a command's
+    module (:data:`COMMAND_MODULES`) when the command is asked for."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _MODULE_OF:
+            import importlib
+
+            importlib.import_module(f"hlmem.adapters.cli.{_MODULE_OF[cmd_name]}")
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        ctx.meta[_ARGS] = list(args)  # the command's name and arguments, as typed (for _Ctx.served)
+        return super().resolve_command(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        load_all_commands()
+        return super().list_commands(ctx)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -134,6 +219,8 @@ def _emit(data: Any, as_json: bool, table=None) -> None:
     if as_json or table is None:
         click.echo(render.json_text(data, indent=None if as_json else 2))
     else:
+        from rich.console import Console
+
         Console().print(table)
 
 
@@ -151,11 +238,38 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
               help="Extract with an LLM: openai, dashscope, zhipu or local (default: $HLMEM_LLM, else rules).")
 @click.option("--config", default=None, metavar="PATH",
               help="Config file (default: $HLMEM_CONFIG, else hlmem.toml in the user config dir; docs/config.md).")
+@click.option("--no-server", is_flag=True,
+              help="Run here even when a `hlmem serve` of this store is running (recall, add and stats "
+                   "otherwise run in it: docs/cli.md).")
 @click.version_option(package_name="hlmem")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, now: str | None, embedder: str | None, llm: str | None,
-        config: str | None) -> None:
+        config: str | None, no_server: bool) -> None:
     """hlmem: local-first long-term memory for LLM agents."""
     if now is not None:
         _ts(now, "--now")
-    ctx.obj = _Ctx(db, now, embedder, llm, config)
+    ctx.obj = _Ctx(db, now, embedder, llm, config, no_server)
+
+
+def run_line(args: Sequence[str] | None = None) -> int:
+    """Run ``hlmem ARGS`` (``sys.argv`` when None) and return its exit code: a bug still ends in
+    one line on stderr (``HLMEM_DEBUG=1`` raises it instead)."""
+    try:
+        cli.main(args=args, prog_name="hlmem")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
+    except Exception as exc:  # the last line of defence: never a traceback for a user
+        from hlmem.adapters.settings import process_setting
+
+        if process_setting("debug"):
+            raise
+        from hlmem.adapters.sqlite.errors import damage_or_full
+
+        known = damage_or_full(exc)  # a SQLite error some adapter did not translate: still say what it is
+        if known is not None:
+            click.echo(f"error: {render.plain(known)}", err=True)
+            return EXIT_CORRUPT if isinstance(known, StorageCorrupt) else EXIT_ERROR
+        click.echo(f"error: internal error ({type(exc).__name__}: {render.plain(exc)}); rerun with HLMEM_DEBUG=1 "
+                   "and report it", err=True)
+        return EXIT_ERROR
+    return 0

@@ -10,17 +10,11 @@ import sys
 
 import click
 
-# The other command modules register themselves on ``cli`` when imported: the write pipeline
-# (worker, jobs, conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``.
-from hlmem.adapters.cli import backup_commands, forget_commands, maintain_commands, pipeline_commands  # noqa: F401
-from hlmem.adapters.cli import config_commands  # noqa: F401  (config show, config path)
-from hlmem.adapters.cli import mcp_commands  # noqa: F401  (``hlmem mcp``, ADR 0037)
-from hlmem.adapters.cli import ops_commands  # noqa: F401  (doctor, ops report)
-from hlmem.adapters.cli import plugin_commands  # noqa: F401  (``hlmem plugins list``, ADR 0032)
-from hlmem.adapters.cli import hermes_commands  # noqa: F401  (``hlmem hermes install``, ADR 0038)
-from hlmem.adapters.cli import serve_commands  # noqa: F401  (``hlmem serve``, REST: ADR 0036)
-from hlmem.adapters.cli import episode_commands  # noqa: F401  (``hlmem episode``, ADR 0045)
-from hlmem.adapters.cli import derived_commands  # noqa: F401  (derive, observations, profile: ADR 0046)
+# The other command modules register themselves on ``cli`` when imported, and ``cli`` imports
+# each when one of its commands runs (context.COMMAND_MODULES): the write pipeline (worker, jobs,
+# conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``, config, ``mcp``
+# (ADR 0037), doctor and ops, plugins (ADR 0032), hermes (ADR 0038), ``serve`` (ADR 0036),
+# ``episode`` (ADR 0045), derive, observations and profile (ADR 0046).
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,
@@ -33,11 +27,9 @@ from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is
     cli,
     default_db,
     json_option,
+    load_all_commands,
+    run_line,
 )
-from hlmem.adapters.wire.claims import claim_dict, explanation_dict
-from hlmem.adapters.wire.recall import recall_dict
-from hlmem.adapters.wire.writes import save_dict, write_dict
-from hlmem.domain.errors import StorageCorrupt
 
 
 @cli.command()
@@ -56,6 +48,10 @@ from hlmem.domain.errors import StorageCorrupt
 def add(obj: _Ctx, text: str, session: str, role: str, origin: str, session_kind: str,
         occurred_at: str | None, defer: bool, no_extract: bool, as_json: bool) -> None:
     """Record a raw event verbatim (recallable at once) and extract claims from it."""
+    if obj.served():
+        return
+    from hlmem.adapters.wire.writes import save_dict
+
     result = obj.memory().add(text, session=session, role=role, origin=origin, session_kind=session_kind,
                               occurred_at=_ts(occurred_at, "--occurred-at"), extract=not no_extract,
                               process=not defer)
@@ -96,6 +92,8 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, valid_from, valid_to, importance,
              scope, negative, multi, evidence, as_json) -> None:
     """Assert an explicit claim (no LLM); a new value of a single-valued slot supersedes the old."""
+    from hlmem.adapters.wire.writes import write_dict
+
     result = obj.memory().remember(
         subject, predicate, value, qualifiers=_pairs(qualifiers, "--qualifier"),
         coordinates=_pairs(coordinates, "--coordinate"), valid_from=_ts(valid_from, "--valid-from"),
@@ -133,6 +131,10 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 def recall(obj: _Ctx, query: str, k: int | None, valid_at, known_at, reference, kinds, include_archived: bool,
            entity_constraint: str, no_understand: bool, budget: int | None, intent: str, as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
+    if obj.served():
+        return
+    from hlmem.adapters.wire.recall import recall_dict
+
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"), now=_ts(reference, "--now"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
                                  include_archived=include_archived, entity_constraint=entity_constraint,
@@ -152,6 +154,8 @@ def recall(obj: _Ctx, query: str, k: int | None, valid_at, known_at, reference, 
 @click.pass_obj
 def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
     """The slot's claims, oldest first, with status and both clocks."""
+    from hlmem.adapters.wire.claims import claim_dict
+
     claims = obj.memory().history(subject, predicate)
     _emit({"items": [claim_dict(c) for c in claims]}, as_json, render.history_table(claims))
 
@@ -162,6 +166,8 @@ def history(obj: _Ctx, subject: str, predicate: str, as_json: bool) -> None:
 @click.pass_obj
 def explain(obj: _Ctx, item_id: str, as_json: bool) -> None:
     """Why memory holds ITEM_ID: evidence verbatim, supersede chain, both clocks."""
+    from hlmem.adapters.wire.claims import explanation_dict
+
     data = explanation_dict(obj.memory().explain(item_id))
     if data["kind"] == "forgotten" and not as_json:
         # A forgotten id is explained by its forget time only.
@@ -196,6 +202,8 @@ def feedback(obj: _Ctx, item_id: str, verdict: str, reason: str) -> None:
 @click.pass_obj
 def stats(obj: _Ctx, as_json: bool) -> None:
     """Counts of events, claims by status and vectors, and the embedding model."""
+    if obj.served():
+        return
     data = obj.memory().stats()
     data["db"] = obj.shown_db
     _emit(data, as_json) if as_json else click.echo("\n".join(render.plain(f"{k}: {v}") for k, v in data.items()))
@@ -315,19 +323,4 @@ def demo(obj: _Ctx, keep: str | None) -> None:
 
 def main() -> None:
     """Console-script entry point: a bug still ends in one line (``HLMEM_DEBUG=1`` shows the traceback)."""
-    try:
-        cli(prog_name="hlmem")
-    except Exception as exc:  # the last line of defence: never a traceback for a user
-        from hlmem.adapters.settings import process_setting
-
-        if process_setting("debug"):
-            raise
-        from hlmem.adapters.sqlite.errors import damage_or_full
-
-        known = damage_or_full(exc)  # a SQLite error some adapter did not translate: still say what it is
-        if known is not None:
-            click.echo(f"error: {render.plain(known)}", err=True)
-            sys.exit(EXIT_CORRUPT if isinstance(known, StorageCorrupt) else EXIT_ERROR)
-        click.echo(f"error: internal error ({type(exc).__name__}: {render.plain(exc)}); rerun with HLMEM_DEBUG=1 "
-                   "and report it", err=True)
-        sys.exit(EXIT_ERROR)
+    sys.exit(run_line())

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-from rich.text import Text
-
 from hlmem.adapters.wire.text import json_text, plain
 from hlmem.domain.time import format_timestamp as ts
 
 if TYPE_CHECKING:  # types only: ``hlmem --help`` need not import the recall service
+    from rich.table import Table
+    from rich.text import Text
+
     from hlmem.application.recall import RecallResult
     from hlmem.domain.state import ClaimState
 
@@ -28,6 +28,8 @@ __all__ = ["cell", "conflicts_table", "history_table", "jobs_table", "json_text"
 
 def cell(text: object) -> Text:
     """A table cell that shows ``text`` as typed: no markup, no emoji codes, controls visible."""
+    from rich.text import Text  # rich loads when a table is drawn: a JSON or plain answer never needs it
+
     return Text(plain(text, lines=True))
 
 
@@ -41,6 +43,8 @@ def _short(value: str | None) -> str:
 
 def recall_table(result: RecallResult) -> Table:
     """Recall as a table."""
+    from rich.table import Table
+
     table = Table(title=f"recall (valid at {_short(ts(result.valid_at))}, known at {_short(ts(result.known_at))})")
     for col in ("#", "id", "kind", "text", "valid", "score"):
         table.add_column(col, overflow="fold")
@@ -53,6 +57,8 @@ def recall_table(result: RecallResult) -> Table:
 
 def history_table(claims: list[ClaimState]) -> Table:
     """A slot's history as a table, oldest first."""
+    from rich.table import Table
+
     table = Table(title="history (oldest first)")
     for col in ("id", "value", "qualifiers", "status", "valid", "recorded"):
         table.add_column(col, overflow="fold")
@@ -68,6 +74,8 @@ def history_table(claims: list[ClaimState]) -> Table:
 
 def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:
     """Job counts by type and state, then the listed jobs."""
+    from rich.table import Table
+
     title = "; ".join(f"{kind}: " + ", ".join(f"{n} {state}" for state, n in sorted(by.items()))
                       for kind, by in sorted(counts.items())) or "no jobs"
     table = Table(title=cell(title))
@@ -81,6 +89,8 @@ def jobs_table(counts: dict[str, dict[str, int]], jobs: list) -> Table:
 
 def conflicts_table(conflicts: list) -> Table:
     """Conflicts as a table."""
+    from rich.table import Table
+
     table = Table(title="conflicts")
     for col in ("id", "status", "reason", "candidate", "existing"):
         table.add_column(col, overflow="fold")

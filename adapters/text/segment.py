@@ -7,13 +7,13 @@ import logging
 import os
 import re
 import stat
-import sys
 import threading
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hlmem.adapters.text.fts_query import unicode61_tokens
+from hlmem.adapters.text.marks import mark_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -125,38 +125,48 @@ class _Swallowed(logging.Filter):
 
 
 def _cutter() -> _SearchCutter:
-    """Load jieba's dictionary once per process, on first use, printing one line at most."""
+    """jieba's tokenizer, made once per process on first use: reading its dictionary from
+    hlmem's SQLite copy word by word (adapters/text/jieba_dict.py), else loaded whole."""
     global _jieba_cutter
     if _jieba_cutter is not None:
         return _jieba_cutter
     with _jieba_lock:
         if _jieba_cutter is None:
-            import jieba
+            from hlmem.adapters.text.jieba_dict import lazy_tokenizer
 
-            jieba.setLogLevel(logging.WARNING)
-            # A private Tokenizer, not jieba's global one: another library calling
-            # jieba.add_word() must not change our tokens, or a projection rebuilt by replay
-            # would stop matching the index it replaces.
-            cutter = jieba.Tokenizer()
             path = cache_file()
-            try:
-                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            except OSError:
-                pass  # jieba then fails to write the cache: reported below, once
-            cutter.cache_file = str(path)  # absolute: jieba joins it to no temp folder
-            swallowed = _Swallowed()
-            logger = logging.getLogger("jieba")
-            logger.addFilter(swallowed)
-            try:
-                cutter.initialize()
-            finally:
-                logger.removeFilter(swallowed)
-            if swallowed.errors:
-                reason = next((str(e) for e in swallowed.errors if e is not None), "unknown error")
-                _log.warning("hlmem: cannot write the segmenter cache %s (%s): the dictionary is built "
-                             "again by each process", path, reason)
-            _jieba_cutter = cutter
+            _jieba_cutter = lazy_tokenizer(path, _whole_dictionary) or _whole_dictionary()
     return _jieba_cutter
+
+
+def _whole_dictionary() -> _SearchCutter:
+    """A jieba tokenizer with its whole dictionary loaded (from jieba's cache file, made now
+    when missing), printing one line at most."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    # A private Tokenizer, not jieba's global one: another library calling
+    # jieba.add_word() must not change our tokens, or a projection rebuilt by replay
+    # would stop matching the index it replaces.
+    cutter = jieba.Tokenizer()
+    path = cache_file()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        pass  # jieba then fails to write the cache: reported below, once
+    cutter.cache_file = str(path)  # absolute: jieba joins it to no temp folder
+    swallowed = _Swallowed()
+    logger = logging.getLogger("jieba")
+    logger.addFilter(swallowed)
+    try:
+        cutter.initialize()
+    finally:
+        logger.removeFilter(swallowed)
+    if swallowed.errors:
+        reason = next((str(e) for e in swallowed.errors if e is not None), "unknown error")
+        _log.warning("hlmem: cannot write the segmenter cache %s (%s): the dictionary is built "
+                     "again by each process", path, reason)
+    return cutter
 
 
 def prepare(texts: Iterable[str] = ()) -> None:
@@ -166,31 +176,20 @@ def prepare(texts: Iterable[str] = ()) -> None:
     :param texts: texts about to be indexed; the segmenter loads even when there are none.
     """
     _scanner()
-    _cutter()
+    cutter = _cutter()
+    load_whole = getattr(cutter, "hlmem_load_whole", None)
+    if load_whole is not None:
+        load_whole()  # a busy process: the whole dictionary from now on (here: outside any transaction)
     for text in texts:
         segment_for_index(text)
 
 
-def _mark_ranges() -> Iterator[tuple[int, int]]:
-    """Yield the code point ranges of Unicode category M (combining marks)."""
-    start = end = -2
-    for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code))[0] != "M":
-            continue
-        if code != end + 1:
-            if start >= 0:
-                yield start, end
-            start = code
-        end = code
-    yield start, end
-
-
 @functools.cache
 def _scanner() -> re.Pattern[str]:
-    """Compile the run scanner; built lazily because collecting the mark ranges takes ~0.1 s."""
+    """Compile the run scanner (on first use: compiling it takes a few milliseconds)."""
     # Python's \w omits combining marks (Mn/Mc/Me), which unicode61 keeps inside tokens;
     # without them Hindi or decomposed text would be cut mid-word.
-    marks = "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in _mark_ranges())
+    marks = "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in mark_ranges())
     # A piece starts with a letter or digit: a stray mark (NFKC turns '¸' into ' ' + U+0327) is
     # no word, and unicode61 with remove_diacritics would index it as nothing.
     base = f"[^\\W_{_HAN}]"

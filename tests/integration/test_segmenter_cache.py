@@ -1,5 +1,7 @@
 """jieba's dictionary cache lives in the OS user's cache folder (ADR 0024): a cache that cannot be
 read or written never prints a traceback, at most one line, and segmentation works the same.
+The cache a short process reads is hlmem's SQLite copy of the dictionary, read word by word
+(adapters/text/jieba_dict.py, ADR 0079), beside where jieba's own cache goes.
 
 Each case runs a fresh interpreter (the dictionary loads once per process) whose user cache
 folder is chosen with ``XDG_CACHE_HOME``.
@@ -18,8 +20,9 @@ import pytest
 
 SEGMENT = """
     import sys
+    from hlmem.adapters.text.jieba_dict import dictionary_file
     from hlmem.adapters.text.segment import cache_file, segment_for_index
-    print(cache_file())
+    print(dictionary_file(cache_file()))
     print(segment_for_index("我住在杭州"))
 """
 EXPECTED = "我 住 在 杭州"

@@ -117,26 +117,37 @@ def test_a_second_writer_waits_for_the_lock_instead_of_failing(tmp_path: Path) -
 
 
 def test_the_segmenter_loads_before_the_first_write_transaction(tmp_path: Path) -> None:
-    # A fresh interpreter, so jieba is not loaded yet: record the transaction depth when it loads.
+    # A fresh interpreter, so jieba is not loaded yet: record the transaction depth when it loads
+    # (its dictionary file opened, or built: adapters/text/jieba_dict.py; or, where that cannot
+    # be, its whole dictionary), and when a busy process loads the whole dictionary.
     done = python("""
         import json, sys
         import jieba
         from hlmem import Memory
+        from hlmem.adapters.text import jieba_dict
 
         mem = Memory(sys.argv[1], embedder="none")
         depths = []
-        initialize = jieba.Tokenizer.initialize
-        def spy(self, *args, **kwargs):
-            depths.append(mem.storage._depth)
-            return initialize(self, *args, **kwargs)
-        jieba.Tokenizer.initialize = spy
+        def spying(original):
+            def spy(*args, **kwargs):
+                depths.append(mem.storage._depth)
+                return original(*args, **kwargs)
+            return spy
+        jieba.Tokenizer.initialize = spying(jieba.Tokenizer.initialize)
+        lazy = jieba_dict.lazy_tokenizer
+        def lazy_spied(cache, load_full):
+            return lazy(cache, spying(load_full))
+        jieba_dict.lazy_tokenizer = spying(lazy_spied)
         result = mem.add("我们在花园里种了西红柿", session="garden")
+        jieba_dict.FULL_AFTER = 0  # busy now: the next add loads the whole dictionary
+        mem.add("西红柿熟了", session="garden")
         mem.close()
         print(json.dumps({"depths": depths, "id": result.id}))
     """, str(tmp_path / "m.db"))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["depths"] == [0], report  # loaded once, outside BEGIN IMMEDIATE
+    # Opened once, and the whole dictionary loaded once (jieba's initialize), outside BEGIN IMMEDIATE.
+    assert report["depths"] == [0, 0, 0], report
     assert report["id"].startswith("ev_")
 
 
