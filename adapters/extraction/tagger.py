@@ -190,8 +190,9 @@ class LearnedExtractor:
                 subject = _subject_of(span, tokens, mentions, zh)
                 if subject is None or norm(subject).endswith(norm(value)):
                     continue
-            elif span.slot not in self._relations and _third_party_before(span, tokens, mentions):
-                continue  # "我婆婆七十了，有糖尿病": the user's? the tagger cannot tell; say nothing
+            elif span.slot not in self._relations and (_third_party_before(span, tokens, mentions)
+                                                        or _named_subject(span, tokens)):
+                continue  # "我婆婆七十了，有糖尿病", "Biscuit is down to 31 lbs": not the user's; say nothing
             else:
                 subject = "用户" if zh else "user"
             key = (subject, span.slot, value)
@@ -282,6 +283,12 @@ def _subject_of(span: Span, tokens: Sequence[Token], mentions: Sequence[tuple[in
 
 
 _SENTENCE_END = frozenset("。.!！?？\n")
+#: Pronouns of someone else: a value after one (before any first-person word) is not the user's.
+_THIRD_PARTY = frozenset({"he", "she", "they", "him", "her", "his", "their", "them", "he's", "she's", "他", "她", "它",
+                          "他们", "她们", "它们", "他的", "她的", "人家"})
+_ANIMALS = frozenset({"cat", "dog", "puppy", "kitten", "pup", "bird", "rabbit", "bunny", "hamster", "猫", "狗", "猫咪",
+                      "狗狗", "小猫", "小狗"})
+_ARTICLES = frozenset({"the", "a", "an", "那", "这", "那只", "这只", "只"})
 
 
 def _third_party_before(span: Span, tokens: Sequence[Token], mentions: Sequence[tuple[int, int, str]]) -> bool:
@@ -294,8 +301,34 @@ def _third_party_before(span: Span, tokens: Sequence[Token], mentions: Sequence[
         word = norm(tokens[k].text)
         if word in FIRST_PERSON or (tokens[k].han and word.startswith("我") and norm(word) not in KIN):
             return False
+        if word in _THIRD_PARTY or (word in _ANIMALS and k > 0 and norm(tokens[k - 1].text) in _POSSESSORS | _ARTICLES):
+            return True
         k -= 1
     return False
+
+
+_DISCOURSE = frozenset({"so", "and", "but", "well", "oh", "also", "btw", "anyway", "plus", "now", "then", "ok", "okay",
+                        "yeah", "lol", "haha", "like", "um", "uh"})
+_THIRD_PERSON_VERBS = frozenset({"is", "'s", "’s", "has", "was", "got", "gets", "works", "lives", "just", "turned",
+                                 "turns", "started", "will", "'ll", "does", "can", "loves", "likes", "hates", "eats",
+                                 "goes", "went", "needs", "moved", "weighs", "takes", "plays", "studies", "teaches"})
+
+
+def _named_subject(span: Span, tokens: Sequence[Token]) -> bool:
+    """Whether the value's clause opens with someone's name as its subject ("Biscuit is down to
+    31 lbs", "Priya works at Google", 张伟在腾讯上班) rather than the user."""
+    clause = tokens[span.first].clause
+    k = next(i for i in range(span.first + 1) if tokens[i].clause == clause)
+    while k < span.first and norm(tokens[k].text) in _DISCOURSE:
+        k += 1
+    if k >= span.first:
+        return False
+    head = tokens[k]
+    if head.han:
+        return head.pos == "nr" and norm(head.text) not in KIN and not head.text.startswith("我")
+    nxt = norm(tokens[k + 1].text) if k + 1 < len(tokens) else ""
+    return (head.text[:1].isupper() and norm(head.text) not in FIRST_PERSON and norm(head.text) not in KIN
+            and nxt in _THIRD_PERSON_VERBS)
 
 
 def _subject_text(mention: str, zh: bool) -> str:
