@@ -31,7 +31,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import extraction as bench  # noqa: E402  (benchmarks/extraction.py: the scoring)
 
 from hlmem.adapters.extraction.tagger import META_FILE, MODEL_FILE, LearnedExtractor, default_model  # noqa: E402
-from hlmem.adapters.extraction.tokens import tokenize  # noqa: E402
 from hlmem.adapters.extraction.training import (PARAMS, build, data_digest, file_digest, folds,  # noqa: E402
                                                 load_items, relation_slots, train)
 from hlmem.adapters.text.pos import jieba_tagger  # noqa: E402
@@ -80,16 +79,14 @@ def cross_validate(items: list[dict[str, Any]], k: int, pos: Any, work: Path) ->
             item = items[i]
             if item["kind"] == "sequence":
                 continue
-            tokens = tokenize(item["text"], pos)
-            spans, tags = ext.spans(tokens)
             rules = rules_extract([bench.source(item["text"])], DEFAULT_REGISTRY, tagger=pos)
-            per_item.append((item, (ext, tokens, spans, tags), rules, [f]))
+            per_item.append((item, (ext, ext.tag_text(item["text"])), rules, [f]))
         print(f"  fold {f + 1}/{k}: trained on {len(train_items)} items in {time.perf_counter() - t:.0f} s", flush=True)
     table: dict[float, dict[str, Any]] = {}
     for theta in GRID:
         rows: dict[str, list[Any]] = {m: [] for m in MODES}
-        for item, (ext, tokens, spans, tags), rules, _ in per_item:
-            learned = ext.claims(item["text"], tokens, spans, tags, "ev_0", threshold=theta)
+        for item, (ext, tagged), rules, _ in per_item:
+            learned = ext.claims_of(tagged, "ev_0", threshold=theta)
             for mode, cands in (("learned", learned), ("rules", rules), ("union", combine(rules, learned, "union", item["text"])),
                                 ("fallback", combine(rules, learned, "fallback", item["text"]))):
                 rows[mode].append((item, _score(item, cands)))

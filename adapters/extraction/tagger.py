@@ -13,6 +13,7 @@ don't, no longer…) makes the claim negative.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -34,6 +35,10 @@ _NEG_ZH = ("不", "没", "无", "别", "戒")
 _NEG_EN = frozenset({"not", "no", "never", "'t", "’t", "without", "anymore", "longer"})
 _STRIP = " \t\n,.;:!?，。；：！？、\"'“”‘’()（）"
 _MAX_VALUE = 40
+#: Longer texts are pastes and longer sentences prose or data: the tagger leaves them to the rules.
+MAX_TEXT_CHARS = 2000
+MAX_SENTENCE_CHARS = 300
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?\n]*|[。！？!?\n]+")
 #: jieba tags of words that are never a value alone: adverbs, adjectives, pronouns, particles, punctuation.
 _NOT_VALUE_TAGS = frozenset({"d", "a", "ad", "ag", "an", "r", "rr", "rz", "u", "ug", "uj", "ul", "uv", "uz", "ud",
                              "c", "p", "y", "e", "o", "x", "zg"})
@@ -164,10 +169,33 @@ class LearnedExtractor:
             out.extend(self.extract_text(event.text, event.event_id))
         return out
 
-    def extract_text(self, text: str, event_id: str = "") -> list[CandidateClaim]:
-        tokens = tokenize(text, self._pos)
-        spans, tags = self.spans(tokens)
-        return self.claims(text, tokens, spans, tags, event_id)
+    def extract_text(self, text: str, event_id: str = "", threshold: float | None = None) -> list[CandidateClaim]:
+        """Candidates of one text (``threshold``: instead of the stored one)."""
+        return self.claims_of(self.tag_text(text), event_id, threshold)
+
+    def tag_text(self, text: str) -> list[tuple[str, list[Token], list[Span], list[str]]]:
+        """Each sentence tagged: (sentence, tokens, spans, tags). A text over :data:`MAX_TEXT_CHARS`
+        is a paste (a document, a log), not a turn about oneself: the tagger leaves it to the rules;
+        so is a sentence over :data:`MAX_SENTENCE_CHARS`."""
+        if len(text) > MAX_TEXT_CHARS:
+            return []
+        out = []
+        for m in _SENTENCE.finditer(text):
+            sentence = m.group()
+            if len(sentence) > MAX_SENTENCE_CHARS or not sentence.strip():
+                continue
+            tokens = tokenize(sentence, self._pos)
+            spans, tags = self.spans(tokens)
+            out.append((sentence, tokens, spans, tags))
+        return out
+
+    def claims_of(self, tagged: Sequence[tuple[str, list[Token], list[Span], list[str]]], event_id: str = "",
+                  threshold: float | None = None) -> list[CandidateClaim]:
+        """The claims of :meth:`tag_text`'s sentences at a threshold (cross-validation tags once)."""
+        out: list[CandidateClaim] = []
+        for sentence, tokens, spans, tags in tagged:
+            out.extend(self.claims(sentence, tokens, spans, tags, event_id, threshold))
+        return out
 
     def claims(self, text: str, tokens: Sequence[Token], spans: Sequence[Span], tags: Sequence[str],
                event_id: str = "", threshold: float | None = None) -> list[CandidateClaim]:
