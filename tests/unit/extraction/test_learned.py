@@ -170,3 +170,22 @@ def test_strange_input_yields_no_claims_and_no_error() -> None:
     ext = LearnedExtractor(DEFAULT_REGISTRY, POS)
     for text in ("", "   ", "?!…", "😀" * 50, "a" * 5000, "\x00\x01"):
         assert ext.extract([_event(text)]) == [] or all(c.value for c in ext.extract([_event(text)]))
+
+
+def test_a_store_extracts_with_the_union_unless_told_otherwise() -> None:
+    from hlmem import Memory
+
+    with Memory(":memory:", embedder="none") as mem:
+        assert mem._container.extractor().name == "rules+learned"  # noqa: SLF001 - the composition root's choice
+    with Memory(":memory:", embedder="none") as mem:
+        mem._container.config.extraction.kind.from_value("rules")  # noqa: SLF001
+        assert mem._container.extractor().name == "rules"  # noqa: SLF001
+
+
+def test_a_learned_claim_goes_through_the_write_pipeline_with_its_source() -> None:
+    from hlmem import Memory
+
+    with Memory(":memory:", embedder="none") as mem:
+        mem.add("我跟我爸妈住在一起 在郑州")  # no rule reads this; the tagger does
+        got = [(c.subject, c.predicate, c.value, c.source) for c in mem.claims().items]
+    assert ("用户", "lives_in", "郑州", "extracted:learned#crf.lives_in") in got
