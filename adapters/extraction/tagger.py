@@ -24,6 +24,7 @@ from attrs import frozen
 
 from hlmem.adapters.extraction.features import FIRST_PERSON, KIN, featurize, norm
 from hlmem.adapters.extraction.tokens import PosTagger, Token, tokenize
+from hlmem.application.extraction.lexicon import KIN_CANON
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
 from hlmem.domain.slots import SlotRegistry
 
@@ -365,7 +366,9 @@ def _subject_text(mention: str, zh: bool) -> str:
     bare = word[1:] if word.startswith("我") and len(word) > 1 else word
     bare = bare[1:] if bare.startswith("的") else bare
     if norm(bare) in KIN:
-        return f"用户的{bare}" if zh and any("\u4e00" <= ch <= "\u9fff" for ch in bare) else f"user's {bare.lower()}"
+        if zh and any("\u4e00" <= ch <= "\u9fff" for ch in bare):
+            return f"用户的{KIN_CANON.get(bare, bare)}"  # as the rules write it (妈 → 用户的妈妈), so supersedes meet
+        return f"user's {KIN_CANON.get(bare.lower(), bare.lower())}"
     return word
 
 

@@ -92,7 +92,7 @@ def test_the_subject_is_the_nearest_mention_and_kin_words_read_as_the_rules_writ
         spans = decode(tokens, tags, [1.0] * len(tags))
         return [(c.subject, c.predicate, c.value) for c in ext.claims(text, tokens, spans, tags, "ev_1")]
     assert claims("My mom lives in Tucson", ["O", "B-S", "O", "O", "B-lives_in@o"]) == [("user's mom", "lives_in", "Tucson")]
-    assert claims("我妈住在成都", ["O", "B-S", "O", "O", "B-lives_in@o"]) == [("用户的妈", "lives_in", "成都")]
+    assert claims("我妈住在成都", ["O", "B-S", "O", "O", "B-lives_in@o"]) == [("用户的妈妈", "lives_in", "成都")]
     assert claims("my daughter Maya is two", ["O", "O", "B-child", "O", "B-age@o"]) == [
         ("user", "child", "Maya"), ("Maya", "age", "two")]
     # someone else's value with nobody mentioned is dropped, never given to the user
