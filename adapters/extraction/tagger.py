@@ -7,7 +7,10 @@ statement, then after it): a ``SUBJ`` span (妈妈, "my mom", Maya) or a value o
 user's mom); a name as itself. A ``slot@o`` value with no mention is dropped, never given to the
 user. A span is kept when the mean marginal probability of its tags reaches the threshold chosen
 by cross-validation (stored beside the model). A negation cue earlier in the clause (不, 没, not,
-don't, no longer…) makes the claim negative.
+don't, no longer…) makes the claim negative. A value of the user's is dropped when someone else is
+named before it in its sentence with no first-person word between ("我婆婆七十了，有糖尿病"), or
+when its clause opens with a name as subject ("Biscuit is down to 31 lbs"). The tagger reads
+sentence by sentence and leaves pastes and long sentences to the rules.
 """
 
 from __future__ import annotations
