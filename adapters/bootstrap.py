@@ -44,6 +44,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
         "llm": {"kind": "none", "settings": {}},
         "dedup": {"audit": dedup_audit},
         "provenance": {"mode": provenance or settings.provenance},
+        "extraction": {"kind": settings.extractor},
         "worker": {"owner": f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"},
         "forget": {"block_reingest": settings.block_reingest if block_reingest is None else bool(block_reingest)},
         "lifecycle": {"policy": settings.lifecycle if lifecycle is None else lifecycle_policy(lifecycle),

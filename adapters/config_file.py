@@ -43,6 +43,7 @@ FILE_KEYS: Mapping[str, str] = {
     "rerank_model": "rerank.model",
     "rerank_base_url": "rerank.base_url",
     "provenance": "provenance",
+    "extractor": "extraction.kind",
     "block_reingest": "block_reingest",
     "ranking": "ranking",
     "recall_parallel": "recall.parallel",

@@ -84,14 +84,16 @@ def _packet_log(storage):
     return getattr(storage, "packet_log", None)
 
 
-def _make_extractor(llm, registry, forget):
+def _make_extractor(llm, registry, forget, kind=None):
     from hlmem.application.reingest import GatedExtractor
 
+    from hlmem.adapters.extraction.wiring import offline_extractor
     from hlmem.adapters.text.pos import jieba_tagger
 
-    from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
+    from hlmem.application.extraction.extractors import LLMExtractor
 
-    inner = RuleExtractor(registry, tagger=jieba_tagger()) if llm is None else LLMExtractor(llm, registry)
+    # Offline: ``extraction.kind`` (rules by default; union, fallback or learned add the tagger, ADR 0078).
+    inner = offline_extractor(registry, jieba_tagger(), kind) if llm is None else LLMExtractor(llm, registry)
     # Candidates whose content was forgotten are dropped when re-ingest blocking is on (ADR 0014).
     return GatedExtractor(inner, forget.guard)
 
@@ -141,7 +143,8 @@ class Container(containers.DeclarativeContainer):
     ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
     (bool: a recall's full-text search runs in a shared thread while it embeds the query and
     searches vectors; on unless False, and only with two cores or more: ADR 0022); ``budget.settings``
-    (a BudgetSettings: daily limits and the price book; docs/budget.md)."""
+    (a BudgetSettings: daily limits and the price book; docs/budget.md); ``extraction.kind`` (the offline
+    extractor when no LLM is set: rules — the default —, union, fallback or learned; ADR 0078)."""
 
     config = providers.Configuration()
 
@@ -190,7 +193,7 @@ class Container(containers.DeclarativeContainer):
     budget = providers.Singleton(_make_budget, config.budget.settings, backend.provided.budget, clock)
     llm = providers.Singleton(_make_provider, plugins, "llm", config.llm.kind, config.llm.settings, ledger, clock,
                               environ, budget, owned)
-    extractor = providers.Singleton(_make_extractor, llm, registry, forget)
+    extractor = providers.Singleton(_make_extractor, llm, registry, forget, config.extraction.kind)
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,

@@ -62,6 +62,9 @@ class Settings:
     rerank_base_url: str | None = None
     #: Provenance rules of extraction: ``off``, ``observe`` or ``enforce``.
     provenance: str = ProvenanceMode.ENFORCE.value
+    #: The offline extractor when no LLM is set: ``rules`` (default), ``union``, ``fallback`` or
+    #: ``learned`` (the CRF tagger beside or instead of the rules; ADR 0078, docs/extraction.md).
+    extractor: str = "rules"
     #: Refuse content whose fingerprint is in the tombstone ledger (ADR 0014).
     block_reingest: bool = True
     #: Recall's fusion weights, floor and neighbour lifts (docs/recall.md).
@@ -133,6 +136,7 @@ ENV: Mapping[str, str] = {
     "rerank_model": "HLMEM_RERANK_MODEL",
     "rerank_base_url": "HLMEM_RERANK_BASE_URL",
     "provenance": "HLMEM_PROVENANCE",
+    "extractor": "HLMEM_EXTRACTOR",
     "block_reingest": "HLMEM_BLOCK_REINGEST",
     "ranking": "HLMEM_RANKING",
     "recall_parallel": "HLMEM_RECALL_PARALLEL",
@@ -220,6 +224,18 @@ def _provenance(value: Any, where: str) -> str:
     return name
 
 
+#: The offline extractors (``adapters/extraction/wiring.py`` builds them; kept here so that reading
+#: the settings imports no extractor).
+EXTRACTORS = ("rules", "union", "fallback", "learned")
+
+
+def _extractor(value: Any, where: str) -> str:
+    name = _string(value, where).lower()
+    if name not in EXTRACTORS:
+        raise ConfigurationError(f"{where} {name!r} must be one of {', '.join(EXTRACTORS)}")
+    return name
+
+
 def _boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigurationError(f"{where} must be true or false, not {value!r}")
@@ -239,7 +255,8 @@ def _maintenance(value: Any, where: str) -> MaintenanceConfig:
 
 
 _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
-    "embedder": _embedder, "provenance": _provenance, "ranking": _ranking, "lifecycle": _lifecycle,
+    "embedder": _embedder, "provenance": _provenance, "extractor": _extractor, "ranking": _ranking,
+    "lifecycle": _lifecycle,
     "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
     "server": server_settings, "experience": experience_thresholds,
     "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,

@@ -146,6 +146,22 @@ def extraction_verdict(kind: str, answer: str, claims: list[tuple[ClaimState, se
     return "ok"
 
 
+#: ``--extractor``: the offline extractor the turns go through (ADR 0078); built once.
+EXTRACTOR_KIND: list[str] = ["rules"]
+_EXTRACTORS: dict[str, Any] = {}
+
+
+def _offline() -> Any:
+    kind = EXTRACTOR_KIND[0]
+    if kind not in _EXTRACTORS:
+        from hlmem.adapters.extraction.wiring import offline_extractor
+        from hlmem.adapters.text.pos import jieba_tagger
+        from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
+
+        _EXTRACTORS[kind] = offline_extractor(DEFAULT_REGISTRY, jieba_tagger(), kind)
+    return _EXTRACTORS[kind]
+
+
 def zone_of(seq: Mapping[str, Any]):
     return datetime.fromisoformat(seq["turns"][0]["at"]).tzinfo
 
@@ -160,6 +176,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
     first = datetime.fromisoformat(turns[0]["at"])
     path = ":memory:" if store == "memory" else folder / f"{seq['id']}.db"
     mem = Memory(path, embedder=embedder, now=first, settings=Settings(), ranking=ranking or None)
+    mem._container.extractor.override(_offline())  # noqa: SLF001 - the offline extractor under test (--extractor)
     try:
         said = []
         for t in turns:
@@ -298,18 +315,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="rules: the offline rule extractor (the product path); oracle: no extraction, the "
                              "gold values remembered as claims with their stating turns as evidence (recall alone)")
     parser.add_argument("--limit", type=int, default=None, help="first N sequences only")
+    parser.add_argument("--extractor", choices=("rules", "learned", "union", "fallback"), default="rules",
+                        help="with --claims rules: the offline extractor (rules alone, the default here for "
+                             "comparison with earlier figures; union is the product's default, ADR 0078)")
     parser.add_argument("--negatives", action="store_true",
                         help="also ask each store the questions of the next sequence of another topic")
     parser.add_argument("--ranking", default="", help="RankingConfig fields as JSON (e.g. '{\"slot_floors\": []}')")
     parser.add_argument("--details", type=Path, default=None, help="write one JSON line per question here")
     parser.add_argument("--show-misses", action="store_true", help="print every miss")
     args = parser.parse_args(argv)
+    EXTRACTOR_KIND[0] = args.extractor
     sequences = load(args.data)[:args.limit]
     ranking = json.loads(args.ranking) if args.ranking else None
     if ranking:
         ranking = {k: tuple(tuple(p) for p in v) if k.endswith("floors") else v for k, v in ranking.items()}
     report: dict[str, Any] = {"benchmark": "current_truth", "machine": machine_facts(), "data": str(args.data),
-                              "sequences": len(sequences), "store": args.store, "claims": args.claims, "results": {}}
+                              "sequences": len(sequences), "store": args.store, "claims": args.claims,
+                              "extractor": args.extractor, "results": {}}
     details = []
     for name in [e.strip() for e in args.embedders.split(",") if e.strip()]:
         embedder = None if name == "none" else make_embedder(name)
@@ -325,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = summarise(records)
         summary["wall_s"] = round(time.perf_counter() - started, 1)
         report["results"][name] = summary
-        print_table(f"{name} ({len(sequences)} sequences, {args.store}, claims {args.claims}, {summary['wall_s']} s)",
+        print_table(f"{name} ({len(sequences)} sequences, {args.store}, claims {args.claims} ({args.extractor}), {summary['wall_s']} s)",
                     summary)
         if args.show_misses:
             for r in records:

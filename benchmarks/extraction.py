@@ -54,6 +54,10 @@ MEMDAILY = HERE.parent.parent / "shared" / "datasets" / "memsim_memdaily"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 #: The extractor's part-of-speech tagger, as the product wires it (``--no-pos``: none).
 TAGGER: list[Any] = [None]
+#: The offline extractor under test (``--extractor``): None is the rule function itself.
+EXTRACTOR: list[Any] = [None]
+#: The extractor sequences go through ``Memory`` with (None: the one under test, else Memory's own).
+SEQUENCE_EXTRACTOR: list[Any] = [None]
 _POSSESSIVE = re.compile(r"^(?:用户的|用户|我的|我|user's\s+|user\s+|my\s+)", re.I)
 
 
@@ -146,9 +150,16 @@ def load(path: Path) -> list[dict[str, Any]]:
 # -- statements ---------------------------------------------------------------------------------
 
 
+def run_extractor(events: Sequence[SourceEvent]) -> list[CandidateClaim]:
+    """The extractor under test on a window: the rules unless ``--extractor`` named another."""
+    if EXTRACTOR[0] is None:
+        return extract(events, DEFAULT_REGISTRY, tagger=TAGGER[0])
+    return EXTRACTOR[0].extract(events)
+
+
 def score_item(item: dict[str, Any]) -> tuple[bool, list[CandidateClaim]]:
     """One fact or non-fact item: (passed, candidates)."""
-    cands = extract([source(item["text"])], DEFAULT_REGISTRY, tagger=TAGGER[0])
+    cands = run_extractor([source(item["text"])])
     if item["kind"] == "nonfact":
         return not cands, cands
     found = all(any(matches(e, c.subject, c.predicate, c.value, c.polarity) for c in cands) for e in item["expect"])
@@ -177,9 +188,15 @@ def forbidden_hits(item: dict[str, Any], cands: Sequence[CandidateClaim]) -> lis
             if violates(f, c.subject, c.predicate, c.value, c.polarity)]
 
 
-def score_sequence(item: dict[str, Any]) -> tuple[bool, list[str]]:
-    """One sequence through the real write pipeline: (passed, the final current claims as text)."""
+def score_sequence(item: dict[str, Any], extractor: Any = None) -> tuple[bool, list[str]]:
+    """One sequence through the real write pipeline: (passed, the final current claims as text).
+
+    :param extractor: the pipeline's extractor (default: ``--extractor``'s, else the product's own).
+    """
+    extractor = extractor or SEQUENCE_EXTRACTOR[0] or EXTRACTOR[0]
     with Memory(":memory:", embedder="none", now=T0) as mem:
+        if extractor is not None:
+            mem._container.extractor.override(extractor)  # noqa: SLF001 - the benchmark picks the extractor
         for i, text in enumerate(item["texts"]):
             at = T0 + timedelta(days=i)
             mem.clock.set(at)  # type: ignore[attr-defined]
@@ -268,7 +285,7 @@ def memdaily(folder: Path, trajectories: int) -> tuple[dict[str, Any], list[str]
             values: list[str] = []
             msgs = [m["message"] for m in traj["message_list"]]
             for i, text in enumerate(msgs):
-                cands = extract([source(text, i)], DEFAULT_REGISTRY, tagger=TAGGER[0])
+                cands = run_extractor([source(text, i)])
                 messages += 1
                 with_claim += bool(cands)
                 texts.append(text)
@@ -305,18 +322,19 @@ def memdaily(folder: Path, trajectories: int) -> tuple[dict[str, Any], list[str]
     return out, texts
 
 
-def throughput(texts: Sequence[str], min_seconds: float = 1.0) -> float:
-    """Sentences per second through the extractor alone (after one warm-up pass)."""
+def throughput(texts: Sequence[str], min_seconds: float = 1.0) -> tuple[float, float]:
+    """Sentences per second through the extractor alone (after one warm-up pass), and the mean CPU
+    time per statement in microseconds (process time, so other processes' load counts less)."""
     events = [source(t, i) for i, t in enumerate(texts)]
-    extract(events[:50], DEFAULT_REGISTRY, tagger=TAGGER[0])
-    done, start = 0, time.perf_counter()
+    run_extractor(events[:50])
+    done, start, cpu = 0, time.perf_counter(), time.process_time()
     while True:
         for ev in events:
-            extract([ev], DEFAULT_REGISTRY, tagger=TAGGER[0])
+            run_extractor([ev])
         done += len(events)
         elapsed = time.perf_counter() - start
         if elapsed >= min_seconds:
-            return round(done / elapsed, 1)
+            return round(done / elapsed, 1), round((time.process_time() - cpu) / done * 1e6, 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -330,6 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--trajectories", type=int, default=10, help="trajectories per MemDaily file")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every failing item")
     parser.add_argument("--no-pos", action="store_true", help="no jieba part-of-speech tagger in the guard")
+    parser.add_argument("--extractor", choices=("rules", "learned", "union", "fallback"), default="rules",
+                        help="rules alone (default), the learned tagger alone, or both combined (ADR 0078)")
+    parser.add_argument("--learned-threshold", type=float, default=None,
+                        help="the learned tagger's threshold instead of the stored one (exploring; ships nothing)")
     args = parser.parse_args(argv)
     if not args.no_pos:
         from hlmem.adapters.text.pos import jieba_tagger
@@ -338,12 +360,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         t_load = time.perf_counter()
         TAGGER[0]("成都")
         print(f"jieba part-of-speech tagger loaded in {time.perf_counter() - t_load:.2f} s")
+    if args.extractor != "rules":
+        from hlmem.adapters.extraction.wiring import offline_extractor
+        from hlmem.adapters.text.pos import jieba_tagger
+
+        EXTRACTOR[0] = offline_extractor(DEFAULT_REGISTRY, TAGGER[0] or jieba_tagger(), args.extractor)
+        if args.learned_threshold is not None:
+            from hlmem.adapters.extraction.tagger import LearnedExtractor
+            from hlmem.adapters.extraction.wiring import combined_extractor
+
+            tagger = LearnedExtractor(DEFAULT_REGISTRY, TAGGER[0] or jieba_tagger(), threshold=args.learned_threshold)
+            EXTRACTOR[0] = tagger if args.extractor == "learned" else combined_extractor(
+                DEFAULT_REGISTRY, TAGGER[0] or jieba_tagger(), learned=tagger, mode=args.extractor)
+    else:  # sequences too: Memory's own default is not the rules alone
+        from hlmem.application.extraction.extractors import RuleExtractor
+
+        SEQUENCE_EXTRACTOR[0] = RuleExtractor(DEFAULT_REGISTRY, tagger=TAGGER[0])
     path = SEALED if args.sealed else args.dev
     t = time.perf_counter()
     items = load(path)
     print(f"statements: {path.name}, {len(items)} items")
     summary: dict[str, Any] = {"benchmark": "extraction", "set": path.name, "items": len(items),
-                               "pos_tagger": not args.no_pos}
+                               "pos_tagger": not args.no_pos, "extractor": args.extractor}
     summary["statements"] = statements(items, verbose=args.verbose and not args.quiet, quiet=args.quiet)
     texts = [i["text"] for i in items if "text" in i] + [t for i in items for t in i.get("texts", ())]
     if args.quiet:
@@ -353,9 +391,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(f"MemDaily folder {args.memdaily} not found: skipped (pass --memdaily PATH)", file=sys.stderr)
         md_texts = []
-    summary["sentences_per_s"] = throughput(texts + md_texts)
+    summary["sentences_per_s"], summary["cpu_us_per_statement"] = throughput(texts + md_texts)
     summary["wall_s"] = round(time.perf_counter() - t, 1)
-    print(f"throughput: {summary['sentences_per_s']} sentences/s")
+    print(f"throughput: {summary['sentences_per_s']} sentences/s, {summary['cpu_us_per_statement']} µs CPU per statement")
     print(json.dumps(summary, ensure_ascii=False))
     return 0
 

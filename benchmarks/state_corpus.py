@@ -164,7 +164,7 @@ def run_bundle(bundle: Mapping[str, Any], gold: Mapping[str, Any]) -> dict[str, 
                                      session_id=bundle["bundle_id"], origin_class="direct_user",
                                      session_kind="interactive", occurred_at=at)
                 start = time.perf_counter()
-                found += extract([source], DEFAULT_REGISTRY)
+                found += _extract([source])
                 extract_s += time.perf_counter() - start
             candidates += len(found)
             for cand in found:
@@ -217,6 +217,8 @@ def run_bundle_pipeline(bundle: Mapping[str, Any], gold: Mapping[str, Any],
     events = bundle["events"]
     first = parse_timestamp(events[0]["occurred_at"])
     mem = Memory(":memory:", embedder="none", now=first, llm=llm)
+    if llm is None:  # the offline extractor under test (--extractor), not Memory's own default
+        mem._container.extractor.override(_offline())  # noqa: SLF001 - the benchmark picks the extractor
     index_of: dict[str, int] = {}  # observation id → index of the bundle event it holds (a piece of)
     last = first
     try:
@@ -365,12 +367,26 @@ def throughput(bundles: Sequence[tuple[dict[str, Any], dict[str, Any]]], repeats
     sources = [SourceEvent(event_id=f"ev_{i}", text=e["content"]["text"], role=e["role"], session_id="s",
                            origin_class="direct_user", session_kind="interactive", occurred_at=at)
                for i, e in enumerate(events)]
-    extract(sources[:10], DEFAULT_REGISTRY)  # warm the regex caches
+    _extract(sources[:10])  # warm the regex caches
     start = time.perf_counter()
     for _ in range(repeats):
         for source in sources:
-            extract([source], DEFAULT_REGISTRY)
+            _extract([source])
     return round(len(sources) * repeats / (time.perf_counter() - start), 1)
+
+
+#: The offline extractor under test (``--extractor``; None: the rule function itself).
+EXTRACTOR: list[Any] = [None]
+
+
+def _offline() -> Any:
+    from hlmem.application.extraction.extractors import RuleExtractor
+
+    return EXTRACTOR[0] or RuleExtractor(DEFAULT_REGISTRY)
+
+
+def _extract(sources: Sequence[SourceEvent]) -> list[Any]:
+    return extract(sources, DEFAULT_REGISTRY) if EXTRACTOR[0] is None else EXTRACTOR[0].extract(sources)
 
 
 def sample(bundles: Sequence[Any], limit: int | None) -> list[Any]:
@@ -401,7 +417,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--pipeline", action="store_true",
                         help="run the rule extractor through the real pipeline too (admission, provenance, dedup)")
     parser.add_argument("--limit", type=int, default=None, help="score only N bundles, spread over the categories")
+    parser.add_argument("--extractor", choices=("rules", "learned", "union", "fallback"), default="rules",
+                        help="the offline extractor: rules alone (default), the learned tagger, or both (ADR 0078)")
     args = parser.parse_args(argv)
+    if args.extractor != "rules":
+        from hlmem.adapters.extraction.wiring import offline_extractor
+        from hlmem.adapters.text.pos import jieba_tagger
+
+        EXTRACTOR[0] = offline_extractor(DEFAULT_REGISTRY, jieba_tagger(), args.extractor)
     corpus_name, gold_name = SPLITS[args.split]
     corpus, gold = args.corpus or args.data_dir / corpus_name, args.gold or args.data_dir / gold_name
     bundles, unmatched = load(corpus, gold)
@@ -436,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             llm.close()
     wall = time.perf_counter() - start
 
-    extractor = rows[0].get("extractor", "rules") if rows else "rules"
+    extractor = rows[0].get("extractor", "rules") if rows and llm is not None else args.extractor
     model = llm.config.model if llm is not None else None
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_subtype: dict[str, list[dict[str, Any]]] = defaultdict(list)

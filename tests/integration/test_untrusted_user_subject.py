@@ -137,5 +137,6 @@ def test_untrusted_text_may_still_speak_about_others_as_a_temporal_inference(tmp
 def test_observe_mode_records_but_does_not_apply_the_rule(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="none", now=T0, provenance="observe") as mem:
         mem.add(TEXTS["en"], origin="external")
-        assert {c.predicate for c in user_claims(mem)} == {"employer"}
+        # employer from the rules; the learned tagger also reads "I live in Lisbon" (ADR 0078)
+        assert {c.predicate for c in user_claims(mem)} in ({"employer"}, {"employer", "lives_in"})
 

@@ -23,14 +23,14 @@ def test_every_variable_reads_into_its_field() -> None:
     env = {"HLMEM_DB": " /tmp/m.db ", "HLMEM_EMBEDDER": "HASH", "HLMEM_LLM": "local", "HLMEM_LLM_MODEL": "m1",
            "HLMEM_LLM_BASE_URL": "http://127.0.0.1:1", "HLMEM_RERANK": "dashscope", "HLMEM_RERANK_MODEL": "r1",
            "HLMEM_RERANK_BASE_URL": "http://127.0.0.1:2", "HLMEM_PROVENANCE": "observe",
-           "HLMEM_BLOCK_REINGEST": "off", "HLMEM_RANKING": '{"speaker_weight": 0}', "HLMEM_RECALL_PARALLEL": "0",
+           "HLMEM_EXTRACTOR": "Union", "HLMEM_BLOCK_REINGEST": "off", "HLMEM_RANKING": '{"speaker_weight": 0}', "HLMEM_RECALL_PARALLEL": "0",
            "HLMEM_NUMBA": "no", "HLMEM_DEBUG": "1", "HLMEM_EXPERIENCE": '{"min_support": 8, "z": 2}'}
     assert set(env) == set(ENV.values())
     s = Settings.from_env(env)
     assert (s.db, s.embedder, s.llm, s.llm_model, s.llm_base_url) == ("/tmp/m.db", "hash", "local", "m1",
                                                                         "http://127.0.0.1:1")
     assert (s.rerank, s.rerank_model, s.rerank_base_url) == ("dashscope", "r1", "http://127.0.0.1:2")
-    assert s.provenance == "observe" and s.ranking == RankingConfig(speaker_weight=0)
+    assert s.provenance == "observe" and s.ranking == RankingConfig(speaker_weight=0) and s.extractor == "union"
     assert (s.block_reingest, s.recall_parallel, s.numba, s.debug) == (False, False, False, True)
     assert (s.experience.min_support, s.experience.z, s.experience.probation) == (8, 2, 1)
 
