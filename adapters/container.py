@@ -23,6 +23,8 @@ from hlmem.application.audit import AuditService
 from hlmem.application.conflicts import ConflictService
 from hlmem.application.derived import DerivedService
 from hlmem.application.derived_guard import guarded
+from hlmem.application.relation_guard import relation_guarded
+from hlmem.application.relations import RelationService
 from hlmem.application.extraction.extractors import LLMExtractor, RuleExtractor
 from hlmem.application.experience import ExperienceService
 from hlmem.application.experience_forget import ExperienceForgetService
@@ -170,7 +172,10 @@ class Container(containers.DeclarativeContainer):
     job_queue = backend.provided.jobs
     #: The store as every service that changes claims appends to it: derived items go stale in the
     #: same transaction as their sources (application/derived_guard.py, ADR 0046).
-    guarded_storage = providers.Singleton(guarded, storage, ids, job_queue)
+    #: Relations follow their evidence in the same transaction too, and are proposed for review when
+    #: ``relations.enabled`` (application/relation_guard.py, ADR 0081).
+    guarded_storage = providers.Singleton(relation_guarded, providers.Singleton(guarded, storage, ids, job_queue), ids,
+                                          registry, providers.Callable(bool, config.relations.enabled))
     forget = providers.Singleton(ForgetService, guarded_storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
@@ -226,6 +231,8 @@ class Container(containers.DeclarativeContainer):
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage))
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
+    #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
+    relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_replay_target, backend)

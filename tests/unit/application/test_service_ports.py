@@ -37,7 +37,7 @@ SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteSt
 #: Every storage role; the composition's members are exactly theirs.
 ROLES = (ports.EventLog, ports.StoreIdentity, ports.ClaimReader, ports.SearchIndex, ports.ForgetQueries,
          ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache,
-         ports.DerivedReader, ports.HasExperience)
+         ports.DerivedReader, ports.HasExperience, ports.HasRelations)
 
 
 def members(protocol: type) -> set[str]:
