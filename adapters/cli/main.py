@@ -21,6 +21,7 @@ from hlmem.adapters.cli import hermes_commands  # noqa: F401  (``hlmem hermes in
 from hlmem.adapters.cli import serve_commands  # noqa: F401  (``hlmem serve``, REST: ADR 0036)
 from hlmem.adapters.cli import episode_commands  # noqa: F401  (``hlmem episode``, ADR 0045)
 from hlmem.adapters.cli import derived_commands  # noqa: F401  (derive, observations, profile: ADR 0046)
+from hlmem.adapters.cli import relation_commands  # noqa: F401  (``hlmem relations``, ADR 0081)
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,

@@ -31,7 +31,8 @@ from support.cli import HLMEM, cli_env, end_process  # noqa: E402
 
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
-TOOLS = {"memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
+TOOLS = {"memory_relation_list", "memory_relation_get", "memory_relation_accept", "memory_relation_reject",
+         "memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
          "memory_explain", "memory_history", "memory_feedback", "memory_episode_start", "memory_episode_step",
          "memory_episode_end", "memory_episode_get", "memory_episode_list", "memory_policies", "memory_procedures"}
 NOW = "2026-12-01T10:00:00+00:00"
