@@ -130,6 +130,8 @@ def _target(relation: str, value: str) -> Entity | None:
             return Entity(PET, pet.group("name"))
         return Entity(THING, value.strip()) if value.strip() and len(value) <= 60 else None
     if kind == PERSON:
+        if subject_key(value) == SELF_KEY:  # "Tom·manager·me": the user is Tom's manager
+            return USER_ENTITY
         return Entity(PERSON, value.strip()) if _person_name(value) else None
     if kind in (ORGANISATION, PLACE) and value.strip() and len(value) <= 80:
         return Entity(kind, value.strip())
