@@ -28,8 +28,13 @@ from hlmem.application.ports import IdGenerator, IndexEntry, RelationStore
 from hlmem.domain.derived import forget_id_of
 from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded, OriginClass
 from hlmem.domain.redaction import Tombstone
-from hlmem.domain.relation_decisions import RelationCandidate, candidate_id, decide_lifecycle, decide_proposals
-from hlmem.domain.relation_decisions import relation_triggers
+from hlmem.domain.relation_decisions import (
+    RelationCandidate,
+    candidate_id,
+    decide_lifecycle,
+    decide_proposals,
+    relation_triggers,
+)
 from hlmem.domain.relation_rules import claim_candidates, text_candidates
 from hlmem.domain.slots import SlotRegistry
 

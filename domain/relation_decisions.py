@@ -29,13 +29,13 @@ from hlmem.domain.relation_events import (
     RelationRetired,
 )
 from hlmem.domain.relations import (
+    ACCEPTED,
     FORGOTTEN,
     OPEN,
     PROPOSED,
     REJECTED,
     RELATION_TYPES,
     RETIRED,
-    ACCEPTED,
     Entity,
     RelationState,
     relation_id,

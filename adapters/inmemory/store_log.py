@@ -18,8 +18,8 @@ from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import DerivedState, is_derived_id, step_derived
 from hlmem.domain.errors import ConcurrencyConflict
 from hlmem.domain.events import DomainEvent
-from hlmem.domain.relation_events import is_relation_stream
 from hlmem.domain.reducers import index_change, step, touched_streams
+from hlmem.domain.relation_events import is_relation_stream
 from hlmem.domain.state import ClaimState, ConflictState, MemoryView, ObservationState
 
 
