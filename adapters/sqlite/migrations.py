@@ -589,6 +589,7 @@ def _relations(con: apsw.Connection) -> None:
             relation_id TEXT NOT NULL,
             PRIMARY KEY (item_id, relation_id)
         ) WITHOUT ROWID;
+        CREATE INDEX relation_evidence_by_relation ON relation_evidence (relation_id);
         """
     )
 

@@ -42,6 +42,16 @@ class SQLiteRelations:
         self._cache.clear()
         self._dirty.clear()
 
+    def prefetch(self, events: Sequence[DomainEvent]) -> None:
+        """Load, in one read per 500, the states a batch's relation events will change (the store
+        calls it before projecting an append)."""
+        wanted = [e.stream_id for e in events if e.version != 1 and is_relation_stream(e.stream_id)
+                  and e.stream_id not in self._cache]
+        if wanted:
+            found = self._load(wanted)
+            for sid in wanted:
+                self._cache[sid] = found.get(sid)
+
     def project(self, event: DomainEvent) -> None:
         """Apply one event inside the caller's write transaction (others are ignored)."""
         sid = event.stream_id
@@ -56,16 +66,19 @@ class SQLiteRelations:
 
     def flush(self) -> None:
         """Write every state changed since the last flush, with its evidence rows."""
+        if not self._dirty:
+            return
         con = self._db.con
-        for sid in sorted(self._dirty):
-            state = self._cache[sid]
-            assert state is not None
-            con.execute("INSERT OR REPLACE INTO relations (relation_id, namespace, status, source_id, target_id, state) "
-                        "VALUES (?,?,?,?,?,?)", (sid, state.namespace, state.status, state.source_id,
-                                                 state.target_id, _encode(state)))
-            con.execute("DELETE FROM relation_evidence WHERE relation_id = ?", (sid,))
-            con.executemany("INSERT OR IGNORE INTO relation_evidence (item_id, relation_id) VALUES (?, ?)",
-                            [(item, sid) for item in state.evidence])
+        states = [(sid, self._cache[sid]) for sid in sorted(self._dirty)]
+        con.executemany("INSERT OR REPLACE INTO relations (relation_id, namespace, status, source_id, target_id, state) "
+                        "VALUES (?,?,?,?,?,?)", [(sid, s.namespace, s.status, s.source_id, s.target_id, _encode(s))
+                                                 for sid, s in states])
+        ids = [sid for sid, _ in states]
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start:start + _CHUNK]
+            con.execute(f"DELETE FROM relation_evidence WHERE relation_id IN ({','.join('?' * len(chunk))})", chunk)
+        con.executemany("INSERT OR IGNORE INTO relation_evidence (item_id, relation_id) VALUES (?, ?)",
+                        [(item, sid) for sid, s in states for item in s.evidence])
         self._dirty.clear()
 
     def _load(self, ids: Sequence[str]) -> dict[str, RelationState]:

@@ -60,6 +60,7 @@ class SQLiteLog:
                 versions[event.stream_id] = event.version
             # One executemany per table: positions are assigned here, inside the write lock.
             first = event_log.insert_events(self._con, events, payloads)
+            self.relations.prefetch(events)
             items: dict[str, tuple] = {}
             drops: set[str] = set()
             for offset, event in enumerate(events):

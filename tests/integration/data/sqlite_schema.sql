@@ -51,6 +51,8 @@ CREATE UNIQUE INDEX policy_links_by_episode ON policy_links (episode_id, policy_
 CREATE INDEX procedures_by_policy ON procedures (policy_id);
 -- index procedures_by_source on procedures
 CREATE INDEX procedures_by_source ON procedures (source_episode);
+-- index relation_evidence_by_relation on relation_evidence
+CREATE INDEX relation_evidence_by_relation ON relation_evidence (relation_id);
 -- index relations_by_source on relations
 CREATE INDEX relations_by_source ON relations (source_id);
 -- index relations_by_status on relations
