@@ -53,6 +53,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
         "ranking": {"config": settings.ranking if ranking is None else ranking_config(ranking)},
         "recall": {"parallel": settings.recall_parallel},
         "budget": {"settings": settings.budget},
+        "relations": {"enabled": settings.relations.enabled},
     })
     # Plugins (ADR 0032): the registry sees the allowlist; every enabled plugin is checked now.
     container.plugin_settings.override(providers.Object(settings.plugins))

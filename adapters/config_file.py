@@ -31,7 +31,7 @@ CONFIG_ENV = "HLMEM_CONFIG"
 FILE_NAME = "hlmem.toml"
 
 #: Each settings field and its key in the file: a top-level key, or ``table.key``. The fields
-#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins``, ``budget``, ``server`` and ``experience`` are
+#: ``ranking``, ``lifecycle``, ``maintenance``, ``plugins``, ``budget``, ``server``, ``experience`` and ``relations`` are
 #: whole tables.
 FILE_KEYS: Mapping[str, str] = {
     "db": "db",
@@ -55,6 +55,7 @@ FILE_KEYS: Mapping[str, str] = {
     "budget": "budget",
     "server": "server",
     "experience": "experience",
+    "relations": "relations",
 }
 _FIELD_OF = {key: field for field, key in FILE_KEYS.items()}
 #: Tables whose keys are separate fields (``[llm] model`` is ``llm_model``).

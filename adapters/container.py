@@ -27,6 +27,8 @@ AuditService = deferred("hlmem.application.audit:AuditService")
 ConflictService = deferred("hlmem.application.conflicts:ConflictService")
 DerivedService = deferred("hlmem.application.derived:DerivedService")
 guarded = deferred("hlmem.application.derived_guard:guarded")
+relation_guarded = deferred("hlmem.application.relation_guard:relation_guarded")
+RelationService = deferred("hlmem.application.relations:RelationService")
 ExperienceService = deferred("hlmem.application.experience:ExperienceService")
 ExperienceForgetService = deferred("hlmem.application.experience_forget:ExperienceForgetService")
 ExperienceRecall = deferred("hlmem.application.experience_recall:ExperienceRecall")
@@ -178,7 +180,10 @@ class Container(containers.DeclarativeContainer):
     job_queue = backend.provided.jobs
     #: The store as every service that changes claims appends to it: derived items go stale in the
     #: same transaction as their sources (application/derived_guard.py, ADR 0046).
-    guarded_storage = providers.Singleton(guarded, storage, ids, job_queue)
+    #: Relations follow their evidence in the same transaction too, and are proposed for review when
+    #: ``relations.enabled`` (application/relation_guard.py, ADR 0081).
+    guarded_storage = providers.Singleton(relation_guarded, providers.Singleton(guarded, storage, ids, job_queue), ids,
+                                          registry, providers.Callable(bool, config.relations.enabled))
     forget = providers.Singleton(ForgetService, guarded_storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
@@ -234,6 +239,8 @@ class Container(containers.DeclarativeContainer):
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage))
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
+    #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
+    relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_replay_target, backend)

@@ -18,6 +18,7 @@ from hlmem.adapters.arguments import Timestamp, enum_value, forget_target, local
 from hlmem.adapters.bootstrap import build_container, note_embedder, use_embedder
 from hlmem.adapters.corrections_api import Corrections
 from hlmem.adapters.flat_names import FlatNames
+from hlmem.adapters.memory_relations import Relations
 from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
 from hlmem.adapters.settings import ENV, Settings
@@ -70,7 +71,8 @@ class Memory(Operations, Corrections, FlatNames):
     Roles beyond the everyday verbs are namespaces (ADR 0077): ``mem.episodes`` (start, step, end,
     get, list, page, forget), ``mem.policies`` (list, induce, thresholds), ``mem.procedures``
     (list), ``mem.derived`` (build, observations, profile, get), ``mem.conflicts`` (list,
-    resolve), ``mem.worker`` (run, stop, config); ``mem.jobs`` is the job queue itself.
+    resolve), ``mem.worker`` (run, stop, config), ``mem.relations`` (list, page, get, accept, reject,
+    scan: docs/relations.md); ``mem.jobs`` is the job queue itself.
     """
 
     episodes: Episodes
@@ -79,6 +81,7 @@ class Memory(Operations, Corrections, FlatNames):
     derived: Derived
     conflicts: Conflicts
     worker: Worker
+    relations: Relations
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, embedder: str | Embedder | None = None,
                  now: Timestamp = None, namespace: str = "default", synchronous: str = "FULL",
@@ -103,6 +106,7 @@ class Memory(Operations, Corrections, FlatNames):
         self.derived = Derived(self._container, self)
         self.conflicts = Conflicts(self._container, self)
         self.worker = Worker(self._container, self)
+        self.relations = Relations(self._container, self)
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, then the backend (the

@@ -53,6 +53,13 @@ from hlmem.domain.experience_events import (
     ProcedurePromoted,
     StepRecorded,
 )
+from hlmem.domain.relation_events import (
+    RelationAccepted,
+    RelationCorroborated,
+    RelationProposed,
+    RelationRejected,
+    RelationRetired,
+)
 from hlmem.domain.time import format_timestamp, parse_timestamp
 
 #: Append-only: tag -> event class. Never edit or remove a line; add new tags at the end.
@@ -92,6 +99,12 @@ TAGS: Mapping[str, type[DomainEvent]] = {
     "derived.rebuilt.v1": DerivedRebuilt,
     "derived.became_stale.v1": DerivedBecameStale,
     "derived.removed.v1": DerivedRemoved,
+    # Relations between people and things (docs/relations.md, ADR 0081).
+    "relation.proposed.v1": RelationProposed,
+    "relation.corroborated.v1": RelationCorroborated,
+    "relation.accepted.v1": RelationAccepted,
+    "relation.rejected.v1": RelationRejected,
+    "relation.retired.v1": RelationRetired,
 }
 TAG_OF: Mapping[type[DomainEvent], str] = {cls: tag for tag, cls in TAGS.items()}
 

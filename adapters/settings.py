@@ -22,10 +22,12 @@ from attrs import fields, frozen
 from hlmem.adapters.settings_sections import (
     BudgetSettings,
     PluginSettings,
+    RelationSettings,
     ServerSettings,
     budget_settings,
     experience_thresholds,
     plugin_settings,
+    relation_settings,
     server_settings,
 )
 from hlmem.application.maintenance import MaintenanceConfig
@@ -87,6 +89,8 @@ class Settings:
     server: ServerSettings = ServerSettings()
     #: Policy induction's thresholds (docs/experience.md); ``mem.policies.set_thresholds`` wins.
     experience: PolicyThresholds = PolicyThresholds()
+    #: Relations between people and things: ``enabled`` proposes them for review (docs/relations.md).
+    relations: RelationSettings = RelationSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -143,6 +147,7 @@ ENV: Mapping[str, str] = {
     "numba": "HLMEM_NUMBA",
     "debug": "HLMEM_DEBUG",
     "experience": "HLMEM_EXPERIENCE",
+    "relations": "HLMEM_RELATIONS",
 }
 
 
@@ -180,6 +185,7 @@ _FROM_TEXT: Mapping[str, Callable[[str, str], Any]] = {
     "block_reingest": _switch, "recall_parallel": _switch, "numba": _switch, "debug": _flag,
     "ranking": _json_object,
     "experience": lambda raw, variable: _json_object(raw, variable, "PolicyThresholds"),
+    "relations": lambda raw, variable: raw.lower() not in OFF_WORDS,  # HLMEM_RELATIONS=1: enabled
 }
 
 
@@ -258,7 +264,7 @@ _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
     "embedder": _embedder, "provenance": _provenance, "extractor": _extractor, "ranking": _ranking,
     "lifecycle": _lifecycle,
     "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
-    "server": server_settings, "experience": experience_thresholds,
+    "server": server_settings, "experience": experience_thresholds, "relations": relation_settings,
     "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,
     "debug": _boolean,
 }

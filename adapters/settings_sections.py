@@ -23,7 +23,8 @@ from hlmem.domain.errors import ConfigurationError
 from hlmem.domain.experience_policy import PolicyThresholds, threshold_problems
 
 __all__ = ["ENTRY_POINT_GROUPS", "AllowedPlugin", "BudgetSettings", "PluginSettings", "ServerSettings",
-           "budget_settings", "experience_thresholds", "plugin_settings", "server_settings"]
+           "budget_settings", "experience_thresholds", "plugin_settings", "RelationSettings", "relation_settings",
+           "server_settings"]
 
 #: The entry-point group of each port a plugin may implement (docs/plugins.md).
 ENTRY_POINT_GROUPS: Mapping[str, str] = MappingProxyType({
@@ -292,3 +293,33 @@ def experience_thresholds(value: PolicyThresholds | Mapping[str, Any] | None,
     if messages:
         raise ConfigurationError("; ".join(messages))
     return PolicyThresholds(**merged)
+
+
+@frozen(kw_only=True)
+class RelationSettings:
+    """The ``[relations]`` table (docs/relations.md, ADR 0081).
+
+    :param enabled: propose relations between people and things by deterministic rules after each
+        write (off by default: a wrong edge spreads, so candidates wait for review). Edges already
+        accepted follow their evidence whether this is on or not.
+    """
+
+    enabled: bool = False
+
+
+def relation_settings(value: RelationSettings | Mapping[str, Any] | bool | None,
+                      where: str = "relations") -> RelationSettings:
+    """The ``[relations]`` table as a :class:`RelationSettings` (``true``/``false`` alone: ``enabled``).
+
+    :raises ConfigurationError: an unknown key, or ``enabled`` that is not true or false.
+    """
+    if value is None or isinstance(value, RelationSettings):
+        return value or RelationSettings()
+    if isinstance(value, bool):
+        return RelationSettings(enabled=value)
+    value = _table(value, where)
+    _unknown(value, {"enabled"}, where)
+    enabled = value.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise ConfigurationError(f"{where}.enabled must be true or false, not {enabled!r}")
+    return RelationSettings(enabled=enabled)

@@ -14,6 +14,7 @@ from attrs import frozen
 from hlmem.application.experience import experience_differences
 from hlmem.application.indexing import claim_text, event_index_text, passage_vectors
 from hlmem.application.ports import Embedder, IndexEntry, Storage, StoredEvent
+from hlmem.application.relations import relation_differences
 from hlmem.domain.experience_events import is_experience_stream
 from hlmem.domain.redaction import Tombstone, redact
 from hlmem.domain.reducers import index_change
@@ -134,6 +135,7 @@ class ReplayService:
         diffs += _diff("event", obs_ids, live, rebuilt, live.get_observations, rebuilt.get_observations)
         diffs += _diff("conflict", conflict_ids, live, rebuilt, live.get_conflicts, rebuilt.get_conflicts)
         diffs += experience_differences(live, rebuilt, [s for s in streams if is_experience_stream(s)])
+        diffs += relation_differences(live, rebuilt, list(streams))
         derived_ids = [s for s in streams if s.startswith("dv_")]
         if derived_ids:
             diffs += _diff("derived item", derived_ids, live, rebuilt, live.get_derived, rebuilt.get_derived)

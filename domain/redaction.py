@@ -33,6 +33,7 @@ from hlmem.domain.events import (
     ObservationRecorded,
 )
 from hlmem.domain.experience_events import EXPERIENCE_EVENT_TYPES, redact_experience
+from hlmem.domain.relation_events import RELATION_EVENT_TYPES, redact_relation
 
 #: Kinds of fingerprinted content (a prefix of the hashed message, so kinds never collide).
 OBSERVATION = "observation"
@@ -63,6 +64,8 @@ def redact(event: DomainEvent) -> DomainEvent:
         return evolve(event, reason="")
     if isinstance(event, EXPERIENCE_EVENT_TYPES):
         return redact_experience(event)
+    if isinstance(event, RELATION_EVENT_TYPES):
+        return redact_relation(event)
     return event
 
 

@@ -159,6 +159,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "serve_commands": ("serve",),
     "episode_commands": ("episode",),
     "derived_commands": ("derive", "observations", "profile"),
+    "relation_commands": ("relations",),
 }
 _MODULE_OF = {command: module for module, commands in COMMAND_MODULES.items() for command in commands}
 

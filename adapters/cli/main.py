@@ -14,7 +14,7 @@ import click
 # each when one of its commands runs (context.COMMAND_MODULES): the write pipeline (worker, jobs,
 # conflicts), backup/restore/audit, ``forget``, ``maintain`` and ``revive``, config, ``mcp``
 # (ADR 0037), doctor and ops, plugins (ADR 0032), hermes (ADR 0038), ``serve`` (ADR 0036),
-# ``episode`` (ADR 0045), derive, observations and profile (ADR 0046).
+# ``episode`` (ADR 0045), derive, observations and profile (ADR 0046), ``relations`` (ADR 0081).
 from hlmem.adapters.cli import render
 from hlmem.adapters.cli.context import (  # noqa: F401  (re-exported: ``cli`` is the entry point's group)
     EXIT_CORRUPT,

@@ -28,6 +28,7 @@ from hlmem.adapters.inmemory.store_forget import InMemoryForgetting
 from hlmem.adapters.inmemory.store_log import InMemoryLog
 from hlmem.adapters.inmemory.store_search import InMemorySearch
 from hlmem.adapters.inmemory.packet_log import InMemoryPacketLog
+from hlmem.adapters.inmemory.relations import InMemoryRelations
 from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.application.ports import StoredEvent
 from hlmem.domain.derived import DerivedState
@@ -63,6 +64,8 @@ class InMemoryStorage(InMemoryLog, InMemoryClaims, InMemorySearch, InMemoryForge
         self.tombstones = InMemoryTombstoneLedger()
         #: The experience channel's projection (ADR 0045), journaled with the rest.
         self.experience = InMemoryExperience(self._journal)
+        #: Relations between people and things (ADR 0081), journaled with the rest.
+        self.relations = InMemoryRelations(self._journal)
         self._activity = InMemoryActivity(lambda: self._claims)
         #: Context packets served and the history they stood in for (ADR 0061).
         self.packet_log = InMemoryPacketLog(lambda: self._observations)

@@ -13,11 +13,13 @@ from types import MappingProxyType
 from hlmem.adapters.inmemory.experience import InMemoryExperience
 from hlmem.adapters.inmemory.index import IndexedItem
 from hlmem.adapters.inmemory.journal import Journal
+from hlmem.adapters.inmemory.relations import InMemoryRelations
 from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import DerivedState, is_derived_id, step_derived
 from hlmem.domain.errors import ConcurrencyConflict
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.reducers import index_change, step, touched_streams
+from hlmem.domain.relation_events import is_relation_stream
 from hlmem.domain.state import ClaimState, ConflictState, MemoryView, ObservationState
 
 
@@ -39,6 +41,7 @@ class InMemoryLog:
     _event_ids: set[str]
     _meta: dict[str, str]
     experience: InMemoryExperience
+    relations: InMemoryRelations
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int:
         index = index or {}
@@ -70,6 +73,10 @@ class InMemoryLog:
         if is_derived_id(event.stream_id):
             journal.remember(self._derived, event.stream_id)
             step_derived(event, self._derived)
+            journal.set(self._versions, event.stream_id, event.version)
+            return
+        if is_relation_stream(event.stream_id):
+            self.relations.project(event)
             journal.set(self._versions, event.stream_id, event.version)
             return
         for stream_id in touched_streams(event):
@@ -120,7 +127,7 @@ class InMemoryLog:
         out: dict[str, object] = {}
         for sid in stream_ids:
             state = (self._claims.get(sid) or self._observations.get(sid) or self._conflicts.get(sid)
-                     or self._derived.get(sid))
+                     or self._derived.get(sid) or self.relations.state_of(sid))
             if state is not None:
                 out[sid] = state
         return out

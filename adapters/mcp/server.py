@@ -1,7 +1,8 @@
-"""The MCP server: sixteen ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
+"""The MCP server: twenty ``memory_*`` tools, a context-packet resource and prompt, over one ``Memory``.
 
 The experience channel's seven tools (episodes, policies, procedures) are in
-:mod:`~hlmem.adapters.mcp.experience_tools`.
+:mod:`~hlmem.adapters.mcp.experience_tools`, the four of relations (list, get, accept, reject) in
+:mod:`~hlmem.adapters.mcp.relation_tools`.
 
 Each tool parses its JSON arguments (the SDK validates them against the input schema built from
 the signature), makes one call into :class:`~hlmem.Memory` and returns the CLI's JSON shape
@@ -32,6 +33,7 @@ from pydantic import Field
 from hlmem.adapters.mcp import shapes
 from hlmem.adapters.mcp.calls import ERASE, READ, WRITE, Calls, HlmemMCPServer, Id, Namespace, Pairs, Time
 from hlmem.adapters.mcp.experience_tools import add_experience_tools
+from hlmem.adapters.mcp.relation_tools import add_relation_tools
 from hlmem.adapters.wire.claims import claim_dict, explanation_dict
 from hlmem.adapters.wire.forget import report_dict
 from hlmem.adapters.wire.recall import recall_dict
@@ -174,6 +176,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
             id, verdict, actor="mcp", reason=reason)))  # type: ignore[return-value]
 
     add_experience_tools(server, call)
+    add_relation_tools(server, call)  # docs/relations.md, ADR 0081
 
     async def packet(query: str) -> str:
         def run() -> str:

@@ -137,3 +137,33 @@ class ProceduresOut(TypedDict):
     """``memory_procedures``: the CLI's ``episode procedures --json``, every version."""
 
     items: list[dict[str, Any]]
+
+
+class RelationPageOut(TypedDict):
+    """``memory_relation_list``: the CLI's ``relations list --json``: edges and the next page's cursor."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class RelationOut(TypedDict):
+    """One relation: the CLI's ``relations show --json`` (``evidence_items`` as they stand now)."""
+
+    id: str
+    namespace: str
+    relation: str
+    status: str
+    source: dict[str, Any]
+    target: dict[str, Any]
+    evidence: list[str]
+    rules: list[str]
+    valid_from: str | None
+    valid_to: str | None
+    proposed_at: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
+    review_reason: str | None
+    retired_reason: str | None
+    version: int
+    live: bool
+    evidence_items: list[dict[str, Any]]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hlmem.adapters.postgres import derived, experience, postings, search, states
+from hlmem.adapters.postgres import derived, experience, postings, relations, search, states
 from hlmem.adapters.postgres.schema import LOG_LOCK
 from hlmem.adapters.serialization import encode_payload, tag_of
 from hlmem.application.ports import IndexEntry
@@ -22,6 +22,7 @@ from hlmem.domain.errors import ConcurrencyConflict
 from hlmem.domain.derived import is_derived_id
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.experience_reducers import touches_experience
+from hlmem.domain.relation_events import is_relation_stream
 from hlmem.domain.reducers import index_change, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
@@ -111,8 +112,9 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
     # Derived items and the experience channel have reducers and tables of their own (ADRs 0045, 0046).
     derived.project(con, [e for e in events if is_derived_id(e.stream_id)])
     experience.project(con, [e for e in events if touches_experience(e)])
+    relations.project(con, [e for e in events if is_relation_stream(e.stream_id)])  # ADR 0081
     folded = [(first + n, e) for n, e in enumerate(events) if not is_derived_id(e.stream_id)
-              and not touches_experience(e)]
+              and not touches_experience(e) and not is_relation_stream(e.stream_id)]
     touched = set().union(*(touched_streams(e) for _p, e in folded))
     claims = load_claims(con, [i for i in touched if i.startswith("cl_")])
     observations = load_observations(con, [i for i in touched if i.startswith("ev_")])

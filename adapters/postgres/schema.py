@@ -1,5 +1,6 @@
 """The PostgreSQL schema: the append-only log, projections as state documents, the search index, jobs,
-and the operational tables (budget reservations, LLM calls, worker heartbeats; layout 5, ADR 0074).
+and the operational tables (budget reservations, LLM calls, worker heartbeats; layout 5, ADR 0074), and
+relations between people and things (layout 6, ADR 0081).
 
 Created on first open (``CREATE … IF NOT EXISTS`` under an advisory lock, so several processes
 may open a fresh database at once). The version in ``meta`` (``pg_schema``) names this layout;
@@ -11,7 +12,7 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
@@ -44,6 +45,27 @@ CREATE TABLE IF NOT EXISTS text_totals (
     docs bigint NOT NULL,
     tokens bigint NOT NULL
 );
+"""
+
+#: Relations between people and things (adapters/postgres/relations.py, ADR 0081; layout 6).
+RELATIONS_DDL = """
+CREATE TABLE IF NOT EXISTS relations (
+    relation_id text COLLATE "C" PRIMARY KEY,
+    namespace text NOT NULL,
+    status text NOT NULL,
+    source_id text COLLATE "C" NOT NULL,
+    target_id text COLLATE "C" NOT NULL,
+    state text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS relations_status ON relations (namespace, status);
+CREATE INDEX IF NOT EXISTS relations_source ON relations (source_id);
+CREATE INDEX IF NOT EXISTS relations_target ON relations (target_id);
+CREATE TABLE IF NOT EXISTS relation_evidence (
+    item_id text COLLATE "C" NOT NULL,
+    relation_id text COLLATE "C" NOT NULL,
+    PRIMARY KEY (item_id, relation_id)
+);
+CREATE INDEX IF NOT EXISTS relation_evidence_relation ON relation_evidence (relation_id);
 """
 
 EXPERIENCE_COUNTS_DDL = """
@@ -132,6 +154,8 @@ ALTER TABLE items DROP COLUMN IF EXISTS tsv;
     "3": EXPERIENCE_COUNTS_DDL,
     # 4 -> 5: the shared operational tables (ADR 0074); a store of layout 4 kept these per process.
     "4": OPERATIONS_DDL,
+    # 5 -> 6: relations between people and things (adapters/postgres/relations.py, ADR 0081).
+    "5": RELATIONS_DDL,
 }
 
 DDL = r"""
@@ -351,4 +375,4 @@ CREATE TABLE IF NOT EXISTS procedures (
 );
 CREATE INDEX IF NOT EXISTS procedures_policy ON procedures (policy_id);
 CREATE INDEX IF NOT EXISTS procedures_episode ON procedures (source_episode);
-""" + EXPERIENCE_COUNTS_DDL + OPERATIONS_DDL
+""" + EXPERIENCE_COUNTS_DDL + OPERATIONS_DDL + RELATIONS_DDL

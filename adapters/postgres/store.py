@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from hlmem.adapters.postgres import derived, experience, postings, search
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
 from hlmem.adapters.postgres.experience import PostgresExperience
+from hlmem.adapters.postgres.relations import PostgresRelations
 from hlmem.adapters.postgres.governance import PostgresActivity, PostgresEmbeddingCache, PostgresTombstoneLedger
 from hlmem.adapters.postgres.store_activity import PostgresActivityLog
 from hlmem.adapters.postgres.store_claims import PostgresClaims
@@ -43,6 +44,7 @@ class PostgresStorage(PostgresLog, PostgresClaims, derived.DerivedReads, Postgre
     embedding_cache: PostgresEmbeddingCache
     tombstones: PostgresTombstoneLedger
     experience: PostgresExperience
+    relations: PostgresRelations
 
     def __init__(self, url: str) -> None:
         self.path = url
@@ -67,6 +69,8 @@ class PostgresStorage(PostgresLog, PostgresClaims, derived.DerivedReads, Postgre
         self._activity = PostgresActivity(self.db)
         #: The experience channel's projection (ADR 0045), written by each append's transaction.
         self.experience = PostgresExperience(self.db)
+        #: Relations between people and things (ADR 0081), written by each append's transaction.
+        self.relations = PostgresRelations(self.db)
 
     def __repr__(self) -> str:
         return f"PostgresStorage({redacted_url(self.url)})"

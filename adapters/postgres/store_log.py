@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from hlmem.adapters.log_window import window_rows
-from hlmem.adapters.postgres import derived
+from hlmem.adapters.postgres import derived, relations
 from hlmem.adapters.postgres.db import PgDb, redacted_url, translated
 from hlmem.adapters.postgres.projection import append_events
 from hlmem.adapters.serialization import UPCASTERS, decode, stored_tags
@@ -122,6 +122,7 @@ class PostgresLog:
                 for row in self._con.execute(f"SELECT {key}, state FROM {table} WHERE {key} = ANY(%s)", (ids,)):
                     out[row[0]] = (f"postgres.{table}", row[1])
             out.update(derived.fingerprints(self._con, [i for i in ids if i.startswith("dv_")]))
+            out.update(relations.fingerprints(self._con, ids))
         return out
 
 

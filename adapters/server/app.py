@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hlmem.adapters.asgi_guards import CloseOnShutdown, HostGuard
 from hlmem.adapters.listen_guard import allowed_hosts
-from hlmem.adapters.server import routes_experience, routes_ops, routes_read, routes_write
+from hlmem.adapters.server import routes_experience, routes_ops, routes_read, routes_relations, routes_write
 from hlmem.adapters.server.api_docs import mount_api_docs
 from hlmem.adapters.server.auth import BearerAuth
 from hlmem.adapters.server.backups import backup_directory
@@ -64,7 +64,7 @@ def create_app(memory: Any | Callable[[], Any], settings: ServerSettings | None 
     app = FastAPI(title="hlmem", version=ours, description=DESCRIPTION, redoc_url=None,
                   docs_url=None)
     app.state.hlmem = ServerState(served, settings.max_body_bytes, backup_directory(settings.backup_dir))
-    for module in (routes_read, routes_write, routes_experience, routes_ops):
+    for module in (routes_read, routes_write, routes_experience, routes_ops, routes_relations):
         app.include_router(module.router)
     mount_ui(app)  # the web inspector at /ui (docs/ui.md)
     mount_api_docs(app)  # Swagger UI from local files (no CDN)

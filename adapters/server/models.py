@@ -124,6 +124,19 @@ class ResolveIn(_Body):
     expected_version: int | None = Field(None, ge=0)
 
 
+class RelationReviewIn(_Body):
+    """A review decision on a relation (docs/relations.md): why, and who decided."""
+
+    reason: str = Field("", max_length=2000)
+    actor: str = Field("api", min_length=1, max_length=200)
+
+
+class RelationScanIn(_Body):
+    """Which namespace to scan for relations (the server's default when left out)."""
+
+    namespace: str | None = Field(None, min_length=1, max_length=200)
+
+
 class FeedbackIn(_Body):
     """Whether a recalled claim or event helped."""
 

@@ -568,6 +568,32 @@ def _packet_activity(con: apsw.Connection) -> None:
     )
 
 
+def _relations(con: apsw.Connection) -> None:
+    # Relations between people and things (adapters/sqlite/relations.py, ADR 0081): each edge's state
+    # as the reducer's JSON, the columns the reads filter on, and its evidence (lookups by claim or event).
+    con.execute(
+        """
+        CREATE TABLE relations (
+            relation_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            status TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX relations_by_status ON relations (namespace, status);
+        CREATE INDEX relations_by_source ON relations (source_id);
+        CREATE INDEX relations_by_target ON relations (target_id);
+        CREATE TABLE relation_evidence (
+            item_id TEXT NOT NULL,
+            relation_id TEXT NOT NULL,
+            PRIMARY KEY (item_id, relation_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX relation_evidence_by_relation ON relation_evidence (relation_id);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -588,6 +614,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0017_english_stems", _english_stems),
     Migration("0019_experience_counts", _experience_counts),
     Migration("0020_packet_activity", _packet_activity),
+    Migration("0022_relations", _relations),
 )
 
 

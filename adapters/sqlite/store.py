@@ -25,6 +25,7 @@ from hlmem.adapters.sqlite.db import Db
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.embedding_cache import SQLiteEmbeddingCache
 from hlmem.adapters.sqlite.experience import SQLiteExperience
+from hlmem.adapters.sqlite.relations import SQLiteRelations
 from hlmem.adapters.sqlite.migrations import migrate
 from hlmem.adapters.sqlite.packet_log import SQLitePacketLog
 from hlmem.adapters.sqlite.projector import Projector
@@ -82,6 +83,8 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self.tombstones = SQLiteTombstoneLedger(self.db)
         #: The experience channel's projection (ADR 0045), written in each append's transaction.
         self.experience = SQLiteExperience(self.db)
+        #: Relations between people and things (ADR 0081), written in each append's transaction.
+        self.relations = SQLiteRelations(self.db)
         self._activity = SQLiteActivity(self.db)
         #: Context packets served and the history they stood in for (ADR 0061), buffered like accesses.
         self.packet_log = SQLitePacketLog(self.db)
@@ -103,6 +106,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self.embedding_cache.drop_pending()
         self._projector.reset()
         self.experience.reset()
+        self.relations.reset()
         self._vectors.invalidate()
         self._model = None
 
@@ -111,6 +115,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self.embedding_cache.write_pending()
         self._projector.reset()
         self.experience.reset()
+        self.relations.reset()
 
     @contextmanager
     def streaming(self) -> Iterator[None]:

@@ -17,6 +17,7 @@ from hlmem.adapters.sqlite import context, derived_rows, event_log, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.projector import Projector
+from hlmem.adapters.sqlite.relations import SQLiteRelations
 from hlmem.adapters.vectors.fit import check_index_vectors
 from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import is_derived_id
@@ -35,6 +36,7 @@ class SQLiteLog:
     _projector: Projector
     _vectors: search.VectorCache
     experience: SQLiteExperience
+    relations: SQLiteRelations
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None, *,
                payloads: Mapping[str, str] | None = None) -> int:
@@ -58,11 +60,13 @@ class SQLiteLog:
                 versions[event.stream_id] = event.version
             # One executemany per table: positions are assigned here, inside the write lock.
             first = event_log.insert_events(self._con, events, payloads)
+            self.relations.prefetch(events)
             items: dict[str, tuple] = {}
             drops: set[str] = set()
             for offset, event in enumerate(events):
                 self._projector.project(event, first + offset)
                 self.experience.project(event)
+                self.relations.project(event)
                 if dropped := Projector.drops_item(event):
                     items.pop(dropped, None)
                     drops.add(dropped)
@@ -73,6 +77,7 @@ class SQLiteLog:
                     items[item] = (item, kind, event.namespace, entry.text, entry.vector)
             self._projector.flush()
             self.experience.flush()
+            self.relations.flush()
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
             indexed = search.index_items(self._con, list(items.values()))
@@ -148,7 +153,8 @@ class SQLiteLog:
         with self._lock, _translated("reading projections"):
             out = _projection_rows(self._con, stream_ids)
             out.update(derived_rows.fingerprints(self._con, [i for i in stream_ids if is_derived_id(i)]))
-            return out
+        out.update(self.relations.fingerprints(stream_ids))
+        return out
 
 
 def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[str, object]:

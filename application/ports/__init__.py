@@ -21,6 +21,7 @@ providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matr
 storage         Storage: the composition of the storage roles
 derived         DerivedReader (observation summaries, mental models; ADR 0046)
 experience      ExperienceReader, HasExperience (episodes, policies, procedures; ADR 0045)
+relations       RelationReader, HasRelations (edges between people and things; ADR 0081)
 needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore,
                 DerivedStore, StalenessStore, ExperienceStore, ExperienceForgetStore:
                 what each service asks of storage
@@ -36,6 +37,7 @@ from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.derived import DerivedReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
 from hlmem.application.ports.experience import ExperienceReader, HasExperience
+from hlmem.application.ports.relations import HasRelations, RelationReader, RelationStore
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
 from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
 from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
@@ -76,6 +78,9 @@ __all__ = [
     "ForgetStore",
     "HasEmbeddingCache",
     "HasExperience",
+    "HasRelations",
+    "RelationReader",
+    "RelationStore",
     "HasTombstoneLedger",
     "IdGenerator",
     "IndexEntry",

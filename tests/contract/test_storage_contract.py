@@ -20,6 +20,7 @@ from hlmem.application.ports import (
     HasExperience,
     MaintenanceStore,
     RecallStore,
+    RelationStore,
     StalenessStore,
     Storage,
     WriteStore,
@@ -41,7 +42,7 @@ class StorageContract(StoreContract):
 
     @pytest.mark.parametrize("need", [WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore,
                                       DerivedStore, StalenessStore, ExperienceStore, ExperienceForgetStore,
-                                      HasExperience])
+                                      HasExperience, RelationStore])
     def test_is_every_services_storage(self, store: Storage, need: type) -> None:
         assert isinstance(store, need), need.__name__
 

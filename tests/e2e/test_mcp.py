@@ -31,7 +31,8 @@ from support.cli import HLMEM, cli_env, end_process  # noqa: E402
 
 pytestmark = pytest.mark.skipif(HLMEM is None, reason="the hlmem console script is not installed")
 
-TOOLS = {"memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
+TOOLS = {"memory_relation_list", "memory_relation_get", "memory_relation_accept", "memory_relation_reject",
+         "memory_recall", "memory_save", "memory_remember", "memory_forget", "memory_get", "memory_correct",
          "memory_explain", "memory_history", "memory_feedback", "memory_episode_start", "memory_episode_step",
          "memory_episode_end", "memory_episode_get", "memory_episode_list", "memory_policies", "memory_procedures"}
 NOW = "2026-12-01T10:00:00+00:00"
@@ -332,3 +333,28 @@ def test_a_placeholder_token_is_refused_without_showing_it(tmp_path: Path) -> No
     done = subprocess.run([HLMEM, "mcp", "--transport", "http"], env=env_for(tmp_path, HLMEM_MCP_TOKEN="changeme"),
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "placeholder" in done.stderr and "changeme" not in done.stderr
+
+
+async def exercise_relations(session: ClientSession) -> None:
+    """The relation tools (docs/relations.md): a turn saved with relations on proposes edges, which
+    are listed, read with their evidence, accepted and rejected; bad ids are tool errors."""
+    await session.initialize()
+    await call(session, "memory_save", text="My coworker Tom works at Acme.")
+    queue = (await call(session, "memory_relation_list"))["items"]
+    by_relation = {r["relation"]: r for r in queue}
+    assert set(by_relation) == {"colleague", "works_at"} and all(r["status"] == "proposed" for r in queue)
+    shown = await call(session, "memory_relation_get", relation_id=by_relation["works_at"]["id"])
+    assert shown["live"] and shown["target"]["name"] == "Acme"
+    accepted = await call(session, "memory_relation_accept", relation_id=shown["id"], reason="he said so")
+    assert (accepted["status"], accepted["reviewed_by"]) == ("accepted", "mcp")
+    rejected = await call(session, "memory_relation_reject", relation_id=by_relation["colleague"]["id"])
+    assert rejected["status"] == "rejected"
+    assert (await call(session, "memory_relation_list"))["items"] == []
+    assert len((await call(session, "memory_relation_list", status="all", entity="Tom"))["items"]) == 2
+    assert "no relation" in await error_of(session, "memory_relation_accept", relation_id="rl_nothing")
+    assert "rl_" in await error_of(session, "memory_relation_get", relation_id="cl_1")
+    assert "cursor" in await error_of(session, "memory_relation_list", cursor="ep_1")
+
+
+def test_relation_tools_review_the_queue(tmp_path: Path) -> None:
+    over_stdio(tmp_path, exercise_relations, HLMEM_RELATIONS="1")

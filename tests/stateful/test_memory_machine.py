@@ -23,6 +23,13 @@ claim or keep a forgotten claim's content in its log; no current item may rest o
 not active, checked at the end of every write transaction (``_StalenessAudit``), not just after
 each rule; the projection equals the fold of the log, and replay rebuilds it.
 
+Relations (issue 37 item 1, ADR 0081): every writing service appends through the relation guard
+with relations enabled, so claims and the user's turns propose edges on both stores, and edges are
+reviewed (accepted or rejected). No open (proposed or accepted) edge may rest on a claim that is
+not active or an event that is forgotten, checked at the end of every write transaction; a
+forgotten edge keeps no name in its state or its log; the projection equals the fold of the log on
+both stores, and replay rebuilds it.
+
 A failing run prints its seed (tests/conftest.py); ``pytest tests/stateful --hypothesis-seed=N``
 replays it. Sequences the machine found are pinned as plain tests at the end of this file.
 """
@@ -54,6 +61,8 @@ from hlmem.application.experience_forget import BothEnforcers, ExperienceForgetS
 from hlmem.application.forgetting import ForgetService
 from hlmem.application.derived import DerivedService
 from hlmem.application.derived_guard import guarded
+from hlmem.application.relation_guard import relation_guarded
+from hlmem.application.relations import RelationService
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
 from hlmem.application.recall import RecallService
@@ -68,6 +77,9 @@ from hlmem.domain.lifecycle import LifecyclePolicy
 from hlmem.domain.queries import holds, values_at
 from hlmem.domain.redaction import is_redacted
 from hlmem.domain.reducers import project
+from hlmem.domain.relation_events import RelationProposed
+from hlmem.domain.relations import OPEN as OPEN_EDGE
+from hlmem.domain.relations import project_relations
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.slots import normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus
@@ -96,7 +108,7 @@ NAMESPACES = ("default", "work")
 #: Most writes go to one namespace, so that slots collide; "work" checks isolation.
 WRITE_NAMESPACES = ("default", "default", "default", "work")
 TEXTS = ("I switched to dark mode", "我喜欢深色主题", "小明住在上海", "Alice moved to Berlin", "tea or 咖啡?",
-         "upgrade jieba to 2.0")
+         "upgrade jieba to 2.0", "my coworker Alice likes tea", "我表哥王伟住在上海")
 QUERIES = (*SUBJECTS, "Alice", "dark", "深色", "theme", "主题", "Berlin", "住在", "version 1.2", "jieba", "tea", "咖啡",
            "喜欢", "mode")
 SESSIONS = ("default", "s1", "s2")
@@ -185,6 +197,16 @@ class _StalenessAudit:
             bad = [c for c in item.source_ids if c not in claims or claims[c].status is not ClaimStatus.ACTIVE]
             if bad:
                 self._failures.append((item.derived_id, bad, store.last_position()))
+        # Relations (ADR 0081): an open edge rests on active claims and recorded events only.
+        edges = [r for ns in NAMESPACES for status in OPEN_EDGE
+                 for r in store.relations.relations(ns, status=status, limit=10_000)]
+        claims = store.get_claims([i for r in edges for i in r.claim_ids])
+        events = store.get_observations([i for r in edges for i in r.event_ids])
+        for r in edges:
+            bad = [i for i in r.claim_ids if i not in claims or claims[i].status is not ClaimStatus.ACTIVE]
+            bad += [i for i in r.event_ids if i not in events or events[i].forgotten]
+            if bad:
+                self._failures.append((r.relation_id, r.status, bad, store.last_position()))
 
     @contextlib.contextmanager
     def transaction(self):
@@ -259,19 +281,21 @@ class MemoryMachine(RuleBasedStateMachine):
 
     def _forget_service(self, store: SQLiteStorage) -> ForgetService:
         # Guarded like every service (ADR 0046): a restore's forget cascades to derived items too.
-        return ForgetService(guarded(store, self.sql_ids), store.tombstones, self.clock, self.sql_ids,
-                             DEFAULT_REGISTRY)
+        return ForgetService(relation_guarded(guarded(store, self.sql_ids), self.sql_ids, DEFAULT_REGISTRY, True),
+                             store.tombstones, self.clock, self.sql_ids, DEFAULT_REGISTRY)
 
     def _derived_wiring(self, side: str) -> None:
         """The writing services of one side over the staleness guard (and the audit), and its
         derived-item service; called wherever the machine (re)wires a side."""
         failures = self.__dict__.setdefault("staleness_failures", [])
         store, ids = (self.mem, self.mem_ids) if side == "mem" else (self.sql, self.sql_ids)
-        audited = guarded(_StalenessAudit(store, failures), ids)
+        audited = relation_guarded(guarded(_StalenessAudit(store, failures), ids), ids, DEFAULT_REGISTRY, True)
         setattr(self, f"{side}_writes", WriteService(audited, self.clock, ids, DEFAULT_REGISTRY))
         setattr(self, f"{side}_forget", ForgetService(audited, store.tombstones, self.clock, ids, DEFAULT_REGISTRY))
         setattr(self, f"{side}_maintain", MaintenanceService(audited, self.clock, ids, DEFAULT_REGISTRY, policy=POLICY))
         setattr(self, f"{side}_derived", DerivedService(store, self.clock, ids, DEFAULT_REGISTRY))
+        setattr(self, f"{side}_relations", RelationService(_StalenessAudit(store, failures), self.clock, ids,
+                                                           DEFAULT_REGISTRY))
 
     def _enforcer(self, store: SQLiteStorage) -> BothEnforcers:
         """Restore's tombstone enforcement on both channels (facts, then episodes: ADR 0045)."""
@@ -931,6 +955,59 @@ class MemoryMachine(RuleBasedStateMachine):
         if folds[0]:
             count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))
 
+    # -- relations (issue 37 item 1, ADR 0081) ------------------------------------------------------
+
+    @rule(data=st.data(), accept=st.booleans(), status=st.sampled_from(("proposed", "proposed", None)))
+    def review_relation(self, data, accept: bool, status: str | None) -> None:
+        """Accept or reject one edge (from the queue, or any edge) on both stores alike."""
+        listed = [[r.relation_id for ns in NAMESPACES for r in svc.list(ns, status=status, limit=1000)]
+                  for svc in (self.mem_relations, self.sql_relations)]
+        assert listed[0] == listed[1], listed
+        if not listed[0]:
+            return
+        rid = data.draw(st.sampled_from(listed[0]))
+        got = [_outcome(lambda s=svc: (s.accept if accept else s.reject)(rid, actor="machine").relation)
+               for svc in (self.mem_relations, self.sql_relations)]
+        assert got[0] == got[1], got
+        self.writes_since_reopen += 1
+        count_event(f"review {'accept' if accept else 'reject'}: " + (got[0][1] or got[0][0].status))
+
+    @rule(ns=st.sampled_from(NAMESPACES))
+    def scan_relations(self, ns: str) -> None:
+        """Propose from every current claim (a scan) on both stores alike: nothing new after the write path."""
+        got = [_outcome(lambda s=svc: s.scan(ns)) for svc in (self.mem_relations, self.sql_relations)]
+        assert got[0] == got[1], got
+        assert got[0][0] is not None and not got[0][0].proposed and not got[0][0].corroborated, got[0]
+
+    @invariant()
+    def relations_follow_their_evidence(self) -> None:
+        """No open edge without live evidence (checked at every transaction's end by the audit); a
+        forgotten edge keeps no name in its state or its log; projection = fold, on both stores."""
+        failures = self.__dict__.get("staleness_failures", [])
+        assert not failures, f"an edge or derived item outlived its evidence's transaction: {failures[:3]}"
+        if not self._changed("relations_follow_their_evidence"):
+            return
+        folds = []
+        for store in (self.mem, self.sql):
+            log = self._log(store)
+            folded = project_relations(log)
+            assert store.relations.get_relations(list(folded)) == folded
+            claims, observations = self._all_claims(store), self._all_observations(store)
+            gone = ({c for c, s in claims.items() if s.status is ClaimStatus.FORGOTTEN}
+                    | {e for e, o in observations.items() if o.forgotten})
+            for r in folded.values():
+                if r.status == "forgotten":
+                    assert (r.source_name, r.target_name, r.evidence) == ("", "", ()), r
+                    continue
+                assert not gone.intersection(r.evidence), (r.relation_id, gone.intersection(r.evidence))
+            for event in log:
+                if isinstance(event, RelationProposed) and folded[event.stream_id].status == "forgotten":
+                    assert is_redacted(event), event
+            folds.append(folded)
+        assert folds[0] == folds[1]
+        if folds[0]:
+            count_event("relations: " + ",".join(sorted({r.status for r in folds[0].values()})))
+
 
 TestMemoryMachine = MemoryMachine.TestCase
 
@@ -1199,5 +1276,59 @@ def test_derived_items_go_stale_in_the_source_transaction_and_forget_takes_their
         lambda m: m.forget_subject("user", "default"),
         expect(["forgotten", "forgotten"]),
         lambda m: m.restore_backup(_Drawn(m.backups[0])),
+        lambda m: m.replay_into_sqlite(),
+    ])
+
+
+def test_relations_follow_their_evidence_through_review_supersede_forget_restore_and_replay() -> None:
+    """The relation rules on one sequence (issue 37 item 1): a claim and a turn propose edges on
+    both stores, one is accepted and one rejected, superseding the accepted edge's claim retires it
+    in the same transaction, a backup is taken, forgetting the turn and the subject tombstones their
+    edges (names gone from state and log), the restore's ledger forgets them again on the restored
+    copy, and replay rebuilds the projection. Every invariant runs after each step."""
+    lives = SLOTS[1]
+    seen: dict[str, str] = {}
+
+    def keep(name, call):
+        return lambda m: seen.__setitem__(name, call(m))
+
+    def edges(m, **where) -> dict[str, str]:
+        got = [{f"{r.source_name}>{r.relation}>{r.target_name}" if r.target_name else r.relation_id: r.status
+                for r in svc.list("default", limit=1000, **where)} for svc in (m.mem_relations, m.sql_relations)]
+        assert got[0] == got[1], got
+        return got[0]
+
+    def relation_of(m, target: str) -> str:
+        return next(r.relation_id for r in m.sql_relations.list("default") if r.target_name == target)
+
+    def expect(want: dict[str, str]):
+        def check(m):
+            got = {k: v for k, v in edges(m).items() if not k.startswith("rl_")}
+            assert got == want, got
+        return check
+
+    def all_forgotten(m) -> None:
+        got = edges(m, status="forgotten")
+        assert len(got) == 3 and all(k.startswith("rl_") for k in got), got  # names blank
+        assert not edges(m), edges(m)  # nothing else is left: every edge rested on 小明 or the turn
+
+    _drive([
+        lambda m: m.first_observation(TEXTS[0]),
+        keep("turn", lambda m: m.record(TEXTS[6], "default", None, "s1")),  # my coworker Alice…
+        keep("berlin", lambda m: m.assert_claim(("小明", lives, 0, None, None, "default"))),
+        expect({"user>colleague>Alice": "proposed", "小明>lives_in>Berlin": "proposed"}),
+        lambda m: m.review_relation(_Drawn(relation_of(m, "Berlin")), True, "proposed"),
+        lambda m: m.review_relation(_Drawn(relation_of(m, "Alice")), False, "proposed"),
+        expect({"user>colleague>Alice": "rejected", "小明>lives_in>Berlin": "accepted"}),
+        lambda m: m.advance_clock(24),
+        lambda m: m.assert_claim(("小明", lives, 1, None, None, "default")),  # Berlin -> 上海
+        expect({"user>colleague>Alice": "rejected", "小明>lives_in>Berlin": "retired", "小明>lives_in>上海": "proposed"}),
+        lambda m: m.scan_relations("default"),
+        lambda m: m.take_backup(),
+        lambda m: m.forget_event(seen["turn"], "default"),
+        lambda m: m.forget_subject("小明", "default"),
+        all_forgotten,
+        lambda m: m.restore_backup(_Drawn(m.backups[0])),
+        all_forgotten,
         lambda m: m.replay_into_sqlite(),
     ])

@@ -51,6 +51,14 @@ CREATE UNIQUE INDEX policy_links_by_episode ON policy_links (episode_id, policy_
 CREATE INDEX procedures_by_policy ON procedures (policy_id);
 -- index procedures_by_source on procedures
 CREATE INDEX procedures_by_source ON procedures (source_episode);
+-- index relation_evidence_by_relation on relation_evidence
+CREATE INDEX relation_evidence_by_relation ON relation_evidence (relation_id);
+-- index relations_by_source on relations
+CREATE INDEX relations_by_source ON relations (source_id);
+-- index relations_by_status on relations
+CREATE INDEX relations_by_status ON relations (namespace, status);
+-- index relations_by_target on relations
+CREATE INDEX relations_by_target ON relations (target_id);
 -- index sqlite_autoindex__migrations_1 on _migrations (automatic)
 -- index sqlite_autoindex_embedding_cache_1 on embedding_cache (automatic)
 -- index sqlite_autoindex_events_1 on events (automatic)
@@ -341,6 +349,21 @@ CREATE TABLE procedures (
             status TEXT NOT NULL,
             state TEXT NOT NULL
         ) WITHOUT ROWID;
+-- table relation_evidence on relation_evidence
+CREATE TABLE relation_evidence (
+            item_id TEXT NOT NULL,
+            relation_id TEXT NOT NULL,
+            PRIMARY KEY (item_id, relation_id)
+        ) WITHOUT ROWID;
+-- table relations on relations
+CREATE TABLE relations (
+            relation_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            status TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            state TEXT NOT NULL
+        ) WITHOUT ROWID;
 -- table supersede_edges on supersede_edges
 CREATE TABLE supersede_edges (
             position INTEGER NOT NULL,
@@ -390,4 +413,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity, 0022_relations

@@ -26,6 +26,8 @@ from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import MaintenanceService
 from hlmem.application.pipeline import ExtractionPipeline
 from hlmem.application.recall import RecallService
+from hlmem.application.relation_guard import RelationGuard
+from hlmem.application.relations import RelationService
 from hlmem.application.writes import WriteService
 
 SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteStore),
@@ -33,11 +35,12 @@ SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteSt
             (MaintenanceService, ports.MaintenanceStore), (RecallService, ports.RecallStore),
             (InspectService, ports.ClaimReader), (DerivedService, ports.DerivedStore),
             (StalenessGuard, ports.StalenessStore), (ExperienceService, ports.ExperienceStore),
-            (ExperienceForgetService, ports.ExperienceForgetStore)]
+            (ExperienceForgetService, ports.ExperienceForgetStore), (RelationGuard, ports.RelationStore),
+            (RelationService, ports.RelationStore)]
 #: Every storage role; the composition's members are exactly theirs.
 ROLES = (ports.EventLog, ports.StoreIdentity, ports.ClaimReader, ports.SearchIndex, ports.ForgetQueries,
          ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache,
-         ports.DerivedReader, ports.HasExperience)
+         ports.DerivedReader, ports.HasExperience, ports.HasRelations)
 
 
 def members(protocol: type) -> set[str]:

@@ -1,0 +1,131 @@
+"""Relations follow their evidence in the same transaction: the write path's storage, guarded.
+
+Every service that changes claims or records what was said appends through the one storage object
+the composition root gives it (:mod:`hlmem.application.derived_guard` is the same idea for derived
+items). ``RelationGuard`` wraps it; an ``append`` also appends, inside the same transaction
+(ADR 0081):
+
+- what the pure :func:`~hlmem.domain.relation_decisions.decide_lifecycle` returns when the events
+  supersede, retract, expire or forget evidence of an edge: ``RelationRetired`` for an open edge;
+  for forgotten evidence, the edge's earlier payloads erased through the audited
+  ``erase_payloads`` (they carry the entities' names), an ``ItemForgotten`` tombstone and a
+  ledger row, so replay, restore and re-import never bring it back. This runs whether relations
+  are enabled or not (an edge accepted while they were on still follows its evidence);
+- when relations are enabled, the candidates the deterministic rules find in the claims the
+  events assert and in the user's own turns (:mod:`hlmem.domain.relation_rules`), as
+  ``RelationProposed`` / ``RelationCorroborated`` waiting for review. Never an LLM call.
+
+Copies (``append_copies``: replay, restore) pass through untouched: their log already holds
+these events, decided when the change was first made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+from hlmem.application.ports import IdGenerator, IndexEntry, RelationStore
+from hlmem.domain.derived import forget_id_of
+from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded, OriginClass
+from hlmem.domain.redaction import Tombstone
+from hlmem.domain.relation_decisions import (
+    RelationCandidate,
+    candidate_id,
+    decide_lifecycle,
+    decide_proposals,
+    relation_triggers,
+)
+from hlmem.domain.relation_rules import claim_candidates, text_candidates
+from hlmem.domain.slots import SlotRegistry
+
+#: The ledger's kind for a relation's tombstone (no fingerprint: its content was erased).
+RELATION_TOMBSTONE = "relation"
+
+
+def _proposes(events: Sequence[DomainEvent]) -> bool:
+    return any(isinstance(e, (ClaimAsserted, ObservationRecorded)) for e in events)
+
+
+def user_turn(event: ObservationRecorded) -> bool:
+    """Whether a turn is the user's own words (apposition reads only those: "my" is the user)."""
+    return event.role == "user" and event.origin_class in (OriginClass.DIRECT_USER, OriginClass.UNKNOWN)
+
+
+class RelationGuard:
+    """A storage that keeps relations in step with their evidence on every append (see the module
+    docstring); every other call passes through to the wrapped storage."""
+
+    def __init__(self, storage: RelationStore, ids: IdGenerator, registry: SlotRegistry, *,
+                 enabled: bool = False) -> None:
+        self._storage = storage
+        self._ids = ids
+        self._registry = registry
+        self.relations_enabled = bool(enabled)
+
+    @property
+    def inner(self) -> RelationStore:
+        return self._storage
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._storage, name)
+
+    def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None,
+               **kwargs: Any) -> int:
+        triggers = relation_triggers(events)
+        propose = self.relations_enabled and _proposes(events)
+        if not triggers and not propose:
+            return self._storage.append(events, index, **kwargs)
+        st = self._storage
+        with st.transaction():
+            position = st.append(events, index, **kwargs)
+            at = max(e.recorded_at for e in events)
+            if triggers:
+                self._follow(triggers, events, at)
+            if propose:
+                self._propose(events, at)
+            return position
+
+    def _follow(self, triggers, events: Sequence[DomainEvent], at) -> None:
+        st = self._storage
+        citing = st.relations.relations_citing(sorted(triggers))
+        if not citing:
+            return
+        forget_id = forget_id_of(events)
+        decision = decide_lifecycle(triggers, citing, new_id=self._ids.new, recorded_at=at, cascade_of=forget_id)
+        if not decision.events:
+            return
+        if decision.erase:
+            st.erase_payloads(decision.erase, reason=f"forget {forget_id or ''}: evidence of a relation", at=at)
+        st.append(decision.events)
+        if decision.forgotten:
+            st.tombstones.add([Tombstone("", RELATION_TOMBSTONE, rid, at, forget_id or "")
+                               for rid in decision.forgotten])
+
+    def _propose(self, events: Sequence[DomainEvent], at) -> None:
+        st = self._storage
+        by_namespace: dict[str, list[RelationCandidate]] = {}
+        claim_ids = [e.stream_id for e in events if isinstance(e, ClaimAsserted)]
+        for claim in st.get_claims(claim_ids).values() if claim_ids else ():
+            by_namespace.setdefault(claim.namespace, []).extend(claim_candidates(claim, self._registry))
+        for e in events:
+            if isinstance(e, ObservationRecorded) and user_turn(e):
+                by_namespace.setdefault(e.namespace, []).extend(text_candidates(e.stream_id, e.text, e.occurred_at))
+        if not any(by_namespace.values()):
+            return
+        key = st.tombstones.salt()
+        for namespace in sorted(by_namespace):
+            candidates = by_namespace[namespace]
+            existing = st.relations.get_relations(sorted({candidate_id(c, namespace, key) for c in candidates}))
+            proposed = decide_proposals(candidates, existing, namespace=namespace, key=key, new_id=self._ids.new,
+                                        recorded_at=at)
+            if proposed:
+                st.append(proposed)
+
+
+S = TypeVar("S", bound=RelationStore)
+
+
+def relation_guarded(storage: S, ids: IdGenerator, registry: SlotRegistry, enabled: bool = False) -> S:
+    """``storage`` behind a :class:`RelationGuard`: every role passes through, with relations kept
+    in step with their evidence (and proposed when ``enabled``) on each append."""
+    return cast("S", RelationGuard(storage, ids, registry, enabled=enabled))

@@ -1,0 +1,195 @@
+"""Candidate relations by deterministic rules, purely: from current claims and from apposition.
+
+Never an LLM (ADR 0081). Two sources, each rule named in the ``rule`` of what it proposes:
+
+- **claims** (``claim.<predicate>``): a person predicate (``user·sibling·Anna``,
+  ``Tom·boss·Sarah``) is an edge between two persons; ``employer``, ``lives_in``, ``hometown``,
+  ``member_of`` and ``owns`` edges go to an organisation, a place or a thing (a pet when the value
+  reads "cat (Miso)" / "猫（咪咪）"); a subject that is the user's unnamed kin ("用户的表哥",
+  "user's cousin") is also the user's kin (``claim.kin_subject``).
+- **apposition** in what the user said (``text.apposition``): "my coworker Tom", "我表哥张伟",
+  "our cat Miso", "我家的猫叫咪咪".
+
+A candidate only rests on a claim that is active, positive and valid now (``valid_to`` open), and
+on an event the user said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from types import MappingProxyType
+
+from hlmem.domain.relation_decisions import RelationCandidate
+from hlmem.domain.relations import (
+    ORGANISATION,
+    PERSON,
+    PET,
+    PLACE,
+    RELATION_TYPES,
+    THING,
+    USER_ENTITY,
+    Entity,
+)
+from hlmem.domain.slots import SlotRegistry, normalize_predicate
+from hlmem.domain.state import SELF_KEY, ClaimState, ClaimStatus, subject_key
+
+#: Claim predicates (canonical) that are edges, by edge type.
+CLAIM_EDGES: Mapping[str, str] = MappingProxyType({
+    **{t: t for t in RELATION_TYPES if RELATION_TYPES[t] == PERSON and t != "manager"},
+    "boss": "manager", "manager": "manager",
+    "employer": "works_at", "works_at": "works_at", "member_of": "member_of",
+    "lives_in": "lives_in", "hometown": "hometown", "owns": "owns",
+})
+
+#: Kin and social words, English, by edge type.
+EN_KIN: Mapping[str, str] = MappingProxyType({
+    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "cousin": "cousin",
+    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
+    "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "boyfriend": "partner",
+    "girlfriend": "partner", "fiance": "partner", "fiancee": "partner", "son": "child", "daughter": "child",
+    "kid": "child", "child": "child", "uncle": "uncle", "aunt": "aunt", "grandma": "grandparent",
+    "grandmother": "grandparent", "grandpa": "grandparent", "grandfather": "grandparent", "niece": "niece",
+    "nephew": "nephew", "friend": "friend", "coworker": "colleague", "co-worker": "colleague",
+    "colleague": "colleague", "boss": "manager", "manager": "manager", "roommate": "roommate",
+    "flatmate": "roommate", "classmate": "classmate", "neighbor": "neighbor", "neighbour": "neighbor",
+    "advisor": "advisor", "mentor": "advisor", "supervisor": "manager",
+})
+#: The same in Chinese.
+ZH_KIN: Mapping[str, str] = MappingProxyType({
+    **dict.fromkeys(("哥哥", "姐姐", "弟弟", "妹妹", "哥", "姐", "弟", "妹", "兄弟", "姐妹"), "sibling"),
+    **dict.fromkeys(("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹"), "cousin"),
+    **dict.fromkeys(("爸爸", "父亲", "爸"), "father"), **dict.fromkeys(("妈妈", "母亲", "妈"), "mother"),
+    **dict.fromkeys(("老婆", "妻子", "太太", "老公", "丈夫", "爱人"), "spouse"),
+    **dict.fromkeys(("男朋友", "女朋友", "对象", "男友", "女友"), "partner"),
+    **dict.fromkeys(("儿子", "女儿", "孩子"), "child"), **dict.fromkeys(("叔叔", "舅舅", "伯伯"), "uncle"),
+    **dict.fromkeys(("阿姨", "姑姑", "姨妈", "舅妈"), "aunt"),
+    **dict.fromkeys(("爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷"), "grandparent"),
+    **dict.fromkeys(("朋友", "好朋友", "闺蜜", "好友"), "friend"), "同事": "colleague",
+    **dict.fromkeys(("老板", "上司", "领导", "经理"), "manager"), "室友": "roommate", "同学": "classmate",
+    "邻居": "neighbor", "导师": "advisor",
+})
+EN_PETS = ("cat", "dog", "kitten", "puppy", "rabbit", "bunny", "hamster", "parrot", "bird", "fish", "turtle",
+           "horse", "guinea pig")
+ZH_PETS = ("猫咪", "小猫", "猫", "狗狗", "小狗", "狗", "兔子", "仓鼠", "鹦鹉", "乌龟", "金鱼")
+
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+             "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+#: Characters that end a Chinese name in running text (verbs, particles, time words).
+_ZH_STOP = set("在是住说去和也都从要会很刚已又还就叫的了把给跟对让带来到做买喜不没最每一这那有们")
+_ZH_TIME = ("今天", "明天", "昨天", "今年", "明年", "去年", "现在", "最近")
+
+_EN_KIN_WORDS = "|".join(sorted(map(re.escape, EN_KIN), key=len, reverse=True))
+_EN_PET_WORDS = "|".join(sorted(map(re.escape, EN_PETS), key=len, reverse=True))
+_EN_NAME = r"([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
+_EN_APPOSITION = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|elder|twin|best|new|old|dear)\s+)?"
+    rf"(?:(?P<kin>{_EN_KIN_WORDS})|(?P<pet>{_EN_PET_WORDS}))\s*,?\s+(?:named\s+|called\s+)?{_EN_NAME}")
+_ZH_KIN_WORDS = "|".join(sorted(map(re.escape, ZH_KIN), key=len, reverse=True))
+_ZH_PET_WORDS = "|".join(sorted(map(re.escape, ZH_PETS), key=len, reverse=True))
+_ZH_APPOSITION = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?P<kin>{_ZH_KIN_WORDS})(?P<name>[\u4e00-\u9fff]{{2,7}})")
+_ZH_CALLED = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?:(?P<kin>{_ZH_KIN_WORDS})|(?P<pet>{_ZH_PET_WORDS}))"
+                        r"(?:的名字)?叫(?:做)?(?P<name>[\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z -]{0,30}[A-Za-z])")
+#: "cat (Miso)", "猫（咪咪）": what the extractor writes for an owned pet.
+_PET_VALUE = re.compile(r"^\s*(?P<species>[^()（）]+?)\s*[(（]\s*(?P<name>[^()（）]+?)\s*[)）]\s*$")
+_SELF_KIN = re.compile(r"^(?:the\s+)?(?:user's|my)\s+(?P<word>[a-z -]+)$|^(?:用户|我)的?(?P<zh>[\u4e00-\u9fff]{1,3})$",
+                       re.IGNORECASE)
+_NOT_A_NAME = re.compile(r"[,.;:!?，。；：！？、\d]")
+
+
+def kin_type(word: str) -> str | None:
+    """The edge type of a kin or social word in either language ("表哥" → cousin), or None."""
+    return EN_KIN.get(word.strip().casefold()) or ZH_KIN.get(word.strip())
+
+
+def _person_name(value: str) -> bool:
+    text = value.strip()
+    if not text or len(text) > 40 or _NOT_A_NAME.search(text):
+        return False
+    return len(text.split()) <= 4 if text.isascii() else len(text) <= 8
+
+
+def subject_entity(subject: str) -> tuple[Entity, str | None]:
+    """The entity a claim's subject names, and the kin edge type when it is the user's unnamed kin."""
+    if subject_key(subject) == SELF_KEY:
+        return USER_ENTITY, None
+    found = _SELF_KIN.match(subject.strip())
+    if found:
+        kin = kin_type(found.group("word") or found.group("zh") or "")
+        if kin is not None:
+            return Entity(PERSON, subject.strip()), kin
+    return Entity(PERSON, subject.strip()), None
+
+
+def _target(relation: str, value: str) -> Entity | None:
+    kind = RELATION_TYPES[relation]
+    if relation == "owns":
+        pet = _PET_VALUE.match(value)
+        if pet and pet.group("species").strip().casefold() in (*EN_PETS, *ZH_PETS):
+            return Entity(PET, pet.group("name"))
+        return Entity(THING, value.strip()) if value.strip() and len(value) <= 60 else None
+    if kind == PERSON:
+        if subject_key(value) == SELF_KEY:  # "Tom·manager·me": the user is Tom's manager
+            return USER_ENTITY
+        return Entity(PERSON, value.strip()) if _person_name(value) else None
+    if kind in (ORGANISATION, PLACE) and value.strip() and len(value) <= 80:
+        return Entity(kind, value.strip())
+    return None
+
+
+def live_claim(claim: ClaimState) -> bool:
+    """Whether a claim can carry an edge: active, positive and valid now (its end open)."""
+    return claim.status == ClaimStatus.ACTIVE and claim.polarity and claim.valid_to is None
+
+
+def claim_candidates(claim: ClaimState, registry: SlotRegistry) -> list[RelationCandidate]:
+    """The edges one claim states (none unless :func:`live_claim`)."""
+    if not live_claim(claim):
+        return []
+    evidence = (claim.claim_id, *claim.evidence)
+    source, kin = subject_entity(claim.subject)
+    out = []
+    if kin is not None:
+        out.append(RelationCandidate(kin, USER_ENTITY, source, evidence, "claim.kin_subject", claim.valid_from))
+    relation = CLAIM_EDGES.get(registry.canonical(claim.predicate)) or CLAIM_EDGES.get(
+        normalize_predicate(claim.predicate))
+    if relation is not None and (target := _target(relation, claim.value)) is not None and target != source:
+        out.append(RelationCandidate(relation, source, target, evidence,
+                                     f"claim.{registry.canonical(claim.predicate)}", claim.valid_from))
+    return out
+
+
+def _zh_name(raw: str) -> str:
+    name = raw
+    for i, ch in enumerate(raw):
+        if ch in _ZH_STOP or raw[i:i + 2] in _ZH_TIME:
+            name = raw[:i]
+            break
+    return name if 2 <= len(name) <= 4 and name[0] in _SURNAMES else ""
+
+
+def text_candidates(event_id: str, text: str, occurred_at: datetime) -> list[RelationCandidate]:
+    """The edges a user's own turn states by apposition ("my coworker Tom", "我表哥张伟",
+    "our cat Miso", "我家的猫叫咪咪")."""
+    out: list[RelationCandidate] = []
+
+    def add(relation: str, target: Entity) -> None:
+        out.append(RelationCandidate(relation, USER_ENTITY, target, (event_id,), "text.apposition", occurred_at))
+
+    for m in _EN_APPOSITION.finditer(text):
+        name = m.group(3)
+        if m.group("pet"):
+            add("owns", Entity(PET, name))
+        elif name.split()[0] not in ("I", "The", "And", "But"):
+            add(EN_KIN[m.group("kin").casefold()], Entity(PERSON, name))
+    for m in _ZH_CALLED.finditer(text):
+        name = m.group("name").strip()
+        if m.group("pet"):
+            add("owns", Entity(PET, name))
+        elif len(name) >= 2:
+            add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
+    for m in _ZH_APPOSITION.finditer(text):
+        if name := _zh_name(m.group("name")):
+            add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
+    return out
