@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hlmem.adapters.text.fts_query import unicode61_tokens
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["STOP_WORDS", "add_stems", "cache_file", "english_stem", "index_text", "prepare", "query_terms",
            "search_terms", "segment_for_index", "stems_of"]
@@ -265,13 +265,14 @@ _WHOLE_TEXT_CHARS = 4_096
 
 
 class _TextCache:
-    """Least recently used segmentations of whole texts, bounded by their characters (text and
+    """Least recently used segmentations (or indexed bodies) of whole texts, bounded by their characters (text and
     tokens together), not by their number: a batch of long turns must not hold a hundred times
     what a batch of short ones does. Big enough for a batch that :func:`prepare` segments before
     its write transaction (500 turns of 4,096 characters)."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, make: Callable[[str], str]) -> None:
         self._budget = budget
+        self._make = make
         self._used = 0
         self._items: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -282,7 +283,7 @@ class _TextCache:
             if found is not None:
                 self._items[text] = found  # most recent last
                 return found
-        made = " ".join(_tokens(text))
+        made = self._make(text)
         with self._lock:
             if text not in self._items:
                 self._items[text] = made
@@ -298,7 +299,7 @@ class _TextCache:
             self._used = 0
 
 
-_WHOLE_TEXTS = _TextCache(budget=6_000_000)
+_WHOLE_TEXTS = _TextCache(budget=6_000_000, make=lambda text: " ".join(_tokens(text)))
 
 
 #: English words the stemmer reads: lower-case letters only, four or more (atoms, names with
@@ -327,9 +328,14 @@ def stems_of(tokens: Iterable[str]) -> list[str]:
     """The stems of the words in ``tokens`` that differ from their word, in order: each token's
     unicode61 parts are stemmed (``e-mails`` gives ``mail``), as FTS5 and the other stores split
     them, so a body's stems follow from its stored tokens alone, whichever store holds them."""
-    parts = (part for token in tokens
-             for part in ((token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)))
-    return [s for part in parts if (s := english_stem(part))]
+    return [stem for token in tokens for stem in _token_stems(token)]
+
+
+@functools.lru_cache(maxsize=65_536)
+def _token_stems(token: str) -> tuple[str, ...]:
+    """:func:`stems_of` one token (tokens repeat: a cache spares the per-character unicode61 split)."""
+    parts = (token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)
+    return tuple(s for part in parts if (s := english_stem(part)))
 
 
 def add_stems(body: str) -> str:
@@ -341,8 +347,17 @@ def add_stems(body: str) -> str:
 
 def index_text(text: str) -> str:
     """What a search index stores for ``text``: :func:`segment_for_index`, then the stems of its
-    English words (:func:`add_stems`), so "camped" finds "camping" (ADR 0058)."""
+    English words (:func:`add_stems`), so "camped" finds "camping" (ADR 0058).
+
+    Texts up to :data:`_WHOLE_TEXT_CHARS` are cached whole, as segmentations are: a write
+    prepares its texts before its transaction and indexes them inside it (and the context index
+    reads a turn's body again), so the second time is one lookup."""
+    if len(text) <= _WHOLE_TEXT_CHARS:
+        return _INDEXED_TEXTS.get(text)
     return add_stems(segment_for_index(text))
+
+
+_INDEXED_TEXTS = _TextCache(budget=6_000_000, make=lambda text: add_stems(segment_for_index(text)))
 
 
 def search_terms(text: str) -> list[str]:
