@@ -44,6 +44,7 @@ FILE_KEYS: Mapping[str, str] = {
     "rerank_base_url": "rerank.base_url",
     "provenance": "provenance",
     "block_reingest": "block_reingest",
+    "vectors": "vectors",
     "ranking": "ranking",
     "recall_parallel": "recall.parallel",
     "numba": "numba",

@@ -45,6 +45,15 @@ def _cached(inner, cache, cache_queries: bool):
     return None if inner is None else CachedEmbedder(inner, cache, cache_queries=cache_queries)
 
 
+def _vector_backlog(mode, queue, storage, embedder, clock, registry):
+    """``vectors.mode`` ``worker`` with an embedder: writes owe their vectors to the worker (ADR 0080)."""
+    if mode != "worker" or embedder is None:
+        return None
+    from hlmem.application.vector_backlog import VectorBacklog
+
+    return VectorBacklog(queue, storage, embedder, clock, registry)
+
+
 def _memo(inner):
     return None if inner is None else QueryMemo(inner)
 
@@ -136,7 +145,8 @@ class Container(containers.DeclarativeContainer):
     ``rerank.top_n`` (how many fused items the reranker reorders; docs/rerank.md); ``recall.parallel``
     (bool: a recall's full-text search runs in a shared thread while it embeds the query and
     searches vectors; on unless False, and only with two cores or more: ADR 0022); ``budget.settings``
-    (a BudgetSettings: daily limits and the price book; docs/budget.md)."""
+    (a BudgetSettings: daily limits and the price book; docs/budget.md); ``vectors.mode`` (``inline``
+    or ``worker``: vectors embedded by the worker after the write, ADR 0080)."""
 
     config = providers.Configuration()
 
@@ -174,8 +184,10 @@ class Container(containers.DeclarativeContainer):
     forget = providers.Singleton(ForgetService, guarded_storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
+    vector_backlog = providers.Singleton(_vector_backlog, config.vectors.mode, job_queue, storage, passage_embedder,
+                                         clock, registry)
     writes = providers.Singleton(WriteService, guarded_storage, clock, ids, registry, passage_embedder,
-                                 guard=forget.provided.guard)
+                                 guard=forget.provided.guard, backlog=vector_backlog)
 
     #: What the container made that must be closed (HTTP clients); the backend closes its own parts.
     owned = providers.Singleton(list)
@@ -189,7 +201,8 @@ class Container(containers.DeclarativeContainer):
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,
-                                   passage_embedder, provenance_mode, auditor, guard=forget.provided.guard)
+                                   passage_embedder, provenance_mode, auditor, guard=forget.provided.guard,
+                                   backlog=vector_backlog)
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)
@@ -202,7 +215,8 @@ class Container(containers.DeclarativeContainer):
     derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
-                                 host=providers.Callable(socket.gethostname), derived=derived)
+                                 host=providers.Callable(socket.gethostname), derived=derived,
+                                 vectors=vector_backlog)
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
     # File-local ids of a large import spill to a temporary file (bounded memory, issue 33 item 5).

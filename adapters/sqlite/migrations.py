@@ -568,6 +568,13 @@ def _packet_activity(con: apsw.Connection) -> None:
     )
 
 
+def _vector_fills(con: apsw.Connection) -> None:
+    # Items whose vector the worker stored after the item was indexed (ADR 0080), in the order it
+    # stored them: a connection's in-memory vector index loads new vectors by item key, and these
+    # sit below keys it has already loaded. Keys only, no text: forgetting has nothing to erase here.
+    con.execute("CREATE TABLE vector_fills (seq INTEGER PRIMARY KEY, item_key INTEGER NOT NULL)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -588,6 +595,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0017_english_stems", _english_stems),
     Migration("0019_experience_counts", _experience_counts),
     Migration("0020_packet_activity", _packet_activity),
+    Migration("0021_vector_fills", _vector_fills),
 )
 
 

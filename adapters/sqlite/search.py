@@ -164,6 +164,27 @@ def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:
     return dropped
 
 
+#: Fills kept in ``vector_fills``; a connection whose vector index lags further behind loads anew.
+FILL_LOG_KEEP = 50_000
+
+
+def fill_vectors(con: apsw.Connection, vectors: Sequence[tuple[str, bytes]]) -> int:
+    """Store each ``(item_id, vector)`` whose item is indexed and has no vector yet, logging its key
+    in ``vector_fills`` (so every connection's vector index loads it); returns how many it stored."""
+    stored = 0
+    for item_id, vec in vectors:
+        row = con.execute("SELECT i.item_key FROM items i WHERE i.item_id = ? AND NOT EXISTS "
+                          "(SELECT 1 FROM vectors v WHERE v.item_key = i.item_key)", (item_id,)).fetchone()
+        if row is None:
+            continue
+        con.execute("INSERT INTO vectors (item_key, vec) VALUES (?, ?)", (row[0], vec))
+        con.execute("INSERT INTO vector_fills (item_key) VALUES (?)", (row[0],))
+        stored += 1
+    if stored:
+        con.execute("DELETE FROM vector_fills WHERE seq <= (SELECT max(seq) FROM vector_fills) - ?", (FILL_LOG_KEEP,))
+    return stored
+
+
 def vector_epoch(con: apsw.Connection) -> int:
     """How many times vectors were deleted or replaced in this store: a vector cache built under
     another epoch is rebuilt, while one built under this epoch only loads what was added since."""
@@ -333,6 +354,7 @@ class VectorCache:
         self._kinds: dict[str, str] = {}
         self._changes: int | None = None
         self._epoch: int | None = None
+        self._fill_seq = 0
 
     def invalidate(self) -> None:
         """Drop everything (after deletions or a rebuild)."""
@@ -342,6 +364,7 @@ class VectorCache:
             self._kinds.clear()
             self._changes = None
             self._epoch = None
+            self._fill_seq = 0
 
     def stale(self) -> None:
         """Another connection committed: look at the table again at the next :meth:`refresh`,
@@ -356,13 +379,19 @@ class VectorCache:
             # committed (the store calls :meth:`stale` then): no new vectors.
             changes = con.total_changes()
             if self._index is None or changes != self._changes:
-                epoch = vector_epoch(con)
-                if self._index is not None and epoch != self._epoch:
-                    # Vectors were deleted or replaced (by any connection): start over.
-                    self._index, self._loaded_key, self._epoch = None, 0, None
-                    self._kinds.clear()
-                self._load_new(con, dim)
-                self._changes, self._epoch = changes, epoch
+                with con:  # one snapshot: the vectors added, and those the worker filled in below them
+                    epoch = vector_epoch(con)
+                    newest_fill, oldest_fill = con.execute(
+                        "SELECT coalesce(max(seq), 0), coalesce(min(seq), 0) FROM vector_fills").fetchone()
+                    if self._index is not None and (epoch != self._epoch or oldest_fill > self._fill_seq + 1):
+                        # Vectors were deleted or replaced (by any connection), or fills this index
+                        # has not seen left the log: start over.
+                        self._index, self._loaded_key, self._epoch = None, 0, None
+                        self._kinds.clear()
+                    if self._index is not None and newest_fill > self._fill_seq and self._loaded_key:
+                        self._load_filled(con, self._fill_seq, self._loaded_key)
+                    self._load_new(con, dim)
+                self._changes, self._epoch, self._fill_seq = changes, epoch, newest_fill
 
     def search(self, namespace: str, vector: bytes, dim: int, limit: int) -> list[Candidate] | None:
         """Nearest items to ``vector`` within ``namespace``, best first, from memory alone.
@@ -407,6 +436,17 @@ class VectorCache:
             while chunk := list(islice(rows, _LOAD_CHUNK)):
                 self._load(index, chunk, dim)
                 self._loaded_key = chunk[-1][0]
+
+    def _load_filled(self, con: apsw.Connection, after: int, below: int) -> None:
+        """Vectors the worker stored for items at or below the loaded key, logged after fill ``after``
+        (ADR 0080); those above the loaded key come with :meth:`_load_new`."""
+        assert self._index is not None
+        rows = con.execute(
+            "SELECT v.item_key, i.item_id, i.kind, i.namespace, v.vec FROM vector_fills f "
+            "CROSS JOIN vectors v ON v.item_key = f.item_key CROSS JOIN items i ON i.item_key = f.item_key "
+            "WHERE f.seq > ? AND f.item_key <= ? ORDER BY f.seq", (after, below)).fetchall()
+        if rows:
+            self._load(self._index, rows, self._index.dim)
 
     def _load(self, index: VectorIndex, chunk: list[tuple], dim: int) -> None:
         matrix = np.frombuffer(b"".join(r[4] for r in chunk), dtype=np.float32).reshape(len(chunk), dim)
