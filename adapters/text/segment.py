@@ -334,8 +334,22 @@ def stems_of(tokens: Iterable[str]) -> list[str]:
 @functools.lru_cache(maxsize=65_536)
 def _token_stems(token: str) -> tuple[str, ...]:
     """:func:`stems_of` one token (tokens repeat: a cache spares the per-character unicode61 split)."""
-    parts = (token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)
-    return tuple(s for part in parts if (s := english_stem(part)))
+    if _LATIN_WORD.fullmatch(token):
+        return (stem,) if (stem := english_stem(token)) else ()
+    if _NO_STEMMABLE_PART.fullmatch(token) and not _LATIN_RUN.search(token):
+        return ()  # ASCII and Han only, no four letters in a row: no unicode61 part is an English word
+    return _token_stems_slow(token)
+
+
+def _token_stems_slow(token: str) -> tuple[str, ...]:
+    """:func:`_token_stems` without its shortcuts: the stems of the token's unicode61 parts."""
+    return tuple(s for part in unicode61_tokens(token) if (s := english_stem(part)))
+
+
+#: Tokens made of ASCII and CJK characters only: a unicode61 part of one is an English word only if
+#: it holds four ASCII letters in a row (no character here decomposes into a Latin letter).
+_NO_STEMMABLE_PART = re.compile("[\x00-\x7f\u3000-\u9fff\uf900-\ufaff]*")
+_LATIN_RUN = re.compile("[A-Za-z]{4}")
 
 
 def add_stems(body: str) -> str:
