@@ -16,7 +16,8 @@ Measures, on one store with the hash embedder (so embedding cost does not hide H
 ``--vectors worker`` starts the server with ``HLMEM_VECTORS=worker`` (ADR 0080: a write is
 acknowledged after the log append and full text) and an ``hlmem worker`` process beside it, and
 reports how long the worker took to store every owed vector after the last write
-(``drain_s``); ``--extract`` asks each event for inline rules extraction (the route's default).
+(``drain_s``); ``--extract`` asks each event for rules extraction (the route's default), inline
+unless ``--defer`` leaves it to the worker (``process: false``, as ``hlmem add --defer``).
 
 Prints a table and one JSON line. Needs the `server` extra (fastapi, uvicorn) and `hlmem` on PATH.
 """
@@ -76,7 +77,7 @@ def _pct(values: list[float], p: int) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
-def _write_rate(base: str, clients: int, writes: int, extract: bool = False) -> float:
+def _write_rate(base: str, clients: int, writes: int, extract: bool = False, process: bool = True) -> float:
     """Events per second through ``POST /v1/events`` from ``clients`` threads, ``writes`` in all."""
     per = writes // clients
 
@@ -86,7 +87,8 @@ def _write_rate(base: str, clients: int, writes: int, extract: bool = False) -> 
                 # Distinct texts (no embedding-cache hit): a turn number and a varying tail.
                 c.post("/v1/events", json={"text": f"c{clients} w{k} turn {i}: 我今天喝了{i % 9}杯咖啡, "
                                                    f"then I walked {i * 7 % 13} km along the river with Anna",
-                                           "session": f"w{k}", "extract": extract}).raise_for_status()
+                                           "session": f"w{k}", "extract": extract, "process": process}
+                       ).raise_for_status()
 
     t = time.perf_counter()
     threads = [threading.Thread(target=writer, args=(k,)) for k in range(clients)]
@@ -106,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="hash", help="the server's and the in-process side's embedder")
     ap.add_argument("--vectors", choices=("inline", "worker"), default="inline",
                     help="the vectors setting of the server (worker: an hlmem worker runs beside it)")
-    ap.add_argument("--extract", action="store_true", help="each event asks for inline rules extraction")
+    ap.add_argument("--extract", action="store_true", help="each event asks for rules extraction (inline)")
+    ap.add_argument("--defer", action="store_true", help="with --extract: the extraction is left to the worker "
+                    "(process false, as hlmem add --defer); an hlmem worker runs beside the server")
     args = ap.parse_args(argv)
     clients = [int(n) for n in args.clients.split(",") if n.strip()]
     work = Path(tempfile.mkdtemp(prefix="hlmem-rest-bench-"))
@@ -115,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         mem.remember(f"person{i % 200}", f"fact_{i % 37}", f"value {i} 城市{i % 50}")
     proc, base = _serve(work / "m.db", args.embedder, args.vectors)  # another process on the same file (ADR 0024)
     worker = None
-    if args.vectors == "worker":
+    if args.vectors == "worker" or args.defer:
         worker = subprocess.Popen([shutil.which("hlmem") or "hlmem", "--db", str(work / "m.db"), "--embedder",
                                    args.embedder, "worker"], env=_env(args.vectors), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
@@ -135,17 +139,18 @@ def main(argv: list[str] | None = None) -> int:
                 client.post("/v1/recall", json={"query": q, "k": 10}).raise_for_status()
                 remote.append((time.perf_counter() - t) * 1000)
         before = mem.stats()["observations"]
-        rates = {f"{n}_clients": round(_write_rate(base, n, args.writes, args.extract), 1) for n in clients}
+        rates = {f"{n}_clients": round(_write_rate(base, n, args.writes, args.extract, not args.defer), 1) for n in clients}
         t = time.perf_counter()
         with httpx.Client(base_url=base, timeout=300) as c:
             for start in range(0, args.writes, 50):
                 c.post("/v1/events:batch", json={"events": [
                     {"text": f"batch turn {i}: the river walk with Anna, {i * 7 % 13} km", "session": "b",
-                     "extract": args.extract} for i in range(start, min(args.writes, start + 50))]}
+                     "extract": args.extract, "process": not args.defer}
+                    for i in range(start, min(args.writes, start + 50))]}
                        ).raise_for_status()
         rates["batch_of_50"] = round(args.writes / (time.perf_counter() - t), 1)
         after = mem.stats()["observations"]
-        if worker is not None:  # how long until every owed vector is stored
+        if args.vectors == "worker":  # how long until every owed vector is stored
             t = time.perf_counter()
             while mem.jobs.job_counts().get("vector", {}).get("pending", 0) or \
                     mem.jobs.job_counts().get("vector", {}).get("running", 0):
@@ -159,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         mem.close()
     out = {
         "memories": args.memories, "recalls": args.recalls, "writes": args.writes, "embedder": args.embedder,
-        "vectors": args.vectors, "extract": args.extract, "drain_s": drain,
+        "vectors": args.vectors, "extract": args.extract, "defer": args.defer, "drain_s": drain,
         "recall_ms": {"in_process": {"p50": round(statistics.median(local), 2), "p95": round(_pct(local, 95), 2)},
                       "rest": {"p50": round(statistics.median(remote), 2), "p95": round(_pct(remote, 95), 2)}},
         "rest_overhead_p50_ms": round(statistics.median(remote) - statistics.median(local), 2),
