@@ -240,7 +240,7 @@ class Container(containers.DeclarativeContainer):
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage))
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
-    replay = providers.Factory(ReplayService, registry, passage_embedder)
+    replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_replay_target, backend)
     audit = providers.Singleton(AuditService, storage)

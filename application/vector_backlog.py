@@ -77,7 +77,7 @@ class VectorBacklog:
     def pay(self, jobs: Sequence[Job], *, owner: str) -> int:
         """Embed the jobs' items in one call and store their vectors, completing the jobs in the
         same transaction; returns how many vectors were stored (items gone meanwhile get none)."""
-        texts = self._texts([str(job.payload.get("item_id", "")) for job in jobs])
+        texts = searchable_texts(self._storage, [str(job.payload.get("item_id", "")) for job in jobs], self._registry)
         vectors = passage_vectors(self._embedder, self._storage, list(texts.values())) if texts else {}
         with self._storage.transaction():
             stored = self._storage.fill_vectors([(item_id, vectors[text]) for item_id, text in texts.items()
@@ -85,16 +85,17 @@ class VectorBacklog:
             self._queue.complete([job.job_id for job in jobs], owner=owner, now=self._clock.now())
         return stored
 
-    def _texts(self, item_ids: Sequence[str]) -> dict[str, str]:
-        """Each item's search text (as the write indexed it), for items still searchable."""
-        events = self._storage.get_observations([i for i in item_ids if i.startswith("ev_")])
-        claims = self._storage.get_claims([i for i in item_ids if not i.startswith("ev_")])
-        out: dict[str, str] = {}
-        for item_id in item_ids:
-            if (event := events.get(item_id)) is not None:
-                if not event.forgotten and event.text:
-                    out[item_id] = event.text
-            elif (c := claims.get(item_id)) is not None and c.status is not ClaimStatus.FORGOTTEN:
-                out[item_id] = claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
-                                          self._registry)
-        return out
+
+def searchable_texts(storage: Storage, item_ids: Sequence[str], registry: SlotRegistry) -> dict[str, str]:
+    """Each item's search text (as a write indexes it), for the items still searchable."""
+    events = storage.get_observations([i for i in item_ids if i.startswith("ev_")])
+    claims = storage.get_claims([i for i in item_ids if not i.startswith("ev_")])
+    out: dict[str, str] = {}
+    for item_id in item_ids:
+        if (event := events.get(item_id)) is not None:
+            if not event.forgotten and event.text:
+                out[item_id] = event.text
+        elif (c := claims.get(item_id)) is not None and c.status is not ClaimStatus.FORGOTTEN and not c.archived:
+            out[item_id] = claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity,
+                                      registry)
+    return out

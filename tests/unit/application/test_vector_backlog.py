@@ -121,3 +121,24 @@ def test_the_setting_is_checked_everywhere() -> None:
         Settings.from_mapping({"vectors": "later"})
     with pytest.raises(ConfigurationError, match="HLMEM_VECTORS"):
         Settings.from_env({"HLMEM_VECTORS": "async"})
+
+
+def test_replay_counts_owed_vectors_as_no_difference(tmp_path: Path) -> None:
+    """The rebuild embeds every vector; the live store still owes some (and owes none for an item
+    forgotten meanwhile): replay equality holds before the worker runs, and after."""
+    embedder = CountingEmbedder()
+    mem = memory(tmp_path, "worker", embedder)
+    try:
+        mem.add("the lake trail opens in May", extract=False)
+        gone = mem.add("my locker code is 4471", extract=False).id
+        mem.remember("Alice", "lives_in", "Paris")
+        mem.forget(gone)
+        assert mem.storage.counts()["vectors"] == 0
+        report = mem.replay()
+        assert report.equal, report.differences
+        assert report.rebuilt_counts["vectors"] == 2
+        mem._container.worker().run_once()
+        report = mem.replay()
+        assert report.equal and report.live_counts["vectors"] == 2
+    finally:
+        mem.close()
