@@ -18,8 +18,8 @@ from hlmem.adapters.text.fts_query import unicode61_tokens
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["STOP_WORDS", "add_stems", "cache_file", "english_stem", "index_text", "prepare", "query_terms",
-           "search_terms", "segment_for_index", "stems_of"]
+__all__ = ["STOP_WORDS", "add_stems", "cache_file", "clear_stem_caches", "english_stem", "index_text", "prepare",
+           "query_terms", "search_terms", "segment_for_index", "stems_of"]
 
 
 class _SearchCutter(Protocol):
@@ -372,6 +372,13 @@ def index_text(text: str) -> str:
 
 
 _INDEXED_TEXTS = _TextCache(budget=6_000_000, make=lambda text: add_stems(segment_for_index(text)))
+
+
+def clear_stem_caches() -> None:
+    """Forget the cached indexed bodies and token stems, for a process that swaps the stemmer
+    (a test writing a store as code before ADR 0058 did); segmentations stay."""
+    _INDEXED_TEXTS.clear()
+    _token_stems.cache_clear()
 
 
 def search_terms(text: str) -> list[str]:
