@@ -52,6 +52,7 @@ def build_container(path: str, settings: Settings, *, now: datetime | None, sync
         "rerank": {"kind": "none", "settings": {}, "top_n": rerank_top_n},
         "ranking": {"config": settings.ranking if ranking is None else ranking_config(ranking)},
         "recall": {"parallel": settings.recall_parallel},
+        "vectors": {"mode": settings.vectors},
         "budget": {"settings": settings.budget},
         "relations": {"enabled": settings.relations.enabled},
     })

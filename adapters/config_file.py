@@ -45,6 +45,7 @@ FILE_KEYS: Mapping[str, str] = {
     "provenance": "provenance",
     "extractor": "extraction.kind",
     "block_reingest": "block_reingest",
+    "vectors": "vectors",
     "ranking": "ranking",
     "recall_parallel": "recall.parallel",
     "numba": "numba",

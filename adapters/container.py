@@ -48,6 +48,15 @@ def _cached(inner, cache, cache_queries: bool):
     return None if inner is None else CachedEmbedder(inner, cache, cache_queries=cache_queries)
 
 
+def _vector_backlog(mode, queue, storage, embedder, clock, registry):
+    """``vectors.mode`` ``worker`` with an embedder: writes owe their vectors to the worker (ADR 0080)."""
+    if mode != "worker" or embedder is None:
+        return None
+    from hlmem.application.vector_backlog import VectorBacklog
+
+    return VectorBacklog(queue, storage, embedder, clock, registry)
+
+
 def _memo(inner):
     return None if inner is None else QueryMemo(inner)
 
@@ -146,7 +155,8 @@ class Container(containers.DeclarativeContainer):
     (bool: a recall's full-text search runs in a shared thread while it embeds the query and
     searches vectors; on unless False, and only with two cores or more: ADR 0022); ``budget.settings``
     (a BudgetSettings: daily limits and the price book; docs/budget.md); ``extraction.kind`` (the offline
-    extractor when no LLM is set: rules — the default —, union, fallback or learned; ADR 0078)."""
+    extractor when no LLM is set: rules — the default —, union, fallback or learned; ADR 0078); ``vectors.mode`` (``inline``
+    or ``worker``: vectors embedded by the worker after the write, ADR 0080)."""
 
     config = providers.Configuration()
 
@@ -187,8 +197,10 @@ class Container(containers.DeclarativeContainer):
     forget = providers.Singleton(ForgetService, guarded_storage, storage.provided.tombstones, clock, ids, registry,
                                  block_reingest=providers.Callable(_on_unless_false, config.forget.block_reingest))
     # Re-ingest blocking sits in the write path: ``remember`` and ``add`` refuse forgotten content.
+    vector_backlog = providers.Singleton(_vector_backlog, config.vectors.mode, job_queue, storage, passage_embedder,
+                                         clock, registry)
     writes = providers.Singleton(WriteService, guarded_storage, clock, ids, registry, passage_embedder,
-                                 guard=forget.provided.guard)
+                                 guard=forget.provided.guard, backlog=vector_backlog)
 
     #: What the container made that must be closed (HTTP clients); the backend closes its own parts.
     owned = providers.Singleton(list)
@@ -202,7 +214,8 @@ class Container(containers.DeclarativeContainer):
     provenance_mode = providers.Callable(ProvenanceMode, config.provenance.mode)
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,
-                                   passage_embedder, provenance_mode, auditor, guard=forget.provided.guard)
+                                   passage_embedder, provenance_mode, auditor, guard=forget.provided.guard,
+                                   backlog=vector_backlog)
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)
@@ -215,7 +228,8 @@ class Container(containers.DeclarativeContainer):
     derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
-                                 host=providers.Callable(socket.gethostname), derived=derived)
+                                 host=providers.Callable(socket.gethostname), derived=derived,
+                                 vectors=vector_backlog)
     ingest = providers.Singleton(IngestService, writes, job_queue, guard=forget.provided.guard,
                                  worker=worker.provider, reader=storage)
     # File-local ids of a large import spill to a temporary file (bounded memory, issue 33 item 5).
@@ -241,7 +255,7 @@ class Container(containers.DeclarativeContainer):
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
     relations = providers.Singleton(RelationService, storage, clock, ids, registry)
-    replay = providers.Factory(ReplayService, registry, passage_embedder)
+    replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)
     #: ``replay_target(into)``: a fresh store to rebuild into, as a context manager.
     replay_target = providers.Callable(_replay_target, backend)
     audit = providers.Singleton(AuditService, storage)

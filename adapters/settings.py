@@ -69,6 +69,9 @@ class Settings:
     extractor: str = "rules"
     #: Refuse content whose fingerprint is in the tombstone ledger (ADR 0014).
     block_reingest: bool = True
+    #: When a write's vectors are embedded: ``inline`` (before it is acknowledged) or ``worker``
+    #: (afterwards, by ``hlmem worker``; full text at once: ADR 0080).
+    vectors: str = "inline"
     #: Recall's fusion weights, floor and neighbour lifts (docs/recall.md).
     ranking: RankingConfig = RankingConfig()
     #: A recall's full-text search runs in a shared thread beside its vector search (ADR 0022).
@@ -142,6 +145,7 @@ ENV: Mapping[str, str] = {
     "provenance": "HLMEM_PROVENANCE",
     "extractor": "HLMEM_EXTRACTOR",
     "block_reingest": "HLMEM_BLOCK_REINGEST",
+    "vectors": "HLMEM_VECTORS",
     "ranking": "HLMEM_RANKING",
     "recall_parallel": "HLMEM_RECALL_PARALLEL",
     "numba": "HLMEM_NUMBA",
@@ -242,6 +246,15 @@ def _extractor(value: Any, where: str) -> str:
     return name
 
 
+def _vectors(value: Any, where: str) -> str:
+    from hlmem.application.vector_backlog import MODES
+
+    name = _string(value, where).lower()
+    if name not in MODES:
+        raise ConfigurationError(f"{where} {name!r} must be one of {', '.join(MODES)}")
+    return name
+
+
 def _boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigurationError(f"{where} must be true or false, not {value!r}")
@@ -261,8 +274,8 @@ def _maintenance(value: Any, where: str) -> MaintenanceConfig:
 
 
 _CHECKS: Mapping[str, Callable[[Any, str], Any]] = {
-    "embedder": _embedder, "provenance": _provenance, "extractor": _extractor, "ranking": _ranking,
-    "lifecycle": _lifecycle,
+    "embedder": _embedder, "provenance": _provenance, "extractor": _extractor, "vectors": _vectors,
+    "ranking": _ranking, "lifecycle": _lifecycle,
     "maintenance": _maintenance, "plugins": plugin_settings, "budget": budget_settings,
     "server": server_settings, "experience": experience_thresholds, "relations": relation_settings,
     "block_reingest": _boolean, "recall_parallel": _boolean, "numba": _boolean,

@@ -99,6 +99,7 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 
 
+@functools.lru_cache(maxsize=4_096)
 def date_words(when: datetime) -> str:
     """The day an event happened, as a question may name it: ``8 May 2023 2023年5月8日`` (UTC day)."""
     day = when.astimezone(timezone.utc)

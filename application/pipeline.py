@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from attrs import evolve, frozen
 
@@ -29,6 +29,9 @@ from hlmem.domain.queries import current
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ObservationState, slot_key
+
+if TYPE_CHECKING:
+    from hlmem.application.vector_backlog import VectorBacklog
 
 EXTRACT = "extract"
 
@@ -86,9 +89,10 @@ class ExtractionPipeline:
     def __init__(self, storage: WriteStore, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
                  provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
-                 *, guard: CommandGuard | None = None) -> None:
+                 *, guard: CommandGuard | None = None, backlog: VectorBacklog | None = None) -> None:
         """:param guard: re-ingest blocking, asked again under the write lock (the extractor asked
-            first, :class:`~hlmem.application.reingest.GatedExtractor`); None: not asked again."""
+            first, :class:`~hlmem.application.reingest.GatedExtractor`); None: not asked again.
+        :param backlog: the claims' vectors are owed to the worker, not embedded (ADR 0080)."""
         self._storage = storage
         self._queue = queue
         self._clock = clock
@@ -99,6 +103,7 @@ class ExtractionPipeline:
         self._mode = provenance_mode
         self._auditor = auditor
         self._guard = guard
+        self._backlog = backlog
         self._audited: set[tuple[int, str]] = set()
 
     # -- gates --------------------------------------------------------------------------------------
@@ -152,9 +157,10 @@ class ExtractionPipeline:
                 commands.append((cand, self._command(cand, by_id, namespace)))
             except (ValidationError, ExceptionGroup):
                 rejected.append((f"{cand.subject} · {cand.predicate}", ("admission.invalid_candidate",)))
-        vectors = passage_vectors(self._embedder, self._storage, [
-            claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity, self._registry)
-            for _, c in commands])
+        texts = [claim_text(c.subject, c.predicate, c.value, c.qualifiers, c.coordinates, c.polarity, self._registry)
+                 for _, c in commands]
+        vectors = (passage_vectors(self._embedder, self._storage, texts) if self._backlog is None
+                   else self._backlog.bind(texts))
         self._audited = self._audit(commands, jobs[0].job_id)
         fingerprints = self._guard.fingerprints([c for _, c in commands]) if self._guard is not None else None
 
@@ -228,6 +234,8 @@ class ExtractionPipeline:
                 index.update(revival_index([c for c in slot if c.claim_id in revived], self._registry,
                                            self._embedder, self._storage, vectors, embed=embed))
             self._storage.append(decision.events, index)
+            if self._backlog is not None:
+                self._backlog.owe(decision.events, index, now)
             if decision.outcome == "corroborated" and decision.claim_id:
                 self._storage.record_access([decision.claim_id], now)  # a repeated fact is used again
             if decision.claim_id:

@@ -22,6 +22,8 @@ from hlmem.domain.time import MAX_OFFSET
 if TYPE_CHECKING:
     from attrs import Attribute
 
+    from hlmem.application.vector_backlog import VectorBacklog
+
 _MAX_SECONDS = MAX_OFFSET.total_seconds()
 
 
@@ -76,6 +78,8 @@ class WorkerStats:
     #: Jobs put back to wait for the budget (attempts intact; ADR 0034).
     jobs_deferred: int = 0
     claims: int = 0
+    #: Vectors stored for writes that owed them (ADR 0080).
+    vectors: int = 0
     rejected: int = 0
     conflicts: int = 0
     errors: list[str] = field(factory=list)
@@ -99,11 +103,14 @@ class Worker:
     def __init__(self, queue: JobQueue, pipeline: ExtractionPipeline, clock: Clock, *, owner: str,
                  config: WorkerConfig | None = None, sleep: Callable[[float], None] | None = None,
                  maintenance: MaintenanceService | None = None, heartbeats: WorkerHeartbeats | None = None,
-                 pid: int = 0, host: str = "", derived: DerivedService | None = None) -> None:
+                 pid: int = 0, host: str = "", derived: DerivedService | None = None,
+                 vectors: VectorBacklog | None = None) -> None:
         """:param heartbeats: where :meth:`run` and :meth:`run_once` say they are alive (None: nowhere).
         :param pid: this process's id, and ``host`` its host name, recorded in the heartbeat.
         :param derived: runs the ``derive`` jobs (stale derived items rebuilt; ADR 0046) when no
-            extraction window is ready (None: those jobs wait)."""
+            extraction window is ready (None: those jobs wait).
+        :param vectors: pays the vectors writes owed (``vectors = "worker"``, ADR 0080), a window
+            per model call, before each extraction window (None: none are owed)."""
         self._queue = queue
         self._pipeline = pipeline
         self._clock = clock
@@ -119,6 +126,27 @@ class Worker:
         self._started_at: datetime | None = None
         self._last_beat: datetime | None = None
         self._derived = derived
+        self._vectors = vectors
+
+    def vector_step(self) -> bool:
+        """Embed and store one window of owed vectors if any are due; return whether there was one."""
+        if self._vectors is None:
+            return False
+        jobs = self._vectors.claim(owner=self.owner, lease_seconds=self.config.lease_seconds)
+        if not jobs:
+            return False
+        try:
+            self.stats.vectors += self._vectors.pay(jobs, owner=self.owner)
+        except Exception as exc:  # recorded on the jobs like an extraction failure; the worker goes on
+            self._failed(jobs, exc)
+            return True
+        self.stats.jobs_succeeded += len(jobs)
+        return True
+
+    def _any_step(self, *, flush: bool = False) -> bool:
+        """One window of owed vectors, then one extraction (or derive) window: whether either ran."""
+        paid = self.vector_step()
+        return self.step(flush=flush) or paid
 
     def step(self, *, flush: bool = False, namespace: str | None = None, session_id: str | None = None) -> bool:
         """Process one window if one is ready (optionally of one session); return whether there was one."""
@@ -204,7 +232,7 @@ class Worker:
         """
         self.beat("running", force=True)
         with self._stopping():
-            while not self.stop_event.is_set() and self.step(flush=True):
+            while not self.stop_event.is_set() and self._any_step(flush=True):
                 self.beat("running")
         return self.stats
 
@@ -271,7 +299,7 @@ class Worker:
         with self._stopping():
             while not self.stop_event.is_set():
                 self.maintain_if_due()
-                if self.step():
+                if self._any_step():
                     self.beat("running")
                 else:
                     self._finish_erasure()

@@ -23,6 +23,7 @@ from hlmem.domain.time import require_aware
 
 if TYPE_CHECKING:
     from hlmem.application.reingest import ReingestGuard
+    from hlmem.application.vector_backlog import VectorBacklog
 
 Command = RecordObservation | AssertClaim
 
@@ -49,13 +50,17 @@ class WriteService:
     """
 
     def __init__(self, storage: WriteStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
-                 embedder: Embedder | None = None, *, guard: ReingestGuard | None = None) -> None:
+                 embedder: Embedder | None = None, *, guard: ReingestGuard | None = None,
+                 backlog: VectorBacklog | None = None) -> None:
+        """:param backlog: when given (``vectors = "worker"``, ADR 0080), a write embeds nothing: its
+            items are indexed for full text at once and their vectors are owed to the worker."""
         self._storage = storage
         self._clock = clock
         self._ids = ids
         self._registry = registry
         self._embedder = embedder
         self._guard = guard
+        self._backlog = backlog
 
     def _index_for(self, events: Sequence[DomainEvent], vectors: dict[str, bytes | None]) -> dict[str, IndexEntry]:
         out = {}
@@ -105,7 +110,9 @@ class WriteService:
                 valid.append((validate_claim(cmd, self._registry), at))
         cmds = [cmd for cmd, _ in valid]
         fingerprints = guard.refuse(cmds) if guard is not None else None  # before embedding forgotten text
-        vectors = passage_vectors(self._embedder, self._storage, [self._text_of(cmd) for cmd in cmds])
+        texts = [self._text_of(cmd) for cmd in cmds]
+        vectors = (passage_vectors(self._embedder, self._storage, texts) if self._backlog is None
+                   else self._backlog.bind(texts))
 
         def write(vectors: dict[str, bytes], last: bool) -> tuple[list[Decision], list[WriteResult]]:
             with self._storage.transaction():
@@ -168,6 +175,8 @@ class WriteService:
             index.update(revival_index([known[c] for c in revived], self._registry, self._embedder,
                                        self._storage, vectors, embed=embed))
         position = self._storage.append(events, index)
+        if self._backlog is not None:
+            self._backlog.owe(events, index, self._clock.now())
         results = [WriteResult(d.claim_id or "", d.outcome, position, tuple(e.event_id for e in d.events))
                    for d in decisions]
         if on_recorded is not None:  # after every step that may ask for a retry: runs once per command

@@ -1,4 +1,8 @@
-"""Throughput of the built-in embedders on short mixed Chinese/English sentences (ADR 0006)."""
+"""Throughput of the built-in embedders on short mixed Chinese/English sentences (ADR 0006).
+
+``--batches 1,8,32`` also times the passages handed over that many per call (texts/s by batch
+size: what one write, an ``events:batch`` and a worker window of owed vectors cost; ADR 0080).
+"""
 
 from __future__ import annotations
 
@@ -84,6 +88,25 @@ def measure(name: str, texts: Sequence[str], repeats: int, queries: int) -> dict
     }
 
 
+def batch_rates(name: str, texts: Sequence[str], sizes: Sequence[int]) -> dict[str, Any]:
+    """Passages per second (wall and CPU) when ``texts`` go to the embedder ``size`` per call."""
+    embedder = make_embedder(name)
+    try:
+        embedder.embed_passages(texts[:1])  # load the model first
+    except EmbedderError as exc:
+        return {"name": name, "error": str(exc)}
+    out: dict[str, Any] = {"name": name, "model_id": embedder.model_id}
+    for size in sizes:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for start in range(0, len(texts), size):
+            embedder.embed_passages(texts[start:start + size])
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        out[f"batch_{size}"] = {"texts_per_s": round(len(texts) / wall, 1),
+                                "texts_per_cpu_s": round(len(texts) / max(cpu, 1e-9), 1),
+                                "ms_per_call": round(wall / -(-len(texts) // size) * 1000, 1)}
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
@@ -92,9 +115,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed passes; the best is kept")
     parser.add_argument("--queries", type=int, default=30, help="single-query latency samples")
     parser.add_argument("--embedders", default=",".join(BUILTIN), help="comma-separated names")
+    parser.add_argument("--batches", default="", help="also time passages per call in these sizes (1,8,32)")
     args = parser.parse_args(argv)
 
     texts = load_texts(args.locomo, args.memdaily, args.count)
+    if args.batches:
+        sizes = [int(n) for n in args.batches.split(",") if n.strip()]
+        rates = [batch_rates(name, texts, sizes) for name in args.embedders.split(",")]
+        for r in rates:
+            print(r["name"], ", ".join(f"batch {k.removeprefix('batch_')}: {v['texts_per_s']} texts/s "
+                                       f"({v['texts_per_cpu_s']}/cpu-s, {v['ms_per_call']} ms a call)"
+                                       for k, v in r.items() if k.startswith("batch_")) or r.get("error"))
+        print(json.dumps({"benchmark": "embedder_batches", "texts": len(texts), "cpus": os.cpu_count(),
+                          "loadavg_1m": round(os.getloadavg()[0], 2),
+                          "threads_env": {k: v for k, v in os.environ.items() if k.endswith("_NUM_THREADS")},
+                          "results": rates}, ensure_ascii=False))
+        return
     results = [
         measure(name, texts, args.repeats, args.queries) for name in args.embedders.split(",")
     ]

@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                               for n in range(first, min(args.items, first + 5_000))], extract=False)
     finally:
         segment.english_stem = stem
+        segment.clear_stem_caches()  # what was indexed without the stemmer must not answer for it now
     built = time.perf_counter() - start
     before = tokens(path)
     con = open_connection(str(path))

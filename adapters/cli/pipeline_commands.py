@@ -48,11 +48,12 @@ def worker(obj: _Ctx, once: bool, window_size: int | None, idle_seconds: float |
     stats = mem.worker.run(once=once)
     data = {"windows": stats.windows, "jobs_succeeded": stats.jobs_succeeded, "jobs_failed": stats.jobs_failed,
             "jobs_deferred": stats.jobs_deferred, "claims": stats.claims, "rejected": stats.rejected,
-            "conflicts": stats.conflicts}
+            "conflicts": stats.conflicts, "vectors": stats.vectors}
     deferred = f"{stats.jobs_deferred} waiting for the budget, " if stats.jobs_deferred else ""
     _emit(data, True) if as_json else click.echo(
         f"{stats.windows} windows: {stats.jobs_succeeded} jobs done, {stats.jobs_failed} failed, {deferred}"
-        f"{stats.claims} claims, {stats.rejected} rejected, {stats.conflicts} conflicts")
+        f"{stats.claims} claims, {stats.rejected} rejected, {stats.conflicts} conflicts"
+        + (f", {stats.vectors} vectors" if stats.vectors else ""))
 
 
 @cli.group(invoke_without_command=True)

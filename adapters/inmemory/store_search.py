@@ -149,6 +149,24 @@ class InMemorySearch:
                 continue
             yield item.item_id, item.kind
 
+    def fill_vectors(self, vectors: Sequence[tuple[str, bytes]]) -> int:
+        model = self.vector_model()
+        if model is None:
+            raise StorageError("no embedding model is bound to this store: nothing to fill vectors for")
+        for _, vec in vectors:
+            if len(vec) != model[1] * 4:
+                raise StorageError(f"vector of {len(vec)} bytes does not fit {model[1]}-d float32")
+        stored = 0
+        with self.transaction():
+            for item_id, vec in vectors:
+                item = self._items.get(item_id)
+                if item is None or item.vector is not None:
+                    continue
+                self._journal.set(self._items, item_id, IndexedItem(
+                    item.item_id, item.kind, item.namespace, item.tokens, np.frombuffer(vec, dtype=np.float32)))
+                stored += 1
+        return stored
+
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
         new = dict(vectors)
         for vec in new.values():

@@ -19,6 +19,7 @@ from hlmem.adapters.postgres.db import PgDb, translated
 from hlmem.adapters.text import segment
 from hlmem.adapters.text.bm25_topk import count_phrase
 from hlmem.adapters.vectors.fit import ensure_dim
+from hlmem.domain.errors import StorageError
 from hlmem.application.indexing import context_text
 from hlmem.application.ports import Candidate
 from hlmem.domain.queries import holds
@@ -85,6 +86,20 @@ class PostgresSearch:
             rows = self._con.execute(f"SELECT i.item_id, i.kind FROM items i {search.SEARCHABLE} "
                                      "ORDER BY i.item_key").fetchall()
         yield from ((r[0], r[1]) for r in rows)
+
+    def fill_vectors(self, vectors: Sequence[tuple[str, bytes]]) -> int:
+        model = self.vector_model()
+        if model is None:
+            raise StorageError("no embedding model is bound to this store: nothing to fill vectors for")
+        for _, vec in vectors:
+            ensure_dim(vec, model[1])
+        stored = 0
+        with self.transaction(), translated("filling vectors"):
+            for item_id, vec in vectors:
+                stored += self._con.execute(
+                    "INSERT INTO vectors (item_key, namespace, vec) SELECT item_key, namespace, %s::vector "
+                    "FROM items WHERE item_id = %s ON CONFLICT DO NOTHING", (search.literal(vec), item_id)).rowcount
+        return stored
 
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
         for _, vec in vectors:

@@ -568,6 +568,13 @@ def _packet_activity(con: apsw.Connection) -> None:
     )
 
 
+def _vector_fills(con: apsw.Connection) -> None:
+    # Items whose vector the worker stored after the item was indexed (ADR 0080), in the order it
+    # stored them: a connection's in-memory vector index loads new vectors by item key, and these
+    # sit below keys it has already loaded. Keys only, no text: forgetting has nothing to erase here.
+    con.execute("CREATE TABLE vector_fills (seq INTEGER PRIMARY KEY, item_key INTEGER NOT NULL)")
+
+
 def _relations(con: apsw.Connection) -> None:
     # Relations between people and things (adapters/sqlite/relations.py, ADR 0081): each edge's state
     # as the reducer's JSON, the columns the reads filter on, and its evidence (lookups by claim or event).
@@ -614,6 +621,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0017_english_stems", _english_stems),
     Migration("0019_experience_counts", _experience_counts),
     Migration("0020_packet_activity", _packet_activity),
+    Migration("0021_vector_fills", _vector_fills),
     Migration("0022_relations", _relations),
 )
 

@@ -19,6 +19,7 @@ from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.text import segment
 from hlmem.adapters.vectors.fit import ensure_dim
 from hlmem.application.ports import Candidate
+from hlmem.domain.errors import StorageError
 
 
 class SQLiteSearch:
@@ -132,6 +133,15 @@ class SQLiteSearch:
                 "WHERE coalesce(c.status, '') != 'forgotten' AND coalesce(o.forgotten, 0) = 0 ORDER BY i.item_key"
             ).fetchall()
         yield from ((r[0], r[1]) for r in rows)
+
+    def fill_vectors(self, vectors: Sequence[tuple[str, bytes]]) -> int:
+        model = self.vector_model()
+        if model is None:
+            raise StorageError("no embedding model is bound to this store: nothing to fill vectors for")
+        for _, vec in vectors:
+            ensure_dim(vec, model[1])
+        with self.transaction(), _translated("filling vectors"):
+            return search.fill_vectors(self._con, vectors)
 
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int:
         for _, vec in vectors:

@@ -16,10 +16,10 @@ from hlmem.adapters.text.fts_query import unicode61_tokens
 from hlmem.adapters.text.marks import mark_ranges
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["STOP_WORDS", "add_stems", "cache_file", "english_stem", "index_text", "prepare", "query_terms",
-           "search_terms", "segment_for_index", "stems_of"]
+__all__ = ["STOP_WORDS", "add_stems", "cache_file", "clear_stem_caches", "english_stem", "index_text", "prepare",
+           "query_terms", "search_terms", "segment_for_index", "stems_of"]
 
 
 class _SearchCutter(Protocol):
@@ -264,13 +264,14 @@ _WHOLE_TEXT_CHARS = 4_096
 
 
 class _TextCache:
-    """Least recently used segmentations of whole texts, bounded by their characters (text and
+    """Least recently used segmentations (or indexed bodies) of whole texts, bounded by their characters (text and
     tokens together), not by their number: a batch of long turns must not hold a hundred times
     what a batch of short ones does. Big enough for a batch that :func:`prepare` segments before
     its write transaction (500 turns of 4,096 characters)."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, make: Callable[[str], str]) -> None:
         self._budget = budget
+        self._make = make
         self._used = 0
         self._items: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -281,7 +282,7 @@ class _TextCache:
             if found is not None:
                 self._items[text] = found  # most recent last
                 return found
-        made = " ".join(_tokens(text))
+        made = self._make(text)
         with self._lock:
             if text not in self._items:
                 self._items[text] = made
@@ -297,7 +298,7 @@ class _TextCache:
             self._used = 0
 
 
-_WHOLE_TEXTS = _TextCache(budget=6_000_000)
+_WHOLE_TEXTS = _TextCache(budget=6_000_000, make=lambda text: " ".join(_tokens(text)))
 
 
 #: English words the stemmer reads: lower-case letters only, four or more (atoms, names with
@@ -326,9 +327,28 @@ def stems_of(tokens: Iterable[str]) -> list[str]:
     """The stems of the words in ``tokens`` that differ from their word, in order: each token's
     unicode61 parts are stemmed (``e-mails`` gives ``mail``), as FTS5 and the other stores split
     them, so a body's stems follow from its stored tokens alone, whichever store holds them."""
-    parts = (part for token in tokens
-             for part in ((token,) if _LATIN_WORD.fullmatch(token) else unicode61_tokens(token)))
-    return [s for part in parts if (s := english_stem(part))]
+    return [stem for token in tokens for stem in _token_stems(token)]
+
+
+@functools.lru_cache(maxsize=65_536)
+def _token_stems(token: str) -> tuple[str, ...]:
+    """:func:`stems_of` one token (tokens repeat: a cache spares the per-character unicode61 split)."""
+    if _LATIN_WORD.fullmatch(token):
+        return (stem,) if (stem := english_stem(token)) else ()
+    if _NO_STEMMABLE_PART.fullmatch(token) and not _LATIN_RUN.search(token):
+        return ()  # ASCII and Han only, no four letters in a row: no unicode61 part is an English word
+    return _token_stems_slow(token)
+
+
+def _token_stems_slow(token: str) -> tuple[str, ...]:
+    """:func:`_token_stems` without its shortcuts: the stems of the token's unicode61 parts."""
+    return tuple(s for part in unicode61_tokens(token) if (s := english_stem(part)))
+
+
+#: Tokens made of ASCII and CJK characters only: a unicode61 part of one is an English word only if
+#: it holds four ASCII letters in a row (no character here decomposes into a Latin letter).
+_NO_STEMMABLE_PART = re.compile("[\x00-\x7f\u3000-\u9fff\uf900-\ufaff]*")
+_LATIN_RUN = re.compile("[A-Za-z]{4}")
 
 
 def add_stems(body: str) -> str:
@@ -340,8 +360,24 @@ def add_stems(body: str) -> str:
 
 def index_text(text: str) -> str:
     """What a search index stores for ``text``: :func:`segment_for_index`, then the stems of its
-    English words (:func:`add_stems`), so "camped" finds "camping" (ADR 0058)."""
+    English words (:func:`add_stems`), so "camped" finds "camping" (ADR 0058).
+
+    Texts up to :data:`_WHOLE_TEXT_CHARS` are cached whole, as segmentations are: a write
+    prepares its texts before its transaction and indexes them inside it (and the context index
+    reads a turn's body again), so the second time is one lookup."""
+    if len(text) <= _WHOLE_TEXT_CHARS:
+        return _INDEXED_TEXTS.get(text)
     return add_stems(segment_for_index(text))
+
+
+_INDEXED_TEXTS = _TextCache(budget=6_000_000, make=lambda text: add_stems(segment_for_index(text)))
+
+
+def clear_stem_caches() -> None:
+    """Forget the cached indexed bodies and token stems, for a process that swaps the stemmer
+    (a test writing a store as code before ADR 0058 did); segmentations stay."""
+    _INDEXED_TEXTS.clear()
+    _token_stems.cache_clear()
 
 
 def search_terms(text: str) -> list[str]:

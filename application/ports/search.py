@@ -55,6 +55,11 @@ class SearchIndex(Protocol):
     - ``items()`` yields ``(item_id, kind)`` of every searchable, not forgotten item.
     - ``replace_vectors`` swaps every vector and the model binding in one transaction (the
       explicit re-embedding path); it returns how many vectors it stored.
+    - ``fill_vectors(vectors)`` stores ``(item_id, vector)`` for items indexed without one (a
+      write whose vector the worker embeds afterwards, ADR 0080), inside the caller's
+      transaction or its own; an item gone meanwhile (forgotten, archived) or holding a vector
+      already is skipped. The store must be bound to the vectors' model; returns how many it
+      stored, and from then on ``vector_candidates`` finds them, on every connection.
     - ``prepare_index(texts)`` is called *before* a write transaction that will index ``texts``
       (and context rows, whose day words need the segmenter too): the adapter does then the work
       that needs no lock (loading its segmenter, segmenting), so the transaction holds the write
@@ -84,3 +89,5 @@ class SearchIndex(Protocol):
     def items(self) -> Iterator[tuple[str, str]]: ...
 
     def replace_vectors(self, model_id: str, dim: int, vectors: Sequence[tuple[str, bytes]]) -> int: ...
+
+    def fill_vectors(self, vectors: Sequence[tuple[str, bytes]]) -> int: ...

@@ -153,13 +153,57 @@ class VectorSearchContract(StoreContract):
         stored = store.replace_vectors("other-4", 4, [(item, vec), ("ev_no_such_item", vec)])
         assert stored == store.counts()["vectors"] == 1
 
+    def test_fill_vectors_stores_what_writes_owed(self, store: Storage, vector_writes: WriteService,
+                                                 clock: FixedClock) -> None:
+        """``fill_vectors`` (ADR 0080): items indexed without a vector get one; an item that has
+        one, or is unknown, is skipped; a vector search loaded before the fill finds them after it."""
+        embedder = HashEmbedder(dim=64)
+        text_only = WriteService(store, clock, SequentialIds(100), DEFAULT_REGISTRY, None)
+        owed = text_only.record(RecordObservation(text="camping by the lake")).id
+        had = vector_writes.record(RecordObservation(text="dark theme in the editor")).id
+        query = embedder.embed_queries(["camping by the lake"])[0].astype("<f4").tobytes()
+        assert [c.item_id for c in store.vector_candidates("default", query, 10)] == [had]  # loaded now
+        vec = embedder.embed_passages(["camping by the lake"])[0].astype("<f4").tobytes()
+        assert store.fill_vectors([(owed, vec), (had, vec), ("ev_no_such_item", vec)]) == 1
+        got = store.vector_candidates("default", query, 10)
+        assert [c.item_id for c in got] == [owed, had]
+        assert got[0].score == pytest.approx(1.0, abs=1e-5)
+        assert store.counts()["vectors"] == 2
+        assert store.fill_vectors([(owed, vec)]) == 0  # once only
+
+    def test_fill_vectors_needs_the_bound_model(self, store: Storage, clock: FixedClock) -> None:
+        item = WriteService(store, clock, SequentialIds(), DEFAULT_REGISTRY, None).record(
+            RecordObservation(text="tea")).id
+        with pytest.raises(StorageError):
+            store.fill_vectors([(item, np.ones(4, "<f4").tobytes())])  # no model bound
+        store.bind_vector_model("other-4", 4)
+        with pytest.raises(StorageError):
+            store.fill_vectors([(item, np.ones(8, "<f4").tobytes())])  # not its dimension
+        assert store.counts()["vectors"] == 0
+
 
 class TestInMemoryVectorSearch(InMemoryStore, VectorSearchContract):
     pass
 
 
 class TestSQLiteVectorSearch(SQLiteStore, VectorSearchContract):
-    pass
+    def test_fill_vectors_reach_another_connections_loaded_index(self, store: Storage, vector_writes: WriteService,
+                                                                 clock: FixedClock, tmp_path) -> None:
+        """Another process's vector index has loaded keys above the owed item's: the fill is logged
+        (``vector_fills``) and its next search loads it, without loading everything again."""
+        embedder = HashEmbedder(dim=64)
+        owed = WriteService(store, clock, SequentialIds(100), DEFAULT_REGISTRY, None).record(
+            RecordObservation(text="camping by the lake")).id
+        had = vector_writes.record(RecordObservation(text="dark theme in the editor")).id
+        other = self.make_store(tmp_path)
+        try:
+            query = embedder.embed_queries(["camping by the lake"])[0].astype("<f4").tobytes()
+            assert [c.item_id for c in other.vector_candidates("default", query, 10)] == [had]
+            vec = embedder.embed_passages(["camping by the lake"])[0].astype("<f4").tobytes()
+            assert store.fill_vectors([(owed, vec)]) == 1
+            assert [c.item_id for c in other.vector_candidates("default", query, 10)] == [owed, had]
+        finally:
+            other.close()
 
 
 # --- PostgreSQL (adapters/postgres/, issue 18): the same suite on a fresh database per test ----------

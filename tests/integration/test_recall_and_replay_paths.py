@@ -20,7 +20,7 @@ from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.adapters.serialization import UPCASTERS, encode_payload
-from hlmem.adapters.sqlite import migrations, search
+from hlmem.adapters.sqlite import migrations, search, vector_table
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.application.ports import IndexEntry, Storage
 from hlmem.application.recall import RecallService
@@ -107,8 +107,8 @@ def test_a_rolled_back_write_leaves_no_cached_count(sqlite_store: SQLiteStorage)
 
 def test_vectors_loaded_in_chunks_rank_like_the_in_memory_store(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "_LOAD_CHUNK", 7)
-    monkeypatch.setattr(search, "_BULK_ROWS", 10)
+    monkeypatch.setattr(vector_table, "_LOAD_CHUNK", 7)
+    monkeypatch.setattr(vector_table, "_BULK_ROWS", 10)
     rng = np.random.default_rng(3)
     dim = 8
     vectors = rng.standard_normal((60, dim)).astype(np.float32)

@@ -3,6 +3,8 @@ and added to an older store's bodies by migration 0017."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,10 +49,21 @@ def _found(path: Path, ids: list[str]) -> dict[str, list[tuple[int, float]]]:
         return out
 
 
+@contextmanager
+def _without_stems(monkeypatch) -> Iterator[None]:
+    """Index as code before ADR 0058 did: no stemmer, and no body stemmed earlier in this process."""
+    with monkeypatch.context() as patch:
+        segment.clear_stem_caches()
+        patch.setattr(segment, "english_stem", lambda token: None)
+        try:
+            yield
+        finally:
+            segment.clear_stem_caches()
+
+
 def test_migration_0017_adds_the_stems_to_an_older_store(tmp_path: Path, monkeypatch) -> None:
     fresh_ids = _store(tmp_path / "new.db")
-    with monkeypatch.context() as patch:  # a store written before ADR 0058: words, no stems
-        patch.setattr(segment, "english_stem", lambda token: None)
+    with _without_stems(monkeypatch):  # a store written before ADR 0058: words, no stems
         old_ids = _store(tmp_path / "old.db")
         assert "camp" not in _bodies(tmp_path / "old.db", "items_fts")[1].split()
     con = open_connection(str(tmp_path / "old.db"))
@@ -66,8 +79,7 @@ def test_migration_0017_adds_the_stems_to_an_older_store(tmp_path: Path, monkeyp
 
 def test_after_migration_0017_forget_still_leaves_no_token(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "old.db"
-    with monkeypatch.context() as patch:
-        patch.setattr(segment, "english_stem", lambda token: None)
+    with _without_stems(monkeypatch):
         with Memory(path, embedder="none", now=T0) as mem:
             for i in range(50):
                 mem.add(f"filler note number {i} about tea and weather", session="f", extract=False)

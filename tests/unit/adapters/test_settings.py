@@ -25,7 +25,7 @@ def test_every_variable_reads_into_its_field() -> None:
            "HLMEM_RERANK_BASE_URL": "http://127.0.0.1:2", "HLMEM_PROVENANCE": "observe",
            "HLMEM_EXTRACTOR": "Union", "HLMEM_BLOCK_REINGEST": "off", "HLMEM_RANKING": '{"speaker_weight": 0}', "HLMEM_RECALL_PARALLEL": "0",
            "HLMEM_NUMBA": "no", "HLMEM_DEBUG": "1", "HLMEM_EXPERIENCE": '{"min_support": 8, "z": 2}',
-           "HLMEM_RELATIONS": "1"}
+           "HLMEM_RELATIONS": "1", "HLMEM_VECTORS": "Worker"}
     assert set(env) == set(ENV.values())
     s = Settings.from_env(env)
     assert (s.db, s.embedder, s.llm, s.llm_model, s.llm_base_url) == ("/tmp/m.db", "hash", "local", "m1",
@@ -35,6 +35,7 @@ def test_every_variable_reads_into_its_field() -> None:
     assert (s.block_reingest, s.recall_parallel, s.numba, s.debug) == (False, False, False, True)
     assert (s.experience.min_support, s.experience.z, s.experience.probation) == (8, 2, 1)
     assert s.relations.enabled and not Settings.from_env({"HLMEM_RELATIONS": "off"}).relations.enabled
+    assert s.vectors == "worker"
 
 
 def test_unset_and_blank_variables_leave_the_defaults() -> None:
