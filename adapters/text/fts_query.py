@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import threading
 import unicodedata
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hlmem.domain.errors import ValidationError
 
@@ -23,8 +25,29 @@ def _clean(term: str) -> str:
 
 def _usable(term: str) -> bool:
     # A term with no letter, digit, mark or private-use character yields no token under
-    # unicode61; kept in an AND it would make the whole expression match nothing.
-    return any(unicodedata.category(ch)[0] in "LNM" or unicodedata.category(ch) == "Co" for ch in term)
+    # unicode61; kept in an AND it would make the whole expression match nothing. SQLite's own
+    # tables are older than Python's: U+1CF2 is a letter to Python 3.11 but a mark SQLite strips
+    # (remove_diacritics 2), so a term is also asked of SQLite's tokenizer itself.
+    return (any(unicodedata.category(ch)[0] in "LNM" or unicodedata.category(ch) == "Co" for ch in term)
+            and _sqlite_keeps(term))
+
+
+_TOKENIZER: dict[str, Any] = {}
+_TOKENIZER_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=8192)
+def _sqlite_keeps(term: str) -> bool:
+    """Whether SQLite's ``unicode61 remove_diacritics 2`` makes at least one token of ``term``."""
+    import apsw
+
+    with _TOKENIZER_LOCK:
+        if "unicode61" not in _TOKENIZER:
+            _TOKENIZER["con"] = con = apsw.Connection(":memory:")
+            _TOKENIZER["unicode61"] = con.fts5_tokenizer("unicode61", ["remove_diacritics", "2"])
+        tokens = _TOKENIZER["unicode61"](term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
+                                         include_offsets=False)
+    return bool(tokens)
 
 
 def _quote(term: str) -> str:
