@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 
 from hlmem.application.ports import IdGenerator, IndexEntry, JobQueue, StalenessStore
 from hlmem.domain.derived import decide_staleness, forget_id_of, stale_triggers
-from hlmem.domain.events import DomainEvent
+from hlmem.domain.events import DerivedBuilt, DerivedRebuilt, DomainEvent
 from hlmem.domain.redaction import Tombstone
 
 #: The job kind that rebuilds a stale derived item (the worker runs it; docs/derived.md).
@@ -64,11 +64,16 @@ class StalenessGuard:
         with st.transaction():
             position = st.append(events, index, **kwargs)
             citing = st.derived_citing(sorted(triggers))
+            gone = {cid for cid, why in triggers.items() if why == "forgotten"}
+            earlier = _cited_before(st, gone) if gone else {}
+            if earlier:
+                citing = {**st.get_derived(sorted(set(earlier) - set(citing))), **citing}
             if not citing:
                 return position
             at = max(e.recorded_at for e in events)
             forget_id = forget_id_of(events)
-            decision = decide_staleness(triggers, citing, new_id=self._ids.new, recorded_at=at, cascade_of=forget_id)
+            decision = decide_staleness(triggers, citing, new_id=self._ids.new, recorded_at=at, cascade_of=forget_id,
+                                        cited_before=earlier)
             if decision.empty:
                 return position
             if decision.erase:
@@ -84,6 +89,19 @@ class StalenessGuard:
                     rebuild_job(self._jobs, derived_id=did, version=versions[did], namespace=citing[did].namespace,
                                 now=at)
             return position
+
+
+def _cited_before(storage: StalenessStore, claim_ids: set[str]) -> dict[str, frozenset[str]]:
+    """The derived items any version of which was built from one of ``claim_ids``, with those
+    claims: a rebuild that dropped a source keeps its earlier payloads, which held the source's
+    value, so a forget must find them too (read from the log: forgets are rare, builds few)."""
+    found: dict[str, set[str]] = {}
+    for stored in storage.read_types((DerivedBuilt, DerivedRebuilt)):
+        event = stored.event
+        hit = {cid for cid, _ in getattr(event, "sources", ()) if cid in claim_ids}
+        if hit:
+            found.setdefault(event.stream_id, set()).update(hit)
+    return {did: frozenset(cids) for did, cids in found.items()}
 
 
 S = TypeVar("S", bound=StalenessStore)

@@ -172,13 +172,16 @@ class StalenessDecision:
 
 def decide_staleness(triggers: Mapping[str, str], citing: Mapping[str, DerivedState], *,
                      new_id: Callable[[str], str], recorded_at: datetime,
-                     cascade_of: str | None = None) -> StalenessDecision:
+                     cascade_of: str | None = None,
+                     cited_before: Mapping[str, frozenset[str]] | None = None) -> StalenessDecision:
     """The events that keep derived items honest after their sources changed.
 
     A current item citing a changed claim becomes stale; an item citing a forgotten claim is
     scrubbed (text erased, the forgotten ids dropped) whatever its status, and one left with no
     source is forgotten outright. A removed item's history is scrubbed the same way (its old text
     held the forgotten content) but it is not rebuilt; forgotten items are left alone.
+    ``cited_before`` names, per item, the claims an earlier version was built from: a forgotten
+    one there scrubs the item too (its earlier text held the value), though it no longer cites it.
     """
     events: list[DomainEvent] = []
     erase: list[str] = []
@@ -189,9 +192,12 @@ def decide_staleness(triggers: Mapping[str, str], citing: Mapping[str, DerivedSt
         if state.status == FORGOTTEN:
             continue
         hit = [cid for cid in state.source_ids if cid in triggers]
-        if not hit:
+        earlier = sorted(cid for cid in (cited_before or {}).get(did, ())
+                         if triggers.get(cid) == "forgotten" and cid not in hit)
+        if not hit and not earlier:
             continue
-        gone = tuple(cid for cid in hit if triggers[cid] == "forgotten")
+        gone = tuple(cid for cid in hit if triggers[cid] == "forgotten") + tuple(earlier)
+        hit = hit + earlier
         base = dict(event_id=new_id("lg"), stream_id=did, version=state.version + 1, recorded_at=recorded_at,
                     namespace=state.namespace)
         if gone:

@@ -138,3 +138,25 @@ def test_a_store_without_the_derived_role_is_not_a_storage() -> None:
     partial = WithoutDerived(store)
     assert not isinstance(partial, Storage)
     assert not isinstance(partial, DerivedStore) and not isinstance(partial, StalenessStore)
+
+
+def test_forgetting_a_source_an_earlier_version_cited_erases_that_version_too(tmp_path) -> None:
+    # A retract makes the item stale, the worker rebuilds it without the claim; the claim's value is
+    # still in the first version's payload, and a later forget of the claim must reach it (found by
+    # the relations state machine, seed 4072781123).
+    db = tmp_path / "m.db"
+    with _mem(db) as mem:
+        mem.remember("user", "likes", "tea")
+        mem.remember("user", "likes", "coffee")
+        gone = mem.remember("user", "likes", SECRET).id
+        mem.derive()
+        mem.retract(gone, reason="not true")
+        mem._container.worker().run_once()
+        mem.derive()
+        assert all(SECRET not in d.item.text for d in mem.observations())
+        assert _files_holding(db, SECRET)  # the first version's payload, and the claim itself
+        mem.forget(gone)
+        assert _files_holding(db, SECRET) == []
+        mem._container.worker().run_once()
+        assert all(SECRET not in d.item.text for d in mem.observations())
+        assert mem.replay().equal
