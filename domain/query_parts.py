@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["MAX_PARTS", "focus", "is_question", "note_head", "question_parts", "referent", "split_compound"]
+__all__ = ["MAX_PARTS", "focus", "is_question", "question_parts", "split_compound"]
 
 #: At most this many parts are searched; the rest stays joined to the last one.
 MAX_PARTS = 4
@@ -363,44 +363,3 @@ def question_parts(query: str) -> tuple[str, ...]:
     """The questions recall searches for ``query``: its parts, each narrowed to what follows a
     focus cue. ``(query,)`` when it asks one thing and corrects nothing."""
     return tuple(focus(part) or part for part in split_compound(query))
-
-
-# --- a question about "the one whose …": the referent's condition and what is asked of it -----
-
-_ZH_REFERENT = re.compile(
-    r"那个(?P<cond>.{2,120}?)的(?P<noun>[\u4e00-\u9fff]{0,4}?)\s*[,，]\s*(?P<asked>\S.*)", re.DOTALL)
-_EN_REFERENT = re.compile(
-    r"(?P<pre>.*?)\b(?:the|that)\s+(?:person|one|guy|woman|man|friend|event|activity|place|thing)\s+"
-    r"(?:who|whose|that|which|where)\s+(?P<cond>[^?]+?)(?P<post>\s*,\s*[^?]*)?\??\s*$", re.IGNORECASE | re.DOTALL)
-_ZH_HEAD = re.compile(r"^(?:我的|我们的|我们|我)?(?P<head>[^，,。！？!?\s的是叫在住有将要和他她]{2,20})")
-_EN_HEAD = re.compile(r"^(?:my\s+)?(?P<head>[A-Za-z][\w-]*(?:\s+[A-Z][\w-]*)?)(?:'s|\s+(?:is|was|lives|works|has))\b",
-                      re.IGNORECASE)
-
-
-def referent(question: str) -> tuple[str, str] | None:
-    """``(condition, asked)`` when ``question`` asks about something by what is known of it
-    ("那个电话是132…的人，他在哪里工作？", "What is the email of the person whose phone is 555?"),
-    else None. The answer is two notes apart: one that says who or what meets the condition, and
-    one that says what is asked of them (recall follows the first note's head to the second,
-    docs/recall.md)."""
-    text = unicodedata.normalize("NFKC", question or "").strip()
-    m = _ZH_REFERENT.search(text)
-    if m and _enough(m.group("asked")):
-        return m.group("cond").strip(), m.group("asked").strip()
-    m = _EN_REFERENT.match(text)
-    if m:
-        asked = f"{m.group('pre')} {m.group('post') or ''}".strip(" ,")
-        if _enough(asked):
-            return m.group("cond").strip(), asked
-    return None
-
-
-def note_head(text: str) -> str | None:
-    """What a note is about, read off its start: 表弟 for "我表弟的电话号码是…", 文学创想阅享会 for
-    "文学创想阅享会的地点是…", cousin for "My cousin's phone is…" (None when no head is found)."""
-    text = unicodedata.normalize("NFKC", text or "").strip()
-    m = _ZH_HEAD.match(text)
-    if m and re.search(r"[\u4e00-\u9fff]", m.group("head")):
-        return m.group("head")
-    m = _EN_HEAD.match(text)
-    return m.group("head") if m else None

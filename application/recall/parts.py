@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from hlmem.application.recall.items import RecallItem
-from hlmem.domain.query_parts import note_head, referent
+from hlmem.domain.query_referent import note_head, referent
 from hlmem.domain.state import SELF_SUBJECTS
 
 __all__ = ["bridge_heads", "interleave", "part_notes"]

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlmem.domain.query_parts import MAX_PARTS, focus, note_head, question_parts, referent, split_compound
+from hlmem.domain.query_parts import MAX_PARTS, focus, question_parts, split_compound
+from hlmem.domain.query_referent import note_head, referent
 
 
 @pytest.mark.parametrize(("query", "parts"), [
