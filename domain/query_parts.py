@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 __all__ = ["MAX_PARTS", "focus", "is_question", "question_parts", "split_compound"]
 
@@ -214,24 +215,35 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
             continue
         spans, cursor, joined = [], start, False
         for m in cuts:
-            left = text[cursor:m.start()]
             nxt = joint.search(text, m.end(), end)
-            right = text[m.end():nxt.start() if nxt and nxt.start() > m.end() else end]
-            # What a correction keeps is a question even as a fragment ("oops I meant the garage
-            # code, and also …"), when a connector, not a bare comma, joins the next question.
-            meant = _correction(left)[0] and bool(_WORD.search(m.group()))
-            lead = _lead(text, m.end(), nxt.start() if nxt and nxt.start() > m.end() else end) - m.end()
-            # An English clause before a comma asks on its own only with three words or more
-            # ("remind me, what's …" is one request).
-            short = joint is _EN_JOINT and len(re.findall(r"\w+", left[_lead(left, 0, len(left)):])) < 3
-            if (meant or (asks(left[_lead(left, 0, len(left)):]) and not short)) and asks(right[lead:]) \
-                    and not (joint is _ZH_JOINT and not _WORD.search(m.group()) and _REFERS_BACK.match(right[lead:])) \
-                    and (joint is _ZH_JOINT or len(re.findall(r"\w+", right[lead:])) >= 2):
+            stop = nxt.start() if nxt and nxt.start() > m.end() else end
+            left = text[cursor:m.start()]
+            right = text[_lead(text, m.end(), stop):stop]
+            connector = bool(_WORD.search(m.group()))
+            if _joins_two_questions(joint, asks, left, right, connector):
                 spans.append((cursor, m.start(), joined))
-                cursor, joined = m.end(), bool(_WORD.search(m.group()))  # 它 after 还有 starts a new question
+                cursor, joined = m.end(), connector  # 它 after 还有 starts a new question
         if spans:
             return [*spans, (cursor, end, joined)]
     return [(start, end, False)]
+
+
+def _joins_two_questions(joint: re.Pattern[str], asks: Callable[[str], bool], left: str, right: str,
+                         connector: bool) -> bool:
+    """Whether the clause ``left`` and the clause ``right`` (its connector already read off) are two
+    questions a ``joint`` match joins, ``connector`` telling whether it holds a word (还有, and …)."""
+    english = joint is _EN_JOINT
+    body = left[_lead(left, 0, len(left)):]
+    # What a correction keeps is a question even as a fragment ("oops I meant the garage code, and
+    # also …"), when a connector, not a bare comma, joins the next question. An English clause
+    # before a comma asks on its own only with three words or more ("remind me, what's …").
+    first = (bool(_correction(left)[0]) and connector) or (
+        asks(body) and not (english and len(re.findall(r"\w+", body)) < 3))
+    if not first or not asks(right):
+        return False
+    if english:
+        return len(re.findall(r"\w+", right)) >= 2
+    return connector or not _REFERS_BACK.match(right)  # "…，他叫什么" is asked with the clause before it
 
 
 def _correction(piece: str) -> tuple[str | None, int]:
