@@ -13,7 +13,8 @@ items). ``RelationGuard`` wraps it; an ``append`` also appends, inside the same 
   are enabled or not (an edge accepted while they were on still follows its evidence);
 - when relations are enabled, the candidates the deterministic rules find in the claims the
   events assert and in the user's own turns (:mod:`hlmem.domain.relation_rules`), as
-  ``RelationProposed`` / ``RelationCorroborated`` waiting for review. Never an LLM call.
+  ``RelationProposed`` / ``RelationCorroborated`` waiting for review (a claim said again on new
+  evidence corroborates its edge). Never an LLM call.
 
 Copies (``append_copies``: replay, restore) pass through untouched: their log already holds
 these events, decided when the change was first made.
@@ -26,7 +27,7 @@ from typing import Any, TypeVar, cast
 
 from hlmem.application.ports import IdGenerator, IndexEntry, RelationStore
 from hlmem.domain.derived import forget_id_of
-from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded, OriginClass
+from hlmem.domain.events import ClaimAsserted, ClaimCorroborated, DomainEvent, ObservationRecorded, OriginClass
 from hlmem.domain.redaction import Tombstone
 from hlmem.domain.relation_decisions import (
     RelationCandidate,
@@ -42,8 +43,13 @@ from hlmem.domain.slots import SlotRegistry
 RELATION_TOMBSTONE = "relation"
 
 
+#: Events after which a claim may state an edge, or state it on more evidence: a new claim, and a
+#: repeated one (corroboration adds its evidence to the claim, and revives it when archived).
+_CLAIM_STATES = (ClaimAsserted, ClaimCorroborated)
+
+
 def _proposes(events: Sequence[DomainEvent]) -> bool:
-    return any(isinstance(e, (ClaimAsserted, ObservationRecorded)) for e in events)
+    return any(isinstance(e, (*_CLAIM_STATES, ObservationRecorded)) for e in events)
 
 
 def user_turn(event: ObservationRecorded) -> bool:
@@ -104,7 +110,7 @@ class RelationGuard:
     def _propose(self, events: Sequence[DomainEvent], at) -> None:
         st = self._storage
         by_namespace: dict[str, list[RelationCandidate]] = {}
-        claim_ids = [e.stream_id for e in events if isinstance(e, ClaimAsserted)]
+        claim_ids = list(dict.fromkeys(e.stream_id for e in events if isinstance(e, _CLAIM_STATES)))
         for claim in st.get_claims(claim_ids).values() if claim_ids else ():
             by_namespace.setdefault(claim.namespace, []).extend(claim_candidates(claim, self._registry))
         for e in events:

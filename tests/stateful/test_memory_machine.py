@@ -1332,3 +1332,24 @@ def test_relations_follow_their_evidence_through_review_supersede_forget_restore
         all_forgotten,
         lambda m: m.replay_into_sqlite(),
     ])
+
+
+def test_a_claim_said_again_on_new_evidence_corroborates_its_edge_on_the_write_path() -> None:
+    """Pinned from CI (seed of 2026-12-07): a claim first asserted with no evidence proposes its
+    edge on its id alone; a batch that records a turn and repeats the claim citing it corroborates
+    the claim, and the edge gains that evidence in the same transaction — a scan finds nothing new."""
+    lives = SLOTS[1]
+    paris = ("user", lives, 2, None, None, "default")
+
+    def edge_evidence(m) -> None:
+        got = [[(r.target_name, len(r.evidence)) for r in svc.list("default")]
+               for svc in (m.mem_relations, m.sql_relations)]
+        assert got[0] == got[1] == [("Paris", 2)], got
+
+    _drive([
+        lambda m: m.first_observation(TEXTS[0]),
+        lambda m: m.assert_claim(paris),
+        lambda m: m.assert_batch_with_evidence([paris, ("user", SLOTS[0], 0, None, None, "default")], [], True),
+        edge_evidence,
+        lambda m: m.scan_relations("default"),
+    ])
