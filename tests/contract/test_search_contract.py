@@ -35,6 +35,19 @@ HOSTILE_QUERIES = [
 ]
 
 
+def _each_query(queries, search) -> None:
+    """Every query searched on one store (a store per query would cost a database each on
+    PostgreSQL): none raises, each gives candidates; the failures are named by their query."""
+    failed = {}
+    for query in queries:
+        try:
+            got = search(query)
+            assert all(isinstance(c, Candidate) for c in got), got
+        except Exception as exc:  # noqa: BLE001 - collected and reported with the query
+            failed[query[:40]] = repr(exc)[:200]
+    assert failed == {}, failed
+
+
 #: One word or phrase per script (and some case and diacritic traps); each must find itself.
 SCRIPTS = [
     "dark mode", "深色主题", "λόγος", "ΛΌΓΟΣ", "Ёлка", "Straße", "İstanbul", "Łódź", "Příliš", "Tiếng Việt",
@@ -181,12 +194,9 @@ class SearchContract(StoreContract):
         assert store.sessions_of([a, b, claim, "ev_unknown", a]) == {a: "s1", b: "s2"}
         assert store.sessions_of([]) == {}
 
-    @pytest.mark.parametrize("query", HOSTILE_QUERIES[:20], ids=range(20))
-    def test_context_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService,
-                                                               query: str) -> None:
+    def test_context_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService) -> None:
         writes.record(RecordObservation(text="dark theme 深色主题 NEAR col:value context_fts"))
-        got = store.context_candidates("default", query, 10)
-        assert all(isinstance(c, Candidate) for c in got)
+        _each_query(HOSTILE_QUERIES[:20], lambda query: store.context_candidates("default", query, 10))
 
     def test_text_candidates_break_score_ties_newest_first(self, store: Storage, writes: WriteService) -> None:
         # One turn said in several sessions scores the same everywhere: every adapter must hand
@@ -206,12 +216,9 @@ class SearchContract(StoreContract):
                   if item not in {c.item_id for c in store.text_candidates("default", text, 50)}]
         assert missed == []
 
-    @pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=range(len(HOSTILE_QUERIES)))
-    def test_text_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService,
-                                                            query: str) -> None:
+    def test_text_candidates_never_raise_on_hostile_queries(self, store: Storage, writes: WriteService) -> None:
         writes.record(RecordObservation(text="dark theme 深色主题 NEAR col:value items_fts"))
-        got = store.text_candidates("default", query, 10)
-        assert all(isinstance(c, Candidate) for c in got)
+        _each_query(HOSTILE_QUERIES, lambda query: store.text_candidates("default", query, 10))
 
     def test_text_candidates_never_raise_on_any_text(self, store: Storage, writes: WriteService) -> None:
         writes.record(RecordObservation(text="dark theme 深色主题 e\u0301 😀 a*b \"q\""))

@@ -27,12 +27,30 @@ def _literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
+def test_a_store_left_open_with_rows_and_statistics(postgres_url: str) -> None:
+    """Leaves what an ordinary test leaves: a store still open, events, an identity, a claim, and
+    the planner's statistics; the next test of this worker must see none of it."""
+    from hlmem import Memory
+
+    mem = Memory(postgres_url, embedder="hash")
+    mem.add("我住在杭州。")
+    mem.remember("Alice", "works_in", "Boston")
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        con.execute("ANALYZE")
+    # not closed: the fixture ends its connections before emptying the database
+
+
 def test_each_test_gets_a_fresh_database_with_pgvector(postgres_url: str) -> None:
     with psycopg.connect(postgres_url) as con:
         assert con.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         # The template holds hlmem's schema (so a store opens at once) and no rows, not even an identity.
         assert con.execute("SELECT count(*) FROM events").fetchone() == (0,)
         assert con.execute("SELECT count(*) FROM meta WHERE key IN ('store_id', 'tombstone_salt')").fetchone() == (0,)
+        holding = [t for (t,) in con.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+                 if t != "meta" and con.execute(f'SELECT EXISTS (SELECT 1 FROM "{t}")').fetchone() != (False,)]
+        assert holding == []
+        assert con.execute("SELECT count(*) FROM pg_statistic s JOIN pg_class c ON c.oid = s.starelid"
+                           " WHERE c.relnamespace = 'public'::regnamespace").fetchone() == (0,)
         con.execute("CREATE TABLE leftover (x int)")
 
 

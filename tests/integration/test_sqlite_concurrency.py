@@ -21,6 +21,7 @@ from hlmem.adapters.sqlite import migrations
 from hlmem.adapters.sqlite.connection import open_connection, optimize_on_close
 from hlmem.adapters.sqlite.store import SQLiteStorage
 from hlmem.domain.events import ObservationRecorded, OriginClass, SessionKind
+from support.profile import sized
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 
@@ -173,7 +174,7 @@ OPENER = """
 
 def test_processes_creating_a_new_store_at_once_all_succeed(tmp_path: Path) -> None:
     roles = ("writer", "writer", "reader", "ledger")
-    for round_ in range(3):
+    for round_ in range(sized(2, 5)):  # each round a new race (more under the thorough profile)
         path = tmp_path / f"new{round_}.db"
         procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(OPENER), role, str(path)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
