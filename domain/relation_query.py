@@ -24,7 +24,7 @@ from hlmem.domain.relations import USER_NAME
 _POSS = r"(?:'s|’s|'|’)"
 _EN_WORDS = "|".join(sorted(map(re.escape, EN_KIN), key=len, reverse=True))
 _EN_ADJ = r"(?:(?:older|younger|little|big|elder|twin|best|new|old|dear|baby|kid|eldest|youngest)\s+)?"
-_EN_HOP = rf"{_EN_ADJ}(?P<{{name}}>{_EN_WORDS})s?"
+_EN_HOP = rf"(?i:{_EN_ADJ})(?P<{{name}}>(?i:{_EN_WORDS}))s?"
 _EN_USER = re.compile(
     rf"\b(?:[Mm]y|[Oo]ur)\s+{_EN_HOP.format(name='first')}(?:{_POSS}\s+{_EN_HOP.format(name='second')})?\b")
 _EN_NAMED = re.compile(

@@ -22,6 +22,7 @@ from hlmem.application.recall.items import RecallItem
 from hlmem.domain.relation_query import RelationPhrase, relation_phrases
 from hlmem.domain.relation_walk import Reached, prefer, step
 from hlmem.domain.relations import ACCEPTED, PERSON, USER_ENTITY, USER_NAME, RelationState, entity_id
+from hlmem.domain.state import SELF_KEY, subject_key
 
 __all__ = ["HopPlan", "RelationHops", "fuse", "follow"]
 
@@ -31,8 +32,9 @@ MAX_PHRASES, MAX_PEOPLE, MAX_EDGES = 4, 3, 500
 #: the people's names (shared between them) and by the kin phrase (the ordinary recall's is 1): a
 #: person the question names through an accepted edge is whom it asks about, and the kin phrase
 #: finds much what the ordinary recall finds. The claims the walked edges rest on ("user ·
-#: sibling · Anna") say who, not what is asked: their score is halved.
-_RRF_C, NAME_WEIGHT, KIN_WEIGHT, SAID_WEIGHT = 2.0, 2.0, 0.5, 0.5
+#: sibling · Anna") say who, not what is asked, and a claim about the user is about someone
+#: else than the question: their score is halved.
+_RRF_C, NAME_WEIGHT, KIN_WEIGHT, SAID_WEIGHT, TOLD_WEIGHT = 2.0, 2.0, 0.5, 0.5, 0.75
 
 
 @frozen
@@ -48,6 +50,11 @@ class HopPlan:
     def said(self) -> frozenset[str]:
         """The claims the walked edges rest on."""
         return frozenset(i for r in self.reached for e in r.path for i in e.claim_ids)
+
+    @property
+    def told(self) -> frozenset[str]:
+        """The turns the walked edges rest on ("My sister Anna is visiting")."""
+        return frozenset(i for r in self.reached for e in r.path for i in e.event_ids)
 
 
 class RelationHops:
@@ -126,9 +133,10 @@ def note(plan: HopPlan) -> str:
 
 
 def fuse(ordinary: Sequence[RecallItem], hops: Sequence[tuple[Sequence[RecallItem], float]], k: int,
-         said: frozenset[str] = frozenset()) -> list[RecallItem]:
+         said: frozenset[str] = frozenset(), told: frozenset[str] = frozenset()) -> list[RecallItem]:
     """The ordinary items and the hops' (each list with its weight), fused by weighted reciprocal
-    rank (an item found by several first; one of ``said`` at half its score); items the ordinary
+    rank (an item found by several first; one of ``said``, or a claim about the user, at half its
+    score: the question asks about someone else); items the ordinary
     recall did not have among its ``k`` take at most a third of the slots, so it keeps at least
     two thirds of its best."""
     scores: dict[str, float] = {}
@@ -137,8 +145,11 @@ def fuse(ordinary: Sequence[RecallItem], hops: Sequence[tuple[Sequence[RecallIte
         for i, item in enumerate(found):
             scores[item.id] = scores.get(item.id, 0.0) + weight / (_RRF_C + i)
             items.setdefault(item.id, item)
-    for item_id in said & scores.keys():
-        scores[item_id] *= SAID_WEIGHT
+    for item_id, item in items.items():  # who it is, or the user's own value: not what is asked of them
+        if item_id in said or (item.kind == "claim" and item.subject and subject_key(item.subject) == SELF_KEY):
+            scores[item_id] *= SAID_WEIGHT
+        elif item_id in told:  # the turn that says who it is may say more ("my roommate Jake is from Denver")
+            scores[item_id] *= TOLD_WEIGHT
     own = {i.id for i in ordinary[:k]}
     slots = max(1, k // 3)
     out: list[RecallItem] = []
@@ -159,4 +170,4 @@ def follow(hops: RelationHops, question: str, namespace: str, ordinary: Sequence
     if plan is None or not plan.questions:
         return list(ordinary)
     notes.append(note(plan))
-    return fuse(ordinary, [(recall(q), w) for q, w in plan.questions], k, plan.said)
+    return fuse(ordinary, [(recall(q), w) for q, w in plan.questions], k, plan.said, plan.told)

@@ -91,3 +91,23 @@ def test_kin_words_and_subjects() -> None:
     assert subject_entity("我")[0].kind == USER and subject_entity("用户的妈妈") == (subject_entity("用户的妈妈")[0],
                                                                                     "mother")
     assert subject_entity("Tom")[1] is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Priya's husband Raj is a dentist.", [("Priya", "spouse", "Raj")]),
+    ("Tom’s manager, Sarah Lee, quit", [("Tom", "manager", "Sarah Lee")]),
+    ("my boss's husband Raj fixed my tooth", [("user", "manager", "user's boss"), ("user's boss", "spouse", "Raj")]),
+    ("My older sis Anna moved to Denver", [("user", "sibling", "Anna")]),
+    ("我老婆的哥哥李强在华为上班。", [("user", "spouse", "用户的老婆"), ("用户的老婆", "sibling", "李强")]),
+    ("昨天张伟的老婆小雨来了", [("张伟", "spouse", "小雨")]),
+    ("我表哥张伟的老婆叫小雨", [("user", "cousin", "张伟"), ("张伟", "spouse", "小雨")]),
+    ("我妹妹小雨考上了浙大", [("user", "sibling", "小雨")]),
+    ("我表哥张伟下个月来上海出差", [("user", "cousin", "张伟")]),
+    ("我邻居王阿姨养了一只柯基", [("user", "neighbor", "王阿姨")]),
+    ("我妹妹小时候很乖", []),
+    ("It's Tom's turn to cook", []),
+    ("我老婆的哥哥在华为上班。", []),  # no name: the extractor's subject covers it
+])
+def test_apposition_of_a_named_persons_and_a_kins_tie(text, expected) -> None:
+    found = text_candidates("ev_7", text, T0)
+    assert [(c.source.name, c.relation, c.target.name) for c in found] == expected
