@@ -31,6 +31,8 @@ _EN_NAMED = re.compile(
     rf"(?<![\w'’])(?P<anchor>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?){_POSS}\s+{_EN_HOP.format(name='first')}"
     rf"(?:{_POSS}\s+{_EN_HOP.format(name='second')})?\b")
 _EN_BARE = re.compile(r"(?<![\w'’])(?P<first>[Mm]om|[Mm]um|[Dd]ad|[Gg]randma|[Gg]randpa|[Nn]ana|[Hh]ubby)\b(?!\s*'s)")
+#: Words before a bare "mom" that make it someone else's (or nobody's in particular).
+_OWNED_BY = frozenset(("her", "his", "their", "your", "its", "the", "a", "an", "whose", "one's", "our", "my"))
 _NOT_ANCHOR = frozenset(("I", "My", "The", "What", "Who", "Where", "When", "How", "Which", "Why", "It", "That",
                          "This", "He", "She", "They", "Our", "Your", "His", "Her", "And", "But", "So", "Is", "Does",
                          "Did", "Do", "Was", "Are", "Can", "Could", "Would", "Should", "Tell", "Remind"))
@@ -110,7 +112,9 @@ def relation_phrases(question: str) -> list[RelationPhrase]:
         span = m.group(0)[m.group(0).index(anchor):]
         add(span, anchor, _hops(m.group("first"), m.group("second")), False)
     for m in _EN_BARE.finditer(text):
-        add(m.group(0), USER_NAME, _hops(m.group("first").casefold()), False)
+        before = text[:m.start()].split()
+        if not before or before[-1].casefold() not in _OWNED_BY:  # "her dad" is not the user's
+            add(m.group(0), USER_NAME, _hops(m.group("first").casefold()), False)
     for m in _ZH_USER.finditer(text):
         add(m.group(0), USER_NAME, _hops(m.group("first"), m.group("second")), True)
     for m in _ZH_NAMED.finditer(text):

@@ -164,20 +164,39 @@ def _zh_owner(raw: str) -> str:
     return ""
 
 
-def _kin_entity(word: str, chinese: bool) -> Entity:
-    """The user's unnamed kin as the extractor names it ("用户的老婆", "user's boss")."""
-    return Entity(PERSON, f"用户的{word}" if chinese else f"user's {word.casefold()}")
+def _kin_entity(word: str, chinese: bool, speaker: Entity) -> Entity:
+    """The speaker's unnamed kin as the extractor names the user's ("用户的老婆", "user's boss")."""
+    owner = ("用户" if chinese else "user") if speaker == USER_ENTITY else speaker.name
+    return Entity(PERSON, f"{owner}的{word}" if chinese else f"{owner}'s {word.casefold()}")
 
 
-def text_candidates(event_id: str, text: str, occurred_at: datetime) -> list[RelationCandidate]:
+#: Roles whose "my" is nobody's in the memory: the agent's side of a conversation.
+_NOT_A_SPEAKER = frozenset({"assistant", "agent", "tool", "function", "system", "developer", "bot", "ai", "model"})
+
+
+def speaker_entity(role: str) -> Entity | None:
+    """Whose "my" a turn's words are: the user's for role ``user``, a named person's for a role that
+    is a name ("Caroline", "张伟": a conversation between people, each turn by its speaker), nobody's
+    for the agent's roles."""
+    text = (role or "").strip()
+    if subject_key(text) == SELF_KEY or text.casefold() == "user":
+        return USER_ENTITY
+    if text.casefold() in _NOT_A_SPEAKER or not _person_name(text) or not (text[:1].isupper() or not text.isascii()):
+        return None
+    return Entity(PERSON, text)
+
+
+def text_candidates(event_id: str, text: str, occurred_at: datetime,
+                    speaker: Entity = USER_ENTITY) -> list[RelationCandidate]:
     """The edges a user's own turn states by apposition ("my coworker Tom", "我表哥张伟",
     "our cat Miso", "我家的猫叫咪咪"), of a named person ("Priya's husband Raj", "张伟的老婆小雨")
     and of the user's kin ("my boss's husband Raj", "我老婆的哥哥李强": the user's kin unnamed,
-    as the extractor names it, and its tie)."""
+    as the extractor names it, and its tie). "My" is the ``speaker``'s: the user's by default, a
+    named person's in a conversation between people (:func:`speaker_entity`)."""
     out: list[RelationCandidate] = []
 
-    def add(relation: str | None, target: Entity, source: Entity = USER_ENTITY) -> None:
-        if relation is not None:
+    def add(relation: str | None, target: Entity, source: Entity = speaker) -> None:
+        if relation is not None and target != source:
             out.append(RelationCandidate(relation, source, target, (event_id,), "text.apposition", occurred_at))
 
     for m in _EN_APPOSITION.finditer(text):
@@ -206,7 +225,7 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime) -> list[Rel
         name = _zh_name(m.group("name")) if chinese else m.group(3)
         if not name or name.split()[0] in ("I", "The", "And", "But"):
             continue
-        first = _kin_entity(m.group("first"), chinese)
+        first = _kin_entity(m.group("first"), chinese, speaker)
         add(kin_type(m.group("first")), first)
         add(kin_type(m.group("kin")), Entity(PERSON, name), first)
     return out

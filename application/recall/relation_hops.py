@@ -52,6 +52,11 @@ class HopPlan:
         return frozenset(i for r in self.reached for e in r.path for i in e.claim_ids)
 
     @property
+    def names(self) -> frozenset[str]:
+        """Everyone on the walked paths, case-folded (a claim between two of them says who, not what)."""
+        return frozenset(n.casefold() for r in self.reached for e in r.path for n in (e.source_name, e.target_name))
+
+    @property
     def told(self) -> frozenset[str]:
         """The turns the walked edges rest on ("My sister Anna is visiting")."""
         return frozenset(i for r in self.reached for e in r.path for i in e.event_ids)
@@ -133,10 +138,11 @@ def note(plan: HopPlan) -> str:
 
 
 def fuse(ordinary: Sequence[RecallItem], hops: Sequence[tuple[Sequence[RecallItem], float]], k: int,
-         said: frozenset[str] = frozenset(), told: frozenset[str] = frozenset()) -> list[RecallItem]:
+         said: frozenset[str] = frozenset(), told: frozenset[str] = frozenset(),
+         names: frozenset[str] = frozenset()) -> list[RecallItem]:
     """The ordinary items and the hops' (each list with its weight), fused by weighted reciprocal
-    rank (an item found by several first; one of ``said``, or a claim about the user, at half its
-    score: the question asks about someone else); items the ordinary
+    rank (an item found by several first; one of ``said``, a claim about the user or one between
+    two of ``names``, at half its score: it says who, or is about someone else); items the ordinary
     recall did not have among its ``k`` take at most a third of the slots, so it keeps at least
     two thirds of its best."""
     scores: dict[str, float] = {}
@@ -146,7 +152,9 @@ def fuse(ordinary: Sequence[RecallItem], hops: Sequence[tuple[Sequence[RecallIte
             scores[item.id] = scores.get(item.id, 0.0) + weight / (_RRF_C + i)
             items.setdefault(item.id, item)
     for item_id, item in items.items():  # who it is, or the user's own value: not what is asked of them
-        if item_id in said or (item.kind == "claim" and item.subject and subject_key(item.subject) == SELF_KEY):
+        if item_id in said or (item.kind == "claim" and item.subject and (
+                subject_key(item.subject) == SELF_KEY
+                or (item.subject.casefold() in names and (item.value or "").casefold() in names))):
             scores[item_id] *= SAID_WEIGHT
         elif item_id in told:  # the turn that says who it is may say more ("my roommate Jake is from Denver")
             scores[item_id] *= TOLD_WEIGHT
@@ -170,4 +178,4 @@ def follow(hops: RelationHops, question: str, namespace: str, ordinary: Sequence
     if plan is None or not plan.questions:
         return list(ordinary)
     notes.append(note(plan))
-    return fuse(ordinary, [(recall(q), w) for q, w in plan.questions], k, plan.said, plan.told)
+    return fuse(ordinary, [(recall(q), w) for q, w in plan.questions], k, plan.said, plan.told, plan.names)

@@ -35,3 +35,10 @@ def test_what_both_found_first_and_the_users_own_values_and_the_edges_claims_aft
     got = [i.id for i in fuse(ordinary, [(hop, 2.0)], 5, said=frozenset({"said"}), told=frozenset({"turn"}))]
     assert got[:2] == ["answer", "turn"] and got.index("mine") > got.index("turn")
     assert set(got) == {"answer", "turn", "mine", "said", "other"}
+
+
+def test_a_claim_between_two_people_of_the_walk_says_who_not_what() -> None:
+    tie = RecallItem(id="tie", kind="claim", text="林琳 · 男朋友 · 周杰", score=0.0, subject="林琳", value="周杰")
+    fact = RecallItem(id="fact", kind="claim", text="周杰 · job · 摄影师", score=0.0, subject="周杰", value="摄影师")
+    got = fuse([tie, fact], [([tie, fact], 2.0)], 5, names=frozenset({"林琳", "周杰", "user"}))
+    assert [i.id for i in got] == ["fact", "tie"]

@@ -31,6 +31,7 @@ def first(question: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
     ("你知道小雨的男朋友是做什么的吗", ("小雨的男朋友", "小雨", (("男朋友", "partner"),))),
     ("老妈最近在忙什么？", ("老妈", "user", (("老妈", "mother"),))),
     ("我家的猫几岁了", None),
+    ("What activity did Caroline used to do with her dad?", None),
     ("where do I work?", None),
     ("What's the weather in Boston?", None),
     ("今天天气怎么样", None),

@@ -9,8 +9,8 @@ import pytest
 from attrs import evolve
 
 from hlmem.domain.events import Cardinality, Scope
-from hlmem.domain.relation_rules import claim_candidates, kin_type, subject_entity, text_candidates
-from hlmem.domain.relations import ORGANISATION, PERSON, PET, PLACE, THING, USER
+from hlmem.domain.relation_rules import claim_candidates, kin_type, speaker_entity, subject_entity, text_candidates
+from hlmem.domain.relations import ORGANISATION, PERSON, PET, PLACE, THING, USER, USER_ENTITY, Entity
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion
 
@@ -111,3 +111,13 @@ def test_kin_words_and_subjects() -> None:
 def test_apposition_of_a_named_persons_and_a_kins_tie(text, expected) -> None:
     found = text_candidates("ev_7", text, T0)
     assert [(c.source.name, c.relation, c.target.name) for c in found] == expected
+
+
+def test_my_is_the_speakers_in_a_conversation_between_people() -> None:
+    assert speaker_entity("user") == USER_ENTITY and speaker_entity("我") == USER_ENTITY
+    assert speaker_entity("Caroline") == Entity(PERSON, "Caroline") and speaker_entity("张伟") == Entity(PERSON, "张伟")
+    assert [speaker_entity(r) for r in ("assistant", "tool", "system", "", "bot 7", "lowercase")] == [None] * 6
+    found = text_candidates("ev_7", "Caroline: my boss's husband Raj and my sister Anna", T0, Entity(PERSON, "Caroline"))
+    assert [(c.source.name, c.relation, c.target.name) for c in found] == [
+        ("Caroline", "sibling", "Anna"), ("Caroline", "manager", "Caroline's boss"),
+        ("Caroline's boss", "spouse", "Raj")]
