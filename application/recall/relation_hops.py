@@ -26,7 +26,7 @@ from hlmem.domain.state import SELF_KEY, subject_key
 
 __all__ = ["HopPlan", "RelationHops", "fuse", "follow"]
 
-#: Phrases tried per question; people followed per hop; edges read per entity and hop.
+#: Phrases tried per question; people followed per hop; edges per read of an entity's accepted edges.
 MAX_PHRASES, MAX_PEOPLE, MAX_EDGES = 4, 3, 500
 #: RRF's constant when the ordinary recall and the hop's are fused; the weights of the recalls by
 #: the people's names (shared between them) and by the kin phrase (the ordinary recall's is 1): a
@@ -86,14 +86,25 @@ class RelationHops:
         anchor = "user" if phrase.anchor == USER_NAME else phrase.anchor
         at = [Reached(start, "user" if phrase.anchor == USER_NAME else PERSON, anchor, ())]
         for hop in phrase.hops:
-            edges = self._storage.relations.relations(namespace, status=ACCEPTED,
-                                                      entities=[r.entity_id for r in at], limit=MAX_EDGES)
-            found = step(edges, at, hop.relation)
+            found = step(self._accepted(namespace, [r.entity_id for r in at]), at, hop.relation)
             if not found:
                 return []
             found = prefer(found, hop.word, self._texts([r.path[-1] for r in found]) if len(found) > 1 else {})
             at = found[:MAX_PEOPLE]
         return at
+
+    def _accepted(self, namespace: str, entities: list[str]) -> list[RelationState]:
+        """Every accepted edge at ``entities``, a page of ``MAX_EDGES`` at a time (at most 20 pages)."""
+        out: list[RelationState] = []
+        after = None
+        for _page in range(20):
+            page = self._storage.relations.relations(namespace, status=ACCEPTED, entities=entities, after=after,
+                                                     limit=MAX_EDGES)
+            out += page
+            if len(page) < MAX_EDGES:
+                break
+            after = page[-1].relation_id
+        return out
 
     def _texts(self, edges: Sequence[RelationState]) -> dict[str, list[str]]:
         """Each edge's names and its evidence's words (the claims as triples, the turns verbatim)."""

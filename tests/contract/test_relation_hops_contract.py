@@ -59,6 +59,13 @@ class RelationHopsContract(StoreContract):
         assert reached(store, "我表哥现在住哪？") is None
         assert reached(store, "我表哥现在住哪？", namespace="other") == ["张伟"]
 
+    def test_every_accepted_edge_is_read_page_by_page(self, store, monkeypatch) -> None:
+        import hlmem.application.recall.relation_hops as hops
+
+        monkeypatch.setattr(hops, "MAX_EDGES", 2)
+        edges(store, *[("user", "friend", f"Friend{i}") for i in range(5)], ("user", "sibling", "Anna"))
+        assert reached(store, "where does my sister work?") == ["Anna"]
+
     def test_a_question_without_a_relation_phrase_reads_nothing(self, store, monkeypatch) -> None:
         edges(store, ("user", "sibling", "Anna"))
         monkeypatch.setattr(store.relations, "relations", lambda *a, **kw: pytest.fail("read"), raising=False)
