@@ -77,6 +77,9 @@ _ZH_OWNER = re.compile(rf"(?P<owner>[\u4e00-\u9fff]{{2,3}}|[A-Z][a-z]+)的(?P<ki
                        r"(?:叫(?:做)?)?(?P<name>[\u4e00-\u9fff]{2,7}|[A-Z][a-z]+)")
 _ZH_CALLED = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?:(?P<kin>{_ZH_KIN_WORDS})|(?P<pet>{_ZH_PET_WORDS}))"
                         r"(?:的名字)?叫(?:做)?(?P<name>[\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z -]{0,30}[A-Za-z])")
+#: "老公叫陈浩": a kin word opening a sentence is the speaker's ("我" left out, as people type).
+_ZH_LEAD_CALLED = re.compile(rf"(?:^|[，。！？；,.!?;\s])(?P<kin>{_ZH_KIN_WORDS})(?:的名字)?叫(?:做)?"
+                             r"(?P<name>[\u4e00-\u9fff]{2,7}|[A-Z][a-z]+)")
 #: "cat (Miso)", "猫（咪咪）": what the extractor writes for an owned pet.
 _PET_VALUE = re.compile(r"^\s*(?P<species>[^()（）]+?)\s*[(（]\s*(?P<name>[^()（）]+?)\s*[)）]\s*$")
 _SELF_KIN = re.compile(r"^(?:the\s+)?(?:user's|my)\s+(?P<word>[a-z -]+)$|^(?:用户|我)的?(?P<zh>[\u4e00-\u9fff]{1,3})$",
@@ -214,6 +217,9 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime,
     for m in _ZH_APPOSITION.finditer(text):
         if name := _zh_name(m.group("name")):
             add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
+    for m in _ZH_LEAD_CALLED.finditer(text):
+        if name := _zh_name(m.group("name")) or _latin(m.group("name")):
+            add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
     for m in _EN_OWNER.finditer(text):
         if m.group("owner") not in ("I", "The", "And", "But", "It", "That", "What", "Who", "He", "She"):
             add(EN_KIN[m.group("kin").casefold()], Entity(PERSON, m.group(3)), Entity(PERSON, m.group("owner")))
@@ -228,7 +234,7 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime,
         first = _kin_entity(m.group("first"), chinese, speaker)
         add(kin_type(m.group("first")), first)
         add(kin_type(m.group("kin")), Entity(PERSON, name), first)
-    return out
+    return list(dict.fromkeys(out))
 
 
 def _latin(raw: str) -> str:

@@ -105,6 +105,10 @@ def test_kin_words_and_subjects() -> None:
     ("我表哥张伟下个月来上海出差", [("user", "cousin", "张伟")]),
     ("我邻居王阿姨养了一只柯基", [("user", "neighbor", "王阿姨")]),
     ("我妹妹小时候很乖", []),
+    ("老公叫陈浩，在字节做后端开发。", [("user", "spouse", "陈浩")]),
+    ("今天好累。女儿叫小雨，今年五岁", [("user", "child", "小雨")]),
+    ("我老公叫陈浩", [("user", "spouse", "陈浩")]),
+    ("老师叫我们去开会", []),
     ("It's Tom's turn to cook", []),
     ("我老婆的哥哥在华为上班。", []),  # no name: the extractor's subject covers it
 ])
