@@ -263,7 +263,8 @@ class Container(containers.DeclarativeContainer):
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage),
                                  relations=providers.Callable(_relation_hops, storage,
                                                               providers.Callable(bool, config.relations.enabled)))
-    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
+    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones,
+                                  storage.provided.relations)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
     relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from attrs import frozen
 
-from hlmem.application.ports import ClaimReader, HasRelations, TombstoneLedger
+from hlmem.application.ports import ClaimReader, RelationReader, TombstoneLedger
 from hlmem.application.relations import RelationView, evidence_items
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
@@ -40,10 +40,13 @@ class Explanation:
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
-    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
+    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None,
+                 relations: RelationReader | None = None) -> None:
+        """:param relations: the store's relations, to explain an edge (``rl_…``); None: no edges."""
         self._storage = storage
         self._registry = registry
         self._ledger = ledger
+        self._relations = relations
 
     def _forgotten(self, item_id: str, fallback: datetime | None = None) -> Explanation:
         found = self._ledger.of_streams([item_id]).get(item_id) if self._ledger is not None else None
@@ -134,8 +137,8 @@ class InspectService:
             citing = self._storage.get_claims(self._storage.claims_citing(item_id))
             return Explanation(kind="event", observation=obs, item_id=item_id, cited_by=tuple(
                 c for c in citing.values() if c.status is not ClaimStatus.FORGOTTEN))
-        if item_id.startswith("rl_") and isinstance(self._storage, HasRelations):
-            state = self._storage.relations.get_relations([item_id]).get(item_id)
+        if item_id.startswith("rl_") and self._relations is not None:
+            state = self._relations.get_relations([item_id]).get(item_id)
             if state is None:
                 raise NotFound(f"no relation {item_id}")
             if state.status == FORGOTTEN:
