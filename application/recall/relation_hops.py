@@ -19,6 +19,7 @@ from attrs import frozen
 
 from hlmem.application.ports import RelationRecallStore
 from hlmem.application.recall.items import RecallItem
+from hlmem.domain.errors import ValidationError
 from hlmem.domain.relation_query import RelationPhrase, relation_phrases
 from hlmem.domain.relation_walk import Reached, prefer, step
 from hlmem.domain.relations import ACCEPTED, PERSON, USER_ENTITY, USER_NAME, RelationState, entity_id
@@ -188,5 +189,11 @@ def follow(hops: RelationHops, question: str, namespace: str, ordinary: Sequence
     plan = hops.plan(question, namespace)
     if plan is None or not plan.questions:
         return list(ordinary)
+    found = []
+    for asked, weight in plan.questions:
+        try:
+            found.append((recall(asked), weight))
+        except ValidationError:  # a name made the question longer than a query may be: that one is skipped
+            continue
     notes.append(note(plan))
-    return fuse(ordinary, [(recall(q), w) for q, w in plan.questions], k, plan.said, plan.told, plan.names)
+    return fuse(ordinary, found, k, plan.said, plan.told, plan.names)

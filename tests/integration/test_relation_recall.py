@@ -92,3 +92,15 @@ def test_a_retired_edge_is_not_walked_and_a_forgotten_one_explains_only_when(sto
         assert not any(n.startswith("relation:") for n in result.notes)
         gone = mem.explain(sister.relation_id)
         assert gone.kind == "forgotten" and gone.relation is None
+
+
+def test_a_name_that_makes_the_question_too_long_is_skipped(store) -> None:
+    from hlmem.application.recall.query import MAX_QUERY_CHARS
+
+    with Memory(store, embedder="none", settings=ON) as mem:
+        for r in mem.relations.list(status="proposed"):
+            mem.relations.accept(r.relation_id)
+        question = "where does my sister work? " + "x" * (MAX_QUERY_CHARS - 27)
+        assert len(question) == MAX_QUERY_CHARS
+        result = mem.recall(question, now=T0 + timedelta(days=30))  # "Anna" fits; "user's sister" does not
+        assert any(n.startswith("relation:") for n in result.notes)
