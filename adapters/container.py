@@ -95,6 +95,15 @@ def _packet_log(storage):
     return getattr(storage, "packet_log", None)
 
 
+def _relation_hops(storage, enabled):
+    """Recall through accepted edges when relations are enabled (ADR 0085), else None: recall as before."""
+    if not enabled:
+        return None
+    from hlmem.application.recall.relation_hops import RelationHops
+
+    return RelationHops(storage)
+
+
 def _make_extractor(llm, registry, forget, kind=None):
     from hlmem.application.reingest import GatedExtractor
 
@@ -251,8 +260,11 @@ class Container(containers.DeclarativeContainer):
                                             embedder=query_embedder)  # matching by meaning, ADR 0067
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
-                                 experience=experience_recall, packets=providers.Callable(_packet_log, storage))
-    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
+                                 experience=experience_recall, packets=providers.Callable(_packet_log, storage),
+                                 relations=providers.Callable(_relation_hops, storage,
+                                                              providers.Callable(bool, config.relations.enabled)))
+    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones,
+                                  storage.provided.relations)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
     relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)

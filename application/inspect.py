@@ -6,16 +6,18 @@ from datetime import datetime
 
 from attrs import frozen
 
-from hlmem.application.ports import ClaimReader, TombstoneLedger
+from hlmem.application.ports import ClaimReader, RelationReader, TombstoneLedger
+from hlmem.application.relations import RelationView, evidence_items
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
+from hlmem.domain.relations import FORGOTTEN
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 
 @frozen
 class Explanation:
-    """A claim or event explained: itself, its evidence verbatim, its chain and the claims it backs.
+    """A claim, event or relation explained: itself, its evidence verbatim, its chain and the claims it backs.
 
     A forgotten claim or event is explained by ``kind="forgotten"``, its ``item_id`` and
     ``forgotten_at`` only: nothing of what it said.
@@ -30,15 +32,21 @@ class Explanation:
     missing_evidence: tuple[str, ...] = ()
     chain: tuple[ClaimState, ...] = ()
     cited_by: tuple[ClaimState, ...] = ()
+    #: A relation (``rl_…``, kind ``relation``) with its evidence as it stands now (ADR 0085:
+    #: what a recall's hop went along).
+    relation: RelationView | None = None
 
 
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
-    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
+    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None,
+                 relations: RelationReader | None = None) -> None:
+        """:param relations: the store's relations, to explain an edge (``rl_…``); None: no edges."""
         self._storage = storage
         self._registry = registry
         self._ledger = ledger
+        self._relations = relations
 
     def _forgotten(self, item_id: str, fallback: datetime | None = None) -> Explanation:
         found = self._ledger.of_streams([item_id]).get(item_id) if self._ledger is not None else None
@@ -100,7 +108,8 @@ class InspectService:
         return found
 
     def explain(self, item_id: str) -> Explanation:
-        """Explain a claim (``cl_…``) or an event (``ev_…``); a forgotten one only by when it was forgotten.
+        """Explain a claim (``cl_…``), an event (``ev_…``) or a relation (``rl_…``: the edge a
+        recall's hop went along, with its evidence); a forgotten one only by when it was forgotten.
 
         :raises NotFound: when no such id exists.
         """
@@ -128,4 +137,12 @@ class InspectService:
             citing = self._storage.get_claims(self._storage.claims_citing(item_id))
             return Explanation(kind="event", observation=obs, item_id=item_id, cited_by=tuple(
                 c for c in citing.values() if c.status is not ClaimStatus.FORGOTTEN))
-        raise NotFound(f"{item_id!r} is neither a claim id (cl_…) nor an event id (ev_…)")
+        if item_id.startswith("rl_") and self._relations is not None:
+            state = self._relations.get_relations([item_id]).get(item_id)
+            if state is None:
+                raise NotFound(f"no relation {item_id}")
+            if state.status == FORGOTTEN:
+                return self._forgotten(item_id, state.reviewed_at)
+            return Explanation(kind="relation", item_id=item_id,
+                               relation=RelationView(state, evidence_items(self._storage, state.evidence)))
+        raise NotFound(f"{item_id!r} is neither a claim id (cl_…), an event id (ev_…) nor a relation id (rl_…)")

@@ -12,7 +12,8 @@ items). ``RelationGuard`` wraps it; an ``append`` also appends, inside the same 
   ledger row, so replay, restore and re-import never bring it back. This runs whether relations
   are enabled or not (an edge accepted while they were on still follows its evidence);
 - when relations are enabled, the candidates the deterministic rules find in the claims the
-  events assert and in the user's own turns (:mod:`hlmem.domain.relation_rules`), as
+  events assert and in what people said (the user's turns; a named speaker's in a conversation
+  between people, ADR 0085) (:mod:`hlmem.domain.relation_rules`), as
   ``RelationProposed`` / ``RelationCorroborated`` waiting for review (a claim said again on new
   evidence corroborates its edge). Never an LLM call.
 
@@ -36,7 +37,8 @@ from hlmem.domain.relation_decisions import (
     decide_proposals,
     relation_triggers,
 )
-from hlmem.domain.relation_rules import claim_candidates, text_candidates
+from hlmem.domain.relation_rules import claim_candidates, speaker_entity, text_candidates
+from hlmem.domain.relations import Entity
 from hlmem.domain.slots import SlotRegistry
 
 #: The ledger's kind for a relation's tombstone (no fingerprint: its content was erased).
@@ -52,9 +54,12 @@ def _proposes(events: Sequence[DomainEvent]) -> bool:
     return any(isinstance(e, (*_CLAIM_STATES, ObservationRecorded)) for e in events)
 
 
-def user_turn(event: ObservationRecorded) -> bool:
-    """Whether a turn is the user's own words (apposition reads only those: "my" is the user)."""
-    return event.role == "user" and event.origin_class in (OriginClass.DIRECT_USER, OriginClass.UNKNOWN)
+def turn_speaker(event: ObservationRecorded) -> Entity | None:
+    """Whose "my" a turn's words are (apposition reads only what people said directly): the user's,
+    or a named speaker's in a conversation between people ("Caroline: my sister Anna …"), ADR 0085."""
+    if event.origin_class not in (OriginClass.DIRECT_USER, OriginClass.UNKNOWN):
+        return None
+    return speaker_entity(event.role)
 
 
 class RelationGuard:
@@ -114,8 +119,9 @@ class RelationGuard:
         for claim in st.get_claims(claim_ids).values() if claim_ids else ():
             by_namespace.setdefault(claim.namespace, []).extend(claim_candidates(claim, self._registry))
         for e in events:
-            if isinstance(e, ObservationRecorded) and user_turn(e):
-                by_namespace.setdefault(e.namespace, []).extend(text_candidates(e.stream_id, e.text, e.occurred_at))
+            if isinstance(e, ObservationRecorded) and (speaker := turn_speaker(e)) is not None:
+                by_namespace.setdefault(e.namespace, []).extend(
+                    text_candidates(e.stream_id, e.text, e.occurred_at, speaker))
         if not any(by_namespace.values()):
             return
         key = st.tombstones.salt()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from hlmem.application.ports import Clock, HasRelations, IdGenerator, RelationStore
+from hlmem.application.ports import ClaimReader, Clock, HasRelations, IdGenerator, RelationStore
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.relation_decisions import candidate_id, decide_proposals, decide_review
 from hlmem.domain.relation_events import RelationProposed, is_relation_stream
@@ -70,6 +70,22 @@ class ScanReport:
     claims: int
     proposed: tuple[str, ...]
     corroborated: tuple[str, ...]
+
+
+def evidence_items(storage: ClaimReader, ids: Sequence[str]) -> tuple[EvidenceItem, ...]:
+    """Each evidence item of an edge as it stands now (a forgotten one without its text)."""
+    claims = storage.get_claims([i for i in ids if i.startswith("cl_")])
+    events = storage.get_observations([i for i in ids if i.startswith("ev_")])
+    out = []
+    for i in ids:
+        if (c := claims.get(i)) is not None:
+            gone = c.status == ClaimStatus.FORGOTTEN
+            out.append(EvidenceItem(i, c.status.value, "" if gone else f"{c.subject} · {c.predicate} · {c.value}"))
+        elif (o := events.get(i)) is not None:
+            out.append(EvidenceItem(i, "forgotten" if o.forgotten else "recorded", "" if o.forgotten else o.text))
+        else:
+            out.append(EvidenceItem(i, "unknown", ""))
+    return tuple(out)
 
 
 def _check_namespace(namespace: str) -> None:
@@ -137,18 +153,7 @@ class RelationService:
         return self._storage.relations.relation_counts(namespace)
 
     def _evidence(self, ids: Sequence[str]) -> tuple[EvidenceItem, ...]:
-        claims = self._storage.get_claims([i for i in ids if i.startswith("cl_")])
-        events = self._storage.get_observations([i for i in ids if i.startswith("ev_")])
-        out = []
-        for i in ids:
-            if (c := claims.get(i)) is not None:
-                gone = c.status == ClaimStatus.FORGOTTEN
-                out.append(EvidenceItem(i, c.status.value, "" if gone else f"{c.subject} · {c.predicate} · {c.value}"))
-            elif (o := events.get(i)) is not None:
-                out.append(EvidenceItem(i, "forgotten" if o.forgotten else "recorded", "" if o.forgotten else o.text))
-            else:
-                out.append(EvidenceItem(i, "unknown", ""))
-        return tuple(out)
+        return evidence_items(self._storage, ids)
 
     # -- review ---------------------------------------------------------------------------------------
 

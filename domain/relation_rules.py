@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
 
+from hlmem.domain.kin_words import EN_KIN, EN_PETS, ZH_KIN, ZH_PETS, kin_type
 from hlmem.domain.relation_decisions import RelationCandidate
 from hlmem.domain.relations import (
     ORGANISATION,
@@ -43,64 +44,47 @@ CLAIM_EDGES: Mapping[str, str] = MappingProxyType({
     "lives_in": "lives_in", "hometown": "hometown", "owns": "owns",
 })
 
-#: Kin and social words, English, by edge type.
-EN_KIN: Mapping[str, str] = MappingProxyType({
-    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "cousin": "cousin",
-    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
-    "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "boyfriend": "partner",
-    "girlfriend": "partner", "fiance": "partner", "fiancee": "partner", "son": "child", "daughter": "child",
-    "kid": "child", "child": "child", "uncle": "uncle", "aunt": "aunt", "grandma": "grandparent",
-    "grandmother": "grandparent", "grandpa": "grandparent", "grandfather": "grandparent", "niece": "niece",
-    "nephew": "nephew", "friend": "friend", "coworker": "colleague", "co-worker": "colleague",
-    "colleague": "colleague", "boss": "manager", "manager": "manager", "roommate": "roommate",
-    "flatmate": "roommate", "classmate": "classmate", "neighbor": "neighbor", "neighbour": "neighbor",
-    "advisor": "advisor", "mentor": "advisor", "supervisor": "manager",
-})
-#: The same in Chinese.
-ZH_KIN: Mapping[str, str] = MappingProxyType({
-    **dict.fromkeys(("哥哥", "姐姐", "弟弟", "妹妹", "哥", "姐", "弟", "妹", "兄弟", "姐妹"), "sibling"),
-    **dict.fromkeys(("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹"), "cousin"),
-    **dict.fromkeys(("爸爸", "父亲", "爸"), "father"), **dict.fromkeys(("妈妈", "母亲", "妈"), "mother"),
-    **dict.fromkeys(("老婆", "妻子", "太太", "老公", "丈夫", "爱人"), "spouse"),
-    **dict.fromkeys(("男朋友", "女朋友", "对象", "男友", "女友"), "partner"),
-    **dict.fromkeys(("儿子", "女儿", "孩子"), "child"), **dict.fromkeys(("叔叔", "舅舅", "伯伯"), "uncle"),
-    **dict.fromkeys(("阿姨", "姑姑", "姨妈", "舅妈"), "aunt"),
-    **dict.fromkeys(("爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷"), "grandparent"),
-    **dict.fromkeys(("朋友", "好朋友", "闺蜜", "好友"), "friend"), "同事": "colleague",
-    **dict.fromkeys(("老板", "上司", "领导", "经理"), "manager"), "室友": "roommate", "同学": "classmate",
-    "邻居": "neighbor", "导师": "advisor",
-})
-EN_PETS = ("cat", "dog", "kitten", "puppy", "rabbit", "bunny", "hamster", "parrot", "bird", "fish", "turtle",
-           "horse", "guinea pig")
-ZH_PETS = ("猫咪", "小猫", "猫", "狗狗", "小狗", "狗", "兔子", "仓鼠", "鹦鹉", "乌龟", "金鱼")
-
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
              "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
 #: Characters that end a Chinese name in running text (verbs, particles, time words).
-_ZH_STOP = set("在是住说去和也都从要会很刚已又还就叫的了把给跟对让带来到做买喜不没最每一这那有们")
+_ZH_STOP = set("在是住说去和也都从要会很刚已又还就叫的了把给跟对让带来到做买喜不没最每一这那有们下上前后结考搬换开当过被昨想打觉养")
 _ZH_TIME = ("今天", "明天", "昨天", "今年", "明年", "去年", "现在", "最近")
+#: 小雨, 阿杰, 老王: a familiar name's first character; and second characters that make a word instead.
+_NICK_PREFIX = "小阿老"
+_NOT_NICK = set("时学家区孩子伙朋姐妹哥弟公婆板师乡样是在的了说也都就会要人们")
 
 _EN_KIN_WORDS = "|".join(sorted(map(re.escape, EN_KIN), key=len, reverse=True))
 _EN_PET_WORDS = "|".join(sorted(map(re.escape, EN_PETS), key=len, reverse=True))
 _EN_NAME = r"([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
+_EN_ADJ = r"(?:(?:older|younger|little|big|elder|twin|best|new|old|dear|baby|kid)\s+)?"
 _EN_APPOSITION = re.compile(
-    rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|elder|twin|best|new|old|dear)\s+)?"
+    rf"\b(?:[Mm]y|[Oo]ur)\s+{_EN_ADJ}"
     rf"(?:(?P<kin>{_EN_KIN_WORDS})|(?P<pet>{_EN_PET_WORDS}))\s*,?\s+(?:named\s+|called\s+)?{_EN_NAME}")
 _ZH_KIN_WORDS = "|".join(sorted(map(re.escape, ZH_KIN), key=len, reverse=True))
 _ZH_PET_WORDS = "|".join(sorted(map(re.escape, ZH_PETS), key=len, reverse=True))
 _ZH_APPOSITION = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?P<kin>{_ZH_KIN_WORDS})(?P<name>[\u4e00-\u9fff]{{2,7}})")
+#: "Priya's husband Raj": a named person's kin or social tie, by apposition.
+_EN_OWNER = re.compile(
+    rf"(?<![\w'’])(?P<owner>[A-Z][a-z]+)(?:'s|’s)\s+{_EN_ADJ}(?P<kin>{_EN_KIN_WORDS})\s*,?\s+"
+    rf"(?:named\s+|called\s+)?{_EN_NAME}")
+#: "my boss's husband Raj": the user's kin's tie, by apposition.
+_EN_CHAIN = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur)\s+{_EN_ADJ}(?P<first>{_EN_KIN_WORDS})(?:'s|’s)\s+{_EN_ADJ}(?P<kin>{_EN_KIN_WORDS})"
+    rf"\s*,?\s+(?:named\s+|called\s+)?{_EN_NAME}")
+_ZH_CHAIN = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?P<first>{_ZH_KIN_WORDS})的(?P<kin>{_ZH_KIN_WORDS})"
+                       r"(?:叫(?:做)?)?(?P<name>[\u4e00-\u9fff]{2,7})")
+_ZH_OWNER = re.compile(rf"(?P<owner>[\u4e00-\u9fff]{{2,3}}|[A-Z][a-z]+)的(?P<kin>{_ZH_KIN_WORDS})"
+                       r"(?:叫(?:做)?)?(?P<name>[\u4e00-\u9fff]{2,7}|[A-Z][a-z]+)")
 _ZH_CALLED = re.compile(rf"(?:我们|我)(?:家)?(?:的)?(?:(?P<kin>{_ZH_KIN_WORDS})|(?P<pet>{_ZH_PET_WORDS}))"
                         r"(?:的名字)?叫(?:做)?(?P<name>[\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z -]{0,30}[A-Za-z])")
+#: "老公叫陈浩": a kin word opening a sentence is the speaker's ("我" left out, as people type).
+_ZH_LEAD_CALLED = re.compile(rf"(?:^|[，。！？；,.!?;\s])(?P<kin>{_ZH_KIN_WORDS})(?:的名字)?叫(?:做)?"
+                             r"(?P<name>[\u4e00-\u9fff]{2,7}|[A-Z][a-z]+)")
 #: "cat (Miso)", "猫（咪咪）": what the extractor writes for an owned pet.
 _PET_VALUE = re.compile(r"^\s*(?P<species>[^()（）]+?)\s*[(（]\s*(?P<name>[^()（）]+?)\s*[)）]\s*$")
 _SELF_KIN = re.compile(r"^(?:the\s+)?(?:user's|my)\s+(?P<word>[a-z -]+)$|^(?:用户|我)的?(?P<zh>[\u4e00-\u9fff]{1,3})$",
                        re.IGNORECASE)
 _NOT_A_NAME = re.compile(r"[,.;:!?，。；：！？、\d]")
-
-
-def kin_type(word: str) -> str | None:
-    """The edge type of a kin or social word in either language ("表哥" → cousin), or None."""
-    return EN_KIN.get(word.strip().casefold()) or ZH_KIN.get(word.strip())
 
 
 def _person_name(value: str) -> bool:
@@ -161,21 +145,62 @@ def claim_candidates(claim: ClaimState, registry: SlotRegistry) -> list[Relation
 
 
 def _zh_name(raw: str) -> str:
+    """The Chinese name ``raw`` starts with: a common surname and one to three more characters, or
+    小/阿/老 and one ("小雨", "阿杰"), ending at a verb, particle or time word; "" when none."""
     name = raw
     for i, ch in enumerate(raw):
         if ch in _ZH_STOP or raw[i:i + 2] in _ZH_TIME:
             name = raw[:i]
             break
+    if name[:1] in _NICK_PREFIX and len(name) >= 2:
+        return name[:2] if name[1] not in _NOT_NICK else ""
     return name if 2 <= len(name) <= 4 and name[0] in _SURNAMES else ""
 
 
-def text_candidates(event_id: str, text: str, occurred_at: datetime) -> list[RelationCandidate]:
+def _zh_owner(raw: str) -> str:
+    """The name that ends ``raw`` (the words before "的"): its last two characters, else three."""
+    if raw.isascii():
+        return raw if raw not in ("I", "The") else ""
+    for size in (2, 3):
+        if len(raw) >= size and _zh_name(raw[-size:]) == raw[-size:]:
+            return raw[-size:]
+    return ""
+
+
+def _kin_entity(word: str, chinese: bool, speaker: Entity) -> Entity:
+    """The speaker's unnamed kin as the extractor names the user's ("用户的老婆", "user's boss")."""
+    owner = ("用户" if chinese else "user") if speaker == USER_ENTITY else speaker.name
+    return Entity(PERSON, f"{owner}的{word}" if chinese else f"{owner}'s {word.casefold()}")
+
+
+#: Roles whose "my" is nobody's in the memory: the agent's side of a conversation.
+_NOT_A_SPEAKER = frozenset({"assistant", "agent", "tool", "function", "system", "developer", "bot", "ai", "model"})
+
+
+def speaker_entity(role: str) -> Entity | None:
+    """Whose "my" a turn's words are: the user's for role ``user``, a named person's for a role that
+    is a name ("Caroline", "张伟": a conversation between people, each turn by its speaker), nobody's
+    for the agent's roles."""
+    text = (role or "").strip()
+    if subject_key(text) == SELF_KEY or text.casefold() == "user":
+        return USER_ENTITY
+    if text.casefold() in _NOT_A_SPEAKER or not _person_name(text) or not (text[:1].isupper() or not text.isascii()):
+        return None
+    return Entity(PERSON, text)
+
+
+def text_candidates(event_id: str, text: str, occurred_at: datetime,
+                    speaker: Entity = USER_ENTITY) -> list[RelationCandidate]:
     """The edges a user's own turn states by apposition ("my coworker Tom", "我表哥张伟",
-    "our cat Miso", "我家的猫叫咪咪")."""
+    "our cat Miso", "我家的猫叫咪咪"), of a named person ("Priya's husband Raj", "张伟的老婆小雨")
+    and of the user's kin ("my boss's husband Raj", "我老婆的哥哥李强": the user's kin unnamed,
+    as the extractor names it, and its tie). "My" is the ``speaker``'s: the user's by default, a
+    named person's in a conversation between people (:func:`speaker_entity`)."""
     out: list[RelationCandidate] = []
 
-    def add(relation: str, target: Entity) -> None:
-        out.append(RelationCandidate(relation, USER_ENTITY, target, (event_id,), "text.apposition", occurred_at))
+    def add(relation: str | None, target: Entity, source: Entity = speaker) -> None:
+        if relation is not None and target != source:
+            out.append(RelationCandidate(relation, source, target, (event_id,), "text.apposition", occurred_at))
 
     for m in _EN_APPOSITION.finditer(text):
         name = m.group(3)
@@ -192,4 +217,25 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime) -> list[Rel
     for m in _ZH_APPOSITION.finditer(text):
         if name := _zh_name(m.group("name")):
             add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
-    return out
+    for m in _ZH_LEAD_CALLED.finditer(text):
+        if name := _zh_name(m.group("name")) or _latin(m.group("name")):
+            add(ZH_KIN[m.group("kin")], Entity(PERSON, name))
+    for m in _EN_OWNER.finditer(text):
+        if m.group("owner") not in ("I", "The", "And", "But", "It", "That", "What", "Who", "He", "She"):
+            add(EN_KIN[m.group("kin").casefold()], Entity(PERSON, m.group(3)), Entity(PERSON, m.group("owner")))
+    for m in _ZH_OWNER.finditer(text):
+        owner, name = _zh_owner(m.group("owner")), _zh_name(m.group("name")) or _latin(m.group("name"))
+        if owner and name and owner != name:
+            add(ZH_KIN[m.group("kin")], Entity(PERSON, name), Entity(PERSON, owner))
+    for m, chinese in [*((m, False) for m in _EN_CHAIN.finditer(text)), *((m, True) for m in _ZH_CHAIN.finditer(text))]:
+        name = _zh_name(m.group("name")) if chinese else m.group(3)
+        if not name or name.split()[0] in ("I", "The", "And", "But"):
+            continue
+        first = _kin_entity(m.group("first"), chinese, speaker)
+        add(kin_type(m.group("first")), first)
+        add(kin_type(m.group("kin")), Entity(PERSON, name), first)
+    return list(dict.fromkeys(out))
+
+
+def _latin(raw: str) -> str:
+    return raw if raw.isascii() and raw[:1].isupper() else ""

@@ -46,6 +46,10 @@ def explanation_dict(exp: Explanation) -> dict[str, Any]:
     """Explain as JSON (a forgotten id: only its id and when it was forgotten)."""
     if exp.kind == "forgotten":
         return {"kind": "forgotten", "id": exp.item_id, "forgotten_at": ts(exp.forgotten_at)}
+    if exp.kind == "relation" and exp.relation is not None:
+        from hlmem.adapters.wire.relations import view_dict
+
+        return {"kind": "relation", "relation": view_dict(exp.relation)}
     if exp.kind == "claim" and exp.claim is not None:
         return {"kind": "claim", "claim": claim_dict(exp.claim),
                 "evidence": [observation_dict(o) for o in exp.evidence],

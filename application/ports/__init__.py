@@ -37,7 +37,7 @@ from hlmem.application.ports.claims import ClaimReader
 from hlmem.application.ports.derived import DerivedReader
 from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent, StoreIdentity
 from hlmem.application.ports.experience import ExperienceReader, HasExperience
-from hlmem.application.ports.relations import HasRelations, RelationReader, RelationStore
+from hlmem.application.ports.relations import HasRelations, RelationReader, RelationRecallStore, RelationStore
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
 from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
 from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
@@ -80,6 +80,7 @@ __all__ = [
     "HasExperience",
     "HasRelations",
     "RelationReader",
+    "RelationRecallStore",
     "RelationStore",
     "HasTombstoneLedger",
     "IdGenerator",

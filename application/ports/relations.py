@@ -56,3 +56,10 @@ class RelationStore(EventLog, ClaimReader, Erasure, HasTombstoneLedger, Transact
     """Relations (``RelationGuard``, ``RelationService``): read claims, observations and relations,
     append proposals, reviews and lifecycle events, erase and tombstone a relation whose evidence
     was forgotten, all in one transaction (ADR 0081)."""
+
+
+@runtime_checkable
+class RelationRecallStore(ClaimReader, HasTombstoneLedger, HasRelations, Protocol):
+    """Recall through accepted edges (``RelationHops``, ADR 0085): the accepted edges at an entity
+    (``relations(namespace, status="accepted", entities=…)``), the store's key its entity ids are
+    hashed under, and the claims and turns an edge's evidence names. Reads only."""

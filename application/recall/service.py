@@ -29,6 +29,7 @@ from hlmem.application.recall.items import RecallItem, RecallResult, build_items
 from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
 from hlmem.application.recall.query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
 from hlmem.application.recall.reads import Pending, RecallReads
+from hlmem.application.recall.relation_hops import RelationHops, follow
 from hlmem.application.recall.slots import slot_stage
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
@@ -64,13 +65,16 @@ class RecallService:
     def __init__(self, storage: RecallStore, clock: Clock, embedder: Embedder | None = None,
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None,
-                 experience: ExperienceRecall | None = None, packets: PacketLog | None = None) -> None:
+                 experience: ExperienceRecall | None = None, packets: PacketLog | None = None,
+                 relations: RelationHops | None = None) -> None:
         """:param executor: where a recall embeds its query and scans vectors while the calling thread
             reads the query and searches full text (None: one after the other, in the calling
             thread). The storage's prepared vector search must then run beside its other calls,
             as the port promises (ADR 0022).
         :param experience: finds active procedures and policies for how-to questions (docs/experience.md).
-        :param packets: counts each packet served and the history it stood in for (ADR 0061)."""
+        :param packets: counts each packet served and the history it stood in for (ADR 0061).
+        :param relations: recall through accepted edges ("where does my sister work?"; ADR 0085),
+            given only when relations are enabled."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -80,6 +84,7 @@ class RecallService:
         self._rerank_top_n = rerank_top_n or DEFAULT_TOP_N
         self._experience = experience
         self._packets = packets
+        self._relations = relations
 
     def recall(self, query: str, *, k: int | None = None, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
@@ -131,8 +136,12 @@ class RecallService:
         lists = []
         for part, run in zip(parts, runs):
             hops = self._bridge(part, run, args, notes) if understand_query else []
-            lists.append(interleave([run.items, interleave([h.items for h in hops], len(run.items))], len(run.items))
-                         if hops else run.items)
+            found = (interleave([run.items, interleave([h.items for h in hops], len(run.items))], len(run.items))
+                     if hops else run.items)
+            if self._relations is not None and understand_query:  # recall through accepted edges (ADR 0085)
+                found = follow(self._relations, part, q.namespace, found, q.k,
+                               lambda asked: self._run(read_query(asked, **args)).items, notes)
+            lists.append(found)
         if session is not None:
             lists = [[i for i in items if i.kind != "event" or i.session_id == session] for items in lists]
         items = tuple(interleave(lists, q.k))

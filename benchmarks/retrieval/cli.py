@@ -55,6 +55,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="MemDaily: only files whose name contains one of these (comma-separated)")
     parser.add_argument("--extract", choices=("auto", "on", "off"), default="auto",
                         help="hlmem claim extraction while adding (auto: on for smoke, off elsewhere)")
+    parser.add_argument("--relations", action="store_true",
+                        help="hlmem with relations enabled, every proposed edge accepted (recall through edges)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild hlmem stores even when the cache matches")
     parser.add_argument("--keep-stores", action="store_true",
                         help="reuse cached hlmem stores although hlmem's sources changed (read-path changes only)")
@@ -81,7 +83,8 @@ def _options(args: argparse.Namespace, dataset: str) -> Options:
         raise SystemExit(f"unknown methods: {sorted(unknown)}")
     return Options(embedder=args.embedder, cache_dir=args.cache_dir.expanduser(), methods=methods, bm25=args.bm25,
                    pool=args.pool, extract=extract, rebuild=args.rebuild, keep_stores=args.keep_stores,
-                   quiet=args.quiet, ranking=_ranking(args.ranking), reference=args.reference)
+                   quiet=args.quiet, ranking=_ranking(args.ranking), reference=args.reference,
+                   relations=args.relations)
 
 
 def _ranking(spec: str) -> tuple[tuple[str, Any], ...]:

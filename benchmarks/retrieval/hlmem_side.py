@@ -61,8 +61,9 @@ class HlmemHaystack:
     """
 
     def __init__(self, path: Path, embedder: Any, *, extract: bool = False,
-                 ranking: dict[str, Any] | None = None) -> None:
+                 ranking: dict[str, Any] | None = None, relations: bool = False) -> None:
         self.path = path
+        self.relations = relations
         self.ranking = ranking or None
         self.embedder = embedder
         self.extract = extract
@@ -92,13 +93,14 @@ class HlmemHaystack:
                 self.ids = saved["ids"]
                 self.build_s = saved.get("build_s", 0.0)
                 self.reused = True
-                self._mem = Memory(self.path, embedder=self.embedder, ranking=self.ranking)
+                self._mem = Memory(self.path, embedder=self.embedder, ranking=self.ranking, **self._settings())
                 return self
         for stale in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), meta):
             stale.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # synchronous=OFF: a benchmark store needs no durability, and fsyncs would dominate the build.
-        self._mem = Memory(self.path, embedder=self.embedder, synchronous="OFF", ranking=self.ranking)
+        self._mem = Memory(self.path, embedder=self.embedder, synchronous="OFF", ranking=self.ranking,
+                           **self._settings())
         start = time.perf_counter()
         self.ids = {}
         for i, doc in enumerate(haystack.docs, start=1):
@@ -108,9 +110,28 @@ class HlmemHaystack:
                 progress(i)
         if self.extract:
             self._mem.run_worker(once=True)
+        if self.relations:  # a reviewer who accepts every proposal (ADR 0085's measurement)
+            from hlmem.domain.errors import HlmemError
+
+            after = None
+            while page := self._mem.relations.list(status="proposed", limit=1000, after=after):
+                for r in page:
+                    try:
+                        self._mem.relations.accept(r.relation_id, reason="benchmark: accept every proposal")
+                    except HlmemError:  # its evidence no longer current: a reviewer could not accept it
+                        pass
+                after = page[-1].relation_id
         self.build_s = round(time.perf_counter() - start, 2)
         meta.write_text(json.dumps({"key": key, "ids": self.ids, "build_s": self.build_s}))
         return self
+
+    def _settings(self) -> dict[str, Any]:
+        """``Memory(settings=…)`` with relations enabled when asked for, else nothing (the defaults)."""
+        if not self.relations:
+            return {}
+        from hlmem.adapters.settings import Settings
+
+        return {"settings": Settings.from_mapping({"relations": {"enabled": True}})}
 
     def _add(self, doc: Doc) -> Any:
         # With extraction on, add() runs the session's ready jobs itself, as it does for a user.

@@ -52,6 +52,8 @@ class Options:
     reference: str = "question"
     #: False asks hlmem without reading the query's time words (``understand_query=False``; ablations).
     understand: bool = True
+    #: Relations enabled while building and asking, every proposed edge accepted (ADR 0085).
+    relations: bool = False
 
 
 @define
@@ -173,13 +175,15 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
 
     from .hlmem_side import HlmemHaystack
 
-    name = opts.embedder + ("-extract" if opts.extract else "")
+    name = opts.embedder + ("-extract" if opts.extract else "") + ("-relations" if opts.relations else "")
     key = {"docs": docs_key(hay), "embedder": opts.embedder, "extract": str(opts.extract), "hlmem": fingerprint or ""}
+    if opts.relations:
+        key["relations"] = "accept-all"
     # The documents' hash in the name: a subset, another protocol or another text form of the
     # same haystack gets a store of its own instead of rebuilding (or, run beside, clobbering) it.
     path = opts.cache_dir / "stores" / dataset / name / f"{_safe(hay.name)}-{key['docs'][:8]}.db"
     store = HlmemHaystack(path, bench if bench is not None else opts.embedder, extract=opts.extract,
-                          ranking=dict(opts.ranking))
+                          ranking=dict(opts.ranking), relations=opts.relations)
     if bench is not None:
         # Cached before the timed loop: each question, and the parts recall searches for it.
         texts = [q.text for q in hay.queries]

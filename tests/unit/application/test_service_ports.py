@@ -26,6 +26,7 @@ from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import MaintenanceService
 from hlmem.application.pipeline import ExtractionPipeline
 from hlmem.application.recall import RecallService
+from hlmem.application.recall.relation_hops import RelationHops
 from hlmem.application.relation_guard import RelationGuard
 from hlmem.application.relations import RelationService
 from hlmem.application.writes import WriteService
@@ -36,7 +37,7 @@ SERVICES = [(WriteService, ports.WriteStore), (ExtractionPipeline, ports.WriteSt
             (InspectService, ports.ClaimReader), (DerivedService, ports.DerivedStore),
             (StalenessGuard, ports.StalenessStore), (ExperienceService, ports.ExperienceStore),
             (ExperienceForgetService, ports.ExperienceForgetStore), (RelationGuard, ports.RelationStore),
-            (RelationService, ports.RelationStore)]
+            (RelationService, ports.RelationStore), (RelationHops, ports.RelationRecallStore)]
 #: Every storage role; the composition's members are exactly theirs.
 ROLES = (ports.EventLog, ports.StoreIdentity, ports.ClaimReader, ports.SearchIndex, ports.ForgetQueries,
          ports.Erasure, ports.ActivityLog, ports.Transactional, ports.HasTombstoneLedger, ports.HasEmbeddingCache,

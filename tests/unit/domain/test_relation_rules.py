@@ -9,8 +9,8 @@ import pytest
 from attrs import evolve
 
 from hlmem.domain.events import Cardinality, Scope
-from hlmem.domain.relation_rules import claim_candidates, kin_type, subject_entity, text_candidates
-from hlmem.domain.relations import ORGANISATION, PERSON, PET, PLACE, THING, USER
+from hlmem.domain.relation_rules import claim_candidates, kin_type, speaker_entity, subject_entity, text_candidates
+from hlmem.domain.relations import ORGANISATION, PERSON, PET, PLACE, THING, USER, USER_ENTITY, Entity
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 from hlmem.domain.state import ClaimState, ClaimStatus, ClaimVersion
 
@@ -91,3 +91,37 @@ def test_kin_words_and_subjects() -> None:
     assert subject_entity("我")[0].kind == USER and subject_entity("用户的妈妈") == (subject_entity("用户的妈妈")[0],
                                                                                     "mother")
     assert subject_entity("Tom")[1] is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Priya's husband Raj is a dentist.", [("Priya", "spouse", "Raj")]),
+    ("Tom’s manager, Sarah Lee, quit", [("Tom", "manager", "Sarah Lee")]),
+    ("my boss's husband Raj fixed my tooth", [("user", "manager", "user's boss"), ("user's boss", "spouse", "Raj")]),
+    ("My older sis Anna moved to Denver", [("user", "sibling", "Anna")]),
+    ("我老婆的哥哥李强在华为上班。", [("user", "spouse", "用户的老婆"), ("用户的老婆", "sibling", "李强")]),
+    ("昨天张伟的老婆小雨来了", [("张伟", "spouse", "小雨")]),
+    ("我表哥张伟的老婆叫小雨", [("user", "cousin", "张伟"), ("张伟", "spouse", "小雨")]),
+    ("我妹妹小雨考上了浙大", [("user", "sibling", "小雨")]),
+    ("我表哥张伟下个月来上海出差", [("user", "cousin", "张伟")]),
+    ("我邻居王阿姨养了一只柯基", [("user", "neighbor", "王阿姨")]),
+    ("我妹妹小时候很乖", []),
+    ("老公叫陈浩，在字节做后端开发。", [("user", "spouse", "陈浩")]),
+    ("今天好累。女儿叫小雨，今年五岁", [("user", "child", "小雨")]),
+    ("我老公叫陈浩", [("user", "spouse", "陈浩")]),
+    ("老师叫我们去开会", []),
+    ("It's Tom's turn to cook", []),
+    ("我老婆的哥哥在华为上班。", []),  # no name: the extractor's subject covers it
+])
+def test_apposition_of_a_named_persons_and_a_kins_tie(text, expected) -> None:
+    found = text_candidates("ev_7", text, T0)
+    assert [(c.source.name, c.relation, c.target.name) for c in found] == expected
+
+
+def test_my_is_the_speakers_in_a_conversation_between_people() -> None:
+    assert speaker_entity("user") == USER_ENTITY and speaker_entity("我") == USER_ENTITY
+    assert speaker_entity("Caroline") == Entity(PERSON, "Caroline") and speaker_entity("张伟") == Entity(PERSON, "张伟")
+    assert [speaker_entity(r) for r in ("assistant", "tool", "system", "", "bot 7", "lowercase")] == [None] * 6
+    found = text_candidates("ev_7", "Caroline: my boss's husband Raj and my sister Anna", T0, Entity(PERSON, "Caroline"))
+    assert [(c.source.name, c.relation, c.target.name) for c in found] == [
+        ("Caroline", "sibling", "Anna"), ("Caroline", "manager", "Caroline's boss"),
+        ("Caroline's boss", "spouse", "Raj")]
