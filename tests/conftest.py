@@ -60,6 +60,26 @@ def pytest_configure_node(node) -> None:  # noqa: ANN001 - pytest-xdist's Worker
     node.workerinput["hypothesis_seed"] = node.config.getoption("hypothesis_seed", default=None)
 
 
+#: The folders whose modules are handed to the workers first (``--dist loadscope`` schedules the
+#: modules in collection order): the long ones (state machines, processes, servers) start at once,
+#: and the tail of a parallel run is many short unit tests instead of one long module.
+_SLOW_FIRST = ("stateful", "e2e", "integration", "contract")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """Slow folders first (a stable sort: the order inside each folder and module is kept)."""
+    here = _Path(__file__).resolve().parent
+
+    def rank(item) -> int:  # noqa: ANN001 - a pytest Item
+        try:
+            folder = _Path(item.path).resolve().relative_to(here).parts[0]
+        except ValueError:
+            return len(_SLOW_FIRST)
+        return _SLOW_FIRST.index(folder) if folder in _SLOW_FIRST else len(_SLOW_FIRST)
+
+    items.sort(key=rank)
+
+
 def _seed_line(config: pytest.Config) -> str:
     seed = config.getoption("hypothesis_seed", default=None)
     profile = os.environ.get("HYPOTHESIS_PROFILE", "default")
