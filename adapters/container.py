@@ -225,7 +225,8 @@ class Container(containers.DeclarativeContainer):
                                       config=maintenance_config)
     heartbeats = backend.provided.heartbeats
     #: Observation summaries and mental models: build, the worker's rebuilds, reads (docs/derived.md).
-    derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
+    derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue,
+                                  embedder=passage_embedder)  # items indexed for recall, ADR 0084
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
                                  host=providers.Callable(socket.gethostname), derived=derived,
@@ -252,7 +253,7 @@ class Container(containers.DeclarativeContainer):
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage))
-    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones)
+    inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones, derived=derived)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
     relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from typing import TYPE_CHECKING
+
 from attrs import frozen
 
 from hlmem.application.ports import ClaimReader, TombstoneLedger
+from hlmem.domain.derived import FORGOTTEN
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
+
+if TYPE_CHECKING:
+    from hlmem.application.derived import DerivedService, DerivedView
 
 
 @frozen
@@ -30,15 +36,20 @@ class Explanation:
     missing_evidence: tuple[str, ...] = ()
     chain: tuple[ClaimState, ...] = ()
     cited_by: tuple[ClaimState, ...] = ()
+    #: A derived item (``dv_…``, recall's profile answers): itself with its source claims as they stand now.
+    derived: DerivedView | None = None
 
 
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
-    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None) -> None:
+    def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None, *,
+                 derived: DerivedService | None = None) -> None:
+        """:param derived: explains derived items (``dv_…``) with their sources (ADR 0084)."""
         self._storage = storage
         self._registry = registry
         self._ledger = ledger
+        self._derived = derived
 
     def _forgotten(self, item_id: str, fallback: datetime | None = None) -> Explanation:
         found = self._ledger.of_streams([item_id]).get(item_id) if self._ledger is not None else None
@@ -100,7 +111,8 @@ class InspectService:
         return found
 
     def explain(self, item_id: str) -> Explanation:
-        """Explain a claim (``cl_…``) or an event (``ev_…``); a forgotten one only by when it was forgotten.
+        """Explain a claim (``cl_…``), an event (``ev_…``) or a derived item (``dv_…``, with its sources);
+        a forgotten one only by when it was forgotten.
 
         :raises NotFound: when no such id exists.
         """
@@ -128,4 +140,9 @@ class InspectService:
             citing = self._storage.get_claims(self._storage.claims_citing(item_id))
             return Explanation(kind="event", observation=obs, item_id=item_id, cited_by=tuple(
                 c for c in citing.values() if c.status is not ClaimStatus.FORGOTTEN))
-        raise NotFound(f"{item_id!r} is neither a claim id (cl_…) nor an event id (ev_…)")
+        if item_id.startswith("dv_") and self._derived is not None:
+            view = self._derived.show(item_id)
+            if view.item.status == FORGOTTEN:
+                return self._forgotten(item_id)
+            return Explanation(kind="derived", item_id=item_id, derived=view)
+        raise NotFound(f"{item_id!r} is neither a claim id (cl_…), an event id (ev_…) nor a derived item (dv_…)")

@@ -19,6 +19,7 @@ from hlmem.application.ports import Candidate, IndexEntry
 from hlmem.domain.errors import ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.queries import holds
+from hlmem.domain.reducers import item_kind
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 
@@ -42,7 +43,7 @@ class InMemorySearch:
             if len(entry.vector) != model[1] * 4:
                 raise StorageError(f"vector of {len(entry.vector)} bytes does not fit {model[1]}-d float32")
             vector = np.frombuffer(entry.vector, dtype=np.float32)
-        kind = "event" if event.stream_id.startswith("ev_") else "claim"
+        kind = item_kind(event.stream_id)
         tokens = tuple(index_text(entry.text).split())
         item = IndexedItem(event.stream_id, kind, event.namespace, tokens, vector)
         self._journal.set(self._items, event.stream_id, item)

@@ -23,7 +23,7 @@ from hlmem.domain.derived import is_derived_id
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.experience_reducers import touches_experience
 from hlmem.domain.relation_events import is_relation_stream
-from hlmem.domain.reducers import index_change, step, touched_streams
+from hlmem.domain.reducers import index_change, item_kind, replaces_item, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
 
@@ -94,7 +94,7 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
     # on its unique key: the later one fails as a ConcurrencyConflict (ADR 0048).
     adds, drops = _index_changes(events, index)
     counts = postings.TextCounts()
-    vectors_changed = _index(con, adds, drops, counts)
+    vectors_changed = index_rows(con, adds, drops, counts)
     con.execute("SELECT pg_advisory_xact_lock(%s)", (LOG_LOCK,))
     postings.apply(con, counts)
     _check_versions(con, events)
@@ -164,9 +164,11 @@ def _index_changes(events: Sequence[DomainEvent], index: Mapping[str, IndexEntry
             drops.add(change[1])
         elif change:
             entry = index.get(change[1])
+            if replaces_item(event):  # a derived item's rebuild replaces its row (ADR 0084)
+                adds.pop(change[1], None)
+                drops.add(change[1])
             if entry is not None:
-                kind = "event" if change[1].startswith("ev_") else "claim"
-                adds[change[1]] = (change[1], kind, event.namespace, entry.text, entry.vector)
+                adds[change[1]] = (change[1], item_kind(change[1]), event.namespace, entry.text, entry.vector)
     return adds, drops
 
 
@@ -187,7 +189,7 @@ def _check_versions(con: psycopg.Connection, events: Sequence[DomainEvent]) -> N
         versions[event.stream_id] = event.version
 
 
-def _index(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str], counts: postings.TextCounts) -> bool:
+def index_rows(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str], counts: postings.TextCounts) -> bool:
     """Write the search index rows: dropped items go, added ones are (re)written with their vectors
     and postings; ``counts`` collects what the namespace statistics must change by."""
     gone = sorted(drops | set(adds))

@@ -601,6 +601,20 @@ def _relations(con: apsw.Connection) -> None:
     )
 
 
+def _derived_index(con: apsw.Connection) -> None:
+    # Derived items are searchable while current (ADR 0084): each current observation summary and
+    # mental model gets its full-text row (kind 'derived'), as a build indexes it from now on. No
+    # vector here (no model runs in a migration): `hlmem reembed`, or the item's next rebuild, gives one.
+    from hlmem.adapters.sqlite.search import index_items
+    from hlmem.application.indexing import derived_text
+
+    rows = con.execute("SELECT derived_id, kind, namespace, subject, label, text FROM derived_items "
+                       "WHERE status = 'current' AND derived_id NOT IN (SELECT item_id FROM items) "
+                       "ORDER BY derived_id").fetchall()
+    index_items(con, [(did, "derived", ns, text, None) for did, kind, ns, subject, label, body in rows
+                      if (text := derived_text(kind, subject, label, body))])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -623,6 +637,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0020_packet_activity", _packet_activity),
     Migration("0021_vector_fills", _vector_fills),
     Migration("0022_relations", _relations),
+    Migration("0023_derived_index", _derived_index),
 )
 
 

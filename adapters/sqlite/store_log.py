@@ -23,6 +23,7 @@ from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import is_derived_id
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.reducers import item_kind, replaces_item
 
 
 class SQLiteLog:
@@ -71,10 +72,13 @@ class SQLiteLog:
                     items.pop(dropped, None)
                     drops.add(dropped)
                 item = Projector.creates_item(event)
+                if item and replaces_item(event):
+                    # A derived item's rebuild: its earlier row goes first (ADR 0084).
+                    items.pop(item, None)
+                    drops.add(item)
                 entry = index.get(item) if item else None
                 if item and entry is not None:
-                    kind = "event" if item.startswith("ev_") else "claim"
-                    items[item] = (item, kind, event.namespace, entry.text, entry.vector)
+                    items[item] = (item, item_kind(item), event.namespace, entry.text, entry.vector)
             self._projector.flush()
             self.experience.flush()
             self.relations.flush()
