@@ -37,7 +37,7 @@ TOPICS: tuple[tuple[str, str], ...] = (
 )
 
 _SUBJECT = r"(?P<subject>.{1,40}?)"
-_END = r"\s*[?？.!。！]*\s*$"
+_END = r"\s*[吧呢啊呀嘛]?\s*[?？.!。！]*\s*$"
 #: English profile phrasings: the subject is what the phrase is about.
 _ENGLISH = [re.compile(p, re.IGNORECASE) for p in (
     rf"^\s*(?:so\s*,?\s*|and\s+|now\s*,?\s*)?what\s+(?:else\s+)?(?:do|did)\s+(?:you|we|i)\s+(?:know|remember)"
@@ -105,7 +105,7 @@ _ZH_TOPIC = re.compile(rf"^(?P<owner>.+?)(?:的|(?=我的|工作|饮食|健康))
                        rf"{_TOPIC_NOUNS})$")
 _EN_TOPIC = re.compile(r"(?i)^(?P<owner>my|our|his|her|their|[\w .'-]{1,30}?'s)\s+(?P<topic>[\w ]{1,30})$")
 #: A subject phrase that is a moment or a clause, not someone ("the time we went to Paris").
-_NOT_SOMEONE = re.compile(r"(?i)^(?:你|the (?:time|day|night|moment|trip)|when|how|why|what|where|that|it|this|these"
+_NOT_SOMEONE = re.compile(r"(?i)^[你您]|^(?:the (?:time|day|night|moment|trip)|when|how|why|what|where|that|it|this|these"
                           r"|those|yesterday|today|last|next)\b|\b(?:we|i|you|was|were|did)\b")
 
 

@@ -118,19 +118,3 @@ class DerivedReads:
         with self._lock, translated("reading derived items"):
             return items(self._con, namespace, subject, kind)
 
-
-def index_current(con: psycopg.Connection) -> None:
-    """Layout 6 -> 7 (ADR 0084): each current derived item gets its full-text row (kind ``derived``),
-    as a build indexes it from now on; no vector (``hlmem reembed`` or its next rebuild gives one)."""
-    from hlmem.adapters.postgres import postings
-    from hlmem.adapters.postgres.projection import index_rows
-    from hlmem.application.indexing import state_index_text
-
-    ids = [r[0] for r in con.execute("SELECT derived_id FROM derived_items WHERE status = 'current' "
-                                     "AND derived_id NOT IN (SELECT item_id FROM items) ORDER BY derived_id")]
-    adds = {did: (did, "derived", d.namespace, text, None) for did, d in load(con, ids).items()
-            if (text := state_index_text(d))}
-    if adds:
-        counts = postings.TextCounts()
-        index_rows(con, adds, set(), counts)
-        postings.apply(con, counts)

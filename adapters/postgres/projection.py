@@ -94,7 +94,7 @@ def append_events(con: psycopg.Connection, events: Sequence[DomainEvent], index:
     # on its unique key: the later one fails as a ConcurrencyConflict (ADR 0048).
     adds, drops = _index_changes(events, index)
     counts = postings.TextCounts()
-    vectors_changed = index_rows(con, adds, drops, counts)
+    vectors_changed = _index(con, adds, drops, counts)
     con.execute("SELECT pg_advisory_xact_lock(%s)", (LOG_LOCK,))
     postings.apply(con, counts)
     _check_versions(con, events)
@@ -189,7 +189,7 @@ def _check_versions(con: psycopg.Connection, events: Sequence[DomainEvent]) -> N
         versions[event.stream_id] = event.version
 
 
-def index_rows(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str], counts: postings.TextCounts) -> bool:
+def _index(con: psycopg.Connection, adds: dict[str, tuple], drops: set[str], counts: postings.TextCounts) -> bool:
     """Write the search index rows: dropped items go, added ones are (re)written with their vectors
     and postings; ``counts`` collects what the namespace statistics must change by."""
     gone = sorted(drops | set(adds))

@@ -55,6 +55,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="MemDaily: only files whose name contains one of these (comma-separated)")
     parser.add_argument("--extract", choices=("auto", "on", "off"), default="auto",
                         help="hlmem claim extraction while adding (auto: on for smoke, off elsewhere)")
+    parser.add_argument("--derive", action="store_true",
+                        help="build hlmem's derived items (summaries, models) after adding (ADR 0084)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild hlmem stores even when the cache matches")
     parser.add_argument("--keep-stores", action="store_true",
                         help="reuse cached hlmem stores although hlmem's sources changed (read-path changes only)")
@@ -80,7 +82,7 @@ def _options(args: argparse.Namespace, dataset: str) -> Options:
     if unknown:
         raise SystemExit(f"unknown methods: {sorted(unknown)}")
     return Options(embedder=args.embedder, cache_dir=args.cache_dir.expanduser(), methods=methods, bm25=args.bm25,
-                   pool=args.pool, extract=extract, rebuild=args.rebuild, keep_stores=args.keep_stores,
+                   pool=args.pool, extract=extract, derive=args.derive, rebuild=args.rebuild, keep_stores=args.keep_stores,
                    quiet=args.quiet, ranking=_ranking(args.ranking), reference=args.reference)
 
 
@@ -125,6 +127,8 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
     variant = "-plain" if name == "locomo" and args.locomo_text == "plain" else ""
     if args.extract != "auto" and (args.extract == "on") != (name == "smoke"):
         variant += f"-extract-{args.extract}"
+    if args.derive:
+        variant += "-derive"
     if args.reference == "clock":
         variant += "-clock"
     if name == "memdaily" and args.memdaily_protocol != "mixed":

@@ -58,11 +58,13 @@ class HlmemHaystack:
     :param embedder: what ``Memory(embedder=...)`` gets: a name (``none``…) or an Embedder.
     :param extract: queue and run claim extraction for every observation (the product default).
     :param ranking: ``Memory(ranking=...)`` settings (None: the product defaults).
+    :param derive: build the derived items after adding (they are then in the index; ADR 0084).
     """
 
     def __init__(self, path: Path, embedder: Any, *, extract: bool = False,
-                 ranking: dict[str, Any] | None = None) -> None:
+                 ranking: dict[str, Any] | None = None, derive: bool = False) -> None:
         self.path = path
+        self.derive = derive
         self.ranking = ranking or None
         self.embedder = embedder
         self.extract = extract
@@ -108,6 +110,8 @@ class HlmemHaystack:
                 progress(i)
         if self.extract:
             self._mem.run_worker(once=True)
+        if self.derive:  # summaries and models from the claims, indexed for recall (ADR 0084)
+            self._mem.derived.build()
         self.build_s = round(time.perf_counter() - start, 2)
         meta.write_text(json.dumps({"key": key, "ids": self.ids, "build_s": self.build_s}))
         return self
