@@ -35,7 +35,7 @@ def claim_text(subject: str, predicate: str, value: str, qualifiers: tuple[tuple
 
 
 #: Words a derived item's search text carries by kind, in both languages (a profile question in
-#: either language finds a model of the other; ADR 0084).
+#: either language finds a model of the other; ADR 0084). SQLite migration 0023 holds a frozen copy.
 DERIVED_KIND_WORDS = {"mental_model": "profile 画像 概况", "observation_summary": "summary 总结 概况"}
 
 

@@ -76,12 +76,16 @@ def replaces_item(event: DomainEvent) -> bool:
     return isinstance(event, DerivedBuilt)
 
 
+#: The kind of a derived item's search-index row (its namespace is :func:`~hlmem.domain.derived.index_namespace`).
+DERIVED = "derived"
+
+
 def item_kind(item_id: str) -> str:
     """The kind of a searchable item by its id: ``event`` (``ev_``), ``derived`` (``dv_``) or ``claim``."""
     if item_id.startswith("ev_"):
         return "event"
     if item_id.startswith("dv_"):
-        return "derived"
+        return DERIVED
     return "claim"
 
 

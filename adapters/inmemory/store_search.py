@@ -19,7 +19,8 @@ from hlmem.application.ports import Candidate, IndexEntry
 from hlmem.domain.errors import ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.queries import holds
-from hlmem.domain.reducers import item_kind
+from hlmem.domain.derived import index_namespace
+from hlmem.domain.reducers import DERIVED, item_kind
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 
@@ -45,7 +46,8 @@ class InMemorySearch:
             vector = np.frombuffer(entry.vector, dtype=np.float32)
         kind = item_kind(event.stream_id)
         tokens = tuple(index_text(entry.text).split())
-        item = IndexedItem(event.stream_id, kind, event.namespace, tokens, vector)
+        namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+        item = IndexedItem(event.stream_id, kind, namespace, tokens, vector)
         self._journal.set(self._items, event.stream_id, item)
 
     def _searchable(self, namespace: str) -> list[IndexedItem]:

@@ -19,11 +19,11 @@ from hlmem.adapters.postgres.schema import LOG_LOCK
 from hlmem.adapters.serialization import encode_payload, tag_of
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.errors import ConcurrencyConflict
-from hlmem.domain.derived import is_derived_id
+from hlmem.domain.derived import index_namespace, is_derived_id
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.experience_reducers import touches_experience
 from hlmem.domain.relation_events import is_relation_stream
-from hlmem.domain.reducers import index_change, item_kind, replaces_item, step, touched_streams
+from hlmem.domain.reducers import DERIVED, index_change, item_kind, replaces_item, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
 
@@ -168,7 +168,9 @@ def _index_changes(events: Sequence[DomainEvent], index: Mapping[str, IndexEntry
                 adds.pop(change[1], None)
                 drops.add(change[1])
             if entry is not None:
-                adds[change[1]] = (change[1], item_kind(change[1]), event.namespace, entry.text, entry.vector)
+                kind = item_kind(change[1])
+                namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+                adds[change[1]] = (change[1], kind, namespace, entry.text, entry.vector)
     return adds, drops
 
 

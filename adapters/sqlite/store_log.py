@@ -20,10 +20,10 @@ from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.relations import SQLiteRelations
 from hlmem.adapters.vectors.fit import check_index_vectors
 from hlmem.application.ports import IndexEntry, StoredEvent
-from hlmem.domain.derived import is_derived_id
+from hlmem.domain.derived import index_namespace, is_derived_id
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
-from hlmem.domain.reducers import item_kind, replaces_item
+from hlmem.domain.reducers import DERIVED, item_kind, replaces_item
 
 
 class SQLiteLog:
@@ -78,7 +78,9 @@ class SQLiteLog:
                     drops.add(item)
                 entry = index.get(item) if item else None
                 if item and entry is not None:
-                    items[item] = (item, item_kind(item), event.namespace, entry.text, entry.vector)
+                    kind = item_kind(item)
+                    namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+                    items[item] = (item, kind, namespace, entry.text, entry.vector)
             self._projector.flush()
             self.experience.flush()
             self.relations.flush()

@@ -1,56 +1,41 @@
 """Derived items in recall: a profile question's mental model and summary (ADR 0084, docs/recall.md).
 
-Observation summaries and mental models are indexed like claims (full text and vectors, kind
-``derived``; docs/derived.md), so the store's searches return them beside claims and events.
-Recall keeps them apart:
+Observation summaries and mental models are indexed like claims (full text and vectors; docs/derived.md)
+but apart from them: their rows are of kind ``derived`` in the index namespace
+:func:`~hlmem.domain.derived.index_namespace` (``default#derived``), so the searches of claims and
+events never see them — a derived item never displaces, reorders or even re-weighs the claim that
+answers "what is X now".
 
-1. :func:`set_aside` takes them out of every ranking before fusion (the rankings are renumbered
-   without them), so claims and events rank exactly as if no derived item existed: a derived item
-   never displaces the claim that answers "what is X now".
-2. For a profile question (:func:`~hlmem.domain.profile_intent.profile_ask`: "what do you know about
-   Bob?", "用户的饮食习惯") about the present, :func:`profile_items` puts at most :data:`TOP` of the
-   subject's current items first: the summary of the topic asked about (when it names one), then
-   the mental model, then the summary found best by the searches. Each carries its sources (claim
-   ids) as ``evidence``. An item is served only while *current*, and only when every source claim
-   is visible at the instant asked about and the item was built by the knowledge time asked about.
-3. A stale item is never served: its index row went with its ``DerivedBecameStale`` and the worker
-   rebuilds it; until then it is left out with a note in ``result.notes``.
+For a profile question (:func:`~hlmem.domain.profile_intent.profile_ask`: "what do you know about
+Bob?", "用户的饮食习惯") about the present, :func:`profile_items` searches that namespace (full text,
+and vectors when the store's model is the embedder's) and reads the subject's items, then puts at
+most :data:`TOP` of them first: the summary of the topic asked about (when it names one), then the
+mental model, then (no topic) the summaries the searches found. Each carries its sources (claim
+ids) as ``evidence``. An item is served only while *current*, when every source claim is visible at
+the instant asked about and it was built by the knowledge time asked about. A stale item is never
+served: its index row went with its ``DerivedBecameStale`` and the worker rebuilds it; until then
+it is left out with a note in ``result.notes``. Any other question costs nothing here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from attrs import evolve
-
-from hlmem.application.ports import Candidate
 from hlmem.application.recall.items import RecallItem
-from hlmem.domain.derived import CURRENT, MENTAL_MODEL, STALE, DerivedState
+from hlmem.domain.derived import CURRENT, MENTAL_MODEL, STALE, DerivedState, index_namespace
+from hlmem.domain.reducers import DERIVED
 from hlmem.domain.profile_intent import ProfileAsk, profile_ask
 from hlmem.domain.state import SELF_KEY, subject_key
 
 if TYPE_CHECKING:
-    from hlmem.application.ports import RecallStore, SearchIndex
+    from hlmem.application.ports import Candidate, RecallStore, SearchIndex
     from hlmem.application.recall.query import RecallQuery
 
-#: The kind of a derived item's full-text and vector rows (``SearchIndex.items``).
-DERIVED = "derived"
+#: The rankings a derived item may carry (its ``ranks``), beside its place among the derived (``derived``).
+DERIVED_TEXT, DERIVED_VECTOR = "derived_text", "derived_vector"
 #: At most this many derived items lead a profile answer.
 TOP = 2
-
-
-def set_aside(rankings: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
-    """Take the derived items out of each ranking in place (the others renumbered 1.. in order) and
-    return them by ranking, with their ranks as found."""
-    aside: dict[str, list[Candidate]] = {}
-    for name, ranking in rankings.items():
-        if not any(c.kind == DERIVED for c in ranking):
-            continue
-        aside[name] = [c for c in ranking if c.kind == DERIVED]
-        rest = [c for c in ranking if c.kind != DERIVED]
-        rankings[name] = [c if c.rank == n else evolve(c, rank=n) for n, c in enumerate(rest, start=1)]
-    return aside
 
 
 def _tokens(key: str) -> frozenset[str]:
@@ -76,23 +61,34 @@ def about(item_subject: str, asked: str) -> int:
     return 1 if ta and tb and (ta <= tb or tb <= ta) else 0
 
 
-def _search_ranks(aside: Mapping[str, Sequence[Candidate]]) -> dict[str, dict[str, int]]:
+def _search_ranks(storage: RecallStore, q: RecallQuery,
+                  query_vector: Callable[[], bytes | None] | None) -> dict[str, dict[str, int]]:
+    """Each derived item the searches found in the namespace's derived index, with its ranks."""
+    namespace = index_namespace(q.namespace)
+    rankings: dict[str, Sequence[Candidate]] = {DERIVED_TEXT: storage.text_candidates(namespace, q.search_text, q.pool)}
+    search = storage.vector_search(namespace, q.pool) if query_vector is not None else None
+    vector = query_vector() if search is not None and query_vector is not None else None
+    if search is not None and vector is not None:
+        rankings[DERIVED_VECTOR] = search(vector)
     out: dict[str, dict[str, int]] = {}
-    for name, found in aside.items():
+    for name, found in rankings.items():
         for c in found:
-            out.setdefault(c.item_id, {})[name] = c.rank
+            if c.kind == DERIVED:
+                out.setdefault(c.item_id, {})[name] = c.rank
     return out
 
 
-def profile_items(storage: RecallStore, q: RecallQuery, aside: Mapping[str, Sequence[Candidate]], *, score: float,
-                  notes: list[str]) -> list[RecallItem]:
-    """The derived items a profile question gets first (module docstring), or none."""
+def profile_items(storage: RecallStore, q: RecallQuery, query_vector: Callable[[], bytes | None] | None, *,
+                  score: float, notes: list[str]) -> list[RecallItem]:
+    """The derived items a profile question gets first (module docstring), or none.
+
+    :param query_vector: the query's vector of the store's model (None: full text only)."""
     if "claim" not in q.kinds or q.history or q.window is not None:
         return []
     ask = profile_ask(q.text)
     if ask is None:
         return []
-    ranks = _search_ranks(aside)
+    ranks = _search_ranks(storage, q, query_vector)
     found = dict(storage.get_derived(sorted(ranks))) if ranks else {}
     for item in storage.derived_items(q.namespace, subject=ask.subject):
         found.setdefault(item.derived_id, item)

@@ -24,7 +24,7 @@ from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
 from hlmem.application.recall.features import features_of, held_in
-from hlmem.application.recall.derived_items import lead_with, profile_items, set_aside
+from hlmem.application.recall.derived_items import lead_with, profile_items
 from hlmem.application.recall.floor import floored
 from hlmem.application.recall.items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
@@ -58,8 +58,6 @@ class _Run:
     history: frozenset[str] = frozenset()
     #: What the relevance floor dropped (the visibility stage says so when nothing above it is visible).
     below: list[Scored] = Factory(list)
-    #: The derived items the searches found, set aside from the rankings (recall/derived_items.py).
-    aside: dict[str, list[Candidate]] = Factory(dict)
 
 
 class RecallService:
@@ -211,7 +209,6 @@ class RecallService:
             rankings["vector"] = vector
         if q.include_archived and "claim" in q.kinds:
             rankings["archived"] = self._storage.archived_candidates(q.namespace, q.text, q.pool)
-        run.aside = set_aside(rankings)  # derived items rank apart (ADR 0084)
 
     def _fuse(self, run: _Run) -> None:
         """Fuse the rankings into one relevance and drop what is below the model's similarity floor
@@ -352,7 +349,10 @@ class RecallService:
 
     def _derived(self, run: _Run) -> None:
         """A profile question's mental model and summary first, with their sources (derived_items.py)."""
-        found = profile_items(self._storage, run.query, run.aside, notes=run.notes,
+        embedder, q = self._embedder, run.query
+        same = embedder is not None and run.model == (embedder.model_id, embedder.dim)
+        vector = (lambda: embedder.embed_queries([q.text])[0].astype("<f4").tobytes()) if same else None
+        found = profile_items(self._storage, q, vector, notes=run.notes,
                               score=max((i.score for i in run.items), default=1.0))
         run.items = lead_with(found, run.items)
 

@@ -18,7 +18,7 @@ from hlmem.application.ports import IndexEntry
 from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim
-from hlmem.domain.derived import MENTAL_MODEL, OBSERVATION_SUMMARY
+from hlmem.domain.derived import MENTAL_MODEL, OBSERVATION_SUMMARY, index_namespace
 from hlmem.domain.events import (ClaimAsserted, DerivedBecameStale, DerivedBuilt, DerivedRebuilt, DerivedRemoved,
                                  ItemForgotten)
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
@@ -49,8 +49,12 @@ def vec(*values: float) -> bytes:
     return np.array(values, dtype="<f4").tobytes()
 
 
-def hits(store, query: str) -> list[tuple[str, str]]:
-    return [(c.item_id, c.kind) for c in store.text_candidates("default", query, 10)]
+#: Where the default namespace's derived items are searched (ADR 0084).
+DNS = index_namespace("default")
+
+
+def hits(store, query: str, namespace: str = DNS) -> list[tuple[str, str]]:
+    return [(c.item_id, c.kind) for c in store.text_candidates(namespace, query, 10)]
 
 
 class DerivedIndexContract(StoreContract):
@@ -58,9 +62,21 @@ class DerivedIndexContract(StoreContract):
 
     def test_a_built_item_is_found_by_full_text_as_kind_derived(self, store) -> None:
         first = build(3, "Bob likes marzipan and zither music")
-        store.append([claim(1), claim(2), first], entry(first))
-        assert ("dv_3", "derived") in hits(store, "zither")
+        store.append([claim(1, "zither"), claim(2), first], entry(first))
+        assert hits(store, "zither") == [("dv_3", "derived")]
         assert ("dv_3", "derived") in set(store.items())
+
+    def test_claims_and_events_are_searched_apart_from_derived_items(self, store) -> None:
+        """The namespace's own searches never see a derived item, nor count its words (bm25)."""
+        store.bind_vector_model(*MODEL)
+        store.append([claim(1, "zither"), claim(2)], {"cl_1": IndexEntry("Bob likes zither", vec(1, 0, 0, 0)),
+                                                      "cl_2": IndexEntry("Bob likes dark", vec(0, 1, 0, 0))})
+        before = store.text_candidates("default", "Bob zither", 10)
+        first = build(3, "Bob likes zither zither zither")
+        store.append([first], entry(first, vec(1, 0, 0, 0)))
+        assert store.text_candidates("default", "Bob zither", 10) == before
+        assert [c.item_id for c in store.vector_candidates("default", vec(1, 0, 0, 0), 10)] == ["cl_1", "cl_2"]
+        assert hits(store, "zither", "work") == [] and hits(store, "zither", index_namespace("work")) == []
 
     def test_chinese_text_is_segmented_as_claims_are(self, store) -> None:
         first = build(3, "小明的偏好：喜欢为咖啡、茶。", kind=MENTAL_MODEL)
@@ -106,22 +122,22 @@ class DerivedIndexContract(StoreContract):
         store.bind_vector_model(*MODEL)
         first = build(3, "Bob likes marzipan")
         store.append([claim(1), claim(2), first], entry(first, vec(1, 0, 0, 0)))
-        found = store.vector_candidates("default", vec(1, 0, 0, 0), 5)
+        found = store.vector_candidates(DNS, vec(1, 0, 0, 0), 5)
         assert [(c.item_id, c.kind) for c in found] == [("dv_3", "derived")]
         again = build(3, "Bob likes quinoa", version=2)
         store.append([again], entry(again, vec(0, 1, 0, 0)))
-        found = store.vector_candidates("default", vec(0, 1, 0, 0), 5)
+        found = store.vector_candidates(DNS, vec(0, 1, 0, 0), 5)
         assert [(c.item_id, c.kind) for c in found] == [("dv_3", "derived")] and found[0].score > 0.99
         store.append([DerivedBecameStale(event_id="lg_s", stream_id="dv_3", version=3, recorded_at=T0,
                                          namespace="default", reason="superseded", triggers=("cl_1",))])
-        assert store.vector_candidates("default", vec(0, 1, 0, 0), 5) == []
+        assert store.vector_candidates(DNS, vec(0, 1, 0, 0), 5) == []
 
     def test_fill_vectors_gives_a_derived_item_its_owed_vector(self, store) -> None:
         store.bind_vector_model(*MODEL)
         first = build(3, "Bob likes marzipan")
         store.append([claim(1), claim(2), first], entry(first))
         assert store.fill_vectors([("dv_3", vec(0, 0, 1, 0))]) == 1
-        assert [c.item_id for c in store.vector_candidates("default", vec(0, 0, 1, 0), 5)] == ["dv_3"]
+        assert [c.item_id for c in store.vector_candidates(DNS, vec(0, 0, 1, 0), 5)] == ["dv_3"]
 
     def test_builds_and_replay_index_alike(self, store, clock, tmp_path) -> None:
         ids = SequentialIds(1)
@@ -134,7 +150,7 @@ class DerivedIndexContract(StoreContract):
         writes.remember(AssertClaim(subject="小明", predicate="likes", value="可可"))
         DerivedService(store, clock, ids, DEFAULT_REGISTRY).build()
         live = sorted(i for i in store.items() if i[1] == "derived")
-        assert len(live) == 2 and hits(store, "可可")[0][1] in ("derived", "claim")
+        assert len(live) == 2 and {h[0] for h in hits(store, "可可")} == {i for i, _ in live}
         target = self.make_store(tmp_path / "replayed")
         report = ReplayService(DEFAULT_REGISTRY).replay(store, target)
         assert report.equal, report.differences

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from hlmem import Memory
+from hlmem.adapters.embedders.cached import content_hash
 from hlmem.adapters.sqlite.connection import open_connection
+from hlmem.application.indexing import derived_text
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 SECRET = "zanzibar-violet-77"
@@ -41,8 +43,14 @@ def test_a_profile_is_recalled_with_vectors_and_forget_takes_it_out_of_every_ind
         assert first.id == model and secret in first.evidence and SECRET in first.text
         assert model in _derived_rows(mem) and mem.stats()["vectors"] >= 33 + 2
         assert mem.explain(model).derived.item.derived_id == model
+        texts = [derived_text(d.item.kind, d.item.subject, d.item.label, d.item.text)
+                 for d in mem._container.derived().items(subject="Alice")]
+        model_id = mem.storage.vector_model()[0]
+        hashes = [content_hash(t) for t in texts]
+        assert len(mem.storage.embedding_cache.get_many(model_id, hashes)) == len(texts) == 2
         mem.forget(secret)
         assert _files_holding(db, SECRET) == []
+        assert mem.storage.embedding_cache.get_many(model_id, hashes) == {}  # their vectors went too
         result = mem.recall("what do you know about Alice?")
         assert all(SECRET not in i.text for i in result.items) and model not in {i.id for i in result.items}
         assert any("stale item(s) about 'Alice'" in n for n in result.notes)
@@ -67,9 +75,9 @@ def test_migration_0023_indexes_the_current_items_of_an_older_store(tmp_path) ->
         current = {d.item.derived_id for d in mem._container.derived().items() if d.item.status == "current"}
         assert indexed == current and len(current) == 2
     con = open_connection(str(db))  # back to before 0023: no derived rows, the migration not applied
-    keys = [(k,) for (k,) in con.execute("SELECT item_key FROM items WHERE kind = 'derived'")]
-    con.executemany("DELETE FROM items_fts WHERE rowid = ?", keys)
-    con.executemany("DELETE FROM items WHERE item_key = ?", keys)
+    con.execute("DROP TABLE derived_vocab")
+    con.execute("DROP TABLE derived_fts")
+    con.execute("DELETE FROM items WHERE kind = 'derived'")
     con.execute("DELETE FROM _migrations WHERE name = '0023_derived_index'")
     con.close()
     with Memory(db, embedder="none", now=T0) as mem:

@@ -978,7 +978,9 @@ class MemoryMachine(RuleBasedStateMachine):
         # The full-text rows hold each current item's text as it is now, nothing of an earlier
         # version, a stale one or a forgotten source (secure-delete takes the bytes: ADR 0014).
         bodies = dict(self.sql.connection.execute(
-            "SELECT i.item_id, f.body FROM items i JOIN items_fts f ON f.rowid = i.item_key WHERE i.kind = 'derived'"))
+            "SELECT i.item_id, f.body FROM items i JOIN derived_fts f ON f.rowid = i.item_key WHERE i.kind = 'derived'"))
+        assert not self.sql.connection.execute(
+            "SELECT 1 FROM items i JOIN items_fts f ON f.rowid = i.item_key WHERE i.kind = 'derived'").fetchall()
         assert bodies == {i: index_text(state_index_text(d)) for i, d in folds[1].items() if state_index_text(d)}
         if folds[0]:
             count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))

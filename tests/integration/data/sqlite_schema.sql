@@ -165,6 +165,18 @@ CREATE TABLE context_pairs (
         );
 -- table context_vocab on context_vocab
 CREATE VIRTUAL TABLE context_vocab USING fts5vocab(context_fts, 'row');
+-- table derived_fts on derived_fts
+CREATE VIRTUAL TABLE derived_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2');
+-- table derived_fts_config on derived_fts_config
+CREATE TABLE 'derived_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+-- table derived_fts_content on derived_fts_content
+CREATE TABLE 'derived_fts_content'(id INTEGER PRIMARY KEY, c0);
+-- table derived_fts_data on derived_fts_data
+CREATE TABLE 'derived_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+-- table derived_fts_docsize on derived_fts_docsize
+CREATE TABLE 'derived_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+-- table derived_fts_idx on derived_fts_idx
+CREATE TABLE 'derived_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 -- table derived_items on derived_items
 CREATE TABLE derived_items (
             derived_id TEXT PRIMARY KEY,
@@ -192,6 +204,8 @@ CREATE TABLE derived_sources (
             claim_version INTEGER NOT NULL,
             PRIMARY KEY (derived_id, seq)
         ) WITHOUT ROWID;
+-- table derived_vocab on derived_vocab
+CREATE VIRTUAL TABLE derived_vocab USING fts5vocab(derived_fts, 'row');
 -- table embedding_cache on embedding_cache
 CREATE TABLE "embedding_cache" (
             id INTEGER PRIMARY KEY,

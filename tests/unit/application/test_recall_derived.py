@@ -15,11 +15,11 @@ from hlmem.adapters.ids import SequentialIds
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.application.derived import DerivedService
 from hlmem.application.derived_guard import guarded
-from hlmem.application.ports import Candidate
 from hlmem.application.recall import RecallService
-from hlmem.application.recall.derived_items import TOP, about, set_aside
+from hlmem.application.recall.derived_items import TOP, about
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim
+from hlmem.domain.derived import index_namespace
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 
 _TESTS = str(Path(__file__).resolve().parents[2])
@@ -66,7 +66,7 @@ def test_a_profile_question_gets_the_model_first_with_its_sources(world: World) 
     assert first.kind == "mental_model" and first.subject == "Bob"
     bob = {c.claim_id for c in world.storage.subject_claims("default", "Bob")}
     assert set(first.evidence) == bob and first.status == "current"
-    assert first.ranks["derived"] == 1 and first.score >= max(i.score for i in result.items[1:])
+    assert first.ranks["derived"] == 1 and first.ranks["derived_text"] >= 1 and first.score >= max(i.score for i in result.items[1:])
     assert sum(i.kind in ("mental_model", "observation_summary") for i in result.items) <= TOP
     assert any("profile question about 'Bob'" in n for n in result.notes)
 
@@ -82,11 +82,12 @@ def test_a_topic_gets_its_summary_then_the_model_and_no_other_summary(world: Wor
 
 def test_other_questions_rank_exactly_as_without_derived_items(world: World) -> None:
     questions = ["where does Bob work now?", "Bob", "我对什么过敏？", "what does Bob like", "Paris jazz Acme"]
-    before = {q: [i.id for i in world.recall.recall(q, k=20).items] for q in questions}
+    before = {q: world.recall.recall(q, k=20) for q in questions}
     world.derived.build()
-    assert world.storage.text_candidates("default", "Bob profile", 50)  # they are in the index …
-    for q in questions:  # … but never displace or reorder what answers these
-        assert [i.id for i in world.recall.recall(q, k=20).items] == before[q], q
+    assert world.storage.text_candidates(index_namespace("default"), "Bob profile", 50)  # indexed, but …
+    for q in questions:  # … they never displace, reorder or re-weigh what answers these
+        after = world.recall.recall(q, k=20)
+        assert (after.items, after.notes) == (before[q].items, before[q].notes), q
     assert world.recall.recall("where does Bob work now?").items[0].value == "Acme"
 
 
@@ -132,20 +133,10 @@ def test_vectors_find_a_model_across_languages() -> None:
     w.say("小明", "likes", "茶")
     w.say("小明", "likes", "咖啡")
     w.derived.build()
-    found = w.storage.vector_candidates("default", embedder.embed_queries(["小明 画像"])[0].astype("<f4").tobytes(),
+    found = w.storage.vector_candidates(index_namespace("default"), embedder.embed_queries(["小明 画像"])[0].astype("<f4").tobytes(),
                                         10)
     assert any(c.kind == "derived" for c in found)
     assert w.recall.recall("介绍一下小明").items[0].kind == "mental_model"
-
-
-def test_set_aside_takes_derived_candidates_out_and_renumbers() -> None:
-    rankings = {"text": [Candidate("dv_1", "derived", 1, 3.0), Candidate("cl_1", "claim", 2, 2.0),
-                         Candidate("ev_1", "event", 3, 1.0)],
-                "vector": [Candidate("cl_1", "claim", 1, 0.9)]}
-    aside = set_aside(rankings)
-    assert aside == {"text": [Candidate("dv_1", "derived", 1, 3.0)]}
-    assert [(c.item_id, c.rank) for c in rankings["text"]] == [("cl_1", 1), ("ev_1", 2)]
-    assert rankings["vector"] == [Candidate("cl_1", "claim", 1, 0.9)]
 
 
 @pytest.mark.parametrize(("item", "asked", "score"), [
