@@ -190,8 +190,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
         last = datetime.fromisoformat(turns[-1]["at"])
         asked_at = datetime.combine(last.date() + timedelta(days=1), clock_time(10, 0), tzinfo=last.tzinfo)
         mem.clock.set(asked_at)
-        if derive:
-            mem.derived.build()
+        built = len(mem.derived.build().built) if derive else 0
         claims = [c for c in _all_claims(mem)]
         found = claim_values(claims, seq["values"])
         records = []
@@ -213,7 +212,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
                 "id": seq["id"], "lang": seq["lang"], "topic": seq["topic"], "kind": kind, "question": q["text"],
                 "answer": q["answer"], "got": got, "ok": ok, "rank": rank, "first": text[:160],
                 "extraction": verdict, "miss": None if ok else ("recall" if verdict == "ok" else "extraction"),
-                "notes": list(result.notes),
+                "notes": list(result.notes), "derived": built,
                 "claims": [f"{c.subject}·{c.predicate}·{c.value} [{c.status.value}]" for c in claims],
             })
         for kind in ("current", "before", "as_of") if stranger is not None else ():
@@ -223,7 +222,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
                             "question": q["text"], "answer": None, "got": len(result.items), "ok": not result.items,
                             "rank": None, "first": result.items[0].text[:160] if result.items else "",
                             "extraction": "ok", "miss": None if not result.items else "recall",
-                            "notes": list(result.notes), "claims": [],
+                            "notes": list(result.notes), "derived": built, "claims": [],
                             "fallback": any(n.startswith("relevance floor") and "kept" in n for n in result.notes)})
         return records
     finally:
@@ -285,6 +284,7 @@ def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "by_topic": {k: acc(v) for k, v in sorted(by_topic.items())},
             "misses": {k: dict(v) for k, v in misses.items() if v},
             "ambiguous": sum(r["got"] == "ambiguous" for r in records),
+            "derived_built": sum({r["id"]: r.get("derived", 0) for r in records}.values()),
             "negatives": {"n": len(negatives), "answered": sum(not r["ok"] for r in negatives),
                           "by_fallback": sum(bool(r.get("fallback")) for r in negatives)} if negatives else None,
             "extraction_ok": {kind: round(sum(r["extraction"] == "ok" for r in records if r["kind"] == kind)
