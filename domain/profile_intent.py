@@ -38,29 +38,41 @@ TOPICS: tuple[tuple[str, str], ...] = (
 
 _SUBJECT = r"(?P<subject>.{1,40}?)"
 _END = r"\s*[吧呢啊呀嘛]?\s*[?？.!。！]*\s*$"
+_TOPIC_EN = (r"(?:habits?|preferences|likes|hobbies|interests|situation|life|background|diet|health|work|job"
+             r"|job situation|career|family|friends)")
+_KNOW = r"(?:know|remember|recall|have)"
 #: English profile phrasings: the subject is what the phrase is about.
 _ENGLISH = [re.compile(p, re.IGNORECASE) for p in (
-    rf"^\s*(?:so\s*,?\s*|and\s+|now\s*,?\s*)?what\s+(?:else\s+)?(?:do|did)\s+(?:you|we|i)\s+(?:know|remember)"
-    rf"\s+about\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:so\s*,?\s*|and\s+|now\s*,?\s*|ok\s*,?\s*)?what\s+(?:else\s+)?(?:do|did|can|could)\s+(?:you|we|i)\s+"
+    rf"(?:{_KNOW}|tell me|say)(?:\s+on\s+record)?\s+(?:about|on)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|could you\s+|please\s+)?(?:tell|remind)\s+me\s+(?:more\s+|everything\s+|all\s+)?"
     rf"(?:you know\s+)?about\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:can you\s+|could you\s+|please\s+)?(?:summari[sz]e|tell me|describe|list|recap)\s+(?:what|everything|all)"
+    rf"\s+(?:that\s+)?(?:you|we)\s+{_KNOW}\s+(?:about|on)\s+{_SUBJECT}{_END}",
+    rf"^\s*anything\s+(?:else\s+)?(?:(?:that\s+)?i\s+(?:should|need\s+to)|you|we|to|worth)\s+(?:know|knowing|remember)"
+    rf"\s+about\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:can you\s+|please\s+)?(?:give\s+me\s+|what'?s\s+)?(?:the\s+)?(?:rundown|lowdown|low-down|scoop|background)"
+    rf"\s+(?:on|about)\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:can you\s+|please\s+)?(?:fill\s+me\s+in|catch\s+me\s+up|brief\s+me|update\s+me)\s+on\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|please\s+)?(?:describe|summari[sz]e|profile)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:give me\s+|show me\s+)?(?:a|an|the)\s+(?:profile|overview|summary)\s+of\s+{_SUBJECT}{_END}",
-    rf"^\s*what\s+(?:is|'s|are)\s+{_SUBJECT}\s+like{_END}",
-    rf"^\s*what\s+(?:are|is)\s+(?P<owner>my|his|her|their|[\w .'-]{{1,30}}?'s)\s+(?P<topic>[\w ]{{1,30}}?"
-    rf"(?:habits?|preferences|likes|hobbies|interests|situation|life|background|diet|eating habits|health|work"
-    rf"|job situation|career)){_END}",
+    rf"^\s*what(?:\s+is|'s|’s|\s+are)\s+{_SUBJECT}\s+like{_END}",
+    rf"^\s*what\s+(?:are|is)\s+(?P<owner>my|his|her|their|[\w .'-]{{1,30}}?'s)\s+(?P<topic>[\w ]{{0,30}}?"
+    rf"{_TOPIC_EN}){_END}",
     rf"^\s*(?:tell me about|describe|summari[sz]e)\s+(?P<owner>my|his|her|their|[\w .'-]{{1,30}}?'s)\s+"
-    rf"(?P<topic>[\w ]{{1,30}}?(?:habits?|preferences|likes|hobbies|interests|situation|life|background|diet"
-    rf"|health|work|job|career)){_END}",
+    rf"(?P<topic>[\w ]{{0,30}}?{_TOPIC_EN}){_END}",
 )]
+#: "Who is Bob?": a profile question only about a name (capitalised), not "who is my manager?".
+_WHO = re.compile(r"^\s*(?i:who)(?:\s+is|'s|’s)\s+(?P<subject>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*[?.!]*\s*$")
+_ZH_KNOW = r"(?:都|还)?(?:知道|了解|记得)(?:些|多少)?(?:什么|哪些|多少|啥)"
 #: Chinese profile phrasings.
 _CHINESE = [re.compile(p) for p in (
-    rf"^\s*(?:关于|对于){_SUBJECT}[，,]?\s*你?(?:知道|了解|记得)(?:些)?(?:什么|哪些|多少){_END}",
-    rf"^\s*你(?:对|关于){_SUBJECT}(?:知道|了解|记得)(?:些)?(?:什么|哪些|多少){_END}",
-    rf"^\s*你(?:知道|了解|记得){_SUBJECT}的?(?:什么|哪些|多少)(?:事|情况|信息)?{_END}",
+    rf"^\s*(?:关于|对于){_SUBJECT}[，,]?\s*你?{_ZH_KNOW}{_END}",
+    rf"^\s*你(?:对|关于){_SUBJECT}{_ZH_KNOW}{_END}",
+    rf"^\s*你(?:知道|了解|记得){_SUBJECT}的?(?:什么|哪些|多少|啥)(?:事|情况|信息)?{_END}",
     rf"^\s*(?:请|请你|你)?(?:说说|讲讲|聊聊|谈谈|介绍一下|介绍下|介绍|总结一下|总结|概括一下|描述一下){_SUBJECT}{_END}",
-    rf"^\s*{_SUBJECT}是(?:个|一个)?(?:什么样|怎样)的人{_END}",
+    rf"^\s*{_SUBJECT}是(?:个|一个)?(?:什么样|怎样|怎么样)的人{_END}",
+    rf"^\s*{_SUBJECT}(?:这个人|这人)(?:怎么样|如何){_END}",
     rf"^\s*{_SUBJECT}的(?P<topic>[\u4e00-\u9fff]{{0,4}}(?:习惯|情况|概况|偏好|喜好|爱好|兴趣|画像|特点|背景|生活|口味|资料))"
     rf"(?:是(?:什么|怎样的|怎么样)|怎么样|如何|有哪些)?{_END}",
 )]
@@ -106,7 +118,8 @@ _ZH_TOPIC = re.compile(rf"^(?P<owner>.+?)(?:的|(?=我的|工作|饮食|健康))
 _EN_TOPIC = re.compile(r"(?i)^(?P<owner>my|our|his|her|their|[\w .'-]{1,30}?'s)\s+(?P<topic>[\w ]{1,30})$")
 #: A subject phrase that is a moment or a clause, not someone ("the time we went to Paris").
 _NOT_SOMEONE = re.compile(r"(?i)^[你您]|^(?:the (?:time|day|night|moment|trip)|when|how|why|what|where|that|it|this|these"
-                          r"|those|yesterday|today|last|next)\b|\b(?:we|i|you|was|were|did)\b")
+                          r"|those|yesterday|today|last|next)\b|\b(?:we|i|you|was|were|did)\b"
+                          r"|^(?:最近|今天|明天|昨天|现在|天气|这|那)|[几哪谁啥，,、；;：:]|什么|多少|有没有|具有|拥有")
 
 
 def _split_topic(raw: str) -> tuple[str, str] | None:
@@ -134,7 +147,7 @@ def profile_ask(question: str) -> ProfileAsk | None:
     text = question.strip()
     if not text or len(text) > 200:
         return None
-    for pattern in _ENGLISH + _CHINESE:
+    for pattern in (*_ENGLISH, _WHO, *_CHINESE):
         found = pattern.match(text)
         if found is None:
             continue
@@ -144,7 +157,7 @@ def profile_ask(question: str) -> ProfileAsk | None:
             subject = _owner_subject(groups["owner"])
         else:
             raw = groups.get("subject") or ""
-            if _NOT_SOMEONE.search(raw):
+            if _NOT_SOMEONE.search(raw) or _NOT_SOMEONE.search(topic):
                 continue
             split = _split_topic(raw) if not topic else None
             if split is not None:

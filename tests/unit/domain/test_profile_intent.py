@@ -29,6 +29,16 @@ from hlmem.domain.profile_intent import ProfileAsk, profile_ask
     ("小明是个什么样的人？", "小明", None),
     ("聊聊我的饮食习惯吧", "user", "health"),
     ("Tell me about my brother.", "user's brother", None),
+    ("Who is Bob?", "Bob", None),
+    ("who's Alice Chen?", "Alice Chen", None),
+    ("What's my sister like?", "user's sister", None),
+    ("Summarize what you know about Alice's health", "Alice", "health"),
+    ("Anything I should know about Bob?", "Bob", None),
+    ("Give me the rundown on Bob", "Bob", None),
+    ("What can you tell me about Alice?", "Alice", None),
+    ("小明这个人怎么样？", "小明", None),
+    ("关于我你都记得啥", "user", None),
+    ("What are Bob's hobbies?", "Bob", "preferences"),
 ])
 def test_profile_questions(question: str, subject: str, family: str | None) -> None:
     assert profile_ask(question) == ProfileAsk(subject, family)
@@ -37,7 +47,8 @@ def test_profile_questions(question: str, subject: str, family: str | None) -> N
 @pytest.mark.parametrize("question", [
     "where does Bob work now?", "我现在住哪？", "what is my favorite color?", "用户的工作是什么？",
     "Tell me about the time we went to Paris", "What did I say yesterday?", "Tell me about it", "说说你的看法",
-    "how do I deploy the app?", "", "?" * 300,
+    "how do I deploy the app?", "", "?" * 300, "Who is my manager?", "最近怎么样", "有几个人具有硕士及以上的教育背景？",
+    "北京智汇星德科技有限公司的那个人，他的教育背景是什么呀？",
 ])
 def test_value_questions_are_not_profile_questions(question: str) -> None:
     assert profile_ask(question) is None
