@@ -975,13 +975,15 @@ class MemoryMachine(RuleBasedStateMachine):
             assert searchable == {i for i, d in folded.items() if state_index_text(d)}, (searchable, folded)
             folds.append(folded)
         assert folds[0] == folds[1]
-        # The full-text rows hold each current item's text as it is now, nothing of an earlier
-        # version, a stale one or a forgotten source (secure-delete takes the bytes: ADR 0014).
-        bodies = dict(self.sql.connection.execute(
-            "SELECT i.item_id, f.body FROM items i JOIN derived_fts f ON f.rowid = i.item_key WHERE i.kind = 'derived'"))
-        assert not self.sql.connection.execute(
-            "SELECT 1 FROM items i JOIN items_fts f ON f.rowid = i.item_key WHERE i.kind = 'derived'").fetchall()
-        assert bodies == {i: index_text(state_index_text(d)) for i, d in folds[1].items() if state_index_text(d)}
+        if isinstance(self.sql, SQLiteStorage):  # (the PostgreSQL machine reuses these rules)
+            # The full-text rows hold each current item's text as it is now, nothing of an earlier
+            # version, a stale one or a forgotten source (secure-delete takes the bytes: ADR 0014).
+            con = self.sql.connection
+            bodies = dict(con.execute("SELECT i.item_id, f.body FROM items i JOIN derived_fts f "
+                                      "ON f.rowid = i.item_key WHERE i.kind = 'derived'"))
+            assert not con.execute("SELECT 1 FROM items i JOIN items_fts f ON f.rowid = i.item_key "
+                                   "WHERE i.kind = 'derived'").fetchall()
+            assert bodies == {i: index_text(state_index_text(d)) for i, d in folds[1].items() if state_index_text(d)}
         if folds[0]:
             count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))
 
