@@ -234,7 +234,8 @@ class Container(containers.DeclarativeContainer):
                                       config=maintenance_config)
     heartbeats = backend.provided.heartbeats
     #: Observation summaries and mental models: build, the worker's rebuilds, reads (docs/derived.md).
-    derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue)
+    derived = providers.Singleton(DerivedService, storage, clock, ids, registry, jobs=job_queue,
+                                  embedder=passage_embedder)  # items indexed for recall, ADR 0084
     worker = providers.Singleton(Worker, job_queue, pipeline, clock, owner=config.worker.owner,
                                  maintenance=maintenance, heartbeats=heartbeats, pid=providers.Callable(os.getpid),
                                  host=providers.Callable(socket.gethostname), derived=derived,
@@ -264,7 +265,7 @@ class Container(containers.DeclarativeContainer):
                                  relations=providers.Callable(_relation_hops, storage,
                                                               providers.Callable(bool, config.relations.enabled)))
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones,
-                                  storage.provided.relations)
+                                  storage.provided.relations, derived=derived)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).
     relations = providers.Singleton(RelationService, storage, clock, ids, registry)
     replay = providers.Factory(ReplayService, registry, passage_embedder, jobs=job_queue)

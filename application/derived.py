@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from hlmem.application.derived_guard import DERIVE
-from hlmem.application.ports import Clock, DerivedStore, IdGenerator, Job, JobQueue
+from hlmem.application.indexing import NeedVectors, derived_text, passage_vectors, retrying_for_vectors
+from hlmem.application.ports import Clock, DerivedStore, Embedder, IdGenerator, IndexEntry, Job, JobQueue
 from hlmem.domain.derived import FORGOTTEN, KINDS, MENTAL_MODEL, OBSERVATION_SUMMARY, REMOVED, DerivedState
 from hlmem.domain.derived_build import decide_builds, draft_items
 from hlmem.domain.errors import NotFound, ValidationError
-from hlmem.domain.events import DerivedBuilt, DerivedRemoved
+from hlmem.domain.events import DerivedBuilt, DerivedRemoved, DomainEvent
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ClaimState, ClaimStatus, subject_key
 
@@ -61,8 +62,11 @@ class DerivedService:
     """Builds and reads the derived layer of one store."""
 
     def __init__(self, storage: DerivedStore, clock: Clock, ids: IdGenerator, registry: SlotRegistry, *,
-                 jobs: JobQueue | None = None) -> None:
+                 jobs: JobQueue | None = None, embedder: Embedder | None = None) -> None:
+        """:param embedder: the passage embedder that gives each built item its vector (None: full
+            text only), as a write's claims get theirs (ADR 0084)."""
         self._storage = storage
+        self._embedder = embedder
         self._clock = clock
         self._ids = ids
         self._registry = registry
@@ -82,37 +86,72 @@ class DerivedService:
 
     def rebuild(self, derived_ids: Sequence[str]) -> BuildReport:
         """Rebuild the subjects of these items (stale ones come back current, or are removed)."""
-        found = self._storage.get_derived(list(derived_ids))
-        groups = sorted({(d.namespace, subject_key(d.subject)): d.subject for d in found.values()
-                         if d.status != FORGOTTEN and d.subject}.items())
-        reports = [self._build_subject(ns, name) for (ns, _), name in groups]
+        groups = self._groups(derived_ids)
+        reports = [self._build_subject(ns, name) for ns, name in groups]
         return BuildReport(built=tuple(i for r in reports for i in r.built),
                            rebuilt=tuple(i for r in reports for i in r.rebuilt),
                            removed=tuple(i for r in reports for i in r.removed), subjects=len(groups))
+
+    def _groups(self, derived_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(namespace, subject) of each of these items' subjects, once each, in key order."""
+        found = self._storage.get_derived(list(derived_ids))
+        groups = sorted({(d.namespace, subject_key(d.subject)): d.subject for d in found.values()
+                         if d.status != FORGOTTEN and d.subject}.items())
+        return [(ns, name) for (ns, _), name in groups]
 
     def run_jobs(self, jobs: Sequence[Job], *, owner: str) -> BuildReport:
         """The worker's ``derive`` jobs: rebuild their items and complete the jobs, in one transaction."""
         if self._jobs is None:
             raise ValidationError("this service has no job queue", field="jobs")
+        ids = [str(j.payload.get("derived_id", "")) for j in jobs]
+        if self._embedder is not None:
+            # Embedded (and cached by content) before the lock; the rebuild below finds them there.
+            for namespace, subject in self._groups(ids):
+                passage_vectors(self._embedder, self._storage, [
+                    derived_text(d.kind, d.subject, d.label, d.text)
+                    for d in draft_items(self._storage.subject_claims(namespace, subject), self._registry)])
         with self._storage.transaction():
-            report = self.rebuild([str(j.payload.get("derived_id", "")) for j in jobs])
+            report = self.rebuild(ids)
             self._jobs.complete([j.job_id for j in jobs], owner=owner, now=self._clock.now())
         return report
 
     def _build_subject(self, namespace: str, subject: str) -> BuildReport:
         st = self._storage
-        with st.transaction():
-            claims = st.subject_claims(namespace, subject)
-            existing = st.derived_items(namespace, subject=subject)
-            events = decide_builds(draft_items(claims, self._registry), existing, namespace=namespace,
-                                   new_id=self._ids.new, recorded_at=self._clock.now(),
-                                   watermark=st.last_position())
-            if events:
-                st.append(events)
+        # The drafts' search texts are embedded before the write transaction (no model under the
+        # lock); a claim changed in between makes a text nobody embedded: the write asks again.
+        ahead = [derived_text(d.kind, d.subject, d.label, d.text)
+                 for d in draft_items(st.subject_claims(namespace, subject), self._registry)]
+        vectors = passage_vectors(self._embedder, st, ahead) if self._embedder is not None else {}
+
+        def write(vectors: dict[str, bytes], last: bool) -> list[DomainEvent]:
+            with st.transaction():
+                claims = st.subject_claims(namespace, subject)
+                existing = st.derived_items(namespace, subject=subject)
+                events = decide_builds(draft_items(claims, self._registry), existing, namespace=namespace,
+                                       new_id=self._ids.new, recorded_at=self._clock.now(),
+                                       watermark=st.last_position())
+                if events:
+                    st.append(events, self._index(events, vectors, last))
+            return events
+
+        events = retrying_for_vectors(write, vectors, self._embedder, st)
         built = tuple(e.stream_id for e in events if isinstance(e, DerivedBuilt) and e.version == 1)
         rebuilt = tuple(e.stream_id for e in events if isinstance(e, DerivedBuilt) and e.version > 1)
         removed = tuple(e.stream_id for e in events if isinstance(e, DerivedRemoved))
         return BuildReport(built=built, rebuilt=rebuilt, removed=removed, subjects=1)
+
+    def _index(self, events: Sequence[DomainEvent], vectors: dict[str, bytes], last: bool) -> dict[str, IndexEntry]:
+        """Each built item's search entry (ADR 0084), with its vector when there is an embedder:
+        one embedded ahead, else :class:`NeedVectors` (or, on the ``last`` try, embedded here)."""
+        texts = {e.stream_id: t for e in events if isinstance(e, DerivedBuilt)
+                 and (t := derived_text(e.kind, e.subject, e.label, e.text))}
+        if self._embedder is not None:
+            missing = [t for t in dict.fromkeys(texts.values()) if t not in vectors]
+            if missing and not last:
+                raise NeedVectors(missing)
+            if missing:
+                vectors.update(passage_vectors(self._embedder, self._storage, missing))
+        return {sid: IndexEntry(t, vectors.get(t)) for sid, t in texts.items()}
 
     def _subjects(self, namespace: str) -> list[str]:
         """One name per subject key with a claim in ``namespace`` or a derived item (key order)."""

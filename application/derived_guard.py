@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, cast
 
+from hlmem.application.indexing import derived_text
 from hlmem.application.ports import IdGenerator, IndexEntry, JobQueue, StalenessStore
 from hlmem.domain.derived import decide_staleness, forget_id_of, stale_triggers
 from hlmem.domain.events import DerivedBuilt, DerivedRebuilt, DomainEvent
@@ -77,6 +78,8 @@ class StalenessGuard:
             if decision.empty:
                 return position
             if decision.erase:
+                # Their texts' vectors too (the embedding cache keeps one per text, as for claims).
+                st.drop_cached_vectors(_texts_of(st, set(decision.erase)))
                 st.erase_payloads(decision.erase, reason=f"forget {forget_id or ''}: a source of a derived item",
                                   at=at)
             st.append(decision.events)
@@ -102,6 +105,17 @@ def _cited_before(storage: StalenessStore, claim_ids: set[str]) -> dict[str, fro
         if hit:
             found.setdefault(event.stream_id, set()).update(hit)
     return {did: frozenset(cids) for did, cids in found.items()}
+
+
+def _texts_of(storage: StalenessStore, derived_ids: set[str]) -> list[str]:
+    """The search texts every version of these items was indexed (and embedded) with."""
+    texts = []
+    for stored in storage.read_types((DerivedBuilt, DerivedRebuilt)):
+        e = stored.event
+        if e.stream_id in derived_ids and isinstance(e, DerivedBuilt):
+            if text := derived_text(e.kind, e.subject, e.label, e.text):
+                texts.append(text)
+    return list(dict.fromkeys(texts))
 
 
 S = TypeVar("S", bound=StalenessStore)

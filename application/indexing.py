@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
+from hlmem.domain.derived import CURRENT, DerivedState
 from hlmem.domain.errors import HlmemError
-from hlmem.domain.events import ClaimAsserted, DomainEvent, ObservationRecorded
+from hlmem.domain.events import ClaimAsserted, DerivedBuilt, DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
 from hlmem.domain.state import ObservationState
 
@@ -33,6 +34,25 @@ def claim_text(subject: str, predicate: str, value: str, qualifiers: tuple[tuple
     return " ".join(w for w in words if w)
 
 
+#: Words a derived item's search text carries by kind, in both languages (a profile question in
+#: either language finds a model of the other; ADR 0084). SQLite migration 0023 holds a frozen copy.
+DERIVED_KIND_WORDS = {"mental_model": "profile 画像 概况", "observation_summary": "summary 总结 概况"}
+
+
+def derived_text(kind: str, subject: str, label: str, text: str) -> str:
+    """Search text of a derived item: its subject, its group's label, its kind's words and its text
+    (empty for a scrubbed or forgotten item: nothing to index)."""
+    if not text.strip():
+        return ""
+    return " ".join(w for w in (subject, label, DERIVED_KIND_WORDS.get(kind, ""), text) if w)
+
+
+def state_index_text(item: DerivedState) -> str:
+    """Search text of a derived item as projected: its :func:`derived_text` while it is current,
+    else empty (a stale, removed or forgotten item is out of the index)."""
+    return derived_text(item.kind, item.subject, item.label, item.text) if item.status == CURRENT else ""
+
+
 def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
     """Search text for the item an event creates, or None when it creates none."""
     if isinstance(event, ObservationRecorded):
@@ -40,6 +60,8 @@ def event_index_text(event: DomainEvent, registry: SlotRegistry) -> str | None:
     if isinstance(event, ClaimAsserted):
         return claim_text(event.subject, event.predicate, event.value, event.qualifiers, event.coordinates,
                           event.polarity, registry)
+    if isinstance(event, DerivedBuilt):
+        return derived_text(event.kind, event.subject, event.label, event.text) or None
     return None
 
 

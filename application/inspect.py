@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from hlmem.application.ports import ClaimReader, RelationReader, TombstoneLedger
 from hlmem.application.relations import RelationView, evidence_items
+from hlmem.domain.derived import FORGOTTEN as DERIVED_FORGOTTEN
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.queries import history as order_history
 from hlmem.domain.relations import FORGOTTEN
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
+if TYPE_CHECKING:
+    from hlmem.application.derived import DerivedService, DerivedView
+
 
 @frozen
 class Explanation:
-    """A claim, event or relation explained: itself, its evidence verbatim, its chain and the claims it backs.
+    """A claim, event, relation or derived item explained: itself, its evidence verbatim, its chain and the claims it backs.
 
     A forgotten claim or event is explained by ``kind="forgotten"``, its ``item_id`` and
     ``forgotten_at`` only: nothing of what it said.
@@ -35,18 +40,22 @@ class Explanation:
     #: A relation (``rl_…``, kind ``relation``) with its evidence as it stands now (ADR 0085:
     #: what a recall's hop went along).
     relation: RelationView | None = None
+    #: A derived item (``dv_…``, recall's profile answers): itself with its source claims as they stand now.
+    derived: DerivedView | None = None
 
 
 class InspectService:
     """Read-only views for people and agents: history of a slot, explain an id."""
 
     def __init__(self, storage: ClaimReader, registry: SlotRegistry, ledger: TombstoneLedger | None = None,
-                 relations: RelationReader | None = None) -> None:
-        """:param relations: the store's relations, to explain an edge (``rl_…``); None: no edges."""
+                 relations: RelationReader | None = None, *, derived: DerivedService | None = None) -> None:
+        """:param relations: the store's relations, to explain an edge (``rl_…``); None: no edges.
+        :param derived: explains derived items (``dv_…``) with their sources (ADR 0084)."""
         self._storage = storage
         self._registry = registry
         self._ledger = ledger
         self._relations = relations
+        self._derived = derived
 
     def _forgotten(self, item_id: str, fallback: datetime | None = None) -> Explanation:
         found = self._ledger.of_streams([item_id]).get(item_id) if self._ledger is not None else None
@@ -108,8 +117,9 @@ class InspectService:
         return found
 
     def explain(self, item_id: str) -> Explanation:
-        """Explain a claim (``cl_…``), an event (``ev_…``) or a relation (``rl_…``: the edge a
-        recall's hop went along, with its evidence); a forgotten one only by when it was forgotten.
+        """Explain a claim (``cl_…``), an event (``ev_…``), a relation (``rl_…``: the edge a recall's
+        hop went along, with its evidence) or a derived item (``dv_…``, with its sources); a
+        forgotten one only by when it was forgotten.
 
         :raises NotFound: when no such id exists.
         """
@@ -145,4 +155,10 @@ class InspectService:
                 return self._forgotten(item_id, state.reviewed_at)
             return Explanation(kind="relation", item_id=item_id,
                                relation=RelationView(state, evidence_items(self._storage, state.evidence)))
-        raise NotFound(f"{item_id!r} is neither a claim id (cl_…), an event id (ev_…) nor a relation id (rl_…)")
+        if item_id.startswith("dv_") and self._derived is not None:
+            view = self._derived.show(item_id)
+            if view.item.status == DERIVED_FORGOTTEN:
+                return self._forgotten(item_id)
+            return Explanation(kind="derived", item_id=item_id, derived=view)
+        raise NotFound(f"{item_id!r} is neither a claim id (cl_…), an event id (ev_…), a relation id (rl_…) "
+                       "nor a derived item (dv_…)")

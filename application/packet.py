@@ -40,6 +40,8 @@ MAX_EVIDENCE_IDS = 2
 CUT_MARK = "…"
 
 TokenCounter = Callable[[str], int]
+#: The label of a derived item's line; its evidence are the ids of the claims it was built from.
+DERIVED_LABELS = {"mental_model": "profile", "observation_summary": "summary"}
 
 
 class Recalled(Protocol):
@@ -73,7 +75,7 @@ class PacketItem:
 
     id: str
     text: str
-    kind: str = "claim"  # claim | event | policy | procedure | episode
+    kind: str = "claim"  # claim | event | policy | procedure | episode | mental_model | observation_summary
     status: str | None = None  # active | superseded | retracted | …, as stored
     valid_from: datetime | None = None
     valid_to: datetime | None = None
@@ -131,6 +133,8 @@ def _when(value: datetime) -> str:
 def _label(item: PacketItem, now: datetime) -> str:
     if item.kind == "event":
         return "event"
+    if item.kind in DERIVED_LABELS:  # a profile or summary, served only while current (ADR 0084)
+        return DERIVED_LABELS[item.kind]
     if item.kind in ("policy", "procedure", "episode"):  # the experience channel (docs/experience.md)
         return item.kind if (item.status or "active") == "active" else f"{item.kind}, {_one_line(item.status)}"
     status = _one_line(item.status or "active") or "active"

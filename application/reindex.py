@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hlmem.application.indexing import claim_text
+from hlmem.application.indexing import claim_text, state_index_text
 from hlmem.application.ports import Embedder, Storage
 from hlmem.domain.slots import SlotRegistry
 
@@ -32,6 +32,8 @@ def reembed(storage: Storage, embedder: Embedder, registry: SlotRegistry,
                                                   c.polarity, registry)))
             elif kind == "event" and item_id in events:
                 texts.append((item_id, events[item_id].text))
+        derived = storage.get_derived([i for i, kind in chunk if kind == "derived"])
+        texts += [(item_id, text) for item_id, d in derived.items() if (text := state_index_text(d))]
     vectors: list[tuple[str, bytes]] = []
     for start in range(0, len(texts), BATCH):
         chunk = texts[start:start + BATCH]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from hlmem.application.indexing import claim_text, passage_vectors
+from hlmem.application.indexing import claim_text, passage_vectors, state_index_text
 from hlmem.application.ports import Clock, Embedder, IndexEntry, Job, JobQueue, Storage
 from hlmem.domain.events import DomainEvent, ObservationRecorded
 from hlmem.domain.slots import SlotRegistry
@@ -89,10 +89,14 @@ class VectorBacklog:
 def searchable_texts(storage: Storage, item_ids: Sequence[str], registry: SlotRegistry) -> dict[str, str]:
     """Each item's search text (as a write indexes it), for the items still searchable."""
     events = storage.get_observations([i for i in item_ids if i.startswith("ev_")])
-    claims = storage.get_claims([i for i in item_ids if not i.startswith("ev_")])
+    claims = storage.get_claims([i for i in item_ids if i.startswith("cl_")])
+    derived = storage.get_derived([i for i in item_ids if i.startswith("dv_")])
     out: dict[str, str] = {}
     for item_id in item_ids:
-        if (event := events.get(item_id)) is not None:
+        if (item := derived.get(item_id)) is not None:
+            if text := state_index_text(item):
+                out[item_id] = text
+        elif (event := events.get(item_id)) is not None:
             if not event.forgotten and event.text:
                 out[item_id] = event.text
         elif (c := claims.get(item_id)) is not None and c.status is not ClaimStatus.FORGOTTEN and not c.archived:

@@ -168,10 +168,11 @@ def zone_of(seq: Mapping[str, Any]):
 
 def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path, k: int,
                  claims_from: str = "rules", stranger: Mapping[str, Any] | None = None,
-                 ranking: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+                 ranking: Mapping[str, Any] | None = None, derive: bool = False) -> list[dict[str, Any]]:
     """Tell the turns, ask the questions; one record per question. With ``stranger`` (a sequence of
     another topic), its questions are asked too: records of kind ``negative``, right when nothing
-    is returned (the store holds nothing they ask about)."""
+    is returned (the store holds nothing they ask about). With ``derive``, the derived items
+    (summaries, models; ADR 0084) are built before the questions, as ``hlmem derive`` would."""
     turns = sorted(seq["turns"], key=lambda t: datetime.fromisoformat(t["at"]))
     first = datetime.fromisoformat(turns[0]["at"])
     path = ":memory:" if store == "memory" else folder / f"{seq['id']}.db"
@@ -189,6 +190,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
         last = datetime.fromisoformat(turns[-1]["at"])
         asked_at = datetime.combine(last.date() + timedelta(days=1), clock_time(10, 0), tzinfo=last.tzinfo)
         mem.clock.set(asked_at)
+        built = len(mem.derived.build().built) if derive else 0
         claims = [c for c in _all_claims(mem)]
         found = claim_values(claims, seq["values"])
         records = []
@@ -210,7 +212,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
                 "id": seq["id"], "lang": seq["lang"], "topic": seq["topic"], "kind": kind, "question": q["text"],
                 "answer": q["answer"], "got": got, "ok": ok, "rank": rank, "first": text[:160],
                 "extraction": verdict, "miss": None if ok else ("recall" if verdict == "ok" else "extraction"),
-                "notes": list(result.notes),
+                "notes": list(result.notes), "derived": built,
                 "claims": [f"{c.subject}·{c.predicate}·{c.value} [{c.status.value}]" for c in claims],
             })
         for kind in ("current", "before", "as_of") if stranger is not None else ():
@@ -220,7 +222,7 @@ def run_sequence(seq: Mapping[str, Any], embedder: Any, store: str, folder: Path
                             "question": q["text"], "answer": None, "got": len(result.items), "ok": not result.items,
                             "rank": None, "first": result.items[0].text[:160] if result.items else "",
                             "extraction": "ok", "miss": None if not result.items else "recall",
-                            "notes": list(result.notes), "claims": [],
+                            "notes": list(result.notes), "derived": built, "claims": [],
                             "fallback": any(n.startswith("relevance floor") and "kept" in n for n in result.notes)})
         return records
     finally:
@@ -282,6 +284,7 @@ def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "by_topic": {k: acc(v) for k, v in sorted(by_topic.items())},
             "misses": {k: dict(v) for k, v in misses.items() if v},
             "ambiguous": sum(r["got"] == "ambiguous" for r in records),
+            "derived_built": sum({r["id"]: r.get("derived", 0) for r in records}.values()),
             "negatives": {"n": len(negatives), "answered": sum(not r["ok"] for r in negatives),
                           "by_fallback": sum(bool(r.get("fallback")) for r in negatives)} if negatives else None,
             "extraction_ok": {kind: round(sum(r["extraction"] == "ok" for r in records if r["kind"] == kind)
@@ -323,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ranking", default="", help="RankingConfig fields as JSON (e.g. '{\"slot_floors\": []}')")
     parser.add_argument("--details", type=Path, default=None, help="write one JSON line per question here")
     parser.add_argument("--show-misses", action="store_true", help="print every miss")
+    parser.add_argument("--derive", action="store_true",
+                        help="build the derived items (summaries, models) before the questions (ADR 0084)")
     args = parser.parse_args(argv)
     EXTRACTOR_KIND[0] = args.extractor
     sequences = load(args.data)[:args.limit]
@@ -331,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ranking = {k: tuple(tuple(p) for p in v) if k.endswith("floors") else v for k, v in ranking.items()}
     report: dict[str, Any] = {"benchmark": "current_truth", "machine": machine_facts(), "data": str(args.data),
                               "sequences": len(sequences), "store": args.store, "claims": args.claims,
-                              "extractor": args.extractor, "results": {}}
+                              "extractor": args.extractor, "derive": args.derive, "results": {}}
     details = []
     for name in [e.strip() for e in args.embedders.split(",") if e.strip()]:
         embedder = None if name == "none" else make_embedder(name)
@@ -343,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  if FAMILY.get(s["topic"], s["topic"]) != FAMILY.get(seq["topic"], seq["topic"])),
                                 None) if args.negatives else None
                 records += run_sequence(seq, embedder if embedder is not None else "none", args.store, Path(folder),
-                                        args.k, args.claims, stranger, ranking)
+                                        args.k, args.claims, stranger, ranking, args.derive)
         summary = summarise(records)
         summary["wall_s"] = round(time.perf_counter() - started, 1)
         report["results"][name] = summary

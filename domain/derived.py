@@ -54,6 +54,17 @@ STALE_REASONS: Mapping[type, str] = {
 }
 
 
+#: The mark of the search-index namespace that holds a namespace's derived items (ADR 0084): a
+#: character no namespace may hold (``NAMESPACE_RE``), so they never share a ranking or its
+#: statistics with the claims and events they summarise.
+INDEX_MARK = "#derived"
+
+
+def index_namespace(namespace: str) -> str:
+    """The search-index namespace of ``namespace``'s derived items (``default#derived``)."""
+    return namespace + INDEX_MARK
+
+
 def is_derived_id(stream_id: str) -> bool:
     """Whether ``stream_id`` names a derived item."""
     return stream_id.startswith(PREFIX + "_")

@@ -24,6 +24,9 @@ from hlmem.domain.events import (
     ClaimSuperseded,
     ConflictOpened,
     ConflictResolved,
+    DerivedBecameStale,
+    DerivedBuilt,
+    DerivedRemoved,
     DomainEvent,
     EvidenceForgotten,
     FeedbackRecorded,
@@ -55,14 +58,35 @@ def index_change(event: DomainEvent) -> tuple[str, str] | None:
 
     New observations and claims enter it (with the entry the writer supplies), revived claims
     return to it; forgotten streams and archived claims leave it (their text and vectors go).
+    A derived item (ADR 0084) is searchable while it is current: each build or rebuild *replaces*
+    its row (:func:`replaces_item`), and going stale, being removed or forgotten drops it.
     """
     if isinstance(event, (ObservationRecorded, ClaimAsserted)) and event.version == 1:
         return ("add", event.stream_id)
-    if isinstance(event, ClaimRevived):
+    if isinstance(event, (ClaimRevived, DerivedBuilt)):  # DerivedRebuilt is a DerivedBuilt
         return ("add", event.stream_id)
-    if isinstance(event, (ItemForgotten, ClaimArchived)):
+    if isinstance(event, (ItemForgotten, ClaimArchived, DerivedBecameStale, DerivedRemoved)):
         return ("drop", event.stream_id)
     return None
+
+
+def replaces_item(event: DomainEvent) -> bool:
+    """Whether the item ``event`` adds to the search index may hold a row already, which the new one
+    replaces (a derived item's rebuild: its earlier text and vector go in the same transaction)."""
+    return isinstance(event, DerivedBuilt)
+
+
+#: The kind of a derived item's search-index row (its namespace is :func:`~hlmem.domain.derived.index_namespace`).
+DERIVED = "derived"
+
+
+def item_kind(item_id: str) -> str:
+    """The kind of a searchable item by its id: ``event`` (``ev_``), ``derived`` (``dv_``) or ``claim``."""
+    if item_id.startswith("ev_"):
+        return "event"
+    if item_id.startswith("dv_"):
+        return DERIVED
+    return "claim"
 
 
 def project(events: Iterable[DomainEvent], initial: MemoryView | None = None) -> MemoryView:

@@ -18,7 +18,7 @@ from hlmem.application.ports import IndexEntry, StoredEvent
 from hlmem.domain.derived import DerivedState, is_derived_id, step_derived
 from hlmem.domain.errors import ConcurrencyConflict
 from hlmem.domain.events import DomainEvent
-from hlmem.domain.reducers import index_change, step, touched_streams
+from hlmem.domain.reducers import index_change, replaces_item, step, touched_streams
 from hlmem.domain.relation_events import is_relation_stream
 from hlmem.domain.state import ClaimState, ConflictState, MemoryView, ObservationState
 
@@ -63,6 +63,8 @@ class InMemoryLog:
                     journal.pop(self._items, event.stream_id)
                 elif change:
                     entry = index.get(event.stream_id)
+                    if replaces_item(event):  # a derived item's rebuild replaces its entry (ADR 0084)
+                        journal.pop(self._items, event.stream_id)
                     if entry is not None:
                         self._index(event, entry)
             return len(self._log)

@@ -19,6 +19,8 @@ from hlmem.application.ports import Candidate, IndexEntry
 from hlmem.domain.errors import ModelMismatch, StorageError
 from hlmem.domain.events import DomainEvent
 from hlmem.domain.queries import holds
+from hlmem.domain.derived import index_namespace
+from hlmem.domain.reducers import DERIVED, item_kind
 from hlmem.domain.state import ClaimState, ClaimStatus, ObservationState
 
 
@@ -42,9 +44,10 @@ class InMemorySearch:
             if len(entry.vector) != model[1] * 4:
                 raise StorageError(f"vector of {len(entry.vector)} bytes does not fit {model[1]}-d float32")
             vector = np.frombuffer(entry.vector, dtype=np.float32)
-        kind = "event" if event.stream_id.startswith("ev_") else "claim"
+        kind = item_kind(event.stream_id)
         tokens = tuple(index_text(entry.text).split())
-        item = IndexedItem(event.stream_id, kind, event.namespace, tokens, vector)
+        namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+        item = IndexedItem(event.stream_id, kind, namespace, tokens, vector)
         self._journal.set(self._items, event.stream_id, item)
 
     def _searchable(self, namespace: str) -> list[IndexedItem]:

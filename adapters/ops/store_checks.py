@@ -66,7 +66,7 @@ def integrity(copy: apsw.Connection, copy_path: Path, store: Path) -> Check:
         check_integrity(copy, copy_path, full=True, name=f"{store} (its doctor copy)")
     except HlmemError as exc:
         return Check("integrity", FAIL, str(exc), _RESTORE)
-    return Check("integrity", OK, "integrity_check ok; full-text indexes (items_fts, context_fts) ok")
+    return Check("integrity", OK, "integrity_check ok; full-text indexes (items_fts, context_fts, derived_fts) ok")
 
 
 class _OutOfTime(Exception):

@@ -117,3 +117,4 @@ class DerivedReads:
                       kind: str | None = None) -> list[DerivedState]:
         with self._lock, translated("reading derived items"):
             return items(self._con, namespace, subject, kind)
+

@@ -19,11 +19,11 @@ from hlmem.adapters.postgres.schema import LOG_LOCK
 from hlmem.adapters.serialization import encode_payload, tag_of
 from hlmem.application.ports import IndexEntry
 from hlmem.domain.errors import ConcurrencyConflict
-from hlmem.domain.derived import is_derived_id
+from hlmem.domain.derived import index_namespace, is_derived_id
 from hlmem.domain.events import DomainEvent, ExtractionRecorded
 from hlmem.domain.experience_reducers import touches_experience
 from hlmem.domain.relation_events import is_relation_stream
-from hlmem.domain.reducers import index_change, step, touched_streams
+from hlmem.domain.reducers import DERIVED, index_change, item_kind, replaces_item, step, touched_streams
 from hlmem.domain.state import ClaimState, ConflictState, ObservationState, SupersedeEdge, subject_key
 from hlmem.domain.time import format_timestamp, to_micros
 
@@ -164,9 +164,13 @@ def _index_changes(events: Sequence[DomainEvent], index: Mapping[str, IndexEntry
             drops.add(change[1])
         elif change:
             entry = index.get(change[1])
+            if replaces_item(event):  # a derived item's rebuild replaces its row (ADR 0084)
+                adds.pop(change[1], None)
+                drops.add(change[1])
             if entry is not None:
-                kind = "event" if change[1].startswith("ev_") else "claim"
-                adds[change[1]] = (change[1], kind, event.namespace, entry.text, entry.vector)
+                kind = item_kind(change[1])
+                namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+                adds[change[1]] = (change[1], kind, namespace, entry.text, entry.vector)
     return adds, drops
 
 

@@ -1,6 +1,6 @@
 """The PostgreSQL schema: the append-only log, projections as state documents, the search index, jobs,
 and the operational tables (budget reservations, LLM calls, worker heartbeats; layout 5, ADR 0074), and
-relations between people and things (layout 6, ADR 0081).
+relations between people and things (layout 6, ADR 0081); layout 7 indexes derived items (ADR 0084).
 
 Created on first open (``CREATE … IF NOT EXISTS`` under an advisory lock, so several processes
 may open a fresh database at once). The version in ``meta`` (``pg_schema``) names this layout;
@@ -12,7 +12,7 @@ The log refuses UPDATE and DELETE through triggers; a payload may be replaced on
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 
 #: Advisory lock keys (single bigint space; slot locks use the two-int space).
 SCHEMA_LOCK = 1847_0001
@@ -156,6 +156,9 @@ ALTER TABLE items DROP COLUMN IF EXISTS tsv;
     "4": OPERATIONS_DDL,
     # 5 -> 6: relations between people and things (adapters/postgres/relations.py, ADR 0081).
     "5": RELATIONS_DDL,
+    # 6 -> 7: derived items are searchable while current (ADR 0084); no table changes, and
+    # ``derived.index_current`` then gives each current item its full-text row (kind 'derived').
+    "6": "SELECT 1;",
 }
 
 DDL = r"""

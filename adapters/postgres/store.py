@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
-from hlmem.adapters.postgres import derived, experience, postings, search
+from hlmem.adapters.postgres import derived, derived_index, experience, postings, search
 from hlmem.adapters.postgres.db import PgDb, connect, ensure_schema, redacted_url, translated
 from hlmem.adapters.postgres.experience import PostgresExperience
 from hlmem.adapters.postgres.relations import PostgresRelations
@@ -52,7 +52,8 @@ class PostgresStorage(PostgresLog, PostgresClaims, derived.DerivedReads, Postgre
         con = connect(url)
         try:
             # Layout 1 -> 2: list every item (ADR 0051); 2 -> 3: index English stems (ADR 0058).
-            ensure_schema(con, {"1": postings.rebuild, "2": postings.add_stems, "3": experience.upgrade})
+            ensure_schema(con, {"1": postings.rebuild, "2": postings.add_stems, "3": experience.upgrade,
+                                "6": derived_index.index_current})
             from pgvector.psycopg import register_vector
 
             register_vector(con)

@@ -70,7 +70,8 @@ def indexed(con: apsw.Connection, ids: Sequence[str]) -> dict[str, tuple[bool, b
     for chunk in _chunks(list(dict.fromkeys(ids))):
         marks = ",".join("?" * len(chunk))
         for item_id, text, vector in con.execute(
-                "SELECT i.item_id, EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.item_key), "
+                "SELECT i.item_id, EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.item_key) "
+                "OR EXISTS (SELECT 1 FROM derived_fts f WHERE f.rowid = i.item_key), "
                 "EXISTS (SELECT 1 FROM vectors v WHERE v.item_key = i.item_key) "
                 f"FROM items i WHERE i.item_id IN ({marks})", chunk):
             out[item_id] = (bool(text), bool(vector))

@@ -39,6 +39,8 @@ def check_integrity(con: apsw.Connection, path: str | os.PathLike[str], *, full:
         con.execute("INSERT INTO items_fts(items_fts) VALUES ('integrity-check')")
         if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'context_fts'").fetchone():  # from 0012 on
             con.execute("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
+        if con.execute("SELECT 1 FROM sqlite_schema WHERE name = 'derived_fts'").fetchone():  # from 0023 on
+            con.execute("INSERT INTO derived_fts(derived_fts) VALUES ('integrity-check')")
     except (apsw.Error, UnicodeDecodeError) as exc:
         error = storage_error(exc, f"{pragma} and the full-text check", path=path, con=con)
         if isinstance(error, StorageCorrupt) and name:

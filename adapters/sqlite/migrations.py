@@ -601,6 +601,35 @@ def _relations(con: apsw.Connection) -> None:
     )
 
 
+def _derived_index(con: apsw.Connection) -> None:
+    # Derived items are searchable while current (ADR 0084). Their rows are `items` of kind
+    # 'derived' (namespace '<ns>#derived') with their words in a full-text table of their own, so
+    # that they never change the claims' and events' bm25 statistics; secure-delete as items_fts
+    # (ADR 0014). Each current item is indexed here as a build indexes it from now on. No vector
+    # (no model runs in a migration): `hlmem reembed`, or the item's next rebuild, gives one.
+    from hlmem.adapters.text.segment import index_text
+
+    # The search text as application/indexing.py's derived_text composed it when this was written.
+    words = {"mental_model": "profile 画像 概况", "observation_summary": "summary 总结 概况"}
+
+    con.execute(
+        """
+        CREATE VIRTUAL TABLE derived_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE derived_vocab USING fts5vocab(derived_fts, 'row');
+        INSERT INTO derived_fts (derived_fts, rank) VALUES ('secure-delete', 1);
+        """
+    )
+    rows = con.execute("SELECT derived_id, kind, namespace, subject, label, text FROM derived_items "
+                       "WHERE status = 'current' AND derived_id NOT IN (SELECT item_id FROM items) "
+                       "ORDER BY derived_id").fetchall()
+    for did, kind, namespace, subject, label, body in rows:
+        text = index_text(" ".join(w for w in (subject, label, words.get(kind, ""), body) if w)) if body.strip() else ""
+        if text:
+            con.execute("INSERT INTO items (item_id, kind, namespace) VALUES (?, 'derived', ?)",
+                        (did, namespace + "#derived"))
+            con.execute("INSERT INTO derived_fts (rowid, body) VALUES (?, ?)", (con.last_insert_rowid(), text))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -623,6 +652,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0020_packet_activity", _packet_activity),
     Migration("0021_vector_fills", _vector_fills),
     Migration("0022_relations", _relations),
+    Migration("0023_derived_index", _derived_index),
 )
 
 

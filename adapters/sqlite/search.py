@@ -28,6 +28,16 @@ FTS_DOC_BUDGET = 2_000
 ITEMS_JOIN = "JOIN items i ON i.item_key = f.rowid"
 
 
+#: The full-text table of derived items (kind ``derived``, migration 0023): apart from
+#: ``items_fts``, so that they never change the bm25 statistics of claims and events (ADR 0084).
+DERIVED_FTS = "derived_fts"
+
+
+def fts_of(kind: str) -> str:
+    """The full-text table of an item of ``kind``."""
+    return DERIVED_FTS if kind == "derived" else "items_fts"
+
+
 def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, text: str,
                vector: bytes | None) -> int:
     """Add one searchable item (text and optional vector) and return its key."""
@@ -35,7 +45,7 @@ def index_item(con: apsw.Connection, item_id: str, kind: str, namespace: str, te
     key = con.last_insert_rowid()
     body = index_text(text)
     if body:
-        con.execute("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", (key, body))
+        con.execute(f"INSERT INTO {fts_of(kind)} (rowid, body) VALUES (?, ?)", (key, body))
     if vector is not None:
         con.execute("INSERT INTO vectors (item_key, vec) VALUES (?, ?)", (key, vector))
     return key
@@ -129,7 +139,12 @@ def index_items(con: apsw.Connection,
     con.executemany("INSERT INTO items (item_key, item_id, kind, namespace) VALUES (?,?,?,?)",
                     [(k, item_id, kind, ns) for k, item_id, kind, ns, _t, _v in keyed])
     segmented = {item_id: (k, index_text(text)) for k, item_id, _k, _n, text, _v in keyed}
-    con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", [kb for kb in segmented.values() if kb[1]])
+    derived = {item_id for _k, item_id, kind, _n, _t, _v in keyed if kind == "derived"}
+    con.executemany("INSERT INTO items_fts (rowid, body) VALUES (?, ?)",
+                    [kb for i, kb in segmented.items() if kb[1] and i not in derived])
+    if derived:
+        con.executemany(f"INSERT INTO {DERIVED_FTS} (rowid, body) VALUES (?, ?)",
+                        [kb for i, kb in segmented.items() if kb[1] and i in derived])
     con.executemany("INSERT INTO vectors (item_key, vec) VALUES (?, ?)",
                     [(k, vec) for k, _i, _k, _n, _t, vec in keyed if vec is not None])
     return segmented
@@ -141,10 +156,12 @@ def drop_items(con: apsw.Connection, item_ids: Sequence[str]) -> int:
     for start in range(0, len(item_ids), 500):
         chunk = list(item_ids[start:start + 500])
         marks = ",".join("?" * len(chunk))
-        keys = [(k,) for (k,) in con.execute(f"SELECT item_key FROM items WHERE item_id IN ({marks})", chunk)]
+        found = con.execute(f"SELECT item_key, kind FROM items WHERE item_id IN ({marks})", chunk).fetchall()
+        keys = [(k,) for k, _kind in found]
         if not keys:
             continue
-        con.executemany("DELETE FROM items_fts WHERE rowid = ?", keys)
+        con.executemany("DELETE FROM items_fts WHERE rowid = ?", [(k,) for k, kind in found if kind != "derived"])
+        con.executemany(f"DELETE FROM {DERIVED_FTS} WHERE rowid = ?", [(k,) for k, kind in found if kind == "derived"])
         # The context index's pairs holding these items (context.py rebuilds the pairs around them).
         con.executemany("DELETE FROM context_fts WHERE rowid IN "
                         "(SELECT pair_key FROM context_pairs WHERE first_key = ?1 OR second_key = ?1)", keys)

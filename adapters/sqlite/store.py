@@ -75,6 +75,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self._projector = Projector(self._con)
         self._vectors = search.VectorCache()
         self._doc_freq = search.DocFrequencies()
+        self._derived_freq = search.DocFrequencies("derived_vocab")
         self._context_freq = search.DocFrequencies(context.VOCAB)
         self._speakers: tuple[tuple, frozenset[str]] | None = None
         self._model: tuple[str, int] | None = None

@@ -20,9 +20,10 @@ from hlmem.adapters.sqlite.projector import Projector
 from hlmem.adapters.sqlite.relations import SQLiteRelations
 from hlmem.adapters.vectors.fit import check_index_vectors
 from hlmem.application.ports import IndexEntry, StoredEvent
-from hlmem.domain.derived import is_derived_id
+from hlmem.domain.derived import index_namespace, is_derived_id
 from hlmem.domain.errors import StorageError
 from hlmem.domain.events import DomainEvent, ObservationRecorded
+from hlmem.domain.reducers import DERIVED, item_kind, replaces_item
 
 
 class SQLiteLog:
@@ -71,10 +72,15 @@ class SQLiteLog:
                     items.pop(dropped, None)
                     drops.add(dropped)
                 item = Projector.creates_item(event)
+                if item and replaces_item(event):
+                    # A derived item's rebuild: its earlier row goes first (ADR 0084).
+                    items.pop(item, None)
+                    drops.add(item)
                 entry = index.get(item) if item else None
                 if item and entry is not None:
-                    kind = "event" if item.startswith("ev_") else "claim"
-                    items[item] = (item, kind, event.namespace, entry.text, entry.vector)
+                    kind = item_kind(item)
+                    namespace = index_namespace(event.namespace) if kind == DERIVED else event.namespace
+                    items[item] = (item, kind, namespace, entry.text, entry.vector)
             self._projector.flush()
             self.experience.flush()
             self.relations.flush()

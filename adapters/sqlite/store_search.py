@@ -19,6 +19,7 @@ from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.text import segment
 from hlmem.adapters.vectors.fit import ensure_dim
 from hlmem.application.ports import Candidate
+from hlmem.domain.derived import INDEX_MARK
 from hlmem.domain.errors import StorageError
 
 
@@ -30,6 +31,7 @@ class SQLiteSearch:
     _lock: threading.RLock
     _vectors: search.VectorCache
     _doc_freq: search.DocFrequencies
+    _derived_freq: search.DocFrequencies
     _context_freq: search.DocFrequencies
     _speakers: tuple[tuple, frozenset[str]] | None
     _model: tuple[str, int] | None
@@ -53,6 +55,9 @@ class SQLiteSearch:
 
     def text_candidates(self, namespace: str, query: str, limit: int) -> list[Candidate]:
         with self._lock, _translated("full-text search"):
+            if namespace.endswith(INDEX_MARK):  # derived items: their own table (ADR 0084)
+                return search.text_candidates(self._con, namespace, query, limit, self._derived_freq,
+                                              fts=search.DERIVED_FTS)
             return search.text_candidates(self._con, namespace, query, limit, self._doc_freq)
 
     def sessions_of(self, event_ids: Sequence[str]) -> dict[str, str]:

@@ -55,6 +55,10 @@ def explanation_dict(exp: Explanation) -> dict[str, Any]:
                 "evidence": [observation_dict(o) for o in exp.evidence],
                 "missing_evidence": list(exp.missing_evidence),
                 "chain": [claim_dict(c) for c in exp.chain]}
+    if exp.kind == "derived" and exp.derived is not None:
+        from hlmem.adapters.wire.derived import view_dict
+
+        return {"kind": "derived", "derived": view_dict(exp.derived)}
     assert exp.observation is not None
     return {"kind": "event", "event": observation_dict(exp.observation),
             "cited_by": [claim_dict(c) for c in exp.cited_by]}

@@ -23,6 +23,9 @@ def recall_item_dict(item: RecallItem) -> dict[str, Any]:
         out.update(status=item.status, situation=item.subject, approach=item.value, support=item.support,
                    successes=item.successes, failures=item.failures, reliability=item.reliability,
                    steps=list(item.steps), policy_id=item.policy_id, recorded_at=ts(item.recorded_from))
+    elif item.kind in ("mental_model", "observation_summary"):  # a derived item (ADR 0084): evidence = its claims
+        out.update(status=item.status, subject=item.subject, family=item.predicate, label=item.value,
+                   built_at=ts(item.recorded_from))
     else:
         out.update(occurred_at=ts(item.occurred_at), recorded_at=ts(item.recorded_from),
                    session=item.session_id, role=item.role, history=item.history)

@@ -47,16 +47,16 @@ class MaintenanceStore(EventLog, ClaimReader, SearchIndex, Erasure, ActivityLog,
 
 
 @runtime_checkable
-class RecallStore(SearchIndex, ClaimReader, ActivityLog, ForgetQueries, Protocol):
+class RecallStore(SearchIndex, ClaimReader, ActivityLog, ForgetQueries, DerivedReader, Protocol):
     """Recall (``RecallService``): candidates and visibility, claim and event states, archived
     candidates and access counts, a session's events (``session_events``) for neighbours. Recall
     writes nothing but access counts, so it needs no transaction and no event log."""
 
 
 @runtime_checkable
-class DerivedStore(EventLog, ClaimReader, DerivedReader, Transactional, Protocol):
+class DerivedStore(EventLog, ClaimReader, DerivedReader, SearchIndex, Transactional, Protocol):
     """The derived layer (``DerivedService``): read a subject's claims and its derived items, append
-    builds and removals in one transaction (ADR 0046)."""
+    builds and removals in one transaction (ADR 0046), each built item indexed for recall (ADR 0084)."""
 
 
 @runtime_checkable

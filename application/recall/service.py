@@ -24,6 +24,7 @@ from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
 from hlmem.application.recall.features import features_of, held_in
+from hlmem.application.recall.derived_items import lead_with, profile_items
 from hlmem.application.recall.floor import floored
 from hlmem.application.recall.items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
@@ -34,6 +35,7 @@ from hlmem.application.recall.slots import slot_stage
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
+from hlmem.domain.derived import KINDS as DERIVED_KINDS
 from hlmem.domain.state import SELF_SUBJECTS, ClaimState, ObservationState
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "STAGES", "RecallItem", "RecallQuery", "RecallResult", "RecallService",
@@ -165,7 +167,8 @@ class RecallService:
         if self._packets is None or not packet.included:
             return
         shown = set(packet.included)
-        behind = [e for i in items if i.id in shown for e in ((i.id, *i.evidence) if i.kind == "event" else i.evidence)]
+        behind = [e for i in items if i.id in shown and i.kind not in DERIVED_KINDS
+                  for e in ((i.id, *i.evidence) if i.kind == "event" else i.evidence)]
         self._packets.record_packet(at, packet.tokens, list(dict.fromkeys(behind)))
 
     def _bridge(self, question: str, run: _Run, args: dict, notes: list[str]) -> list[_Run]:
@@ -353,6 +356,15 @@ class RecallService:
         chosen = run.scored[:max(q.k, self._rerank_top_n) if self._reranker else q.k]
         run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at, history=run.history)
 
+    def _derived(self, run: _Run) -> None:
+        """A profile question's mental model and summary first, with their sources (derived_items.py)."""
+        embedder, q = self._embedder, run.query
+        same = embedder is not None and run.model == (embedder.model_id, embedder.dim)
+        vector = (lambda: embedder.embed_queries([q.text])[0].astype("<f4").tobytes()) if same else None
+        found = profile_items(self._storage, q, vector, notes=run.notes,
+                              score=max((i.score for i in run.items), default=1.0))
+        run.items = lead_with(found, run.items)
+
     def _rerank(self, run: _Run) -> None:
         """The reranker's order of the best items; on its failure, ours, with a note."""
         if self._reranker is None or not run.items:
@@ -420,5 +432,5 @@ STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
     RecallService._sessions, RecallService._visible, RecallService._score, RecallService._slots,
     RecallService._spread,
-    RecallService._constrain, RecallService._build, RecallService._rerank,
+    RecallService._constrain, RecallService._build, RecallService._rerank, RecallService._derived,
 )

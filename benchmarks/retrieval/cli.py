@@ -57,6 +57,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="hlmem claim extraction while adding (auto: on for smoke, off elsewhere)")
     parser.add_argument("--relations", action="store_true",
                         help="hlmem with relations enabled, every proposed edge accepted (recall through edges)")
+    parser.add_argument("--derive", action="store_true",
+                        help="build hlmem's derived items (summaries, models) after adding (ADR 0084)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild hlmem stores even when the cache matches")
     parser.add_argument("--keep-stores", action="store_true",
                         help="reuse cached hlmem stores although hlmem's sources changed (read-path changes only)")
@@ -82,9 +84,9 @@ def _options(args: argparse.Namespace, dataset: str) -> Options:
     if unknown:
         raise SystemExit(f"unknown methods: {sorted(unknown)}")
     return Options(embedder=args.embedder, cache_dir=args.cache_dir.expanduser(), methods=methods, bm25=args.bm25,
-                   pool=args.pool, extract=extract, rebuild=args.rebuild, keep_stores=args.keep_stores,
-                   quiet=args.quiet, ranking=_ranking(args.ranking), reference=args.reference,
-                   relations=args.relations)
+                   pool=args.pool, extract=extract, derive=args.derive, rebuild=args.rebuild,
+                   keep_stores=args.keep_stores, quiet=args.quiet, ranking=_ranking(args.ranking),
+                   reference=args.reference, relations=args.relations)
 
 
 def _ranking(spec: str) -> tuple[tuple[str, Any], ...]:
@@ -128,6 +130,8 @@ def run_one(args: argparse.Namespace, name: str) -> dict[str, Any]:
     variant = "-plain" if name == "locomo" and args.locomo_text == "plain" else ""
     if args.extract != "auto" and (args.extract == "on") != (name == "smoke"):
         variant += f"-extract-{args.extract}"
+    if args.derive:
+        variant += "-derive"
     if args.reference == "clock":
         variant += "-clock"
     if name == "memdaily" and args.memdaily_protocol != "mixed":

@@ -58,12 +58,14 @@ class HlmemHaystack:
     :param embedder: what ``Memory(embedder=...)`` gets: a name (``none``…) or an Embedder.
     :param extract: queue and run claim extraction for every observation (the product default).
     :param ranking: ``Memory(ranking=...)`` settings (None: the product defaults).
+    :param derive: build the derived items after adding (they are then in the index; ADR 0084).
     """
 
     def __init__(self, path: Path, embedder: Any, *, extract: bool = False,
-                 ranking: dict[str, Any] | None = None, relations: bool = False) -> None:
+                 ranking: dict[str, Any] | None = None, relations: bool = False, derive: bool = False) -> None:
         self.path = path
         self.relations = relations
+        self.derive = derive
         self.ranking = ranking or None
         self.embedder = embedder
         self.extract = extract
@@ -121,6 +123,8 @@ class HlmemHaystack:
                     except HlmemError:  # its evidence no longer current: a reviewer could not accept it
                         pass
                 after = page[-1].relation_id
+        if self.derive:  # summaries and models from the claims, indexed for recall (ADR 0084)
+            self._mem.derived.build()
         self.build_s = round(time.perf_counter() - start, 2)
         meta.write_text(json.dumps({"key": key, "ids": self.ids, "build_s": self.build_s}))
         return self

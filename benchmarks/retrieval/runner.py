@@ -42,6 +42,8 @@ class Options:
     pool: int = 50
     k: int = 10
     extract: bool = False
+    #: Build the derived items (summaries, models; ADR 0084) after adding, as ``hlmem derive`` would.
+    derive: bool = False
     rebuild: bool = False
     #: Reuse cached stores even when hlmem's sources changed (for read-path-only changes).
     keep_stores: bool = False
@@ -175,15 +177,18 @@ def _hlmem(dataset: str, hay: Haystack, opts: Options, bench: Any, fingerprint: 
 
     from .hlmem_side import HlmemHaystack
 
-    name = opts.embedder + ("-extract" if opts.extract else "") + ("-relations" if opts.relations else "")
+    name = (opts.embedder + ("-extract" if opts.extract else "") + ("-relations" if opts.relations else "")
+            + ("-derive" if opts.derive else ""))
     key = {"docs": docs_key(hay), "embedder": opts.embedder, "extract": str(opts.extract), "hlmem": fingerprint or ""}
     if opts.relations:
         key["relations"] = "accept-all"
+    if opts.derive:
+        key["derive"] = "True"
     # The documents' hash in the name: a subset, another protocol or another text form of the
     # same haystack gets a store of its own instead of rebuilding (or, run beside, clobbering) it.
     path = opts.cache_dir / "stores" / dataset / name / f"{_safe(hay.name)}-{key['docs'][:8]}.db"
     store = HlmemHaystack(path, bench if bench is not None else opts.embedder, extract=opts.extract,
-                          ranking=dict(opts.ranking), relations=opts.relations)
+                          ranking=dict(opts.ranking), relations=opts.relations, derive=opts.derive)
     if bench is not None:
         # Cached before the timed loop: each question, and the parts recall searches for it.
         texts = [q.text for q in hay.queries]

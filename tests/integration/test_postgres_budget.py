@@ -90,7 +90,7 @@ def test_a_layout_4_store_is_upgraded_with_the_shared_tables(postgres_url: str) 
         con.execute("DROP TABLE budget_reservations, llm_calls, worker_heartbeats")
         con.execute("UPDATE meta SET value = '4' WHERE key = 'pg_schema'")
     with Memory(postgres_url, embedder="none") as mem:
-        assert mem.storage.meta("pg_schema") == SCHEMA_VERSION == "6"
+        assert mem.storage.meta("pg_schema") == SCHEMA_VERSION == "7"
         assert mem._container.ledger().calls() == [] and mem._container.heartbeats().beats() == []
         assert len(list(mem.storage.read())) >= 1
 

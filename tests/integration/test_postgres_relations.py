@@ -43,6 +43,6 @@ def test_a_layout_5_store_is_upgraded_with_the_relation_tables(postgres_url: str
         con.execute("DROP TABLE relations, relation_evidence")
         con.execute("UPDATE meta SET value = '5' WHERE key = 'pg_schema'")
     with Memory(postgres_url, embedder="none", settings=ON) as mem:
-        assert mem.storage.meta("pg_schema") == SCHEMA_VERSION == "6"
+        assert mem.storage.meta("pg_schema") == SCHEMA_VERSION == "7"
         mem.add("My sister Anna lives in Berlin.")
         assert {r.relation for r in mem.relations.list()} == {"sibling", "lives_in"}

@@ -56,6 +56,7 @@ from hlmem.adapters.inmemory.tombstones import InMemoryTombstoneLedger
 from hlmem.adapters.sqlite.backup import backup
 from hlmem.adapters.sqlite.restore import restore
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.adapters.text.segment import index_text
 from hlmem.application.experience import ExperienceService
 from hlmem.application.experience_forget import BothEnforcers, ExperienceForgetService
 from hlmem.application.forgetting import ForgetService
@@ -63,6 +64,7 @@ from hlmem.application.derived import DerivedService
 from hlmem.application.derived_guard import guarded
 from hlmem.application.relation_guard import relation_guarded
 from hlmem.application.relations import RelationService
+from hlmem.application.indexing import state_index_text
 from hlmem.application.inspect import InspectService
 from hlmem.application.maintenance import CURSOR_KEY, MaintenanceService
 from hlmem.application.recall import RecallService
@@ -70,6 +72,7 @@ from hlmem.application.replay import ReplayService
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim, RecordObservation
 from hlmem.domain.derived import CURRENT, FORGOTTEN, STALE, project_derived
+from hlmem.domain.derived import KINDS as DERIVED_KINDS
 from hlmem.domain.events import Cardinality, DerivedBuilt, ItemForgotten
 from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.forgetting import ForgetTarget
@@ -924,6 +927,23 @@ class MemoryMachine(RuleBasedStateMachine):
             left = [d for d in store.get_derived(stale[0]).values() if d.status == STALE]
             assert not left, left
 
+    @rule(subject=st.sampled_from(SUBJECTS), ns=st.sampled_from(NAMESPACES))
+    def recall_profile(self, subject: str, ns: str) -> None:
+        """A profile question (ADR 0084): both stores serve the same derived items, each current and
+        resting on active claims only; a stale one is never served."""
+        got = []
+        for store, service in ((self.mem, self.mem_recall), (self.sql, self.sql_recall)):
+            items = [i for i in service.recall(f"what do you know about {subject}?", namespace=ns).items
+                     if i.kind in DERIVED_KINDS]
+            states = store.get_derived([i.id for i in items])
+            claims = store.get_claims([c for i in items for c in i.evidence])
+            for item in items:
+                assert states[item.id].status == CURRENT and item.text == states[item.id].text, item
+                assert all(claims[c].status is ClaimStatus.ACTIVE for c in item.evidence), item
+            got.append([(i.id, i.kind) for i in items])
+        assert got[0] == got[1]
+        count_event(f"profile recall: {min(len(got[0]), 1)}+ derived")
+
     @invariant()
     def derived_items_follow_their_sources(self) -> None:
         """No derived item cites a forgotten claim or keeps its content in the log; a current one
@@ -950,8 +970,20 @@ class MemoryMachine(RuleBasedStateMachine):
             for event in log:
                 if isinstance(event, DerivedBuilt) and gone.intersection(c for c, _ in event.sources):
                     assert is_redacted(event), event
+            # Searchable iff current (ADR 0084): built and neither stale, removed nor forgotten.
+            searchable = {i for i, kind in store.items() if kind == "derived"}
+            assert searchable == {i for i, d in folded.items() if state_index_text(d)}, (searchable, folded)
             folds.append(folded)
         assert folds[0] == folds[1]
+        if isinstance(self.sql, SQLiteStorage):  # (the PostgreSQL machine reuses these rules)
+            # The full-text rows hold each current item's text as it is now, nothing of an earlier
+            # version, a stale one or a forgotten source (secure-delete takes the bytes: ADR 0014).
+            con = self.sql.connection
+            bodies = dict(con.execute("SELECT i.item_id, f.body FROM items i JOIN derived_fts f "
+                                      "ON f.rowid = i.item_key WHERE i.kind = 'derived'"))
+            assert not con.execute("SELECT 1 FROM items i JOIN items_fts f ON f.rowid = i.item_key "
+                                   "WHERE i.kind = 'derived'").fetchall()
+            assert bodies == {i: index_text(state_index_text(d)) for i, d in folds[1].items() if state_index_text(d)}
         if folds[0]:
             count_event("derived items: " + ",".join(sorted({d.status for d in folds[0].values()})))
 
@@ -1254,6 +1286,14 @@ def test_derived_items_go_stale_in_the_source_transaction_and_forget_takes_their
             assert statuses(m) == want and statuses(m) == sorted(d.status for d in m.mem.derived_items("default"))
         return check
 
+    def served(models: int):
+        def check(m):
+            m.recall_profile("user", "default")
+            got = m.sql_recall.recall("what do you know about user?")
+            assert sum(i.kind == "mental_model" for i in got.items) == models, got.items
+            assert models or any("stale item(s)" in n for n in got.notes), got.notes
+        return check
+
     _drive([
         lambda m: m.first_observation(TEXTS[0]),
         keep("tea", lambda m: m.assert_claim(("user", likes, 0, None, None, "default"))),
@@ -1261,10 +1301,13 @@ def test_derived_items_go_stale_in_the_source_transaction_and_forget_takes_their
         keep("dark", lambda m: m.assert_claim(("user", theme, 0, None, None, "default"))),
         lambda m: m.derive(None, "default"),
         expect(["current", "current"]),  # the preferences summary (likes, theme), the user's model
+        served(1),  # a profile question gets the user's model (ADR 0084)
         lambda m: m.assert_claim(("user", theme, 1, None, None, "default")),  # dark -> light
         expect(["stale", "stale"]),
+        served(0),  # stale: left out, with a note
         lambda m: m.rebuild_stale(),
         expect(["current", "current"]),
+        served(1),
         lambda m: m.take_backup(),
         lambda m: m.forget_claim(seen["tea"], "default"),
         expect(["stale", "stale"]),

@@ -165,6 +165,18 @@ CREATE TABLE context_pairs (
         );
 -- table context_vocab on context_vocab
 CREATE VIRTUAL TABLE context_vocab USING fts5vocab(context_fts, 'row');
+-- table derived_fts on derived_fts
+CREATE VIRTUAL TABLE derived_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2');
+-- table derived_fts_config on derived_fts_config
+CREATE TABLE 'derived_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+-- table derived_fts_content on derived_fts_content
+CREATE TABLE 'derived_fts_content'(id INTEGER PRIMARY KEY, c0);
+-- table derived_fts_data on derived_fts_data
+CREATE TABLE 'derived_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+-- table derived_fts_docsize on derived_fts_docsize
+CREATE TABLE 'derived_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+-- table derived_fts_idx on derived_fts_idx
+CREATE TABLE 'derived_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 -- table derived_items on derived_items
 CREATE TABLE derived_items (
             derived_id TEXT PRIMARY KEY,
@@ -192,6 +204,8 @@ CREATE TABLE derived_sources (
             claim_version INTEGER NOT NULL,
             PRIMARY KEY (derived_id, seq)
         ) WITHOUT ROWID;
+-- table derived_vocab on derived_vocab
+CREATE VIRTUAL TABLE derived_vocab USING fts5vocab(derived_fts, 'row');
 -- table embedding_cache on embedding_cache
 CREATE TABLE "embedding_cache" (
             id INTEGER PRIMARY KEY,
@@ -415,4 +429,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity, 0021_vector_fills, 0022_relations
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity, 0021_vector_fills, 0022_relations, 0023_derived_index

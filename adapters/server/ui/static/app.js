@@ -136,7 +136,11 @@
     for (const key of ["valid_at", "known_at"]) if (params.get(key)) body[key] = params.get(key);
     if (params.get("k")) body.k = Number(params.get("k"));
     const res = await api("POST", "recall", body);
-    const rows = res.items.map((item, n) => item.kind === "claim"
+    const derived = { mental_model: "profile", observation_summary: "summary" };  // ADR 0084
+    const rows = res.items.map((item, n) => derived[item.kind]
+      ? [String(n + 1), derived[item.kind], claimLink(item.id, item.text), "current", when(item.built_at),
+        item.score.toFixed(3)]
+      : item.kind === "claim"
       ? [String(n + 1), "claim", el("span", {}, timelineLink(item.subject), " · ", item.predicate, " = ",
         claimLink(item.id, item.polarity === false ? "NOT " + item.value : item.value)),
         span(item.valid_from, item.valid_to), when(item.recorded_from), item.score.toFixed(3)]
@@ -163,6 +167,18 @@
     const exp = await api("GET", "explain/" + encodeURIComponent(id));
     if (exp.kind === "forgotten") {
       show(el("h1", {}, "Forgotten"), el("p", {}, `${exp.id} was forgotten at ${when(exp.forgotten_at)}.`));
+      return;
+    }
+    if (exp.kind === "derived") {  // a profile or summary: its text and the claims it was built from
+      const d = exp.derived;
+      show(el("h1", {}, d.kind === "mental_model" ? "Profile" : "Summary", " of ", timelineLink(d.subject, d.namespace)),
+        el("pre", { class: "verbatim", id: "derived-text" }, txt(d.text)),
+        el("p", { class: "muted" }, `${d.id} · ${d.status}${d.stale_reason ? " (" + d.stale_reason + ")" : ""}` +
+          ` · built ${when(d.built_at)} by ${d.builder}`),
+        el("h2", {}, "Built from"),
+        el("div", { id: "sources" }, table(["claim", "status", "id"], d.sources.map((c) => [
+          claimLink(c.claim_id, `${c.subject} · ${c.predicate} · `, txt(c.value)), status(c.status),
+          claimLink(c.claim_id)]))));
       return;
     }
     if (exp.kind === "event") {
