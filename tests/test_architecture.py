@@ -48,6 +48,12 @@ class Import:
         return f"{self.path.relative_to(ROOT)}:{self.line} imports {self.module}"
 
 
+@functools.cache
+def _parse(source: str, filename: str) -> ast.Module:
+    """A module's tree, parsed once per run (several checks walk every file; none changes a tree)."""
+    return ast.parse(source, filename=filename)
+
+
 def module_name(path: Path) -> str:
     """Dotted module name of a file under one of the layer folders."""
     rel = path.relative_to(ROOT)
@@ -64,7 +70,7 @@ def module_name(path: Path) -> str:
 
 def imports_of(source: str, path: Path, module: str) -> Iterator[Import]:
     """Every module ``source`` imports, relative imports resolved against ``module``."""
-    tree = ast.parse(source, filename=str(path))
+    tree = _parse(source, str(path))
     is_package = path.name == "__init__.py"
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -173,7 +179,7 @@ def test_no_module_imports_the_bare_folder_names(folder: str) -> None:
     for path in sorted((ROOT / folder).rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _parse(path.read_text(encoding="utf-8"), str(path))
         for node in ast.walk(tree):
             names = []
             if isinstance(node, ast.Import):
@@ -238,7 +244,7 @@ def import_graph(sources: dict[str, tuple[str, Path]]) -> dict[str, set[str]]:
     """Module -> the hlmem modules it imports, for ``sources`` (module name -> (source, path))."""
     graph: dict[str, set[str]] = {name: set() for name in sources}
     for name, (source, path) in sources.items():
-        tree = ast.parse(source, filename=str(path))
+        tree = _parse(source, str(path))
         for node in ast.walk(tree):
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
@@ -346,7 +352,7 @@ def front_end_crossings(source: str, path: Path, module: str) -> list[str]:
     home = front_end_of(module)
     if home is None:
         return []
-    tree = ast.parse(source, filename=str(path))
+    tree = _parse(source, str(path))
     lazy = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
             for n in ast.walk(f)}
     bad = []
