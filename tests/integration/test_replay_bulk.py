@@ -92,8 +92,15 @@ def test_replay_into_names_the_store_only_when_complete(tmp_path: Path, small_ba
         with pytest.raises(ValidationError):
             mem.replay(into=into)
     assert sorted(p.name for p in into.parent.iterdir()) == ["rebuilt.db"]
+    schema = ("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%' "
+              "ORDER BY type, name")
+    fresh = SQLiteStorage(tmp_path / "fresh.db")
+    expected = fresh.connection.execute(schema).fetchall()
+    fresh.close()
     kept = SQLiteStorage(into)
     try:
+        # The indexes dropped while rebuilding are all back, as a new store has them.
+        assert kept.connection.execute(schema).fetchall() == expected
         assert kept.connection.pragma("journal_mode") == "wal"
         assert kept.connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert kept.last_position() == report.events
