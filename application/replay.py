@@ -21,8 +21,13 @@ from hlmem.domain.redaction import Tombstone, redact
 from hlmem.domain.reducers import index_change
 from hlmem.domain.slots import SlotRegistry
 
-#: Events appended to the fresh store per transaction.
+#: Events appended to the fresh store per ``append_copies`` call.
 BATCH = 1_000
+#: Events per transaction of the fresh store (ADR 0086): a commit writes every page the
+#: transaction touched, and the store's projection keeps the states a transaction read, so a few
+#: large transactions write and read far less than one per batch. Nobody else writes the fresh
+#: store, so holding its write lock that long delays no one.
+COMMIT_EVERY = 25_000
 
 
 @frozen
@@ -81,13 +86,22 @@ class ReplayService:
         count = 0
         # Each event comes with its stored payload text, which the target may copy verbatim.
         batch: list[tuple[StoredEvent, str | None]] = []
-        for stored in source.read_stored():
-            batch.append(stored)
-            if len(batch) >= BATCH:
+        events = source.read_stored()
+        more = True
+        while more:
+            with target.transaction():
+                committed = count
+                more = False
+                for stored in events:
+                    batch.append(stored)
+                    if len(batch) >= BATCH:
+                        count += self._flush(batch, target, gone)
+                        if progress:
+                            progress(count)
+                        if count - committed >= COMMIT_EVERY:
+                            more = True
+                            break
                 count += self._flush(batch, target, gone)
-                if progress:
-                    progress(count)
-        count += self._flush(batch, target, gone)
         if progress:
             progress(count)
         return count
@@ -106,8 +120,7 @@ class ReplayService:
             # The embedder is cached by content hash: unchanged text is never embedded again.
             by_text = passage_vectors(self._embedder, target, list(texts.values()))
         index = {sid: IndexEntry(t, by_text.get(t)) for sid, t in texts.items()}
-        with target.transaction():
-            target.append_copies(events, index, payloads)
+        target.append_copies(events, index, payloads)
         n = len(batch)
         batch.clear()
         return n
@@ -150,14 +163,16 @@ class ReplayService:
         claim_ids = [s for s in streams if s.startswith("cl_")]
         obs_ids = [s for s in streams if s.startswith("ev_")]
         conflict_ids = [s for s in streams if s.startswith("cf_")]
-        diffs = list(_diff("claim", claim_ids, live, rebuilt, live.get_claims, rebuilt.get_claims))
-        diffs += _diff("event", obs_ids, live, rebuilt, live.get_observations, rebuilt.get_observations)
-        diffs += _diff("conflict", conflict_ids, live, rebuilt, live.get_conflicts, rebuilt.get_conflicts)
+        # The rebuilt store (fresh, private) finds the identical streams itself where it can.
+        same = rebuilt.identical_projections(live)
+        diffs = list(_diff("claim", claim_ids, live, rebuilt, live.get_claims, rebuilt.get_claims, same))
+        diffs += _diff("event", obs_ids, live, rebuilt, live.get_observations, rebuilt.get_observations, same)
+        diffs += _diff("conflict", conflict_ids, live, rebuilt, live.get_conflicts, rebuilt.get_conflicts, same)
         diffs += experience_differences(live, rebuilt, [s for s in streams if is_experience_stream(s)])
         diffs += relation_differences(live, rebuilt, list(streams))
         derived_ids = [s for s in streams if s.startswith("dv_")]
         if derived_ids:
-            diffs += _diff("derived item", derived_ids, live, rebuilt, live.get_derived, rebuilt.get_derived)
+            diffs += _diff("derived item", derived_ids, live, rebuilt, live.get_derived, rebuilt.get_derived, same)
         for sid in {**streams, **rebuilt_versions}:
             if streams.get(sid, 0) != rebuilt_versions.get(sid, 0):
                 diffs.append(f"stream {sid}: version {streams.get(sid, 0)} live, "
@@ -208,12 +223,19 @@ def ledger_differences(live: Storage, rebuilt: Storage) -> tuple[list[str], int]
 
 
 def _diff(kind: str, ids: list[str], live: Storage, rebuilt: Storage, left: Callable,
-          right: Callable) -> Iterator[str]:
+          right: Callable, same: frozenset[str] | None = None) -> Iterator[str]:
+    """Differences of ``ids``' states; ``same``: streams the stores found identical themselves
+    (None: compare fingerprints)."""
+    if same is not None:
+        ids = [sid for sid in ids if sid not in same]
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        # Equal fingerprints mean equal states; only the others are decoded and compared.
-        a, b = live.projection_fingerprints(chunk), rebuilt.projection_fingerprints(chunk)
-        suspects = [sid for sid in chunk if sid not in a or a[sid] != b.get(sid)]
+        if same is not None:
+            suspects = chunk
+        else:
+            # Equal fingerprints mean equal states; only the others are decoded and compared.
+            a, b = live.projection_fingerprints(chunk), rebuilt.projection_fingerprints(chunk)
+            suspects = [sid for sid in chunk if sid not in a or a[sid] != b.get(sid)]
         if not suspects:
             continue
         a, b = left(suspects), right(suspects)

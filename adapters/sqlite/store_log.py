@@ -13,7 +13,7 @@ import apsw
 
 from hlmem.adapters.log_window import window_rows
 from hlmem.adapters.serialization import decode, stored_tags
-from hlmem.adapters.sqlite import context, derived_rows, event_log, search
+from hlmem.adapters.sqlite import context, derived_rows, event_log, projection_compare, search
 from hlmem.adapters.sqlite.db import translated as _translated
 from hlmem.adapters.sqlite.experience import SQLiteExperience
 from hlmem.adapters.sqlite.projector import Projector
@@ -62,6 +62,7 @@ class SQLiteLog:
             # One executemany per table: positions are assigned here, inside the write lock.
             first = event_log.insert_events(self._con, events, payloads)
             self.relations.prefetch(events)
+            self._projector.prefetch(events)
             items: dict[str, tuple] = {}
             drops: set[str] = set()
             for offset, event in enumerate(events):
@@ -161,6 +162,14 @@ class SQLiteLog:
             out.update(derived_rows.fingerprints(self._con, [i for i in stream_ids if is_derived_id(i)]))
         out.update(self.relations.fingerprints(stream_ids))
         return out
+
+    def identical_projections(self, other: object) -> frozenset[str] | None:
+        """Streams whose projection rows are identical here and in ``other``, compared inside
+        SQLite (:mod:`.projection_compare`); None unless ``other`` is another SQLite store file."""
+        if not isinstance(other, SQLiteLog) or other is self or other.path in ("", ":memory:"):
+            return None
+        with self._lock, _translated("comparing projections"):
+            return projection_compare.identical_streams(self._con, other.path)
 
 
 def _projection_rows(con: apsw.Connection, stream_ids: Sequence[str]) -> dict[str, object]:

@@ -57,6 +57,10 @@ class EventLog(Protocol):
       only if the two projected states are equal (values of two different adapters need never
       be equal). It is a cheap pre-check: replay decodes and compares the states only of the
       streams whose fingerprints differ.
+    - ``identical_projections(other)`` gives the streams whose projected states are equal in
+      this store and in ``other`` (another store, usually a replay's rebuild), found in one pass
+      by the store itself, or None when it cannot tell (``other`` is another adapter's store, or
+      not at hand): then replay compares fingerprints. Never a stream whose states differ.
     """
 
     def append(self, events: Sequence[DomainEvent], index: Mapping[str, IndexEntry] | None = None) -> int: ...
@@ -78,6 +82,8 @@ class EventLog(Protocol):
     def stream_versions(self) -> dict[str, int]: ...
 
     def projection_fingerprints(self, stream_ids: Sequence[str]) -> dict[str, object]: ...
+
+    def identical_projections(self, other: object) -> frozenset[str] | None: ...
 
 
 @runtime_checkable
