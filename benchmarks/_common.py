@@ -53,6 +53,23 @@ def code_version() -> str:
     return head + ("+dirty" if dirty else "")
 
 
+def read_sequences(path: Path, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines set (blank lines skipped), each with ``fields``.
+
+    :raises ValueError: naming the file, line and missing fields.
+    """
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        seq = json.loads(line)
+        missing = [k for k in fields if k not in seq]
+        if missing:
+            raise ValueError(f"{path}:{n}: missing {missing}")
+        out.append(seq)
+    return out
+
+
 def machine_facts() -> dict[str, Any]:
     """Cores, memory, Python, CPU model, load average, date and code version, for the report header."""
     pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_facts  # noqa: E402
+from _common import machine_facts, read_sequences  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
 from hlmem.adapters.embedders.select import make_embedder  # noqa: E402
@@ -65,16 +65,7 @@ TARGETS = {"current": 0.90, "before": 0.80, "as_of": 0.80, "as_of_valid_at": 0.8
 
 def load(path: Path) -> list[dict[str, Any]]:
     """The sequences of a JSON Lines file, each checked for the fields the benchmark reads."""
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        seq = json.loads(line)
-        missing = [k for k in ("id", "lang", "topic", "turns", "values", "questions") if k not in seq]
-        if missing:
-            raise ValueError(f"{path}:{n}: missing {missing}")
-        out.append(seq)
-    return out
+    return read_sequences(path, ("id", "lang", "topic", "turns", "values", "questions"))
 
 
 def mentioned(text: str, values: Sequence[Mapping[str, Any]]) -> set[str]:

@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_facts  # noqa: E402
+from _common import machine_facts, read_sequences  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
 from hlmem.adapters.embedders.select import make_embedder  # noqa: E402
@@ -53,16 +53,11 @@ METRICS = ("hit1", "hit5", "answer_first")
 
 def load(path: Path) -> list[dict[str, Any]]:
     """The sequences of a JSON Lines set, each checked for the fields the scorer reads."""
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        seq = json.loads(line)
-        missing = [k for k in ("id", "lang", "turns", "questions") if k not in seq]
-        bad = [i for i, q in enumerate(seq.get("questions", ())) if not q.get("answer") or "text" not in q]
-        if missing or bad:
-            raise ValueError(f"{path}:{n}: missing {missing or 'an answer or text in questions ' + str(bad)}")
-        out.append(seq)
+    out = read_sequences(path, ("id", "lang", "turns", "questions"))
+    for seq in out:
+        bad = [i for i, q in enumerate(seq["questions"]) if not q.get("answer") or "text" not in q]
+        if bad:
+            raise ValueError(f"{path}: {seq['id']}: an answer or text missing in questions {bad}")
     return out
 
 
