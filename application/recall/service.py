@@ -14,15 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from datetime import datetime
 
-from attrs import Factory, define
 
 from hlmem.application.packet import Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, RecallStore, Reranker
-from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
-                                            spread_sessions, support_sessions)
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
-from hlmem.application.ranking import Features, RankingConfig, Scored, final_scores, fold, fuse
+from hlmem.application.ranking import RankingConfig, Scored, final_scores, fold, fuse
+from hlmem.application.recall.conversation_stages import neighbours, sessions, speaker, spread
 from hlmem.application.recall.features import features_of, held_in
 from hlmem.application.recall.derived_items import lead_with, profile_items
 from hlmem.application.recall.floor import floored
@@ -31,34 +29,16 @@ from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
 from hlmem.application.recall.query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
 from hlmem.application.recall.reads import Pending, RecallReads
 from hlmem.application.recall.relation_hops import RelationHops, follow
+from hlmem.application.recall.run import Run
 from hlmem.application.recall.slots import slot_stage
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
 from hlmem.domain.derived import KINDS as DERIVED_KINDS
-from hlmem.domain.state import SELF_SUBJECTS, ClaimState, ObservationState
+from hlmem.domain.state import SELF_SUBJECTS, ClaimState
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "STAGES", "RecallItem", "RecallQuery", "RecallResult", "RecallService",
            "render_claim"]
-
-
-@define
-class _Run:
-    """One recall in flight: its query, its reads, and what each stage has made so far."""
-
-    query: RecallQuery
-    reads: RecallReads
-    notes: list[str]
-    model: tuple[str, int] | None = None
-    rankings: dict[str, list[Candidate]] = Factory(dict)
-    scored: list[Scored] = Factory(list)
-    claims: dict[str, ClaimState] = Factory(dict)
-    events: dict[str, ObservationState] = Factory(dict)
-    features: dict[str, Features] = Factory(dict)
-    items: list[RecallItem] = Factory(list)
-    history: frozenset[str] = frozenset()
-    #: What the relevance floor dropped (the visibility stage says so when nothing above it is visible).
-    below: list[Scored] = Factory(list)
 
 
 class RecallService:
@@ -171,7 +151,7 @@ class RecallService:
                   for e in ((i.id, *i.evidence) if i.kind == "event" else i.evidence)]
         self._packets.record_packet(at, packet.tokens, list(dict.fromkeys(behind)))
 
-    def _bridge(self, question: str, run: _Run, args: dict, notes: list[str]) -> list[_Run]:
+    def _bridge(self, question: str, run: Run, args: dict, notes: list[str]) -> list[Run]:
         """For a question about "the one whose …" (:func:`~hlmem.domain.query_parts.referent`), a
         recall per head of the ``bridge_top`` best items that the question does not name, asking
         what the question asks of it: 那个电话是132…的人，他在哪工作？ finds "我表弟的电话是132…",
@@ -184,16 +164,16 @@ class RecallService:
         notes.append(f"bridge: the question asks of {condition!r}; followed {', '.join(heads)}")
         return [self._run(read_query(f"{head} {asked}", **args)) for head in heads]
 
-    def _run(self, q: RecallQuery) -> _Run:
+    def _run(self, q: RecallQuery) -> Run:
         """Every stage of :data:`STAGES` over one read query."""
-        run = _Run(q, RecallReads(self._storage), list(q.notes))
+        run = Run(q, RecallReads(self._storage), list(q.notes))
         for stage in STAGES:
             stage(self, run)
         return run
 
     # --- the stages, in the order of STAGES -------------------------------------------------------
 
-    def _candidates(self, run: _Run) -> None:
+    def _candidates(self, run: Run) -> None:
         """Full text, conversational context, vectors and (asked for) archived claims, ``pool`` each."""
         q, config = run.query, run.query.config
         run.model = self._storage.vector_model()
@@ -219,7 +199,7 @@ class RecallService:
         if q.include_archived and "claim" in q.kinds:
             rankings["archived"] = self._storage.archived_candidates(q.namespace, q.text, q.pool)
 
-    def _fuse(self, run: _Run) -> None:
+    def _fuse(self, run: Run) -> None:
         """Fuse the rankings into one relevance and drop what is below the model's similarity floor
         (but the slot values a question about someone's facts or a time still gets: recall/floor.py)."""
         q, config, rankings = run.query, run.query.config, run.rankings
@@ -228,77 +208,16 @@ class RecallService:
         fused = [s for s in fuse(rankings, config, floor=floor, pool=q.pool) if s.kind in q.kinds]
         run.scored, run.below = floored(self._storage, run.reads, q, fused, rankings, floor, model, run.notes)
 
-    def _neighbours(self, run: _Run) -> None:
-        """Replies and the turns next to the best events take part of their relevance (conversation.py).
+    def _neighbours(self, run: Run) -> None:
+        neighbours(run, self._storage)
 
-        The next event of each event in the sessions of the ``successor_top`` best events and of
-        the ``reply_top`` best full-text event hits, and, of those hits, the next events another
-        role said (replies); forgotten ones are skipped later. One read for their sessions; the
-        observations the later stages need (the speaker's and the shown ones) are read with these.
-        """
-        q, config = run.query, run.query.config
-        if not q.events or max(config.successor_weight, config.predecessor_weight, config.reply_weight) <= 0:
-            return
-        text = run.rankings.get("text", [])
-        scored = run.scored
-        events = [s.item_id for s in scored if s.kind == "event"]
-        best = events[:config.successor_top]
-        hits = ([c.item_id for c in sorted(text, key=lambda c: c.rank) if c.kind == "event"][:config.reply_top]
-                if config.reply_weight > 0 else [])
-        wanted = list(dict.fromkeys(best + hits))
-        if not wanted:
-            return
-        ahead = [s.item_id for s in scored[:max(config.speaker_top, q.shown)] if s.kind == "event"]
-        observations = run.reads.observations(wanted + ahead)
-        after: dict[str, str] = {}
-        sessions = list(dict.fromkeys(observations[i].session_id for i in wanted if i in observations))
-        for ids in self._storage.sessions_events(q.namespace, sessions).values() if sessions else ():
-            after.update(zip(ids, ids[1:]))
-        nexts = {i: after[i] for i in hits if i in after}
-        before = {n: i for i, n in after.items()}
-        # The replies' observations, with the neighbours that may join the best (later stages read them).
-        joining = [m for i in best for m in (after.get(i), before.get(i)) if m is not None]
-        observations = run.reads.observations([*wanted, *nexts.values(), *joining])
-        if config.neighbour_gap_s is not None:  # next to each other in a session, but not one exchange
-            gap = config.neighbour_gap_s
+    def _speaker(self, run: Run) -> None:
+        speaker(run, self._storage)
 
-            def close(a: str, b: str) -> bool:  # a pair not read here is judged as before (kept)
-                if a not in observations or b not in observations:
-                    return True
-                return abs((observations[b].occurred_at - observations[a].occurred_at).total_seconds()) <= gap
+    def _sessions(self, run: Run) -> None:
+        sessions(run)
 
-            after = {i: n for i, n in after.items() if close(i, n)}
-            before = {n: i for i, n in after.items()}
-            nexts = {i: n for i, n in nexts.items() if close(i, n)}
-        replies = {i: n for i, n in nexts.items() if i in observations and n in observations
-                   and observations[n].role != observations[i].role}
-        scored = propagate_replies(scored, text, replies, config)
-        run.scored = propagate_successors(scored, after, config, predecessors=before)
-
-    def _speaker(self, run: _Run) -> None:
-        """When the query names one speaker of the namespace, what they said ranks first among the
-        ``speaker_top`` best (conversation.boost_speaker)."""
-        q, config = run.query, run.query.config
-        if not q.events or config.speaker_weight <= 0 or not run.scored:
-            return
-        speaker = named_speaker(q.text, sorted(self._storage.speakers(q.namespace)))
-        if speaker is None:
-            return
-        top = [s.item_id for s in run.scored[:config.speaker_top] if s.kind == "event"]
-        roles = {i: e.role for i, e in run.reads.observations(top).items()}
-        run.notes.append(f"speaker: the query names {speaker}; what {speaker} said ranks first")
-        run.scored = boost_speaker(run.scored, roles, speaker, config)
-
-    def _sessions(self, run: _Run) -> None:
-        """Events of one session among the ``session_top`` best support each other (support_sessions)."""
-        q, config = run.query, run.query.config
-        if not q.events or config.session_weight <= 0 or len(run.scored) <= 1:
-            return
-        ids = [s.item_id for s in run.scored[:config.session_top] if s.kind == "event"]
-        if len(ids) > 1:
-            run.scored = support_sessions(run.scored, run.reads.sessions(ids), config)
-
-    def _visible(self, run: _Run) -> None:
+    def _visible(self, run: Run) -> None:
         """The first ``shown`` items visible at (valid_at, known_at), in order, with their claims and events."""
         q = run.query
         run.scored = self._first_visible(run.scored, min(len(run.scored), q.shown), q.valid_at, q.known_at,
@@ -308,7 +227,7 @@ class RecallService:
         run.claims = run.reads.claims([s.item_id for s in run.scored if s.kind == "claim"])
         run.events = run.reads.observations([s.item_id for s in run.scored if s.kind == "event"])
 
-    def _score(self, run: _Run) -> None:
+    def _score(self, run: Run) -> None:
         """Final signals (recency, importance, usefulness, history, the period asked about), then folding."""
         q = run.query
         run.features = features_of(run.claims, run.events, q.valid_at, q.known_at)
@@ -316,23 +235,17 @@ class RecallService:
                               window=q.window)
         run.scored = fold(ranked, run.features) if q.config.fold_duplicates else ranked
 
-    def _slots(self, run: _Run) -> None:
+    def _slots(self, run: Run) -> None:
         """Between the values of one slot, time and supersede state decide (recall/slots.py, ADR 0060)."""
         order = slot_stage(self._storage, run.reads, run.query, run.scored, run.claims, run.notes)
         if order is not None:
             run.scored, run.history = order.scored, order.history
             run.claims.update(order.claims)
 
-    def _spread(self, run: _Run) -> None:
-        """A list question's best items spread across sessions (conversation.spread_sessions)."""
-        q, config = run.query, run.query.config
-        if not q.many or not q.events or config.spread_weight <= 0 or len(run.scored) <= 1:
-            return
-        ids = [s.item_id for s in run.scored if s.kind == "event"]
-        if len(ids) > 1:
-            run.scored = spread_sessions(run.scored, run.reads.sessions(ids), config)
+    def _spread(self, run: Run) -> None:
+        spread(run)
 
-    def _constrain(self, run: _Run) -> None:
+    def _constrain(self, run: Run) -> None:
         """Items about an entity the query names with confidence rank first (entity_constraint.py)."""
         q, claims = run.query, run.claims
         if q.intent is None or q.entity_constraint == "off":
@@ -350,13 +263,13 @@ class RecallService:
         run.notes.append(f"entity constraint ({q.entity_constraint}) on {', '.join(names)}: "
                          f"{intrusions} item(s) about other entities {verb}")
 
-    def _build(self, run: _Run) -> None:
+    def _build(self, run: Run) -> None:
         """The items shown (and, with a reranker, the ones it may reorder)."""
         q = run.query
         chosen = run.scored[:max(q.k, self._rerank_top_n) if self._reranker else q.k]
         run.items = build_items(chosen, run.claims, run.events, q.valid_at, q.known_at, history=run.history)
 
-    def _derived(self, run: _Run) -> None:
+    def _derived(self, run: Run) -> None:
         """A profile question's mental model and summary first, with their sources (derived_items.py)."""
         embedder, q = self._embedder, run.query
         same = embedder is not None and run.model == (embedder.model_id, embedder.dim)
@@ -365,7 +278,7 @@ class RecallService:
                               score=max((i.score for i in run.items), default=1.0))
         run.items = lead_with(found, run.items)
 
-    def _rerank(self, run: _Run) -> None:
+    def _rerank(self, run: Run) -> None:
         """The reranker's order of the best items; on its failure, ours, with a note."""
         if self._reranker is None or not run.items:
             return
@@ -428,7 +341,7 @@ class RecallService:
 
 
 #: The stages of a recall, in order: each takes the run and leaves its part in it (ADR 0031).
-STAGES: tuple[Callable[[RecallService, _Run], None], ...] = (
+STAGES: tuple[Callable[[RecallService, Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
     RecallService._sessions, RecallService._visible, RecallService._score, RecallService._slots,
     RecallService._spread,
