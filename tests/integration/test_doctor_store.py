@@ -40,10 +40,12 @@ def _dropped_by_last_migration() -> list[str]:
 
 
 def _made_by_last_migration() -> list[tuple[str, str]]:
-    """The tables, indexes, triggers and views the newest migration adds (tables last); none for a
-    data step (0017 rewrites full-text rows: its record alone marks it, and the doctor only reads)."""
+    """The tables, indexes, triggers and views the newest migration adds (tables last, each
+    full-text table before its shadow tables: ``derived_fts`` sorts before ``derived_fts_data``, and
+    a shadow table dropped first leaves its virtual table impossible to drop); none for a data step
+    (0017 rewrites full-text rows: its record alone marks it, and the doctor only reads)."""
     made = _schema(MIGRATIONS) - _schema(MIGRATIONS[:-1])
-    return sorted(made, key=lambda item: item[0] == "TABLE")
+    return sorted(made, key=lambda item: (item[0] == "TABLE", item[1]))
 
 
 def _doctor(db: Path, **kwargs):
