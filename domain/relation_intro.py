@@ -20,10 +20,11 @@ speaker or a name.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from hlmem.domain.kin_words import EN_KIN, ZH_KIN, kin_type
 from hlmem.domain.person_names import latin_name, zh_name, zh_owner
+from hlmem.domain.relation_decisions import RelationCandidate
 from hlmem.domain.relations import PERSON, USER_ENTITY, Entity
 
 _ZH_K = "|".join(sorted(map(re.escape, ZH_KIN), key=len, reverse=True))
@@ -37,13 +38,13 @@ _NOT_EN_NAME = frozenset(("I", "The", "And", "But", "So", "He", "She", "They", "
 _AT = r"(?:^|(?<=[，。！？；：,.!?;:\s]))"
 _MY = r"(?:我们|我|俺)(?:家)?(?:的)?"
 #: Words between "我" and a kin word that say which one ("我大学室友", "对门邻居", "我最好的兄弟").
-_ZH_MOD = r"(?:大学|高中|初中|小学|研究生|合租|对门|隔壁|楼上|楼下|最好的|好|亲|新)"
+_ZH_MOD = r"(?:大学|高中|初中|小学|研究生|合租|对门|隔壁|楼上|楼下|最好的|好|亲|新|年级)"
 _ZH_TAIL = r"(?P<rest>[\u4e00-\u9fffA-Za-z]{0,7})"
 _ZH_CHAIN = re.compile(rf"(?:{_MY}|{_AT})(?P<first>{_ZH_K})(?:的|她|他)(?P<kin>{_ZH_K})(?:叫(?:做)?)?{_ZH_TAIL}")
-_ZH_OWNED = re.compile(rf"(?P<owner>[\u4e00-\u9fff]{{2,3}}|[A-Z][a-z]+)(?P<p>的|她|他)(?P<kin>{_ZH_K})"
+_ZH_OWNED = re.compile(rf"(?P<owner>[\u4e00-\u9fff]{{2,3}}?|[A-Z][a-z]+)(?:(?:说|讲)(?=[她他]))?(?P<p>的|她|他)(?P<kin>{_ZH_K})"
                        rf"(?:叫(?:做)?)?{_ZH_TAIL}")
 _ZH_OWNED_BARE = re.compile(rf"{_AT}(?P<owner>[\u4e00-\u9fff]{{2,3}}?|[A-Z][a-z]+)(?P<kin>{_ZH_K}){_ZH_TAIL}")
-_ZH_MODIFIED = re.compile(rf"(?:{_MY}|{_AT}){_ZH_MOD}?(?P<kin>{_ZH_K})(?P<name>[\u4e00-\u9fff]{{2,7}}|[A-Z][a-z]+)")
+_ZH_MODIFIED = re.compile(rf"(?:{_MY}|{_AT}|我(?:跟|和|与|同))(?:{_ZH_MOD})?(?P<kin>{_ZH_K})(?P<name>[\u4e00-\u9fff]{{2,7}}|[A-Z][a-z]+)")
 _ZH_CLAUSE = re.compile(rf"{_AT}(?P<clause>[^，。！？；：,.!?;:\s他她你]*我[^，。！？；：,.!?;:\s他她你]*?)的(?:那个|那位)?"
                         rf"(?P<kin>{_ZH_K})(?:的名字)?叫(?:做)?(?P<name>[\u4e00-\u9fff]{{2,7}}|[A-Z][a-z]+)")
 _ZH_IS_MY = re.compile(rf"{_AT}(?P<name>[\u4e00-\u9fff]{{2,4}}|[A-Z][a-z]+)是(?:我们|我)(?:的)?{_ZH_MOD}?(?P<kin>{_ZH_K})")
@@ -61,6 +62,14 @@ _EN_IS_MY = re.compile(rf"(?<![\w'’]){_EN_NAME}(?:'s|’s|\s+is)\s+(?:[Mm]y|[O
 _EN_LEAD = re.compile(r"(?:^|(?<=[.!?]\s))(?P<kin>" + "|".join(
     re.escape(w[:1].upper() + w[1:]) for w in sorted(EN_KIN, key=len, reverse=True)) + rf")\s+{_EN_NAME}")
 _EN_FROM = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+{_EN_ADJ}(?P<kin>{_EN_K})\s+(?:from|at)\s+[^,.;!?]{{1,30}},\s+{_EN_NAME}")
+
+#: "his girlfriend, Priya", "her dad", "他老婆", "她的男朋友": the one person the turn names.
+_EN_PRONOUN = re.compile(rf"\b(?:[Hh]is|[Hh]er)\s+{_EN_ADJ}(?P<kin>{_EN_K})\b(?P<rest>\s*,?\s*\S*)")
+_ZH_PRONOUN = re.compile(rf"(?P<p>他|她)(?:的)?(?P<kin>{_ZH_K})(?:叫(?:做)?)?{_ZH_TAIL}")
+
+#: Someone else a turn names ("met Tom", "with Sarah"): then "his wife" is not surely the other one's.
+_EN_MET = re.compile(r"\b(?:met|meet|with|and|told|tell|saw|see|visited|married|marry|dating|called|texted)\s+"
+                     r"([A-Z][a-z]+)\b")
 
 Add = Callable[..., None]
 
@@ -167,8 +176,9 @@ def _zh_same(text: str, speaker: Entity, add: Add) -> set[int]:
 
 
 def _en_named(rest: str) -> bool:
-    word = rest.strip(" ,")
-    return bool(word[:1].isupper() and word.rstrip(".,;:!?'’s") not in _NOT_EN_NAME and word.isalpha())
+    word = rest.strip(" ,").rstrip(".,;:!?")
+    return bool(word[:1].isupper() and word.removesuffix("'s").removesuffix("’s") not in _NOT_EN_NAME
+                and word.removesuffix("'s").removesuffix("’s").isalpha())
 
 
 def _en_forms(text: str, speaker: Entity, add: Add) -> None:
@@ -193,10 +203,41 @@ def _en_forms(text: str, speaker: Entity, add: Add) -> None:
             add(kin_type(m.group("kin")), Entity(PERSON, m.group(2)))
 
 
-def intro_candidates(text: str, speaker: Entity, add: Add) -> None:
-    """Calls ``add(relation, target, source=speaker)`` for each edge the forms above state."""
+def _one_named(text: str, speaker: Entity, found: Sequence[RelationCandidate]) -> Entity | None:
+    """The one person a turn names besides the speaker (by an edge found in it, or as the subject it
+    opens with), or None when it names none or several."""
+    names = {e for c in found for e in (c.source, c.target)
+             if e.kind == PERSON and e != speaker and "的" not in e.name and "'s " not in e.name}
+    head = _OPENING.sub("", text.strip())
+    if (says := _EN_SAYS.match(head)) and says.group("name") not in _NOT_EN_NAME:
+        names.add(Entity(PERSON, says.group("name")))
+    names |= {Entity(PERSON, m.group(1)) for m in _EN_MET.finditer(text) if m.group(1) not in _NOT_EN_NAME}
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def _pronoun_forms(text: str, speaker: Entity, add: Add, found: Sequence[RelationCandidate]) -> None:
+    """"his girlfriend, Priya", "her dad", "他老婆": the relative of the one person the turn names."""
+    person = _one_named(text, speaker, found)
+    if person is None:
+        return
+    for m in _EN_PRONOUN.finditer(text):
+        rest = m.group("rest").strip(" ,")
+        name = rest.rstrip(".,;:!?").removesuffix("'s").removesuffix("’s") if _en_named(m.group("rest")) else ""
+        add(kin_type(m.group("kin")), Entity(PERSON, name) if name else _kin(person, m.group("kin"), False), person)
+    for m in _ZH_PRONOUN.finditer(text):
+        before = text[max(0, m.start() - 3):m.start()]
+        if zh_owner(before) or any(before.endswith(w) for w in ZH_KIN):  # "小雨她姐姐", "我老婆她哥": read above
+            continue
+        name = _zh_target(m.group("rest"))
+        add(kin_type(m.group("kin")), Entity(PERSON, name) if name else _kin(person, m.group("kin"), True), person)
+
+
+def intro_candidates(text: str, speaker: Entity, add: Add, found: Sequence[RelationCandidate] = ()) -> None:
+    """Calls ``add(relation, target, source=speaker)`` for each edge the forms above state; ``found``
+    holds the edges found in the turn so far (a pronoun's relative is the one person they name)."""
     _zh_forms(text, speaker, add)
     _en_forms(text, speaker, add)
+    _pronoun_forms(text, speaker, add, found)
 
 
 #: What a turn opens with before its subject ("跟你说个事，", "So,", "今天").

@@ -214,5 +214,5 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime,
         first = _kin_entity(m.group("first"), chinese, speaker)
         add(kin_type(m.group("first")), first)
         add(kin_type(m.group("kin")), Entity(PERSON, name), first)
-    intro_candidates(text, speaker, add)
+    intro_candidates(text, speaker, add, out)
     return list(dict.fromkeys(out))
