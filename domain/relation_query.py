@@ -7,8 +7,10 @@ reading first. Nothing here knows whether such a person exists: recall walks the
 
 - English: "my (older) sister", "our cat"-free kin words ("my boss's husband"), a named person's
   ("Tom's manager", "Priya's husband's"), a bare "mom"/"dad"/"grandma".
-- Chinese: "我(家)(的)表哥", "我老婆的哥哥", a named person's ("张伟的老婆", "小雨的男朋友"), and a
-  question that starts with a kin word ("老妈最近在忙什么？").
+- Chinese: "我(家)(的)表哥", "我老婆的哥哥" / "我老婆她哥", with a modifier ("我对门邻居", "我原来那个室友",
+  "我们年级组长"), a clause ("带我的师傅", "跟我下棋的那个同事，他儿子"), a named person's ("张伟的老婆",
+  "小雨的男朋友"), and a question that starts with a kin word ("老妈最近在忙什么？", "大舅哥的女儿").
+- English also reads one word before the kin word ("my Army buddy's fiancée").
 """
 
 from __future__ import annotations

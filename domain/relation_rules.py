@@ -8,7 +8,11 @@ Never an LLM (ADR 0081). Two sources, each rule named in the ``rule`` of what it
   reads "cat (Miso)" / "猫（咪咪）"); a subject that is the user's unnamed kin ("用户的表哥",
   "user's cousin") is also the user's kin (``claim.kin_subject``).
 - **apposition** in what the user said (``text.apposition``): "my coworker Tom", "我表哥张伟",
-  "our cat Miso", "我家的猫叫咪咪".
+  "our cat Miso", "我家的猫叫咪咪"; more forms (a relative without a name, two descriptions of one
+  person, modifiers, clauses, a pronoun's relative) in :mod:`hlmem.domain.relation_intro`.
+
+A user's claim to a place, an employer or a thing read from turns that all open with someone else
+as their subject ("Kevin搬走了，回台北了") proposes no edge (it is likely that person's).
 
 A candidate only rests on a claim that is active, positive and valid now (``valid_to`` open), and
 on an event the user said.
