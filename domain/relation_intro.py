@@ -243,9 +243,13 @@ def intro_candidates(text: str, speaker: Entity, add: Add, found: Sequence[Relat
 #: What a turn opens with before its subject ("跟你说个事，", "So,", "今天").
 _OPENING = re.compile(r"^(?:(?:跟你说个事|跟你说|对了|哈哈+|唉|哎|今天|昨天|最近|刚刚|刚才|听说|好消息|坏消息|So|Oh|Well|Also|Update|"
                       r"Ok|OK|Okay|Good news|Bad news|Big news|Guess what)[，,:：!！.\s—-]*)+")
-_EN_SAYS = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s|’s\s|\s+(?:is|was|has|had|just|got|says|said|moved|moving|works|"
-                      r"lives|started|left|quit|switched|took|finally|called|texted|passed|sold|bought|went|will|"
-                      r"won't|can't|and|told|thinks|wants|decided|changed|joined|dropped|retired|found|lost)\b)")
+#: A name opening a turn, then a verb a person does ("Kevin moved", "Chloe is moving"; not "Work is insane").
+_EN_SAYS = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?:moving|going|leaving|starting|getting|taking|off|now)|"
+                      r"\s+(?:is|was)\s+(?:moving|going|leaving|starting|getting|taking|now|off)|\s+(?:just|got|says|"
+                      r"said|moved|works|lives|started|left|quit|switched|took|finally|called|texted|passed|sold|"
+                      r"bought|went|told|thinks|wants|decided|changed|joined|dropped|retired|found|lost)\b)")
+#: The speaker in a clause: "我" (not "我老婆"), "I", "I'm", "me".
+_FIRST_PERSON = re.compile(rf"我(?!们?(?:家)?(?:的)?(?:{_ZH_K}))|\b(?:I|I'm|I’m|I've|I'd|me|myself)\b")
 
 
 def someone_else_opens(text: str, value: str = "") -> bool:
@@ -253,8 +257,13 @@ def someone_else_opens(text: str, value: str = "") -> bool:
     "Chloe is moving out"), a named person's relative ("Kevin的女朋友在字节…", "Sam's mom is a
     vet"), or the speaker's relative ("我老婆在…", "My sister lives in…") — so a claim the extractor
     made about the user from it is likely about that person instead (ADR 0081, issue 37). A "name"
-    that is part of ``value`` (the claim's: "武汉" in "武汉今天下雨") is the place, not a person."""
+    that is part of ``value`` (the claim's: "武汉" in "武汉今天下雨") is the place, not a person; a
+    clause that holds ``value`` and the speaker ("我家养的是一只柴犬", "I'm from Minneapolis") makes
+    it the user's after all."""
     head = _OPENING.sub("", text.strip())
+    if value and any(value.casefold() in clause.casefold() and _FIRST_PERSON.search(clause)
+                     for clause in re.split(r"[，。！？；,.!?;]", text)):
+        return False  # "…, I'm from Minneapolis": the user says it of themself too
     if re.match(rf"(?:我们|我|俺)(?:家)?(?:的)?(?:{_ZH_MOD})?(?:{_ZH_K})(?![和跟与]我)", head):
         return True
     if re.match(rf"(?i:my|our)\s+{_EN_ADJ}(?i:{_EN_K})\b(?!\s+and\s+(?:I|me)\b)", head):

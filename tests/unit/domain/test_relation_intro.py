@@ -137,6 +137,15 @@ def test_a_claim_about_the_user_from_someone_elses_turn_makes_no_edge() -> None:
     assert [c.relation for c in claim_candidates(moved, DEFAULT_REGISTRY)] == ["lives_in"]  # no turn: as before
     # one turn of the user's own is enough; a place that reads like a name is the place
     assert claim_candidates(moved, DEFAULT_REGISTRY, ["Kevin回台北了", "我也搬回台北了"]) != []
+    # the speaker says it of themself in the same turn; "Work is insane" names nobody
+    dog = claim("用户", "owns", "柴犬")
+    assert claim_candidates(dog, DEFAULT_REGISTRY, ["我同桌叫刘洋，他家养了一只边牧。我家养的是一只柴犬"]) != []
+    home = claim("user", "hometown", "Minneapolis")
+    assert claim_candidates(home, DEFAULT_REGISTRY, ["My roommate Priyanka is from Houston, I'm from Minneapolis"]) != []
+    job = claim("user", "employer", "Swedish")
+    assert claim_candidates(job, DEFAULT_REGISTRY, ["Work is insane — I'm a nurse manager at Swedish"]) != []
+    assert claim_candidates(claim("user", "employer", "Boots"), DEFAULT_REGISTRY,
+                            ["My housemate Ravi's girlfriend works at Boots"]) == []
     wuhan = claim("用户", "lives_in", "武汉")
     assert claim_candidates(wuhan, DEFAULT_REGISTRY, ["武汉今天下雨，冷死了"]) != []
     # a kin claim is never dropped so ("my sister Anna" opens with the user's relative)
