@@ -15,6 +15,13 @@ _ZH_TIME = ("今天", "明天", "昨天", "今年", "明年", "去年", "现在"
 #: 小雨, 阿杰, 老王: a familiar name's first character; and second characters that make a word instead.
 _NICK_PREFIX = "小阿老"
 _NOT_NICK = set("时学家区孩子伙朋姐妹哥弟公婆板师乡样是在的了说也都就会要人们")
+#: Doubled characters that are words, not names (天天 "every day", 妈妈, 看看).
+_NOT_DOUBLE = frozenset(("天天", "常常", "刚刚", "慢慢", "好好", "渐渐", "偷偷", "悄悄", "妈妈", "爸爸", "爷爷", "奶奶",
+                         "宝宝", "谢谢", "看看", "试试", "说说", "想想", "走走", "星星", "人人", "个个", "样样", "处处",
+                         "多多", "早早", "乖乖", "年年", "月月", "日日", "家家", "次次", "回回", "默默", "轻轻", "静静",
+                         "满满", "大大", "小小", "久久", "紧紧", "哈哈", "嘿嘿", "呵呵", "嘻嘻", "呜呜", "啊啊", "舅舅",
+                         "叔叔", "伯伯", "婶婶", "姑姑", "公公", "婆婆", "姥姥", "太太", "娃娃", "狗狗", "猫猫", "早早",
+                         "往往", "统统", "通通", "稍稍", "略略", "明明", "仅仅", "白白", "快快", "匆匆", "纷纷", "连连"))
 
 
 def zh_name(raw: str) -> str:
@@ -27,6 +34,8 @@ def zh_name(raw: str) -> str:
             break
     if name[:1] in _NICK_PREFIX and len(name) >= 2:
         return name[:2] if name[1] not in _NOT_NICK else ""
+    if len(raw) >= 2 and raw[0] == raw[1] and raw[:2] not in _NOT_DOUBLE and raw[0] not in _NOT_NICK:
+        return raw[:2]  # 豆豆, 妞妞, 朵朵: a child's name, a nickname
     return name if 2 <= len(name) <= 4 and name[0] in _SURNAMES else ""
 
 

@@ -62,6 +62,8 @@ def edges(text: str, speaker: Entity | None = None) -> list[tuple[str, str, str]
     ("My buddy from the Army, Marcus Reyes, lives in Phoenix", [("user", "friend", "Marcus Reyes")]),
     ("My business partner Luis is roasting our beans", [("user", "collaborator", "Luis")]),
     ("我跟同事老吴下了一下午象棋", [("user", "colleague", "老吴")]),
+    ("孙女叫妞妞，今年上初中", [("user", "grandchild", "妞妞")]),  # a doubled name
+    ("朵朵她妈再婚了", [("朵朵", "mother", "朵朵的妈")]),
     ("小孙说他哥在贵阳开饭店", [("小孙", "sibling", "小孙的哥")]),
     # a pronoun's relative: the one person the turn names
     ("My brother Nate just got engaged to his girlfriend, Priya, who's an ER doctor.",
@@ -79,7 +81,7 @@ def test_forms_that_make_an_edge(text, expected) -> None:
     "我哥，我姐，还有我妈都来了",  # a list is not an apposition
     "我哥，就是我姐",  # two single words: not read
     "她说她以后想当医生，跟她妈一样",  # nobody named owns 她妈
-    "朵朵她妈再婚了",  # not a name the rules know
+    "天天她妈都打电话",  # 天天 "every day" is not a name
     "老妈的手机坏了",
     "Mrs Patel's moving into a care home",
     "It's Tom's turn to cook",
@@ -125,6 +127,7 @@ def claim(subject: str, predicate: str, value: str) -> ClaimState:
     ("I work in marketing for a fintech", False),
     ("Northern line delays again.", False),
     ("今天武汉降温，宿舍冷死了", False),
+    ("天天加班到十点，在上海", False),
 ])
 def test_whose_turn_it_is(text, someone_else) -> None:
     assert someone_else_opens(text) is someone_else
