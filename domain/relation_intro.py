@@ -249,7 +249,7 @@ _EN_SAYS = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?:moving|going|leaving|st
                       r"said|moved|works|lives|started|left|quit|switched|took|finally|called|texted|passed|sold|"
                       r"bought|went|told|thinks|wants|decided|changed|joined|dropped|retired|found|lost)\b)")
 #: The speaker in a clause: "我" (not "我老婆"), "I", "I'm", "me".
-_FIRST_PERSON = re.compile(rf"我(?!们?(?:家)?(?:的)?(?:{_ZH_K}))|\b(?:I|I'm|I’m|I've|I'd|me|myself)\b")
+_FIRST_PERSON = re.compile(rf"我(?!们?(?:家)?(?:的)?(?:{_ZH_MOD})?(?:{_ZH_K}))|\b(?:I|I'm|I’m|I've|I'd|me|myself)\b")
 
 
 def someone_else_opens(text: str, value: str = "") -> bool:

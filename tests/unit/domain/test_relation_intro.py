@@ -147,6 +147,8 @@ def test_a_claim_about_the_user_from_someone_elses_turn_makes_no_edge() -> None:
     assert claim_candidates(home, DEFAULT_REGISTRY, ["My roommate Priyanka is from Houston, I'm from Minneapolis"]) != []
     job = claim("user", "employer", "Swedish")
     assert claim_candidates(job, DEFAULT_REGISTRY, ["Work is insane — I'm a nurse manager at Swedish"]) != []
+    assert claim_candidates(claim("用户", "employer", "无锡一家外企"), DEFAULT_REGISTRY,
+                            ["我大学室友阿琳在无锡一家外企做人事"]) == []
     assert claim_candidates(claim("user", "employer", "Boots"), DEFAULT_REGISTRY,
                             ["My housemate Ravi's girlfriend works at Boots"]) == []
     wuhan = claim("用户", "lives_in", "武汉")
