@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from hlmem.application.ports import IdGenerator, IndexEntry, RelationStore
+from hlmem.application.ports import ClaimReader, IdGenerator, IndexEntry, RelationStore
 from hlmem.domain.derived import forget_id_of
 from hlmem.domain.events import ClaimAsserted, ClaimCorroborated, DomainEvent, ObservationRecorded, OriginClass
 from hlmem.domain.redaction import Tombstone
@@ -40,6 +40,7 @@ from hlmem.domain.relation_decisions import (
 from hlmem.domain.relation_rules import claim_candidates, speaker_entity, text_candidates
 from hlmem.domain.relations import Entity
 from hlmem.domain.slots import SlotRegistry
+from hlmem.domain.state import ClaimState
 
 #: The ledger's kind for a relation's tombstone (no fingerprint: its content was erased).
 RELATION_TOMBSTONE = "relation"
@@ -60,6 +61,12 @@ def turn_speaker(event: ObservationRecorded) -> Entity | None:
     if event.origin_class not in (OriginClass.DIRECT_USER, OriginClass.UNKNOWN):
         return None
     return speaker_entity(event.role)
+
+
+def said_turns(storage: ClaimReader, claim: ClaimState) -> list[str]:
+    """The text of the turns a claim was read from (those not forgotten)."""
+    ids = [i for i in claim.evidence if i.startswith("ev_")]
+    return [o.text for o in storage.get_observations(ids).values() if not o.forgotten] if ids else []
 
 
 class RelationGuard:
@@ -117,7 +124,8 @@ class RelationGuard:
         by_namespace: dict[str, list[RelationCandidate]] = {}
         claim_ids = list(dict.fromkeys(e.stream_id for e in events if isinstance(e, _CLAIM_STATES)))
         for claim in st.get_claims(claim_ids).values() if claim_ids else ():
-            by_namespace.setdefault(claim.namespace, []).extend(claim_candidates(claim, self._registry))
+            by_namespace.setdefault(claim.namespace, []).extend(
+                claim_candidates(claim, self._registry, said_turns(st, claim)))
         for e in events:
             if isinstance(e, ObservationRecorded) and (speaker := turn_speaker(e)) is not None:
                 by_namespace.setdefault(e.namespace, []).extend(

@@ -23,6 +23,7 @@ from attrs import frozen
 from hlmem.application.ports import ClaimReader, Clock, HasRelations, IdGenerator, RelationStore
 from hlmem.domain.errors import NotFound, ValidationError
 from hlmem.domain.relation_decisions import candidate_id, decide_proposals, decide_review
+from hlmem.application.relation_guard import said_turns
 from hlmem.domain.relation_events import RelationProposed, is_relation_stream
 from hlmem.domain.relation_rules import claim_candidates
 from hlmem.domain.relations import ENTITY_KINDS, STATUSES, USER, RelationState, entity_id
@@ -196,7 +197,8 @@ class RelationService:
             with st.transaction():
                 claims = st.get_claims(ids)
                 read += len(claims)
-                candidates = [c for claim in claims.values() for c in claim_candidates(claim, self._registry)]
+                candidates = [c for claim in claims.values()
+                              for c in claim_candidates(claim, self._registry, said_turns(st, claim))]
                 if not candidates:
                     continue
                 key = st.tombstones.salt()

@@ -29,7 +29,7 @@ EN_KIN: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid"), "grandchild"),
     "niece": "niece", "nephew": "nephew",
     "sister-in-law": "sister_in_law", "brother-in-law": "brother_in_law", "mother-in-law": "mother_in_law",
-    "father-in-law": "father_in_law",
+    "father-in-law": "father_in_law", **dict.fromkeys(("son-in-law", "daughter-in-law"), "relative"),
     **dict.fromkeys(("friend", "buddy", "pal", "bestie", "bff"), "friend"),
     **dict.fromkeys(("coworker", "co-worker", "colleague", "teammate"), "colleague"),
     **dict.fromkeys(("boss", "manager", "supervisor", "team lead"), "manager"),
@@ -37,6 +37,7 @@ EN_KIN: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("roommate", "flatmate", "housemate"), "roommate"),
     "classmate": "classmate", "neighbor": "neighbor", "neighbour": "neighbor",
     **dict.fromkeys(("advisor", "adviser", "mentor", "tutor", "teacher"), "advisor"),
+    **dict.fromkeys(("business partner", "co-founder", "cofounder"), "collaborator"),
 })
 #: The same in Chinese.
 ZH_KIN: Mapping[str, str] = MappingProxyType({
@@ -45,7 +46,8 @@ ZH_KIN: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹"), "cousin"),
     **dict.fromkeys(("爸爸", "父亲", "爸", "老爸", "爹", "老爹"), "father"),
     **dict.fromkeys(("妈妈", "母亲", "妈", "老妈", "娘", "妈咪"), "mother"),
-    **dict.fromkeys(("老婆", "妻子", "太太", "老公", "丈夫", "爱人", "媳妇", "媳妇儿", "老伴", "家那位", "先生"),
+    **dict.fromkeys(("老婆", "妻子", "太太", "老公", "丈夫", "爱人", "媳妇", "媳妇儿", "老伴", "老伴儿", "家那位",
+                     "先生", "老头子", "老太婆"),
                     "spouse"),
     **dict.fromkeys(("男朋友", "女朋友", "对象", "男友", "女友", "未婚夫", "未婚妻"), "partner"),
     **dict.fromkeys(("儿子", "女儿", "孩子", "闺女", "宝宝"), "child"),
@@ -55,15 +57,17 @@ ZH_KIN: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("孙子", "孙女", "外孙", "外孙女"), "grandchild"),
     **dict.fromkeys(("侄子", "外甥"), "nephew"), **dict.fromkeys(("侄女", "外甥女"), "niece"),
     **dict.fromkeys(("嫂子", "弟媳", "弟妹", "大姑子", "小姑子", "大姨子", "小姨子"), "sister_in_law"),
-    **dict.fromkeys(("姐夫", "妹夫", "大舅子", "小舅子", "大伯子", "小叔子"), "brother_in_law"),
+    **dict.fromkeys(("姐夫", "妹夫", "大舅子", "小舅子", "大舅哥", "大伯子", "小叔子", "连襟"), "brother_in_law"),
+    **dict.fromkeys(("女婿", "儿媳", "儿媳妇", "前妻", "前夫"), "relative"),
     **dict.fromkeys(("婆婆", "岳母", "丈母娘"), "mother_in_law"),
     **dict.fromkeys(("公公", "岳父", "老丈人"), "father_in_law"),
     **dict.fromkeys(("朋友", "好朋友", "闺蜜", "好友", "发小", "哥们", "哥们儿"), "friend"),
-    **dict.fromkeys(("同事", "搭档"), "colleague"),
+    **dict.fromkeys(("同事", "搭档", "工友"), "colleague"), **dict.fromkeys(("合伙人", "合作伙伴"), "collaborator"),
     **dict.fromkeys(("老板", "上司", "领导", "经理", "主管", "组长", "头儿"), "manager"),
-    **dict.fromkeys(("下属", "手下", "实习生"), "subordinate"),
-    **dict.fromkeys(("室友", "舍友"), "roommate"), **dict.fromkeys(("同学", "同桌"), "classmate"),
-    "邻居": "neighbor", **dict.fromkeys(("导师", "师傅", "师父", "老师"), "advisor"),
+    **dict.fromkeys(("下属", "手下", "实习生", "徒弟"), "subordinate"),
+    **dict.fromkeys(("室友", "舍友"), "roommate"),
+    **dict.fromkeys(("同学", "同桌", "师兄", "师姐", "师弟", "师妹"), "classmate"), "老乡": "knows",
+    "邻居": "neighbor", **dict.fromkeys(("导师", "师傅", "师父", "老师", "班主任"), "advisor"),
 })
 EN_PETS = ("cat", "dog", "kitten", "puppy", "rabbit", "bunny", "hamster", "parrot", "bird", "fish", "turtle",
            "horse", "guinea pig")
@@ -79,7 +83,7 @@ _SAME: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     ("哥哥", "哥", "老哥", "大哥", "二哥"), ("姐姐", "姐", "老姐", "大姐", "二姐"), ("弟弟", "弟", "老弟", "小弟"),
     ("妹妹", "妹", "老妹", "小妹"),
     ("老婆", "妻子", "太太", "媳妇", "媳妇儿"), ("老公", "丈夫", "先生"), ("男朋友", "男友"), ("女朋友", "女友"),
-    ("儿子",), ("女儿", "闺女"), ("表哥",), ("表姐",), ("表弟",), ("表妹",), ("堂哥",), ("堂姐",), ("堂弟",), ("堂妹",),
+    ("儿子",), ("女儿", "闺女"), ("女婿",), ("儿媳", "儿媳妇"), ("son-in-law",), ("daughter-in-law",), ("表哥",), ("表姐",), ("表弟",), ("表妹",), ("堂哥",), ("堂姐",), ("堂弟",), ("堂妹",),
     ("爷爷",), ("奶奶",), ("外公", "姥爷"), ("外婆", "姥姥"),
 ))
 _SAME_OF: Mapping[str, frozenset[str]] = MappingProxyType({w: g for g in _SAME for w in g})

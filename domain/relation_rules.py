@@ -8,7 +8,11 @@ Never an LLM (ADR 0081). Two sources, each rule named in the ``rule`` of what it
   reads "cat (Miso)" / "猫（咪咪）"); a subject that is the user's unnamed kin ("用户的表哥",
   "user's cousin") is also the user's kin (``claim.kin_subject``).
 - **apposition** in what the user said (``text.apposition``): "my coworker Tom", "我表哥张伟",
-  "our cat Miso", "我家的猫叫咪咪".
+  "our cat Miso", "我家的猫叫咪咪"; more forms (a relative without a name, two descriptions of one
+  person, modifiers, clauses, a pronoun's relative) in :mod:`hlmem.domain.relation_intro`.
+
+A user's claim to a place, an employer or a thing read from turns that all open with someone else
+as their subject ("Kevin搬走了，回台北了") proposes no edge (it is likely that person's).
 
 A candidate only rests on a claim that is active, positive and valid now (``valid_to`` open), and
 on an event the user said.
@@ -17,12 +21,14 @@ on an event the user said.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 
 from hlmem.domain.kin_words import EN_KIN, EN_PETS, ZH_KIN, ZH_PETS, kin_type
+from hlmem.domain.person_names import latin_name as _latin, zh_name as _zh_name, zh_owner as _zh_owner
 from hlmem.domain.relation_decisions import RelationCandidate
+from hlmem.domain.relation_intro import intro_candidates, someone_else_opens
 from hlmem.domain.relations import (
     ORGANISATION,
     PERSON,
@@ -43,15 +49,6 @@ CLAIM_EDGES: Mapping[str, str] = MappingProxyType({
     "employer": "works_at", "works_at": "works_at", "member_of": "member_of",
     "lives_in": "lives_in", "hometown": "hometown", "owns": "owns",
 })
-
-_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
-             "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
-#: Characters that end a Chinese name in running text (verbs, particles, time words).
-_ZH_STOP = set("在是住说去和也都从要会很刚已又还就叫的了把给跟对让带来到做买喜不没最每一这那有们下上前后结考搬换开当过被昨想打觉养")
-_ZH_TIME = ("今天", "明天", "昨天", "今年", "明年", "去年", "现在", "最近")
-#: 小雨, 阿杰, 老王: a familiar name's first character; and second characters that make a word instead.
-_NICK_PREFIX = "小阿老"
-_NOT_NICK = set("时学家区孩子伙朋姐妹哥弟公婆板师乡样是在的了说也都就会要人们")
 
 _EN_KIN_WORDS = "|".join(sorted(map(re.escape, EN_KIN), key=len, reverse=True))
 _EN_PET_WORDS = "|".join(sorted(map(re.escape, EN_PETS), key=len, reverse=True))
@@ -127,8 +124,15 @@ def live_claim(claim: ClaimState) -> bool:
     return claim.status == ClaimStatus.ACTIVE and claim.polarity and claim.valid_to is None
 
 
-def claim_candidates(claim: ClaimState, registry: SlotRegistry) -> list[RelationCandidate]:
-    """The edges one claim states (none unless :func:`live_claim`)."""
+#: Edges from the user to a place, an employer or a thing: what a mis-attributed claim makes.
+_USER_FACTS = frozenset(("works_at", "member_of", "studies_at", "lives_in", "hometown", "owns"))
+
+
+def claim_candidates(claim: ClaimState, registry: SlotRegistry, said: Sequence[str] = ()) -> list[RelationCandidate]:
+    """The edges one claim states (none unless :func:`live_claim`). ``said``: the turns the claim
+    was read from; when every one opens with someone else as its subject ("Kevin搬走了，回台北了"),
+    a claim about the user to a place, an employer or a thing is likely that person's, and no edge
+    is proposed from it (better none than a wrong one)."""
     if not live_claim(claim):
         return []
     evidence = (claim.claim_id, *claim.evidence)
@@ -138,33 +142,13 @@ def claim_candidates(claim: ClaimState, registry: SlotRegistry) -> list[Relation
         out.append(RelationCandidate(kin, USER_ENTITY, source, evidence, "claim.kin_subject", claim.valid_from))
     relation = CLAIM_EDGES.get(registry.canonical(claim.predicate)) or CLAIM_EDGES.get(
         normalize_predicate(claim.predicate))
+    if relation in _USER_FACTS and source == USER_ENTITY and said and all(
+            someone_else_opens(t, claim.value) for t in said):
+        return out
     if relation is not None and (target := _target(relation, claim.value)) is not None and target != source:
         out.append(RelationCandidate(relation, source, target, evidence,
                                      f"claim.{registry.canonical(claim.predicate)}", claim.valid_from))
     return out
-
-
-def _zh_name(raw: str) -> str:
-    """The Chinese name ``raw`` starts with: a common surname and one to three more characters, or
-    小/阿/老 and one ("小雨", "阿杰"), ending at a verb, particle or time word; "" when none."""
-    name = raw
-    for i, ch in enumerate(raw):
-        if ch in _ZH_STOP or raw[i:i + 2] in _ZH_TIME:
-            name = raw[:i]
-            break
-    if name[:1] in _NICK_PREFIX and len(name) >= 2:
-        return name[:2] if name[1] not in _NOT_NICK else ""
-    return name if 2 <= len(name) <= 4 and name[0] in _SURNAMES else ""
-
-
-def _zh_owner(raw: str) -> str:
-    """The name that ends ``raw`` (the words before "的"): its last two characters, else three."""
-    if raw.isascii():
-        return raw if raw not in ("I", "The") else ""
-    for size in (2, 3):
-        if len(raw) >= size and _zh_name(raw[-size:]) == raw[-size:]:
-            return raw[-size:]
-    return ""
 
 
 def _kin_entity(word: str, chinese: bool, speaker: Entity) -> Entity:
@@ -234,8 +218,5 @@ def text_candidates(event_id: str, text: str, occurred_at: datetime,
         first = _kin_entity(m.group("first"), chinese, speaker)
         add(kin_type(m.group("first")), first)
         add(kin_type(m.group("kin")), Entity(PERSON, name), first)
+    intro_candidates(text, speaker, add, out)
     return list(dict.fromkeys(out))
-
-
-def _latin(raw: str) -> str:
-    return raw if raw.isascii() and raw[:1].isupper() else ""
