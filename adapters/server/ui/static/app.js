@@ -573,8 +573,8 @@
     }
     const rows = res.items.map((r) => {
       const row = el("tr", { "data-relation": r.id });
-      const cells = () => [edgeLine(r, namespace), status(r.status), String(r.evidence.length),
-        when(r.proposed_at), link(entityHash(r.source.id, namespace, r.id), "evidence"),
+      const cells = () => [edgeLine(r, namespace), status(r.status),
+        link(entityHash(r.source.id, namespace, r.id), `${r.evidence.length} item(s)`), when(r.proposed_at),
         reviewControls(r, (edge) => {
           put(decided, el("p", { class: "decided" }, edge.status === "accepted" ? "Accepted: " : "Rejected: ",
             edgeLine(edge, namespace)));
@@ -584,8 +584,8 @@
       put(row, cells().map((c) => el("td", {}, c)));
       return row;
     });
-    put(out, el("table", { class: "wrapping" },
-      el("thead", {}, el("tr", {}, ["edge", "status", "evidence", "proposed", "", "review"].map((h) => el("th", {}, h)))),
+    put(out, el("table", { class: "relations" },
+      el("thead", {}, el("tr", {}, ["edge", "status", "evidence", "proposed", "review"].map((h) => el("th", {}, h)))),
       el("tbody", {}, rows)),
     el("p", { class: "pager" }, after ? link("#/relations?" + query({ status: st, namespace }), "First page") : null,
       after && res.next_cursor ? " · " : null,
