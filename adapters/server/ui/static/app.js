@@ -612,6 +612,7 @@
     const asked = entity.trim().toLowerCase();
     let centre = ends.filter((e) => e.id === entity);
     if (!centre.length) centre = ends.filter((e) => (e.name || "").trim().toLowerCase() === asked);
+    if (!centre.length) centre = ends.filter((e) => e.kind === "user");  // asked as "我" or "me"
     if (!centre.length) {
       const count = new Map();
       for (const r of edges) for (const id of new Set([r.source.id, r.target.id])) count.set(id, (count.get(id) || 0) + 1);
