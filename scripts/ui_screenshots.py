@@ -1,7 +1,8 @@
 """Screenshots of the web inspector into docs/img/ (docs/ui.md): ``python scripts/ui_screenshots.py``.
 
 Seeds a throwaway store with a few realistic memories in Chinese and English (:func:`seed_showcase`:
-a move, a display preference that changed, a job change, a pet; not the browser test's fixture,
+a move, a display preference that changed, a job change, a pet, a sister and a cousin with
+relations scanned, two accepted; not the browser test's fixture,
 whose values are built to probe escaping), serves it on 127.0.0.1 with a real uvicorn and drives
 Debian's headless Chromium with Playwright (tests/support/browser.py), as the browser test does.
 Chinese glyphs need a CJK font installed (e.g. ``apt install fonts-wqy-microhei``).
@@ -32,6 +33,7 @@ class Showcase:
 
     shanghai: str
     doomed: str
+    sister: str  # an accepted edge: user —sibling→ Anna
 
 
 def seed_showcase(mem: Memory) -> Showcase:
@@ -60,7 +62,19 @@ def seed_showcase(mem: Memory) -> Showcase:
     food = said("周末又去吃了小笼包，还是最喜欢这个。", "2020-01-05T12:00:00Z", "s-2020-01")
     mem.remember("user", "favourite_food", "小笼包", valid_from="2020-01-05T00:00:00Z", evidence=[food])
     doomed = mem.remember("project", "codename", "Bluebird launch plan", valid_from="2024-01-01T00:00:00Z")
-    return Showcase(shanghai.id, doomed.id)
+    sister = said("My sister Anna moved to Hangzhou last spring; she teaches at Zhejiang University now.",
+                  "2024-09-02T19:20:00Z", "s-2024-09")
+    mem.remember("user", "sibling", "Anna", valid_from="2024-09-02T00:00:00Z", evidence=[sister])
+    mem.remember("Anna", "lives_in", "Hangzhou", valid_from="2024-04-01T00:00:00Z", evidence=[sister])
+    mem.remember("Anna", "employer", "Zhejiang University", valid_from="2024-04-01T00:00:00Z", evidence=[sister])
+    cousin = said("我表哥张伟在阿里巴巴工作，周末常约我打球。", "2025-02-15T11:00:00Z", "s-2025-02")
+    mem.remember("user", "cousin", "张伟", valid_from="2025-02-15T00:00:00Z", evidence=[cousin])
+    mem.remember("张伟", "employer", "阿里巴巴", valid_from="2025-02-15T00:00:00Z", evidence=[cousin])
+    mem.relations.scan()
+    edges = {(r.source_name, r.relation, r.target_name): r.relation_id for r in mem.relations.list()}
+    mem.relations.accept(edges["user", "sibling", "Anna"], reason="she is my sister")
+    mem.relations.accept(edges["user", "works_at", "Northwind Analytics"], reason="current job")
+    return Showcase(shanghai.id, doomed.id, edges["user", "sibling", "Anna"])
 
 
 def main() -> int:
@@ -75,7 +89,9 @@ def main() -> int:
             page.set_default_timeout(10_000)
             shots = [("ui-search.png", "#/search?q=住在哪里 北京 上海", "#results table"),
                      ("ui-timeline.png", "#/timeline/user", "svg.timeline"),
-                     ("ui-claim.png", f"#/claim/{ids.shanghai}", "#chain")]
+                     ("ui-claim.png", f"#/claim/{ids.shanghai}", "#chain"),
+                     ("ui-relations.png", "#/relations", "#relations table"),
+                     ("ui-neighbourhood.png", f"#/entity/user?edge={ids.sister}", "#edge-detail .evidence")]
             for name, where, ready in shots:
                 page.goto(f"{base}/ui/{where}")
                 page.wait_for_selector(ready)

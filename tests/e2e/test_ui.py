@@ -29,7 +29,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.parametrize(("path", "kind"), [
     ("/ui/", "text/html; charset=utf-8"), ("/ui/index.html", "text/html; charset=utf-8"),
-    ("/ui/app.js", "text/javascript; charset=utf-8"), ("/ui/style.css", "text/css; charset=utf-8"),
+    ("/ui/app.js", "text/javascript; charset=utf-8"), ("/ui/relations.js", "text/javascript; charset=utf-8"),
+    ("/ui/style.css", "text/css; charset=utf-8"),
 ])
 def test_the_page_and_its_assets_are_served_without_a_token(url: str, path: str, kind: str) -> None:
     got = httpx.get(url + path, timeout=30)
@@ -77,7 +78,8 @@ def test_a_missing_asset_is_404_and_the_ui_is_not_in_the_schema(url: str) -> Non
 
 def test_the_page_loads_nothing_from_elsewhere_and_builds_no_html_from_strings() -> None:
     html = (STATIC / "index.html").read_text(encoding="utf-8")
-    script = (STATIC / "app.js").read_text(encoding="utf-8")
+    script = "\n".join(p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")))
+    assert '<script src="relations.js" defer>' in html
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     assert '<meta charset="utf-8">' in html and '<html lang="en">' in html
     for text in (html, script, css):

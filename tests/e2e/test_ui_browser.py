@@ -1,7 +1,7 @@
 """The inspector in a real headless Chromium against a real uvicorn (docs/ui.md, ADR 0039).
 
 One server over a seeded store and one browser for the module; each test opens a fresh tab,
-which asks for the bearer token on its first 401. The forget test is the only one that writes.
+which asks for the bearer token on its first 401. The forget, change and review tests write (each\nto its own claims and edges).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
 import pytest
 
 pytest.importorskip("fastapi", reason="the REST tests need the extra: pip install 'hlmem[server]'")
@@ -22,7 +23,17 @@ from hlmem import Memory  # noqa: E402
 from hlmem.adapters.settings import Settings  # noqa: E402
 from support.browser import chromium  # noqa: E402
 from support.rest_server import serving  # noqa: E402
-from support.ui_seed import DENSE_SUBJECT, EVIDENCE_TEXT, XSS_VALUE, Seeded, seed, seed_dense  # noqa: E402
+from support.ui_seed import (  # noqa: E402
+    DENSE_SUBJECT,
+    EVIDENCE_TEXT,
+    RELATION_TEXT,
+    XSS_ENTITY,
+    XSS_VALUE,
+    Seeded,
+    seed,
+    seed_dense,
+    seed_relations,
+)
 
 TOKEN = "browser-test-token"
 
@@ -30,7 +41,7 @@ TOKEN = "browser-test-token"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Seeded, Any]]:
     with Memory(tmp_path_factory.mktemp("ui") / "m.db", embedder="hash", settings=Settings()) as mem:
-        ids = seed(mem)
+        ids = attrs.evolve(seed(mem), relations=seed_relations(mem))
         seed_dense(mem)
         with serving(mem, token=TOKEN) as base, chromium() as browser:
             yield base, ids, browser
@@ -269,3 +280,86 @@ def test_an_event_page_names_each_citing_claim(page: Any, site: tuple[str, Seede
     assert link.inner_text() == "user · lives_in · 上海"
     link.click()
     assert page.wait_for_selector("#claim-value").inner_text() == "上海"
+
+
+def test_the_relation_queue_accepts_rejects_and_keeps_a_refused_row(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    import httpx
+
+    base, ids, _ = site
+    rel = ids.relations
+    page.click("nav a[data-view=relations]")
+    row = lambda rid: f"#relations tr[data-relation='{rid}']"  # noqa: E731
+    page.wait_for_selector(row(rel.manager))
+    queue = page.inner_text("#relations")
+    assert "Tom —manager→ Sarah" in queue and "Tom —works_at→ Acme" not in queue  # accepted: not in the queue
+    assert page.locator(row(rel.berlin)).count() == 0  # retired: not in the queue
+    page.fill(row(rel.manager) + " input[name=reason]", "Tom told me")
+    page.click(row(rel.manager) + " button.accept")
+    page.wait_for_selector("#relations-decided:has-text('Accepted: Tom —manager→ Sarah')")
+    assert page.locator(row(rel.manager)).count() == 0
+    page.click(row(rel.friend) + " button.reject")
+    page.wait_for_selector("#relations-decided:has-text('Rejected: Tom —friend→ Priya')")
+    assert page.locator(row(rel.friend)).count() == 0
+    # The evidence of a queued edge is retracted behind the page's back: accept is refused, the row stays.
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    httpx.post(f"{base}/v1/memories/{rel.hometown_claim}/retract", json={"reason": "not true"}, headers=auth,
+               timeout=30).raise_for_status()
+    page.click(row(rel.hometown) + " button.accept")
+    error = page.wait_for_selector(row(rel.hometown) + " .error").inner_text()
+    assert "retired" in error or "evidence" in error, error
+    assert page.is_enabled(row(rel.hometown) + " button.accept")
+    page.select_option("#relations-form select[name=status]", "accepted")
+    page.click("#relations-form button")
+    page.wait_for_selector(row(rel.manager))
+    assert page.locator(f"{row(rel.manager)} .status.accepted").count() == 1
+    assert page.locator(row(rel.works_at)).count() == 1 and page.locator(row(rel.friend)).count() == 0
+    page.select_option("#relations-form select[name=status]", "retired")
+    page.click("#relations-form button")
+    page.wait_for_selector(row(rel.hometown))
+    assert page.locator(row(rel.berlin)).count() == 1 and page.locator(row(rel.munich)).count() == 0
+    shown = httpx.get(f"{base}/v1/relations/{rel.manager}", headers=auth, timeout=30).json()
+    assert (shown["status"], shown["review_reason"]) == ("accepted", "Tom told me")
+
+
+def test_a_neighbourhood_draws_edges_by_status_and_opens_their_evidence(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    rel = ids.relations
+    page.goto(base + "/ui/#/relations?status=all")
+    page.click(f"#relations tr[data-relation='{rel.works_at}'] .edge-text a >> nth=0")  # Tom
+    page.wait_for_selector("svg.relgraph")
+    assert page.inner_text("main h1") == "Neighbourhood: Tom"
+    edge = lambda rid: f"svg.relgraph g.edge[data-relation='{rid}']"  # noqa: E731
+    assert page.locator("svg.relgraph g.edge").count() == 7
+    assert page.locator("svg.relgraph a.node").count() == 7  # one node per neighbour
+    dashes = lambda rid: page.eval_on_selector(edge(rid) + " path.line", "p => getComputedStyle(p).strokeDasharray")  # noqa: E731
+    faint = lambda rid: float(page.eval_on_selector(edge(rid), "g => getComputedStyle(g).opacity"))  # noqa: E731
+    assert "accepted" in page.get_attribute(edge(rel.works_at), "class") and dashes(rel.works_at) == "none"
+    assert dashes(rel.munich) != "none" and faint(rel.munich) == 1.0  # proposed: dashed
+    assert faint(rel.berlin) < 0.5  # retired: faint
+    page.click(edge(rel.works_at) + " text.rel")
+    evidence = page.wait_for_selector("#edge-detail .evidence pre:has-text('Acme')").inner_text()
+    assert page.locator("#edge-detail .evidence pre").all_inner_texts() == ["Tom · employer · Acme", RELATION_TEXT]
+    assert evidence == "Tom · employer · Acme" and "he said so" in page.inner_text("#edge-detail dl")
+    assert "selected" in page.get_attribute(edge(rel.works_at), "class")
+    page.click("#edge-detail .evidence a[href^='#/claim/ev_']")
+    page.wait_for_selector("#cited-by")
+    assert page.inner_text("main pre.verbatim") == RELATION_TEXT
+    page.go_back()
+    page.wait_for_selector("svg.relgraph")
+    page.click("svg.relgraph a.node:has(text:has-text('Munich')) circle")
+    page.wait_for_function("() => document.querySelector('main h1')?.textContent === 'Neighbourhood: Munich'")
+    assert page.locator("svg.relgraph g.edge").count() == 1
+
+
+def test_a_hostile_entity_name_is_text(page: Any, site: tuple[str, Seeded, Any]) -> None:
+    base, ids, _ = site
+    page.goto(base + "/ui/#/relations")
+    page.fill("#entity-form input[name=entity]", XSS_ENTITY)
+    page.click("#entity-form button")
+    page.wait_for_selector("svg.relgraph")
+    assert page.inner_text("main h1") == "Neighbourhood: " + XSS_ENTITY
+    for where in (f"#/entity/Tom?edge={ids.relations.owns}", "#/relations?status=all"):
+        page.goto(base + "/ui/" + where)
+        page.wait_for_function("v => document.querySelector('main').textContent.includes(v)", arg=XSS_ENTITY)
+        assert page.locator("main img").count() == 0
+    assert page.evaluate("window.__xss") is None

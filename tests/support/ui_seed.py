@@ -28,6 +28,7 @@ class Seeded:
     xss: str
     doomed: str
     standup: str
+    relations: RelSeeded | None = None
 
 
 def seed(mem: Any) -> Seeded:
@@ -55,3 +56,42 @@ def seed_dense(mem: Any) -> list[str]:
     on the timeline their bars and labels crowd one row. Returns their ids, oldest first."""
     return [mem.remember(DENSE_SUBJECT, "pipeline_status", f"waiting for review round {n} of the release candidate",
                          valid_from=f"2024-01-{n:02d}T00:00:00Z").id for n in range(1, 15)]
+
+
+#: An entity name that would run script if the page ever built HTML from data (Tom owns it).
+XSS_ENTITY = '<img src=x onerror="window.__xss=2">'
+#: The turn the relation claims cite, shown verbatim as an edge's evidence.
+RELATION_TEXT = "Tom works at Acme; his manager is Sarah, and he moved from Berlin to Munich."
+
+
+@frozen
+class RelSeeded:
+    """The edges around ``Tom`` (relations are reviewed whether or not ``[relations] enabled``)."""
+
+    works_at: str  # accepted
+    manager: str  # proposed: the test accepts it
+    friend: str  # proposed: the test rejects it
+    hometown: str  # proposed: the test retracts its claim behind the page's back, then accept is refused
+    hometown_claim: str
+    owns: str  # proposed: its target is XSS_ENTITY
+    berlin: str  # retired: its claim was corrected (Berlin -> Munich)
+    munich: str  # proposed
+
+
+def seed_relations(mem: Any) -> RelSeeded:
+    """Claims about Tom, scanned into edges: one accepted, one retired, the rest in the queue."""
+    event = mem.add(RELATION_TEXT, session="rel", extract=False)
+    mem.remember("Tom", "employer", "Acme", evidence=[event.id])
+    mem.remember("Tom", "boss", "Sarah", evidence=[event.id])
+    mem.remember("Tom", "friend", "Priya")
+    hometown = mem.remember("Tom", "hometown", "Graz")
+    mem.remember("Tom", "owns", XSS_ENTITY)
+    berlin = mem.remember("Tom", "lives_in", "Berlin", evidence=[event.id])
+    mem.relations.scan()
+    mem.correct(berlin.id, "Munich", evidence=[event.id], reason="moved")
+    mem.relations.scan()
+    edges = {(r.relation, r.target_name): r.relation_id for r in mem.relations.list(entity="Tom")}
+    mem.relations.accept(edges["works_at", "Acme"], reason="he said so")
+    return RelSeeded(edges["works_at", "Acme"], edges["manager", "Sarah"], edges["friend", "Priya"],
+                     edges["hometown", "Graz"], hometown.id, edges["owns", XSS_ENTITY], edges["lives_in", "Berlin"],
+                     edges["lives_in", "Munich"])

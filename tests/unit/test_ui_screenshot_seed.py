@@ -31,3 +31,7 @@ def test_the_showcase_store_holds_plain_values_and_three_changes_with_their_evid
         assert superseded == sorted(["北京", "深色模式", "Acme Robotics"])
         assert mem.claim(ids.shanghai).value == "上海"
         assert mem.claim(ids.doomed).value == "Bluebird launch plan"
+        sister = mem.relations.get(ids.sister).relation
+        assert (sister.source_name, sister.relation, sister.target_name, sister.status) == ("user", "sibling", "Anna",
+                                                                                            "accepted")
+        assert len(mem.relations.list(status="proposed")) >= 3  # a queue worth a screenshot

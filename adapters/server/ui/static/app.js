@@ -509,7 +509,7 @@
     const [path, qs] = (location.hash.slice(1) || "/search").split("?");
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     const name = VIEWS[parts[0]] ? parts.shift() : "search";
-    for (const a of document.querySelectorAll("nav a")) a.classList.toggle("current", a.dataset.view === name);
+    for (const a of document.querySelectorAll("nav a")) a.classList.toggle("current", a.dataset.view === (name === "entity" ? "relations" : name));
     try {
       await VIEWS[name](parts, new URLSearchParams(qs || ""));
     } catch (err) {
@@ -517,5 +517,9 @@
     }
   }
   window.addEventListener("hashchange", route);
-  route();
+  // The helpers for the views in other files (relations.js), which add themselves to VIEWS; deferred
+  // scripts all run before DOMContentLoaded, so the first route sees every view.
+  window.hlmemInspector = Object.freeze({ views: VIEWS, route, el, svg, add, txt, put, show, table, errorBox, api, query,
+    link, claimLink, when, span, status });
+  document.addEventListener("DOMContentLoaded", route);
 })();
