@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_facts  # noqa: E402
+from _common import machine_facts, read_sequences  # noqa: E402
 
 from hlmem import Memory  # noqa: E402
 
@@ -89,16 +89,14 @@ VALUES = {value for _s, _p, value in FACTS}
 def read_questions(path: Path) -> tuple[list[tuple[str, str, str | None, bool]], list[tuple[str, str]]]:
     """A written set of questions about :data:`FACTS` (see the module's docstring), checked."""
     profile, value = [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        q = json.loads(line)
+    for n, q in enumerate(read_sequences(path, ("kind", "text")), 1):
         if q.get("kind") == "profile" and q.get("subject") in SUBJECTS and q.get("family") in (*FAMILIES, None):
             profile.append((q["text"], q["subject"], q.get("family"), True))
         elif q.get("kind") == "value" and q.get("value") in VALUES:
             value.append((q["text"], q["value"]))
         else:
-            raise ValueError(f"{path}:{n}: not a profile question about {SUBJECTS} nor a value question about {FACTS}")
+            raise ValueError(f"{path}: question {n}: not a profile question about {SUBJECTS} "
+                             f"nor a value question about {FACTS}")
     return profile, value
 
 
