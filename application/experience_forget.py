@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from attrs import evolve
 
-from hlmem.application.forgetting import ForgetReport
+from hlmem.application.forgetting import ForgetReport, compacted
 from hlmem.application.ports import Clock, ExperienceForgetStore, IdGenerator, TombstoneLedger
 from hlmem.domain.errors import NotFound
 from hlmem.domain.experience_decisions import check_episode_id
@@ -76,8 +76,7 @@ class ExperienceForgetService:
                     raise _DryRun(evolve(report, dry_run=True, forget_id=None, forgotten_at=None))
         except _DryRun as done:
             return done.report
-        done = self._storage.compact_erased()
-        return evolve(report, erasure_pending=bool(done.get("pending")))
+        return compacted(report, self._storage.compact_erased())
 
     def enforce_tombstones(self, tombstones: Sequence[Tombstone], *, actor: str, reason: str) -> int:
         """Forget, with the cascade, every live episode, policy and procedure ``tombstones`` name by

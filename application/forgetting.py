@@ -19,7 +19,7 @@ its counts are exactly what a forget would remove.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 
@@ -80,6 +80,18 @@ class ForgetReport:
     def removed(self) -> int:
         """How many streams became tombstones."""
         return len(self.items)
+
+
+def compacted(report: ForgetReport, done: Mapping[str, int]) -> ForgetReport:
+    """``report`` once the store compacted the erased bytes (``compact_erased``'s answer): pending
+    or not, and a note when stale temporary copies of the store (killed backups, restores or
+    replays, each holding its text from before) were removed beside it."""
+    notes = report.notes
+    if done.get("stale_copies"):
+        n = done["stale_copies"]
+        notes += ((f"removed {n} stale temporary cop{'y' if n == 1 else 'ies'} of the store beside it (left by a "
+                   "killed backup, restore or replay; they held its text from before this forget)"),)
+    return evolve(report, erasure_pending=bool(done.get("pending")), notes=notes)
 
 
 class _DryRun(Exception):
@@ -175,8 +187,7 @@ class ForgetService:
         if dry_run or (report.already_forgotten and self._storage.pending_erasure() is None):
             return report
         # A repeat also finishes (or reports) an erasure an earlier forget left pending.
-        done = self._storage.compact_erased()
-        return evolve(report, erasure_pending=bool(done.get("pending")))
+        return compacted(report, self._storage.compact_erased())
 
     def _execute(self, g: Gathered, plan: ForgetPlan, salt: bytes, *, namespace: str, target_kind: str,
                  target: str, actor: str, reason: str, subject: str | None = None) -> ForgetReport:

@@ -102,26 +102,27 @@ def replay_copy(replay: Callable[[Callable[[int], None]], object], total: int, *
 
 
 def temporaries(store: Path) -> Check:
-    """Temporaries of backups and restores beside the store (``.NAME.backup-….tmp`` and SQLite's
-    files beside them): ok when none, or only running ones; warn on any a dead process left.
-    Nothing is removed (the next ``hlmem backup`` or ``restore`` removes the stale ones)."""
+    """Temporaries of backups, restores and replays beside the store (``.NAME.backup-….tmp``,
+    ``.NAME.rebuild-….tmp`` and SQLite's files beside them): ok when none, or only running ones;
+    warn on any a dead process left. Nothing is removed (the next ``hlmem backup``, ``restore``,
+    ``replay --into`` or ``forget`` removes the stale ones)."""
     found = find_leftovers(store.parent)
     if not found:
-        return Check("temporaries", OK, "no temporary files of backups or restores beside the store")
+        return Check("temporaries", OK, "no temporary files of backups, restores or replays beside the store")
     running = [x for x in found if x.state == IN_USE]
     left = [x for x in found if x.state != IN_USE]
     if not left:
-        return Check("temporaries", OK, f"{len(running)} backup or restore running (its temporary file is in use)")
+        return Check("temporaries", OK, f"{len(running)} backup, restore or replay running (its temporary file is in use)")
     size = sum(x.size for x in left)
     stale = sum(1 for x in left if x.state == STALE)
     names = ", ".join(x.path.name for x in left[:3]) + (", …" if len(left) > 3 else "")
-    detail = (f"{len(left)} temporar{'y' if len(left) == 1 else 'ies'} of interrupted backups or restores "
+    detail = (f"{len(left)} temporar{'y' if len(left) == 1 else 'ies'} of interrupted backups, restores or replays "
               f"({size / 2**20:.1f} MiB in {store.parent}): {names}; {stale} provably stale (no process holds "
               "its lock)")
     if stale < len(left):
         detail += f", {len(left) - stale} without a lock file (an older hlmem's), removed once a day old"
-    return Check("temporaries", WARN, detail, "the next `hlmem backup` (or restore) removes the stale ones; or delete "
-                 "them yourself when no backup or restore is running")
+    return Check("temporaries", WARN, detail, "the next `hlmem backup`, `restore`, `replay --into` or `forget` removes the stale "
+                 "ones; or delete them yourself when none of those is running")
 
 
 def embedder_matches(con: apsw.Connection, name: str, model: Callable[[str], tuple[str, int]]) -> Check:

@@ -9,11 +9,14 @@ handles what lives beside the log (embedding cache, job rows) and the bytes on d
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import apsw
 
 from hlmem.adapters.embedders.cached import content_hash
+from hlmem.adapters.sqlite.temp_files import Leftover, remove_stale
 from hlmem.domain.forgetting import ERASED_TEXT, mentions, jobs_to_scrub
 
 
@@ -180,3 +183,12 @@ def compact(con: apsw.Connection, *, wait_ms: int = CHECKPOINT_WAIT_MS) -> dict[
             con.set_busy_timeout(before)
     out.update(wal_busy=busy, wal_frames=log_frames, wal_checkpointed=checkpointed, pending=int(bool(busy)))
     return out
+
+
+def remove_stale_copies(path: str) -> list[Leftover]:
+    """Remove what killed backups, restores and replays left beside the store file at ``path``
+    (temp_files.remove_stale: only temporaries no process holds); each is a copy of the store's
+    text from before a forget. Nothing for a store without a file of its own."""
+    if not path or path == ":memory:" or path.startswith("file:") or not os.path.isfile(path):
+        return []
+    return remove_stale(Path(path).resolve().parent)

@@ -3,8 +3,10 @@
 The rebuild writes a file nobody else has open and nobody reads until it is complete, so it is
 written as a bulk load (ADR 0086): no write-ahead log (the rollback journal in memory, so a failed
 batch still rolls back), no syncs, a large page cache. A store kept with ``into`` is built under a
-temporary name beside it and takes its name only once rebuilt, back in WAL mode and synced: a
-replay that fails or is stopped leaves nothing at ``into``.
+temporary name beside it (``.NAME.rebuild-XXXXXXXX.tmp``, with a lock file its process holds, as
+a backup's: adapters/sqlite/temp_files.py) and takes its name only once rebuilt, back in WAL mode
+and synced: a replay that fails or is stopped leaves nothing at ``into``, and one that is killed
+leaves a temporary the doctor reports and the next backup, restore, replay or forget removes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import apsw
 
 from hlmem.adapters.sqlite.store import SQLiteStorage
+from hlmem.adapters.sqlite.temp_files import held_temp, remove_stale
 from hlmem.domain.errors import StorageError, ValidationError
 
 #: Tables whose secondary indexes a rebuild makes once at the end instead of row by row: no
@@ -42,13 +45,13 @@ def replay_target(into: str | os.PathLike[str] | None = None) -> Iterator[SQLite
     final = Path(into) if into else None
     if final is not None and final.exists():
         raise ValidationError(f"{final} exists; replay builds a fresh store", field="into")
-    with tempfile.TemporaryDirectory(prefix="hlmem-replay-") as tmp:
+    with contextlib.ExitStack() as stack:
         if final is None:
-            path = Path(tmp) / "rebuilt.db"
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hlmem-replay-"))) / "rebuilt.db"
         else:
             final.parent.mkdir(parents=True, exist_ok=True)
-            path = final.parent / f".{final.name}.rebuilding-{os.getpid()}"
-            _remove(path)
+            remove_stale(final.parent)  # what killed replays, backups and restores left there
+            path = stack.enter_context(held_temp(final, "rebuild"))
         target = SQLiteStorage(path, synchronous="OFF")
         closed = False
         try:
@@ -61,8 +64,6 @@ def replay_target(into: str | os.PathLike[str] | None = None) -> Iterator[SQLite
         finally:
             if not closed:
                 target.close()
-            if final is not None:
-                _remove(path)
 
 
 def bulk_load(con: apsw.Connection) -> list[tuple[str, str]]:
@@ -125,8 +126,3 @@ def keep(path: Path, final: Path) -> None:
         finally:
             os.close(fd)
 
-
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()

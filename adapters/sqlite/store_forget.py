@@ -23,6 +23,7 @@ class SQLiteForgetting:
     _con: apsw.Connection
     _lock: threading.RLock
     _depth: int
+    path: str
     embedding_cache: SQLiteEmbeddingCache
 
     def session_events(self, namespace: str, session_id: str) -> list[str]:
@@ -84,11 +85,14 @@ class SQLiteForgetting:
         """After a forget commits: drop planner samples, checkpoint and truncate the WAL.
 
         ``pending`` is 1 when another connection kept the checkpoint from completing (the
-        erasure stays recorded and a later call finishes it)."""
+        erasure stays recorded and a later call finishes it). ``stale_copies``: temporaries of
+        killed backups, restores or replays beside the store, each a copy of its text, removed."""
         with self._lock, _translated("compacting erased content", self._con):
             if self._depth:
                 raise StorageError("compact_erased() runs after the forget's transaction, not inside it")
-            return erasure.compact(self._con, wait_ms=wait_ms)
+            done = erasure.compact(self._con, wait_ms=wait_ms)
+        done["stale_copies"] = len(erasure.remove_stale_copies(self.path))
+        return done
 
     def _finish_pending_erasure(self) -> None:
         """At open: finish an erasure a forget left pending, without waiting for anyone (a reader's

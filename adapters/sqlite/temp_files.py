@@ -1,14 +1,17 @@
-"""Temporary files of backups and restores: held while in use, found and removed once stale.
+"""Temporary files of backups, restores and replays: held while in use, found and removed once stale.
 
 A backup writes ``.NAME.backup-XXXXXXXX.tmp`` beside its target, a restore
-``.NAME.restore-XXXXXXXX.tmp`` beside the store, and SQLite may put a ``-journal`` (``-wal``,
-``-shm``) beside either. A process killed mid-copy (SIGKILL, a power cut) leaves them, full size.
+``.NAME.restore-XXXXXXXX.tmp`` beside the store, ``replay --into NAME`` builds
+``.NAME.rebuild-XXXXXXXX.tmp`` beside the store it will name, and SQLite may put a ``-journal``
+(``-wal``, ``-shm``) beside any of them. A process killed mid-copy (SIGKILL, a power cut) leaves
+them, full size — each a copy of the store's text, which a later ``forget`` must not leave behind
+(the store's forget removes the provably stale ones beside it: docs/forgetting.md).
 
 Each temporary has a lock file, ``….tmp.lock``, made *before* the temporary and removed *after*
 it, on which its process holds an exclusive ``flock`` the whole time: the kernel drops that lock
 when the process ends, however it ends. So a lock file nobody holds proves its temporary stale,
-and :func:`remove_stale` (run by every backup and restore before it starts) removes exactly
-those. ``flock`` is not SQLite's lock (those are POSIX record locks on the database files), so
+and :func:`remove_stale` (run by every backup, restore and ``replay --into`` before it starts,
+and by a forget once it commits) removes exactly those. ``flock`` is not SQLite's lock (those are POSIX record locks on the database files), so
 the two never meet; the lock file is a file of its own so that closing it cannot drop SQLite's.
 
 A temporary without a lock file was made by an hlmem from before this scheme (or is the
@@ -35,7 +38,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 #: A temporary (or one of its parts) by name: ``.NAME.PURPOSE-TOKEN.tmp[PART]``.
-PATTERN = re.compile(r"^\.(?P<name>.+)\.(?P<purpose>backup|restore)-(?P<token>[0-9a-f]{8})\.tmp"
+PATTERN = re.compile(r"^\.(?P<name>.+)\.(?P<purpose>backup|restore|rebuild)-(?P<token>[0-9a-f]{8})\.tmp"
                      r"(?P<part>-journal|-wal|-shm|\.lock)?$")
 #: What SQLite may leave beside a database file.
 SQLITE_PARTS = ("", "-journal", "-wal", "-shm")
@@ -51,10 +54,10 @@ UNPROVEN = "unproven"
 
 @frozen
 class Leftover:
-    """A temporary of a backup or restore that is still on disk, with its parts.
+    """A temporary of a backup, restore or replay that is still on disk, with its parts.
 
     ``state``: :data:`STALE` (its lock is free: no process holds it), :data:`IN_USE` (a running
-    backup or restore holds it), :data:`UNPROVEN` (no lock file and changed within
+    backup, restore or replay holds it), :data:`UNPROVEN` (no lock file and changed within
     :data:`UNPROVEN_AFTER`, or no ``flock`` on this system).
     """
 
@@ -166,7 +169,7 @@ def _describe(tmp: Path, files: list[Path], now: float, *, exclusive: bool) -> t
 
 
 def find_leftovers(folder: Path) -> list[Leftover]:
-    """Every temporary of a backup or restore in ``folder``, with its state; changes nothing."""
+    """Every temporary of a backup, restore or replay in ``folder``, with its state; changes nothing."""
     now = time.time()
     return [_describe(tmp, files, now, exclusive=False)[0] for tmp, files in sorted(_groups(Path(folder)).items())]
 
@@ -201,5 +204,5 @@ def stale_note(removed: list[Leftover]) -> str:
     """One line saying what :func:`remove_stale` removed."""
     size = sum(x.size for x in removed)
     names = ", ".join(x.path.name for x in removed[:3]) + (", …" if len(removed) > 3 else "")
-    return (f"removed {len(removed)} stale temporar{'y' if len(removed) == 1 else 'ies'} of an interrupted backup "
-            f"or restore ({size / 2**20:.1f} MiB): {names}")
+    return (f"removed {len(removed)} stale temporar{'y' if len(removed) == 1 else 'ies'} of an interrupted backup, "
+            f"restore or replay ({size / 2**20:.1f} MiB): {names}")

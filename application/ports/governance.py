@@ -64,7 +64,9 @@ class Erasure(Protocol):
       query-planner samples are refreshed and the WAL is checkpointed and truncated); it returns
       what it did, by name, with ``pending`` 1 when another connection kept it from completing
       (then the record stays, and a later call — the next open, the worker, maintenance —
-      finishes it and clears the record). In-memory stores have nothing to compact.
+      finishes it and clears the record); ``stale_copies`` counts temporary copies of the store
+      that killed backups, restores or replays left beside its file, removed because each holds
+      the text from before the forget (SQLite). In-memory stores have nothing to compact.
     """
 
     def erase_payloads(self, stream_ids: Sequence[str], *, reason: str, at: datetime) -> int: ...

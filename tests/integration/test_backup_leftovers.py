@@ -130,7 +130,7 @@ def test_the_cli_doctor_and_backup_say_what_was_left_and_removed(tmp_path: Path)
     check = {c["name"]: c for c in json.loads(doctor.out)["checks"]}["temporaries"]
     assert doctor.code == 1 and check["status"] == "warn" and ".b1.db.backup-" in check["detail"], doctor
     run = run_cli(db, ["--embedder", "hash", "backup", str(tmp_path / "b2.db"), "--json"])
-    assert run.code == 0 and "removed 1 stale temporary of an interrupted backup or restore" in run.err, run
+    assert run.code == 0 and "removed 1 stale temporary of an interrupted backup, restore or replay" in run.err, run
     [gone] = json.loads(run.out)["stale_removed"]
     assert ".b1.db.backup-" in gone["path"] and gone["size_bytes"] > 0
     assert find_leftovers(tmp_path) == []
@@ -185,3 +185,52 @@ def test_a_held_temporary_is_in_use_in_this_process_too_and_leaves_nothing(tmp_p
         assert [x.state for x in find_leftovers(tmp_path)] == [IN_USE]
         assert remove_stale(tmp_path) == [] and tmp.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+#: ``replay --into`` that stops after its 20th event, to be killed there.
+SLOW_REPLAY = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from hlmem.adapters.memory_api import Memory
+
+    db, into, marker = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+
+    def progress(n):
+        if n >= 20:
+            marker.write_text(str(n))
+            time.sleep(600)
+
+    with Memory(db, embedder="hash") as mem:
+        mem.replay(into=into, progress=progress)
+""")
+
+
+def test_a_killed_replay_is_reported_and_a_forget_removes_its_copy_of_the_text(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    with Memory(db, embedder="hash") as mem:
+        secret = mem.add("my locker code is Zq-90817", extract=False)
+    marker = tmp_path / "replaying"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_REPLAY, str(db), str(tmp_path / "rebuilt.db"), str(marker)])
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, "the replay ended before it was paused"
+            assert time.monotonic() < deadline, "the replay never reached its 20th event"
+            time.sleep(0.05)
+        [running] = find_leftovers(tmp_path)
+        assert running.state == IN_USE and running.path.name.startswith(".rebuilt.db.rebuild-")
+        assert "running" in temporaries(db).detail
+    finally:
+        _kill(proc)
+    [left] = find_leftovers(tmp_path)
+    assert left.state == STALE and not (tmp_path / "rebuilt.db").exists()
+    report = temporaries(db)
+    assert report.status == WARN and ".rebuilt.db.rebuild-" in report.detail and "forget" in report.action
+    copy = b"".join(p.read_bytes() for p in left.files)
+    assert b"Zq-90817" in copy, "the killed replay's copy holds the text (else this test proves nothing)"
+
+    with Memory(db, embedder="hash") as mem:
+        forgot = mem.forget(secret.id)
+    assert any("removed 1 stale temporary copy of the store" in n for n in forgot.notes), forgot.notes
+    assert find_leftovers(tmp_path) == [] and temporaries(db).status == OK
+    assert not any(b"Zq-90817" in p.read_bytes() for p in tmp_path.iterdir() if p.is_file())

@@ -80,7 +80,7 @@ def test_replay_into_names_the_store_only_when_complete(tmp_path: Path, small_ba
         def stop(n: int) -> None:
             # Half-way: the store being built exists under its temporary name only.
             assert not into.exists()
-            assert [p.name for p in into.parent.iterdir() if p.name.startswith(".rebuilt.db.rebuilding-")]
+            assert [p.name for p in into.parent.iterdir() if p.name.startswith(".rebuilt.db.rebuild-")]
             if n >= 20:
                 raise KeyboardInterrupt
 
