@@ -25,6 +25,17 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_WORK = Path("/tmp/hlmem_bench_core")
 NAMESPACE = "default"
 
+
+def datasets_dir() -> Path:
+    """The public datasets: ``$HLMEM_DATASETS``, else ``shared/datasets`` beside the checkout or
+    beside any folder above it (a worktree under ``/work/wt/NAME`` finds ``/work/shared/datasets``)."""
+    if os.environ.get("HLMEM_DATASETS"):
+        return Path(os.environ["HLMEM_DATASETS"])
+    for parent in HERE.parents:
+        if (parent / "shared" / "datasets").is_dir():
+            return parent / "shared" / "datasets"
+    return HERE.parent.parent / "shared" / "datasets"
+
 # --- machine facts and measurements ------------------------------------------------------------
 
 

@@ -51,6 +51,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from _answers import answer_parts, contains_answer, normalise  # noqa: E402
+from _common import datasets_dir  # noqa: E402
 from _cost_gold import locomo_answers, memdaily_answers  # noqa: E402
 from _cost_misses import miss_reasons  # noqa: E402
 from retrieval.data import Doc, Haystack, load_locomo, load_memdaily  # noqa: E402
@@ -61,7 +62,7 @@ from retrieval.runner import _safe, docs_key  # noqa: E402
 from hlmem.application.packet import HEADER, PacketItem, build_packet, estimate_tokens  # noqa: E402
 
 #: ``../shared/datasets`` beside the repository, or ``$HLMEM_DATASETS``.
-DATASETS = Path(os.environ.get("HLMEM_DATASETS") or HERE.parent.parent / "shared" / "datasets")
+DATASETS = datasets_dir()
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hlmem-bench"
 BUDGETS = (250, 500, 1000, 2000)
 #: Items asked of recall (and taken from the baseline's ranking) per packet: enough to fill 2,000 tokens.

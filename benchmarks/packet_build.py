@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import string
@@ -26,11 +25,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import emit, machine_facts  # noqa: E402
+from _common import datasets_dir, emit, machine_facts  # noqa: E402
 
 from hlmem.application.packet import PacketItem, build_packet, estimate_tokens  # noqa: E402
 
-DATASETS = Path(os.environ.get("HLMEM_DATASETS") or HERE.parent.parent / "shared" / "datasets")
+DATASETS = datasets_dir()
 ULID_CHARS = string.digits + "ABCDEFGHJKMNPQRSTVWXYZ"
 
 

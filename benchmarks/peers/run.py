@@ -34,7 +34,7 @@ for path in (HERE, BENCHMARKS):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from _common import emit, machine_facts, print_table  # noqa: E402
+from _common import datasets_dir, emit, machine_facts, print_table  # noqa: E402
 from peers_protocol import Driver, ProtocolError, encode_vector  # noqa: E402
 from peers_scoring import GOALS, goals, r5_margins, ratios, score_recall, summarize  # noqa: E402
 from peers_systems import (  # noqa: E402
@@ -57,11 +57,7 @@ class Caller(Protocol):
 
 def default_dataset() -> Path:
     """``shared/datasets/locomo`` beside the checkout or beside any folder above it (worktrees)."""
-    for parent in ROOT.parents:
-        candidate = parent / "shared" / "datasets" / "locomo"
-        if candidate.exists():
-            return candidate
-    return ROOT.parent / "shared" / "datasets" / "locomo"
+    return datasets_dir() / "locomo"
 
 
 def dataset_file(path: Path) -> Path:

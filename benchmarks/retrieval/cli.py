@@ -18,8 +18,10 @@ from .margins import paired_bootstrap
 from .runner import METHODS, Options, run_dataset, summarize
 from .smoke import CATEGORY, case_rows, pass_counts
 
+from _common import datasets_dir  # benchmarks/_common.py (run.py puts benchmarks/ on sys.path)
+
 ROOT = Path(__file__).resolve().parents[2]
-DATASETS = ROOT.parent / "shared" / "datasets"
+DATASETS = datasets_dir()  # $HLMEM_DATASETS, or shared/datasets beside the checkout (or a folder above it)
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hlmem-bench"
 
 USAGE = """examples:
