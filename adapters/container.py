@@ -118,6 +118,12 @@ def _make_extractor(llm, registry, forget, kind=None):
     return GatedExtractor(inner, forget.guard)
 
 
+def _llm_relations(llm, extractor, sink, enabled):
+    """With relations enabled and an LLM extracting: its one extraction call also names relations,
+    proposed for review through ``sink`` (the relation guard) with the window's claims (ADR 0093)."""
+    return (extractor, sink) if enabled and llm is not None else None
+
+
 def _on_unless_false(value) -> bool:
     """A boolean setting that is on unless explicitly turned off (None: not configured)."""
     return value is not False
@@ -224,7 +230,9 @@ class Container(containers.DeclarativeContainer):
     auditor = providers.Singleton(_make_auditor, llm, config.dedup.audit)
     pipeline = providers.Singleton(ExtractionPipeline, guarded_storage, job_queue, clock, ids, registry, extractor,
                                    passage_embedder, provenance_mode, auditor, guard=forget.provided.guard,
-                                   backlog=vector_backlog)
+                                   backlog=vector_backlog,
+                                   relations=providers.Callable(_llm_relations, llm, extractor, guarded_storage,
+                                                                providers.Callable(bool, config.relations.enabled)))
     # Lifecycle (ADR 0015): thresholds from ``lifecycle.policy`` / ``lifecycle.maintenance``.
     lifecycle_policy = providers.Singleton(_lifecycle_policy, config.lifecycle.policy)
     maintenance_config = providers.Singleton(_maintenance_config, config.lifecycle.maintenance)

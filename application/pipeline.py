@@ -18,7 +18,7 @@ from hlmem.application.indexing import claim_text, passage_vectors, retrying_for
 from hlmem.application.ports import Clock, Embedder, IdGenerator, IndexEntry, Job, JobQueue, WriteStore
 from hlmem.application.revival import revival_index, revived_ids
 from hlmem.domain.admission import admit_candidate
-from hlmem.domain.candidates import CandidateClaim, SourceEvent, Verdict
+from hlmem.domain.candidates import CandidateClaim, GateDecision, SourceEvent, Verdict
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_claim
 from hlmem.domain.decisions import decide_assert
 from hlmem.domain.dedup import DedupOutcome, classify
@@ -26,6 +26,8 @@ from hlmem.domain.errors import ValidationError
 from hlmem.domain.events import Cardinality, ConflictOpened, ExtractionRecorded
 from hlmem.domain.evidence import evidence_problems
 from hlmem.domain.queries import current
+from hlmem.domain.relation_decisions import RelationCandidate
+from hlmem.domain.relation_mentions import RelationMention, check_mention
 from hlmem.domain.provenance import ProvenanceMode, admit_event, restrict
 from hlmem.domain.slots import SlotRegistry, normalize_key
 from hlmem.domain.state import ClaimState, ObservationState, slot_key
@@ -61,6 +63,20 @@ class Extractor(Protocol):
     def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]: ...
 
 
+class RelationReader(Protocol):
+    """An extractor whose one call also names the relations the events state (the LLM's, ADR 0093)."""
+
+    def extract_relations(self, events: Sequence[SourceEvent], *,
+                          job_id: str | None = None) -> tuple[list[CandidateClaim], list[RelationMention]]: ...
+
+
+class RelationSink(Protocol):
+    """Where checked relation candidates go: the review queue, in the window's transaction
+    (:meth:`hlmem.application.relation_guard.RelationGuard.propose_candidates`)."""
+
+    def propose_candidates(self, candidates: Sequence[RelationCandidate], *, namespace: str, at: datetime) -> int: ...
+
+
 @frozen
 class WindowResult:
     """What one window produced."""
@@ -89,10 +105,14 @@ class ExtractionPipeline:
     def __init__(self, storage: WriteStore, queue: JobQueue, clock: Clock, ids: IdGenerator, registry: SlotRegistry,
                  extractor: Extractor, embedder: Embedder | None = None,
                  provenance_mode: ProvenanceMode = ProvenanceMode.ENFORCE, auditor: DedupAuditor | None = None,
-                 *, guard: CommandGuard | None = None, backlog: VectorBacklog | None = None) -> None:
+                 *, guard: CommandGuard | None = None, backlog: VectorBacklog | None = None,
+                 relations: tuple[RelationReader, RelationSink] | None = None) -> None:
         """:param guard: re-ingest blocking, asked again under the write lock (the extractor asked
             first, :class:`~hlmem.application.reingest.GatedExtractor`); None: not asked again.
-        :param backlog: the claims' vectors are owed to the worker, not embedded (ADR 0080)."""
+        :param backlog: the claims' vectors are owed to the worker, not embedded (ADR 0080).
+        :param relations: when relations are enabled and an LLM extracts: the extractor's call also
+            names relations (the reader, used instead of ``extractor.extract``), and those the text
+            bears out are proposed for review with the window's claims (the sink; ADR 0093)."""
         self._storage = storage
         self._queue = queue
         self._clock = clock
@@ -104,16 +124,24 @@ class ExtractionPipeline:
         self._auditor = auditor
         self._guard = guard
         self._backlog = backlog
+        self._relations = relations
         self._audited: set[tuple[int, str]] = set()
 
     # -- gates --------------------------------------------------------------------------------------
 
-    def _candidates(self, sources: Sequence[SourceEvent], job_id: str) -> tuple[list[CandidateClaim], dict, list[str]]:
+    def _candidates(self, sources: Sequence[SourceEvent],
+                    job_id: str) -> tuple[list[CandidateClaim], dict, list[str], list[RelationMention]]:
         verdicts = {s.event_id: admit_event(s, self._mode) for s in sources}
         admitted = [s for s in sources if verdicts[s.event_id].verdict is not Verdict.REJECT]
         blocked = [s.event_id for s in sources if verdicts[s.event_id].verdict is Verdict.REJECT]
         # A window whose every event provenance blocks costs no extraction (no LLM tokens).
-        candidates = self._extractor.extract(admitted, job_id=job_id) if admitted else []
+        mentions: list[RelationMention] = []
+        if not admitted:
+            candidates = []
+        elif self._relations is not None:
+            candidates, mentions = self._relations[0].extract_relations(admitted, job_id=job_id)
+        else:
+            candidates = self._extractor.extract(admitted, job_id=job_id)
         restricted = {eid for eid, v in verdicts.items() if v.verdict is Verdict.RESTRICT}
         by_id = {s.event_id: s for s in sources}
         out = []
@@ -122,7 +150,7 @@ class ExtractionPipeline:
                 anchor = min((by_id[e].occurred_at for e in cand.evidence if e in by_id), default=None)
                 cand = restrict(cand, anchor=anchor)
             out.append(cand)
-        return out, verdicts, blocked
+        return out, verdicts, blocked, mentions
 
     def _command(self, cand: CandidateClaim, sources: Mapping[str, SourceEvent], namespace: str) -> AssertClaim:
         first = min((sources[e].occurred_at for e in cand.evidence if e in sources), default=None)
@@ -144,9 +172,10 @@ class ExtractionPipeline:
         observations = self._storage.get_observations(event_ids)
         sources = [source_of(observations[e]) for e in event_ids if e in observations and not observations[e].forgotten]
         by_id = {s.event_id: s for s in sources}
-        candidates, verdicts, blocked = self._candidates(sources, jobs[0].job_id)
+        candidates, verdicts, blocked, mentions = self._candidates(sources, jobs[0].job_id)
+        edges, refused_edges = checked_mentions(mentions, by_id, verdicts)
 
-        rejected: list[tuple[str, tuple[str, ...]]] = []
+        rejected: list[tuple[str, tuple[str, ...]]] = list(refused_edges)
         commands: list[tuple[CandidateClaim, AssertClaim]] = []
         for cand in candidates:
             gate = admit_candidate(cand, by_id, mode=self._mode)
@@ -171,6 +200,9 @@ class ExtractionPipeline:
                 refused = list(rejected)  # a try that asks for more vectors leaves the outer list as it was
                 live = self._with_live_evidence(self._not_forgotten(commands, fingerprints), refused)
                 claims, conflicts = self._write(live, vectors, now, embed=last)
+                if edges and self._relations is not None:
+                    self._relations[1].propose_candidates(self._edges_with_live_evidence(edges, refused),
+                                                          namespace=namespace, at=now)
                 extraction_id = self._ids.new("ex")
                 record = ExtractionRecorded(
                     event_id=self._ids.new("lg"), stream_id=extraction_id, version=1, recorded_at=now,
@@ -208,6 +240,19 @@ class ExtractionPipeline:
                 rejected.append((f"{cand.subject} · {cand.predicate}", tuple(dict.fromkeys(p.reason for p in problems))))
             else:
                 kept.append((cand, cmd))
+        return kept
+
+    def _edges_with_live_evidence(self, edges: Sequence[RelationCandidate],
+                                  rejected: list[tuple[str, tuple[str, ...]]]) -> list[RelationCandidate]:
+        """The relation candidates whose events still exist and are not forgotten (as for claims)."""
+        cited = self._storage.get_observations(list(dict.fromkeys(e for c in edges for e in c.evidence)))
+        kept = []
+        for edge in edges:
+            problems = evidence_problems(edge.evidence, cited)
+            if problems:
+                rejected.append((edge_label(edge), tuple(dict.fromkeys(p.reason for p in problems))))
+            else:
+                kept.append(edge)
         return kept
 
     def _write(self, commands, vectors, now, *, embed: bool) -> tuple[list[str], list[str]]:
@@ -296,3 +341,30 @@ class ExtractionPipeline:
         )
         self._storage.append([event])
         return conflict_id
+
+
+def edge_label(edge: RelationCandidate) -> str:
+    """How a refused relation is listed in its window's extraction record."""
+    return f"relation · {edge.source.name} —{edge.relation}→ {edge.target.name}"
+
+
+def checked_mentions(mentions: Sequence[RelationMention], sources: Mapping[str, SourceEvent],
+                     verdicts: Mapping[str, GateDecision]) -> tuple[list[RelationCandidate], list[tuple[str, tuple[str, ...]]]]:
+    """The relation mentions the text bears out, as candidates, and the refused ones with their
+    reason codes (:func:`hlmem.domain.relation_mentions.check_mention`); a mention read from an
+    event provenance only restricts (a web page, a tool) is refused as ``relation.provenance``."""
+    edges: list[RelationCandidate] = []
+    refused: list[tuple[str, tuple[str, ...]]] = []
+    for mention in mentions:
+        label = f"relation · {mention.source} —{mention.relation}→ {mention.target}"
+        event = sources.get(mention.event_id)
+        verdict = verdicts.get(mention.event_id)
+        if event is None or verdict is None or verdict.verdict is not Verdict.ACCEPT:
+            refused.append((label, ("relation.provenance",)))
+            continue
+        checked = check_mention(mention, event)
+        if isinstance(checked, RelationCandidate):
+            edges.append(checked)
+        else:
+            refused.append((label, checked))
+    return edges, refused

@@ -11,7 +11,7 @@ default); replay and restore always enforce tombstones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hlmem.application.ports import TombstoneLedger
 from hlmem.domain.commands import AssertClaim, RecordObservation
@@ -19,7 +19,8 @@ from hlmem.domain.forgetting import ForgottenContent, claim_fingerprint, observa
 from hlmem.domain.slots import SlotRegistry
 
 if TYPE_CHECKING:
-    from hlmem.application.pipeline import Extractor
+    from hlmem.application.pipeline import Extractor, RelationReader
+    from hlmem.domain.relation_mentions import RelationMention
     from hlmem.domain.candidates import CandidateClaim, SourceEvent
 
 
@@ -99,7 +100,16 @@ class GatedExtractor:
 
     def extract(self, events: Sequence[SourceEvent], *, job_id: str | None = None) -> list[CandidateClaim]:
         """The inner extractor's candidates, less those whose content was forgotten."""
-        candidates = self._inner.extract(events, job_id=job_id)
+        return self._gated(self._inner.extract(events, job_id=job_id))
+
+    def extract_relations(self, events: Sequence[SourceEvent], *,
+                          job_id: str | None = None) -> tuple[list[CandidateClaim], list[RelationMention]]:
+        """The inner extractor's claims (gated as :meth:`extract`'s) and relation mentions; the
+        inner one must be a :class:`~hlmem.application.pipeline.RelationReader`."""
+        claims, mentions = cast("RelationReader", self._inner).extract_relations(events, job_id=job_id)
+        return self._gated(claims), mentions
+
+    def _gated(self, candidates: list[CandidateClaim]) -> list[CandidateClaim]:
         blocked = self._guard.blocked([AssertClaim(subject=c.subject, predicate=c.predicate, value=c.value)
                                        for c in candidates])
         return [c for c, b in zip(candidates, blocked) if not b]

@@ -15,7 +15,8 @@ items). ``RelationGuard`` wraps it; an ``append`` also appends, inside the same 
   events assert and in what people said (the user's turns; a named speaker's in a conversation
   between people, ADR 0085) (:mod:`hlmem.domain.relation_rules`), as
   ``RelationProposed`` / ``RelationCorroborated`` waiting for review (a claim said again on new
-  evidence corroborates its edge). Never an LLM call.
+  evidence corroborates its edge). Never an LLM call of its own: what the configured LLM's
+  extraction answer names (ADR 0093) comes in through :meth:`RelationGuard.propose_candidates`.
 
 Copies (``append_copies``: replay, restore) pass through untouched: their log already holds
 these events, decided when the change was first made.
@@ -24,6 +25,7 @@ these events, decided when the change was first made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from hlmem.application.ports import ClaimReader, IdGenerator, IndexEntry, RelationStore
@@ -130,9 +132,23 @@ class RelationGuard:
             if isinstance(e, ObservationRecorded) and (speaker := turn_speaker(e)) is not None:
                 by_namespace.setdefault(e.namespace, []).extend(
                     text_candidates(e.stream_id, e.text, e.occurred_at, speaker))
+        self._decide(by_namespace, at)
+
+    def propose_candidates(self, candidates: Sequence[RelationCandidate], *, namespace: str, at: datetime) -> int:
+        """Put candidates found elsewhere (the LLM's extraction answer, ADR 0093) in the review
+        queue, inside the caller's transaction; returns how many events that took. Nothing while
+        relations are disabled."""
+        if not self.relations_enabled or not candidates:
+            return 0
+        with self._storage.transaction():
+            return self._decide({namespace: list(candidates)}, at)
+
+    def _decide(self, by_namespace: Mapping[str, list[RelationCandidate]], at: datetime) -> int:
         if not any(by_namespace.values()):
-            return
+            return 0
+        st = self._storage
         key = st.tombstones.salt()
+        appended = 0
         for namespace in sorted(by_namespace):
             candidates = by_namespace[namespace]
             existing = st.relations.get_relations(sorted({candidate_id(c, namespace, key) for c in candidates}))
@@ -140,6 +156,8 @@ class RelationGuard:
                                         recorded_at=at)
             if proposed:
                 st.append(proposed)
+                appended += len(proposed)
+        return appended
 
 
 S = TypeVar("S", bound=RelationStore)

@@ -8,6 +8,7 @@ from datetime import tzinfo
 from hlmem.application.extraction.guard import Tagger
 from hlmem.application.ports import LLM
 from hlmem.domain.candidates import CandidateClaim, SourceEvent
+from hlmem.domain.relation_mentions import RelationMention
 from hlmem.domain.slots import SlotRegistry
 
 
@@ -46,6 +47,24 @@ class LLMExtractor:
         system, user, schema = build_messages(events, self._registry, tz=self._tz)
         raw = self._llm.complete_json(system, user, schema, operation="extract", job_id=job_id)
         return parse_extraction(raw, events, extractor=self.name, tz=self._tz)
+
+    def extract_relations(self, events: Sequence[SourceEvent], *,
+                          job_id: str | None = None) -> tuple[list[CandidateClaim], list[RelationMention]]:
+        """The same one call as :meth:`extract`, also asked for the relations the events state
+        (ADR 0093): the claims, and the relations as the model wrote them (checked against the text
+        by the pipeline)."""
+        import json
+
+        from hlmem.application.extraction.prompt import build_messages, decode_json_object, parse_extraction
+        from hlmem.application.extraction.relation_prompt import parse_relations, relation_instructions, with_relations
+
+        system, user, schema = build_messages(events, self._registry, tz=self._tz)
+        raw = self._llm.complete_json(system + relation_instructions(), user, with_relations(schema),
+                                      operation="extract", job_id=job_id)
+        obj = decode_json_object(raw) if isinstance(raw, str) else raw
+        text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
+        claims = parse_extraction(obj, events, extractor=self.name, tz=self._tz)
+        return claims, parse_relations(obj, events, extractor=self.name, text=text)
 
 
 _AUDIT_SCHEMA = {
