@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -250,20 +250,29 @@ def parse_extraction(
     return [_claim(item, f"claims[{i}]", events, extractor, tz, text) for i, item in enumerate(items)]
 
 
-def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str, tz: tzinfo | None,
-           text: str) -> CandidateClaim:
+def answer_item(item: Any, where: str, required: Sequence[str], events: Sequence[SourceEvent],
+                text: str) -> tuple[SourceEvent, Callable[[str], MalformedResponse]]:
+    """The event an answer's list item cites, after checking it is an object with ``required``
+    keys and an event number in range; and the item's ``bad(message)`` for its further checks.
+
+    :raises MalformedResponse: naming ``where`` (e.g. ``claims[2]``), with the answer ``text``."""
     def bad(message: str) -> MalformedResponse:
         return MalformedResponse(f"{where}: {message}", raw=text)
 
     if not isinstance(item, Mapping):
         raise bad("not an object")
-    missing = [key for key in REQUIRED_KEYS if key not in item]
+    missing = [key for key in required if key not in item]
     if missing:
         raise bad(f"missing {', '.join(missing)}")
     number = item["event"]
     if type(number) is not int or not 1 <= number <= len(events):
         raise bad(f"event must be a number from 1 to {len(events)}, not {number!r}")
-    event = events[number - 1]
+    return events[number - 1], bad
+
+
+def _claim(item: Any, where: str, events: Sequence[SourceEvent], extractor: str, tz: tzinfo | None,
+           text: str) -> CandidateClaim:
+    event, bad = answer_item(item, where, REQUIRED_KEYS, events, text)
     strings = {}
     for key in ("subject", "predicate", "value", "evidence_quote"):
         if not isinstance(item[key], str):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hlmem.application.extraction.prompt import answer_item
 from hlmem.domain.candidates import SourceEvent
 from hlmem.domain.errors import MalformedResponse
 from hlmem.domain.relation_mentions import TARGET_KINDS, RelationMention
@@ -77,17 +78,7 @@ def parse_relations(obj: Mapping[str, Any], events: Sequence[SourceEvent], *, ex
 
 
 def _mention(item: Any, where: str, events: Sequence[SourceEvent], extractor: str, text: str) -> RelationMention:
-    def bad(message: str) -> MalformedResponse:
-        return MalformedResponse(f"{where}: {message}", raw=text)
-
-    if not isinstance(item, Mapping):
-        raise bad("not an object")
-    missing = [key for key in REQUIRED_RELATION_KEYS if key not in item]
-    if missing:
-        raise bad(f"missing {', '.join(missing)}")
-    number = item["event"]
-    if type(number) is not int or not 1 <= number <= len(events):
-        raise bad(f"event must be a number from 1 to {len(events)}, not {number!r}")
+    event, bad = answer_item(item, where, REQUIRED_RELATION_KEYS, events, text)
     for key in ("source", "relation", "target", "target_kind", "evidence_quote"):
         if not isinstance(item[key], str):
             raise bad(f"{key} must be a string")
@@ -95,6 +86,6 @@ def _mention(item: Any, where: str, events: Sequence[SourceEvent], extractor: st
         raise bad(f"relation must be one of the listed types, not {item['relation']!r}")
     if item["target_kind"] not in TARGET_KINDS:
         raise bad(f"target_kind must be one of {', '.join(TARGET_KINDS)}, not {item['target_kind']!r}")
-    return RelationMention(event_id=events[number - 1].event_id, source=item["source"], relation=item["relation"],
+    return RelationMention(event_id=event.event_id, source=item["source"], relation=item["relation"],
                            target=item["target"], target_kind=item["target_kind"], quote=item["evidence_quote"],
                            extractor=extractor)
