@@ -43,9 +43,21 @@ def referent(question: str) -> tuple[str, str] | None:
     m = _EN_REFERENT.match(text)
     if m:
         asked = f"{m.group('pre')} {m.group('post') or ''}".strip(" ,")
-        if _enough(asked):
+        if _asks_something(asked):
             return m.group("cond").strip(), asked
     return None
+
+
+#: Words that ask nothing by themselves: "Is the friend who wrote … no longer alive?" asks about
+#: the friend as a whole (a yes/no question), not for something of theirs.
+_EN_FRAME = frozenset("""is are was were am be been do does did has have had can could will would shall should
+may might must what which who whom where when how why the a an of to and or so then""".split())
+
+
+def _asks_something(asked: str) -> bool:
+    """Whether the part left around "the one who …" names what is asked of it ("What is the email
+    of", "where does he work"), not only a question's frame ("Is", "Did")."""
+    return any(w.casefold() not in _EN_FRAME for w in re.findall(r"[A-Za-z]+", asked)) and _enough(asked)
 
 
 def note_head(text: str) -> str | None:

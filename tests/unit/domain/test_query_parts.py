@@ -135,6 +135,11 @@ def test_a_question_about_the_one_whose(question: str, read: tuple[str, str]) ->
     "What did Caroline paint?",
     "Who is the one?",
     "",
+    # Yes/no questions about "the friend who …" as a whole: nothing is asked *of* the friend
+    # (issue 37: "Is the friend who wrote … no longer alive?" was read as asking "Is").
+    "Is the friend who wrote the letter no longer alive?",
+    "Did the guy who fixed my bike move away?",
+    "Was the event that Melanie hosted a success?",
 ])
 def test_not_a_question_about_the_one_whose(question: str) -> None:
     assert referent(question) is None
