@@ -155,17 +155,25 @@ class _List:
         self.chunk = chunk
 
     def bound_at(self, length: int, avg: float) -> float:
-        """The most an item of ``length`` tokens not read from this list can get from it."""
+        """At least the most an item of ``length`` tokens not read from this list can get from it,
+        and never rising with ``length`` between two :meth:`breakpoints`.
+
+        An item of ``length`` holds the token at most ``length`` times, so with a frequency bound
+        ``tf`` its share is at most ``contribution(min(tf, length), length)`` — which *rises* with
+        the length up to ``tf`` and falls after it. The bound given is that share's largest value
+        over every length from ``length`` up, ``contribution(tf, max(length, tf))``: as tight from
+        ``tf`` on, the peak below it, so it only falls (a search that takes a length's bound for
+        every longer length until the next breakpoint stays exact)."""
         if self.done or length < self.min_length:
             return 0.0
         if self.cursor is None:
-            return contribution(self.idf, min(self.tf_max, length), length, avg)
+            return contribution(self.idf, self.tf_max, max(length, self.tf_max), avg)
         _key, tf, length_c = self.cursor
         if length >= length_c:
-            return contribution(self.idf, min(tf, length), length, avg)
+            return contribution(self.idf, tf, max(length, tf), avg)
         if tf == 1:
             return 0.0  # every tf-1 posting of a shorter item was read before the cursor
-        return contribution(self.idf, min(tf - 1, length), length, avg)
+        return contribution(self.idf, tf - 1, max(length, tf - 1), avg)
 
     def breakpoints(self) -> list[int]:
         """Lengths where :meth:`bound_at` may rise; between them it only falls."""

@@ -106,6 +106,18 @@ def test_pinned_examples(corpus, terms, limit) -> None:
     assert got == exhaustive(terms, corpus, limit)
 
 
+@pytest.mark.parametrize("first_chunk", [1, 2, 3])
+def test_an_unread_item_shorter_than_its_bound_frequency_is_not_ruled_out(first_chunk: int) -> None:
+    # Found by the property above on a fresh seed (Hypothesis 6.170): after reading it2 (tf 6, 7
+    # tokens) and it4 (tf 5, 6 tokens), an unread item of 4 tokens holds "a" at most 4 times, and
+    # 4 of 4 outscores 6 of 7; the bound taken at the shortest length (1) was lower than at 4, so
+    # it3 was ruled out and it2 returned. A bound that never rises with the length keeps it3.
+    corpus = {1: ["a"], 2: ["a"] * 6 + ["b"], 3: ["a"] * 4, 4: ["a"] * 5 + ["b"]}
+    got = top_k([["a"]], len(corpus), sum(len(d) for d in corpus.values()), 1, ListSource(corpus),
+                first_chunk=first_chunk, resolve_batch=1)
+    assert got == exhaustive([["a"]], corpus, 1) and got[0].item_id == "it3"
+
+
 def test_the_heads_are_enough_when_a_rare_term_decides() -> None:
     # 2,000 items hold "common"; 20 of them also hold "rare": the best 10 are among those 20.
     corpus = {k: ["common", "x", "y"] + (["rare"] if k % 100 == 0 else []) for k in range(1, 2001)}
