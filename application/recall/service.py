@@ -31,6 +31,7 @@ from hlmem.application.recall.reads import Pending, RecallReads
 from hlmem.application.recall.relation_hops import RelationHops, follow
 from hlmem.application.recall.run import Run
 from hlmem.application.recall.slots import slot_stage
+from hlmem.application.recall.subject_order import query_names, subject_order
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
@@ -241,6 +242,19 @@ class RecallService:
         if order is not None:
             run.scored, run.history = order.scored, order.history
             run.claims.update(order.claims)
+            run.cited = {e: list(ids) for e, ids in order.cited.items()}
+
+    def _subject(self, run: Run) -> None:
+        """The asked subject's values before the same kind of value about someone else (subject_order.py, ADR 0089)."""
+        q = run.query
+        if q.intent is None or not q.config.asked_subject:
+            return
+        ranked = {s.item_id for s in run.scored}
+        cited = {e: ids for e, ids in run.cited.items() if e in ranked}
+        claims = {**run.reads.claims([c for ids in cited.values() for c in ids]), **run.claims}
+        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes)
+        if order is not None:
+            run.scored = order
 
     def _spread(self, run: Run) -> None:
         spread(run)
@@ -344,6 +358,6 @@ class RecallService:
 STAGES: tuple[Callable[[RecallService, Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
     RecallService._sessions, RecallService._visible, RecallService._score, RecallService._slots,
-    RecallService._spread,
+    RecallService._subject, RecallService._spread,
     RecallService._constrain, RecallService._build, RecallService._rerank, RecallService._derived,
 )

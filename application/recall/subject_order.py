@@ -1,0 +1,148 @@
+"""Whose fact the question asks for: the asked subject's values before the same kind of value about
+someone else (ADR 0089, docs/recall.md "Whose fact").
+
+"what am I allergic to?" found Alice's allergy before the user's: the words match both equally
+(same predicate, same question words) and nothing said whose allergy was asked.
+:func:`~hlmem.domain.asked_subject.asked_subject` reads whom the question asks about (the user for
+I/me/my/我, a named person, a kin phrase such as 我妹 or "my sister's husband"), and this stage
+reorders the ranked items:
+
+- An item's subjects are its claim's subject, or for an event those of the claims citing it (read
+  by the slot stage). An item is the **asked subject's** when one of them is the person asked, a
+  **rival** when none is (and none holds the person asked as its value: "user · friend · Bob" is
+  about Bob too); other items (turns no claim cites, small talk) never move.
+- **Same predicate**: within each predicate, the asked subject's items take the places the group
+  earned (words and time decided those), in their own order, before the rivals.
+- **Same family**: a rival of a predicate the asked subject has no item of yields in the same way
+  to the asked subject's items of its family (``likes`` and ``hobby``: preferences; not the family
+  of relations, where another's claim may name the asked person).
+
+Relevance still decides which kinds of fact come and where each group stands; the asked subject
+only decides who fills a group's first places. Scores stay those of the places, so the list stays
+sorted. The note says ``asked subject: user ('I'); 1 item(s) placed before the same kind of value
+about someone else``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from hlmem.application.ranking import Scored
+from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked
+from hlmem.domain.derived_build import family_of
+from hlmem.domain.state import ClaimState
+
+if TYPE_CHECKING:
+    from hlmem.application.recall.query import RecallQuery
+
+__all__ = ["asked_slot_keys", "order_by_subject", "subject_order"]
+
+#: Families whose claims relate two people: another's claim there may be about the person asked.
+_RELATION_FAMILIES = frozenset({"people"})
+
+
+def _profile(claims: Sequence[ClaimState], asked: AskedSubject) -> tuple[bool, frozenset[str]] | None:
+    """(the asked subject's?, the predicates that say so) for an item's claims; None: neutral."""
+    if not claims:
+        return None
+    mine = [c for c in claims if is_asked(asked, c.subject)]
+    if mine:
+        return True, frozenset(c.predicate for c in mine)
+    if any(is_asked(asked, c.value) for c in claims):
+        return None
+    return False, frozenset(c.predicate for c in claims)
+
+
+def _regroup(order: list[int], group: list[int], mine: set[int]) -> bool:
+    """Put ``mine`` first within the places ``group`` holds in ``order`` (indexes into it); True when moved."""
+    places = sorted(group)
+    members = [order[p] for p in places]
+    wanted = [m for m in members if m in mine] + [m for m in members if m not in mine]
+    if wanted == members:
+        return False
+    for place, member in zip(places, wanted):
+        order[place] = member
+    return True
+
+
+def order_by_subject(scored: Sequence[Scored], claims_of: Mapping[str, Sequence[ClaimState]],
+                     asked: AskedSubject) -> tuple[list[Scored], int]:
+    """``scored`` with the asked subject's items before rivals of the same kind (see the module),
+    and how many of the asked subject's items moved up. ``claims_of``: each item's claims (a claim's
+    own, an event's citing ones)."""
+    profiles = {n: p for n, s in enumerate(scored) if (p := _profile(claims_of.get(s.item_id, ()), asked))}
+    mine = {n for n, (is_mine, _) in profiles.items() if is_mine}
+    if not mine or len(mine) == len(profiles):
+        return list(scored), 0
+    order = list(range(len(scored)))
+    by_predicate: dict[str, list[int]] = {}
+    for n, (_, predicates) in profiles.items():
+        for predicate in predicates:
+            by_predicate.setdefault(predicate, []).append(n)
+    mine_predicates = {p for n in mine for p in profiles[n][1]}
+    for members in by_predicate.values():
+        if any(n in mine for n in members) and any(n not in mine for n in members):
+            _regroup(order, [order.index(n) for n in members], mine)
+    by_family: dict[str, set[int]] = {}
+    for n, (is_mine, predicates) in profiles.items():
+        families = {family_of(p) for p in predicates} - _RELATION_FAMILIES
+        if is_mine or not predicates & mine_predicates:
+            for family in families:
+                by_family.setdefault(family, set()).add(n)
+    for members in by_family.values():
+        if any(n in mine for n in members) and any(n not in mine for n in members):
+            _regroup(order, [order.index(n) for n in members], mine)
+    moved = sum(1 for place, n in enumerate(order) if n in mine and place < n)
+    out = [Scored(item_id=scored[n].item_id, kind=scored[n].kind, relevance=scored[n].relevance,
+                  score=scored[place].score, ranks={**scored[n].ranks, "subject": 1} if n in mine and place < n
+                  else scored[n].ranks, similarity=scored[n].similarity, folded=scored[n].folded)
+           for place, n in enumerate(order)]
+    return out, moved
+
+
+def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, ClaimState],
+                  cited: Mapping[str, Sequence[str]], names: Sequence[str], notes: list[str]) -> list[Scored] | None:
+    """The stage: reads whom ``text`` asks about and orders ``scored`` by it (None: nothing to do).
+
+    :param claims: the ranked claims and those citing the ranked events, by id.
+    :param cited: each ranked event's citing claim ids (the slot stage's read).
+    :param names: names the question may use for someone (the query's entities), besides the claims' subjects.
+    """
+    if not claims:
+        return None
+    claims_of: dict[str, list[ClaimState]] = {}
+    for s in scored:
+        if s.kind == "claim" and s.item_id in claims:
+            claims_of[s.item_id] = [claims[s.item_id]]
+        elif s.kind == "event" and cited.get(s.item_id):
+            claims_of[s.item_id] = [claims[c] for c in cited[s.item_id] if c in claims]
+    if not claims_of:
+        return None
+    subjects = {c.subject for cs in claims_of.values() for c in cs}
+    asked = asked_subject(text, [*sorted(subjects), *names])
+    if asked is None:
+        return None
+    out, moved = order_by_subject(scored, claims_of, asked)
+    if not moved:
+        return None
+    notes.append(f"asked subject: {asked.describe()} ({asked.span!r}); {moved} item(s) placed before the same "
+                 "kind of value about someone else")
+    return out
+
+
+def query_names(q: RecallQuery) -> list[str]:
+    """Names the query may call someone by, as its reading found them (people, stored subjects)."""
+    return [e.key for e in q.intent.entities if e.kind in ("person", "subject")] if q.intent is not None else []
+
+
+def asked_slot_keys(q: RecallQuery, claims: Iterable[ClaimState]) -> frozenset[str]:
+    """The slot keys, among ``claims``, of the person ``q`` asks about (empty when it names none):
+    the relevance floor's fallback keeps that person's slot when one qualifies (recall/floor.py)."""
+    claims = list(claims)
+    if q.intent is None or not claims:
+        return frozenset()
+    asked = asked_subject(q.text, [*sorted({c.subject for c in claims}), *query_names(q)])
+    if asked is None:
+        return frozenset()
+    return frozenset(c.slot_key for c in claims if is_asked(asked, c.subject))
