@@ -1,0 +1,112 @@
+"""Whose fact (ADR 0089): a question's asked subject ranks that person's values before the same kind
+of value about someone else — the user's for "我"/"I", the sister's for 我妹/"my sister", Bob's for
+"Bob" — and leaves every other item where relevance put it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from hlmem.adapters.clock import FixedClock
+from hlmem.adapters.ids import SequentialIds
+from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.application.ranking import RankingConfig, Scored
+from hlmem.application.recall import RecallService
+from hlmem.application.recall.subject_order import order_by_subject
+from hlmem.application.writes import WriteService
+from hlmem.domain.asked_subject import AskedSubject
+from hlmem.domain.commands import AssertClaim
+from hlmem.domain.events import Cardinality, Scope
+from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
+from hlmem.domain.state import ClaimState
+
+T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+FACTS = [("用户", "lives_in", "杭州"), ("user's sister", "lives_in", "Berlin"), ("Bob", "lives_in", "Paris"),
+         ("用户", "employer", "字节跳动"), ("Bob", "employer", "Acme"), ("user's sister", "employer", "Siemens"),
+         ("Alice", "allergy", "cats"), ("用户", "allergy", "花生")]
+
+
+def recall_service(order: list[tuple[str, str, str]], **ranking) -> RecallService:
+    storage, clock, ids = InMemoryStorage(), FixedClock(T0), SequentialIds()
+    writes = WriteService(storage, clock, ids, DEFAULT_REGISTRY, None)
+    for subject, predicate, value in order:
+        writes.remember(AssertClaim(subject=subject, predicate=predicate, value=value))
+    return RecallService(storage, clock, None, ranking=RankingConfig(**ranking))
+
+
+QUESTIONS = [
+    ("我住在哪个城市？", "杭州"), ("我妹住在哪个城市？", "Berlin"), ("where does Bob live?", "Paris"),
+    ("where does my sister live?", "Berlin"), ("我在哪家公司上班", "字节跳动"), ("我妹妹在哪家公司上班？", "Siemens"),
+    ("Where does Bob work?", "Acme"), ("我对什么过敏？", "花生"), ("Alice对什么过敏？", "cats"),
+]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["written-first", "written-last"])
+@pytest.mark.parametrize(("question", "value"), QUESTIONS)
+def test_the_asked_subjects_value_comes_first(question: str, value: str, reverse: bool) -> None:
+    service = recall_service(FACTS[::-1] if reverse else FACTS)
+    items = service.recall(question, k=5).items
+    assert items and items[0].value == value, [i.text for i in items]
+
+
+def test_without_the_stage_words_alone_put_a_third_party_first() -> None:
+    """The bug this stage fixes: equal words, and the newer of the two claims won."""
+    facts = [("用户", "employer", "字节跳动"), ("Bob", "employer", "Acme")]
+    assert recall_service(facts, asked_subject=False).recall("我在哪家公司上班", k=5).items[0].value == "Acme"
+    result = recall_service(facts).recall("我在哪家公司上班", k=5)
+    assert result.items[0].value == "字节跳动"
+    assert any(n.startswith("asked subject: user ('我'); 1 item(s) placed") for n in result.notes)
+    facts = [("user's sister", "lives_in", "Berlin"), ("用户", "lives_in", "杭州")]
+    assert recall_service(facts, asked_subject=False).recall("我妹住在哪个城市？", k=5).items[0].value == "杭州"
+    assert recall_service(facts).recall("我妹住在哪个城市？", k=5).items[0].value == "Berlin"
+
+
+def test_understand_query_off_leaves_the_order() -> None:
+    facts = [("用户", "employer", "字节跳动"), ("Bob", "employer", "Acme")]
+    items = recall_service(facts).recall("我在哪家公司上班", k=5, understand_query=False).items
+    assert items[0].value == "Acme"
+
+
+# --- the ordering itself -----------------------------------------------------------------------------
+
+def claim(cid: str, subject: str, predicate: str, value: str) -> ClaimState:
+    return ClaimState(claim_id=cid, namespace="default", subject=subject, predicate=predicate, value=value,
+                      qualifiers=(), coordinates=(), polarity=True, importance=0.3, scope=Scope.PERMANENT,
+                      cardinality=Cardinality.SINGLE, source="user", recorded_at=T0, version=1)
+
+
+def ranked(*ids_kinds: tuple[str, str]) -> list[Scored]:
+    n = len(ids_kinds)
+    return [Scored(item_id=i, kind=k, relevance=1.0, score=float(n - p)) for p, (i, k) in enumerate(ids_kinds)]
+
+
+def test_order_only_swaps_within_a_kind_and_keeps_scores_sorted() -> None:
+    claims = {"a": claim("a", "Alice", "allergy", "cats"), "u": claim("u", "用户", "allergy", "花生"),
+              "b": claim("b", "Bob", "employer", "Acme"), "d": claim("d", "用户", "diet", "素食")}
+    scored = ranked(("a", "claim"), ("b", "claim"), ("t", "event"), ("u", "claim"), ("d", "claim"))
+    out, moved = order_by_subject(scored, {i: [c] for i, c in claims.items()}, AskedSubject("user"))
+    assert [s.item_id for s in out] == ["u", "b", "t", "a", "d"]  # Bob's employer and the turn stay
+    assert moved == 1 and out[0].ranks.get("subject") == 1
+    assert [s.score for s in out] == [s.score for s in scored]
+
+
+def test_a_family_yields_when_the_asked_subject_lacks_the_predicate() -> None:
+    claims = {"h": claim("h", "user's sister", "hobby", "painting"), "l": claim("l", "用户", "likes", "爬山"),
+              "w": claim("w", "user's sister", "sibling", "用户")}
+    scored = ranked(("h", "claim"), ("w", "claim"), ("l", "claim"))
+    out, _ = order_by_subject(scored, {i: [c] for i, c in claims.items()}, AskedSubject("user"))
+    assert [s.item_id for s in out] == ["l", "w", "h"]
+
+
+def test_an_event_counts_by_the_claims_citing_it_and_a_value_naming_the_person_is_no_rival() -> None:
+    claims_of = {"e1": [claim("c1", "user's sister", "lives_in", "Berlin")],
+                 "e2": [claim("c2", "用户", "lives_in", "杭州")],
+                 "f": [claim("f", "用户", "friend", "Bob")], "bl": [claim("bl", "Bob", "lives_in", "Paris")]}
+    scored = ranked(("e1", "event"), ("f", "claim"), ("e2", "event"))
+    out, _ = order_by_subject(scored, claims_of, AskedSubject("user", ("妹",)))
+    assert [s.item_id for s in out] == ["e1", "f", "e2"]  # already first
+    out, _ = order_by_subject(scored, claims_of, AskedSubject("user"))
+    assert [s.item_id for s in out] == ["e2", "f", "e1"]
+    out, moved = order_by_subject(ranked(("f", "claim"), ("bl", "claim")), claims_of, AskedSubject("Bob"))
+    assert [s.item_id for s in out] == ["f", "bl"] and moved == 0
