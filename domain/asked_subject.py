@@ -31,7 +31,7 @@ from hlmem.domain.relation_query import relation_phrases
 from hlmem.domain.relations import USER_NAME
 from hlmem.domain.state import SELF_SUBJECTS
 
-__all__ = ["AskedSubject", "asked_subject", "is_asked", "same_kin", "subject_chain"]
+__all__ = ["AskedSubject", "asked_subject", "is_asked", "same_kin", "speaks_of_another", "subject_chain"]
 
 
 @frozen
@@ -289,3 +289,11 @@ def asked_subject(question: str, names: Iterable[str] = ()) -> AskedSubject | No
                    or _EN_SELF.match(clause, after)):
         return None  # "Bob and I", 我和我妹: two people
     return first.asked
+
+
+def speaks_of_another(text: str) -> bool:
+    """Whether ``text`` speaks of someone by a pronoun and never in the first person ("开学第二天，他
+    已经能自己背书包进校门了，上一年级了"): a claim about the user that rests only on such turns may
+    have been given the user for want of the person the pronoun stands for."""
+    folded = unicodedata.normalize("NFKC", text or "")
+    return bool(_PRONOUN.search(folded)) and not (_ZH_SELF.search(folded) or _EN_SELF.search(folded))

@@ -47,7 +47,7 @@ def word_hits(rankings: Mapping[str, Sequence[Candidate]]) -> set[str]:
 
 def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Candidate]],
                      slots: Mapping[str, frozenset[str]], slot_floor: float | None,
-                     prefer: frozenset[str] = frozenset()) -> list[Scored]:
+                     prefer: frozenset[str] = frozenset(), doubtful: frozenset[str] = frozenset()) -> list[Scored]:
     """The values of one slot that a failed floor may still return, in fused order.
 
     A claim qualifies when a word of the question found it (a claim's words are its subject, its
@@ -58,7 +58,8 @@ def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Ca
     qualifying item is kept: one slot's values, not a scatter of near misses; the best of those that
     are values of a slot in ``prefer`` (the asked subject's: "我姐姐在哪上班" keeps the sister's
     employer, not the user's; ADR 0089), when one qualifies; when the slot kept is another's, the
-    asked subject's slot of the same predicate instead, when ``fused`` holds a value of it.
+    asked subject's slot of the same predicate instead, when ``fused`` holds a value of it — unless
+    the slot it would keep is in ``doubtful`` (the user's, resting only on turns about "him"/"她").
 
     :param slots: item id → the slot keys it is a value of (a claim: its own; an event: those of
         the claims citing it), for the slot values among ``fused``.
@@ -71,8 +72,11 @@ def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Ca
         or (by_meaning and s.similarity is not None and s.similarity >= slot_floor))]
     if not qualified:
         return []
-    best = slots[next((s for s in qualified if slots[s.item_id] & prefer), qualified[0]).item_id]
-    if prefer and not best & prefer:  # another's slot: the asked subject's slot of the same predicate, if found
+    first = qualified[0]
+    if prefer and not slots[first.item_id] & doubtful:
+        first = next((s for s in qualified if slots[s.item_id] & prefer), first)
+    best = slots[first.item_id]
+    if prefer and not best & prefer and not best & doubtful:  # the asked subject's slot of the same predicate
         same = {k for k in prefer if _predicate(k) in {_predicate(b) for b in best}}
         theirs = [s for s in fused if slots.get(s.item_id, frozenset()) & same]
         if theirs:
@@ -110,8 +114,8 @@ def floor_fallback(storage: RecallStore, reads: RecallReads, q: RecallQuery, fus
         return []
     claims: dict[str, ClaimState] = {}
     slots = _slots(storage, reads, fused, claims)
-    prefer = asked_slot_keys(q, claims.values()) if q.config.asked_subject else frozenset()
-    return slot_values_kept(fused, rankings, slots, q.config.slot_floor_for(model), prefer)
+    prefer, doubtful = asked_slot_keys(q, claims.values(), reads) if q.config.asked_subject else (frozenset(),) * 2
+    return slot_values_kept(fused, rankings, slots, q.config.slot_floor_for(model), prefer, doubtful)
 
 
 def near_values(storage: RecallStore, reads: RecallReads, q: RecallQuery, below: Sequence[Scored],

@@ -252,7 +252,8 @@ class RecallService:
         ranked = {s.item_id for s in run.scored}
         cited = {e: ids for e, ids in run.cited.items() if e in ranked}
         claims = {**run.reads.claims([c for ids in cited.values() for c in ids]), **run.claims}
-        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes)
+        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes,
+                              lambda ids: {i: o.text for i, o in run.reads.observations(ids).items()})
         if order is not None:
             run.scored = order
 

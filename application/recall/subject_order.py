@@ -25,16 +25,18 @@ about someone else``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hlmem.application.ranking import Scored
-from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked
+from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked, speaks_of_another, subject_chain
+from hlmem.domain.relations import USER_NAME
 from hlmem.domain.derived_build import family_of
 from hlmem.domain.state import ClaimState
 
 if TYPE_CHECKING:
     from hlmem.application.recall.query import RecallQuery
+    from hlmem.application.recall.reads import RecallReads
 
 __all__ = ["asked_slot_keys", "order_by_subject", "subject_order"]
 
@@ -102,12 +104,19 @@ def order_by_subject(scored: Sequence[Scored], claims_of: Mapping[str, Sequence[
 
 
 def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, ClaimState],
-                  cited: Mapping[str, Sequence[str]], names: Sequence[str], notes: list[str]) -> list[Scored] | None:
+                  cited: Mapping[str, Sequence[str]], names: Sequence[str], notes: list[str],
+                  texts: Callable[[Sequence[str]], Mapping[str, str]] | None = None) -> list[Scored] | None:
     """The stage: reads whom ``text`` asks about and orders ``scored`` by it (None: nothing to do).
+
+    Only claims that state a value count: a negated one ("NOT 泰迪") says what someone does not
+    hold, and a claim given the user that rests only on turns speaking of someone else by a pronoun
+    ("他…上一年级了": :func:`~hlmem.domain.asked_subject.speaks_of_another`) may belong to that
+    someone; their items are neither the asked subject's nor rivals, and stay where they are.
 
     :param claims: the ranked claims and those citing the ranked events, by id.
     :param cited: each ranked event's citing claim ids (the slot stage's read).
     :param names: names the question may use for someone (the query's entities), besides the claims' subjects.
+    :param texts: the texts of events by id (read when needed: the evidence of the user's claims).
     """
     if not claims:
         return None
@@ -123,6 +132,9 @@ def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, Clai
     asked = asked_subject(text, [*sorted(subjects), *names])
     if asked is None:
         return None
+    doubtful = _doubtful({c for cs in claims_of.values() for c in cs}, texts)
+    claims_of = {i: kept for i, cs in claims_of.items()
+                 if (kept := [c for c in cs if c.polarity and c.claim_id not in doubtful])}
     out, moved = order_by_subject(scored, claims_of, asked)
     if not moved:
         return None
@@ -131,18 +143,31 @@ def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, Clai
     return out
 
 
+def _doubtful(claims: Iterable[ClaimState], texts: Callable[[Sequence[str]], Mapping[str, str]] | None) -> set[str]:
+    """The user's claims whose every evidence turn speaks of someone else by a pronoun, never in the first person."""
+    mine = [c for c in claims if c.evidence and subject_chain(c.subject) == (USER_NAME, ())]
+    if texts is None or not mine:
+        return set()
+    said = texts([e for c in mine for e in c.evidence])
+    return {c.claim_id for c in mine if all(e in said and speaks_of_another(said[e]) for e in c.evidence)}
+
+
 def query_names(q: RecallQuery) -> list[str]:
     """Names the query may call someone by, as its reading found them (people, stored subjects)."""
     return [e.key for e in q.intent.entities if e.kind in ("person", "subject")] if q.intent is not None else []
 
 
-def asked_slot_keys(q: RecallQuery, claims: Iterable[ClaimState]) -> frozenset[str]:
-    """The slot keys, among ``claims``, of the person ``q`` asks about (empty when it names none):
-    the relevance floor's fallback keeps that person's slot when one qualifies (recall/floor.py)."""
-    claims = list(claims)
+def asked_slot_keys(q: RecallQuery, claims: Iterable[ClaimState],
+                    reads: RecallReads) -> tuple[frozenset[str], frozenset[str]]:
+    """The slot keys, among ``claims``, of the person ``q`` asks about (empty when it names none),
+    and those of the user's claims in doubt (:func:`_doubtful`): the relevance floor's fallback
+    keeps the asked subject's slot when one qualifies (recall/floor.py)."""
+    claims = [c for c in claims if c.polarity]
     if q.intent is None or not claims:
-        return frozenset()
+        return frozenset(), frozenset()
     asked = asked_subject(q.text, [*sorted({c.subject for c in claims}), *query_names(q)])
     if asked is None:
-        return frozenset()
-    return frozenset(c.slot_key for c in claims if is_asked(asked, c.subject))
+        return frozenset(), frozenset()
+    doubtful = _doubtful(claims, lambda ids: {i: o.text for i, o in reads.observations(ids).items()})
+    return (frozenset(c.slot_key for c in claims if c.claim_id not in doubtful and is_asked(asked, c.subject)),
+            frozenset(c.slot_key for c in claims if c.claim_id in doubtful))
