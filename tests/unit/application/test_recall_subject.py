@@ -7,13 +7,16 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from attrs import evolve as attrs_evolve
 
 from hlmem.adapters.clock import FixedClock
 from hlmem.adapters.ids import SequentialIds
 from hlmem.adapters.inmemory.store import InMemoryStorage
+from hlmem.application.ports import Candidate
 from hlmem.application.ranking import RankingConfig, Scored
 from hlmem.application.recall import RecallService
-from hlmem.application.recall.subject_order import order_by_subject
+from hlmem.application.recall.floor import slot_values_kept
+from hlmem.application.recall.subject_order import order_by_subject, subject_order
 from hlmem.application.writes import WriteService
 from hlmem.domain.asked_subject import AskedSubject
 from hlmem.domain.commands import AssertClaim
@@ -110,3 +113,40 @@ def test_an_event_counts_by_the_claims_citing_it_and_a_value_naming_the_person_i
     assert [s.item_id for s in out] == ["e2", "f", "e1"]
     out, moved = order_by_subject(ranked(("f", "claim"), ("bl", "claim")), claims_of, AskedSubject("Bob"))
     assert [s.item_id for s in out] == ["f", "bl"] and moved == 0
+
+
+def test_a_negated_claim_neither_leads_nor_yields() -> None:
+    """"用户的妈妈 · owns · NOT 泰迪" says what the mother does not have: it is no value of hers."""
+    claims_of = {"n": [attrs_evolve(claim("n", "用户的妈妈", "owns", "泰迪"), polarity=False)],
+                 "u": [claim("u", "用户", "owns", "虎皮鹦鹉")]}
+    scored = ranked(("u", "claim"), ("n", "claim"))
+    notes: list[str] = []
+    claims = {cs[0].claim_id: cs[0] for cs in claims_of.values()}
+    assert subject_order("我妈最近养的是啥宠物？", scored, claims, {}, [], notes) is None and not notes
+
+
+def test_a_claim_given_the_user_from_a_turn_about_him_is_in_doubt() -> None:
+    """"开学第二天，他已经…上一年级了" gave the user the son's grade: that claim does not yield to the son's."""
+    son = attrs_evolve(claim("s", "用户的儿子", "education", "幼儿园大班"), evidence=("e1",))
+    user = attrs_evolve(claim("u", "用户", "education", "一年级"), evidence=("e2",))
+    said = {"e1": "儿子在幼儿园大班，今天老师说他午睡总说话", "e2": "开学第二天，他已经能自己背书包进校门了，上一年级了"}
+    scored = ranked(("u", "claim"), ("s", "claim"))
+    claims = {"s": son, "u": user}
+    assert subject_order("我儿子读几年级了？", scored, claims, {}, [], [], lambda ids: {i: said[i] for i in ids}) is None
+    said["e2"] = "我上一年级了"  # said in the first person: the user's value, and it yields to the son's
+    out = subject_order("我儿子读几年级了？", scored, claims, {}, [], [], lambda ids: {i: said[i] for i in ids})
+    assert out is not None and [s.item_id for s in out] == ["s", "u"]
+
+
+def test_the_floor_keeps_the_asked_subjects_slot() -> None:
+    """A failed floor keeps one slot: the sister's employer for 我姐姐, not the user's the words found first."""
+    user = [Scored(item_id="u", kind="claim", relevance=0.5, score=0.5, similarity=0.1)]
+    sister = [Scored(item_id="s", kind="claim", relevance=0.4, score=0.4, similarity=0.1)]
+    rankings = {"text": [Candidate(item_id="u", kind="claim", rank=1, score=2.0)]}
+    slots = {"u": frozenset({"ns\x1f@user\x1femployer\x1f"}), "s": frozenset({"ns\x1fuser's sister\x1femployer\x1f"})}
+    kept = slot_values_kept(user + sister, rankings, slots, None)
+    assert [s.item_id for s in kept] == ["u"]
+    kept = slot_values_kept(user + sister, rankings, slots, None, prefer=slots["s"])
+    assert [s.item_id for s in kept] == ["s"]  # the asked subject's slot of the same predicate
+    kept = slot_values_kept(user + sister, rankings, slots, None, prefer=slots["s"], doubtful=slots["u"])
+    assert [s.item_id for s in kept] == ["u"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given, strategies as st
 
-from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked, same_kin, subject_chain
+from hlmem.domain.asked_subject import (AskedSubject, asked_subject, is_asked, same_kin, speaks_of_another,
+                                         subject_chain)
 from hlmem.domain.kin_words import EN_KIN, ZH_KIN
 
 STORE = ["用户", "Bob", "小明", "user's sister", "Alice", "用户的猫"]
@@ -138,3 +139,14 @@ def test_a_named_subject_reads_back_as_itself(name: str, template: str) -> None:
 def test_any_text_reads_without_error(text: str) -> None:
     found = asked_subject(text, STORE)
     assert found is None or isinstance(found, AskedSubject)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("开学第二天，他已经能自己背书包进校门了，上一年级了", True),
+    ("He started first grade last week", True),
+    ("我妈说她买了一只虎皮鹦鹉", False),  # first person too: who is who is the extractor's to say
+    ("上周搬到杭州了", False),  # no one named: the user, as Chinese drops the 我
+    ("I moved to Hangzhou", False),
+])
+def test_speaks_of_another(text: str, expected: bool) -> None:
+    assert speaks_of_another(text) is expected
