@@ -265,8 +265,36 @@ def _named_mentions(clause: str, names: Iterable[str]) -> list[_Mention]:
     return out
 
 
+def _read(clause: str, names: Iterable[str]) -> tuple[AskedSubject | None, bool]:
+    """(the first person ``clause`` names, whether it settles the question): a pronoun first, or no
+    one, leaves it open (the clause before may name them); two people joined settle it as None."""
+    mentions = [*_kin_mentions(clause), *_named_mentions(clause, names), *_self_mentions(clause)]
+    mentions += [_Mention(m.start(), m.end(), None) for m in _PRONOUN.finditer(clause)]
+    if not mentions:
+        return None, False
+    # The first mention wins; one inside a longer one that starts no later (我 in 我妹) is part of it.
+    mentions.sort(key=lambda m: (m.start, -(m.end - m.start), m.asked is None))
+    first = mentions[0]
+    if first.asked is None:
+        return None, False
+    rest = [m for m in mentions[1:] if m.start >= first.end]
+    joined = _JOINED.match(clause[first.end:])
+    after = first.end + joined.end() if joined else -1
+    if joined and (any(m.start == after for m in rest) or _ZH_SELF.match(clause, after)
+                   or _EN_SELF.match(clause, after)):
+        return None, True  # "Bob and I", 我和我妹: two people
+    if first.asked.hops:  # "my friend Tom", 我同事小王: the name says who
+        gap = re.match(r"[\s,，]*", clause[first.end:]).end()
+        named = next((m for m in rest if m.start == first.end + gap and m.asked is not None
+                      and not m.asked.hops and m.asked.anchor != USER_NAME), None)
+        if named is not None:
+            return named.asked, True
+    return first.asked, True
+
+
 def asked_subject(question: str, names: Iterable[str] = ()) -> AskedSubject | None:
-    """The person ``question`` asks a fact of, or None when it names none (or two, or a pronoun).
+    """The person ``question`` asks a fact of, or None when it names none (or two, or a pronoun
+    no clause before it resolves: "My sister — where does she live?" asks of the sister).
 
     :param names: subjects the store knows (claims' subjects as written): names found in the
         question ("小明住哪儿", "Which city is 小明 in?"), and the user's things ("用户的猫": 我的猫).
@@ -274,21 +302,13 @@ def asked_subject(question: str, names: Iterable[str] = ()) -> AskedSubject | No
     text = unicodedata.normalize("NFKC", question or "").strip()
     if not text:
         return None
+    names = list(names)
     clause = _question_clause(text)
-    mentions = [*_kin_mentions(clause), *_named_mentions(clause, names), *_self_mentions(clause)]
-    mentions += [_Mention(m.start(), m.end(), None) for m in _PRONOUN.finditer(clause)]
-    if not mentions:
-        return None
-    # The first mention wins; one inside a longer one that starts no later (我 in 我妹) is part of it.
-    mentions.sort(key=lambda m: (m.start, -(m.end - m.start), m.asked is None))
-    first = mentions[0]
-    rest = [m for m in mentions[1:] if m.start >= first.end]
-    joined = _JOINED.match(clause[first.end:])
-    after = first.end + joined.end() if joined else -1
-    if joined and (any(m.start == after for m in rest) or _ZH_SELF.match(clause, after)
-                   or _EN_SELF.match(clause, after)):
-        return None  # "Bob and I", 我和我妹: two people
-    return first.asked
+    found, settled = _read(clause, names)
+    if settled or clause == text:
+        return found
+    before = text[:text.find(clause)]
+    return _read(before, names)[0] if before.strip() else None
 
 
 def speaks_of_another(text: str) -> bool:

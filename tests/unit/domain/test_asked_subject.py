@@ -63,6 +63,13 @@ def read(question: str, names=STORE) -> tuple[str, tuple[str, ...]] | None:
     ("what's Alice's diet, I'm cooking Saturday", ("Alice", ())),
     ("hey quick q — what do you remember about Bob?", ("Bob", ())),
     ("where do I live? my sister keeps asking", ("user", ())),
+    # a topic said before the question, a name after the kin word
+    ("My allergies — what were they again?", ("user", ())),
+    ("My sister — where does she live?", ("user", ("sister",))),
+    ("我妹，她现在住哪", ("user", ("妹",))),
+    ("Bob — where does he work?", ("Bob", ())),
+    ("what does my friend Tom do?", ("Tom", ())),
+    ("我同事小明在哪上班", ("小明", ())),
     # a thing of the user's the store knows
     ("我的猫叫什么", ("user", ("猫",))),
     # no one, two people, or a pronoun: no subject
