@@ -31,7 +31,7 @@ from hlmem.application.recall.reads import Pending, RecallReads
 from hlmem.application.recall.relation_hops import RelationHops, follow
 from hlmem.application.recall.run import Run
 from hlmem.application.recall.slots import slot_stage
-from hlmem.application.recall.subject_order import query_names, subject_order
+from hlmem.application.recall.subject_order import query_names, said_by, subject_order
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
@@ -252,8 +252,7 @@ class RecallService:
         ranked = {s.item_id for s in run.scored}
         cited = {e: ids for e, ids in run.cited.items() if e in ranked}
         claims = {**run.reads.claims([c for ids in cited.values() for c in ids]), **run.claims}
-        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes,
-                              lambda ids: {i: o.text for i, o in run.reads.observations(ids).items()})
+        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes, said_by(run.reads))
         if order is not None:
             run.scored = order
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from attrs import evolve
+
 from hlmem.application.ranking import Scored
 from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked, speaks_of_another, subject_chain
 from hlmem.domain.relations import USER_NAME
@@ -103,20 +105,51 @@ def order_by_subject(scored: Sequence[Scored], claims_of: Mapping[str, Sequence[
     return out, moved
 
 
+#: An event id -> (its text, its speaker's role): the evidence a claim about "the user" rests on.
+Said = Callable[[Sequence[str]], Mapping[str, tuple[str, "str | None"]]]
+#: Roles that name no participant: a first-person claim said in them is the user's own.
+_NO_PARTICIPANT = frozenset({"user", "assistant", "system", "tool", "human", "ai", ""})
+
+
+def _as_said(claims: Iterable[ClaimState], said: Said | None) -> dict[str, ClaimState]:
+    """The claims that state a value, by id, each with the subject it is about: a claim of the user
+    said only by one named participant of a group conversation ("Nate: I went to a cooking show"
+    → ``user · …``) is that participant's (``Nate``, ``Nate's sister``). Left out: a negated claim
+    ("NOT 泰迪" is no value), and a claim given the user that rests only on turns speaking of someone
+    by a pronoun and never in the first person ("他…上一年级了":
+    :func:`~hlmem.domain.asked_subject.speaks_of_another`), which may be that someone's."""
+    kept = {c.claim_id: c for c in claims if c.polarity}
+    users = [c for c in kept.values() if c.evidence and subject_chain(c.subject)[0] == USER_NAME]
+    if said is None or not users:
+        return kept
+    turns = said(list(dict.fromkeys(e for c in users for e in c.evidence)))
+    for c in users:
+        found = [turns[e] for e in c.evidence if e in turns]
+        if len(found) < len(c.evidence):
+            continue
+        hops = subject_chain(c.subject)[1]
+        if not hops and all(speaks_of_another(text) for text, _ in found):
+            del kept[c.claim_id]
+            continue
+        roles = {(role or "").strip() for _, role in found}
+        role = roles.pop() if len(roles) == 1 else ""
+        if role and role.casefold() not in _NO_PARTICIPANT:
+            kept[c.claim_id] = evolve(c, subject=role + "".join(f"'s {h}" for h in hops))
+    return kept
+
+
 def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, ClaimState],
                   cited: Mapping[str, Sequence[str]], names: Sequence[str], notes: list[str],
-                  texts: Callable[[Sequence[str]], Mapping[str, str]] | None = None) -> list[Scored] | None:
+                  said: Said | None = None) -> list[Scored] | None:
     """The stage: reads whom ``text`` asks about and orders ``scored`` by it (None: nothing to do).
 
-    Only claims that state a value count: a negated one ("NOT 泰迪") says what someone does not
-    hold, and a claim given the user that rests only on turns speaking of someone else by a pronoun
-    ("他…上一年级了": :func:`~hlmem.domain.asked_subject.speaks_of_another`) may belong to that
-    someone; their items are neither the asked subject's nor rivals, and stay where they are.
+    Only claims that state a value count, each about whom it was said of (:func:`_as_said`); items
+    with none are neither the asked subject's nor rivals, and stay where they are.
 
     :param claims: the ranked claims and those citing the ranked events, by id.
     :param cited: each ranked event's citing claim ids (the slot stage's read).
     :param names: names the question may use for someone (the query's entities), besides the claims' subjects.
-    :param texts: the texts of events by id (read when needed: the evidence of the user's claims).
+    :param said: the text and speaker of events by id (read when needed: the evidence of the user's claims).
     """
     if not claims:
         return None
@@ -132,9 +165,9 @@ def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, Clai
     asked = asked_subject(text, [*sorted(subjects), *names])
     if asked is None:
         return None
-    doubtful = _doubtful({c for cs in claims_of.values() for c in cs}, texts)
-    claims_of = {i: kept for i, cs in claims_of.items()
-                 if (kept := [c for c in cs if c.polarity and c.claim_id not in doubtful])}
+    trusted = _as_said({c for cs in claims_of.values() for c in cs}, said)
+    claims_of = {i: kept for i, cs in claims_of.items() if (kept := [trusted[c.claim_id] for c in cs
+                                                                      if c.claim_id in trusted])}
     out, moved = order_by_subject(scored, claims_of, asked)
     if not moved:
         return None
@@ -143,31 +176,27 @@ def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, Clai
     return out
 
 
-def _doubtful(claims: Iterable[ClaimState], texts: Callable[[Sequence[str]], Mapping[str, str]] | None) -> set[str]:
-    """The user's claims whose every evidence turn speaks of someone else by a pronoun, never in the first person."""
-    mine = [c for c in claims if c.evidence and subject_chain(c.subject) == (USER_NAME, ())]
-    if texts is None or not mine:
-        return set()
-    said = texts([e for c in mine for e in c.evidence])
-    return {c.claim_id for c in mine if all(e in said and speaks_of_another(said[e]) for e in c.evidence)}
-
-
 def query_names(q: RecallQuery) -> list[str]:
     """Names the query may call someone by, as its reading found them (people, stored subjects)."""
     return [e.key for e in q.intent.entities if e.kind in ("person", "subject")] if q.intent is not None else []
 
 
+def said_by(reads: RecallReads) -> Said:
+    """:data:`Said` through a recall's reads (each observation read once per recall)."""
+    return lambda ids: {i: (o.text, o.role) for i, o in reads.observations(ids).items()}
+
+
 def asked_slot_keys(q: RecallQuery, claims: Iterable[ClaimState],
                     reads: RecallReads) -> tuple[frozenset[str], frozenset[str]]:
     """The slot keys, among ``claims``, of the person ``q`` asks about (empty when it names none),
-    and those of the user's claims in doubt (:func:`_doubtful`): the relevance floor's fallback
-    keeps the asked subject's slot when one qualifies (recall/floor.py)."""
-    claims = [c for c in claims if c.polarity]
+    and those of the claims that do not count (:func:`_as_said`): the relevance floor's fallback
+    keeps the asked subject's slot when one qualifies, never overriding one in doubt (recall/floor.py)."""
+    claims = list(claims)
     if q.intent is None or not claims:
         return frozenset(), frozenset()
     asked = asked_subject(q.text, [*sorted({c.subject for c in claims}), *query_names(q)])
     if asked is None:
         return frozenset(), frozenset()
-    doubtful = _doubtful(claims, lambda ids: {i: o.text for i, o in reads.observations(ids).items()})
-    return (frozenset(c.slot_key for c in claims if c.claim_id not in doubtful and is_asked(asked, c.subject)),
-            frozenset(c.slot_key for c in claims if c.claim_id in doubtful))
+    trusted = _as_said(claims, said_by(reads))
+    return (frozenset(c.slot_key for c in claims if c.claim_id in trusted and is_asked(asked, trusted[c.claim_id].subject)),
+            frozenset(c.slot_key for c in claims if c.claim_id not in trusted and c.polarity))

@@ -132,9 +132,10 @@ def test_a_claim_given_the_user_from_a_turn_about_him_is_in_doubt() -> None:
     said = {"e1": "儿子在幼儿园大班，今天老师说他午睡总说话", "e2": "开学第二天，他已经能自己背书包进校门了，上一年级了"}
     scored = ranked(("u", "claim"), ("s", "claim"))
     claims = {"s": son, "u": user}
-    assert subject_order("我儿子读几年级了？", scored, claims, {}, [], [], lambda ids: {i: said[i] for i in ids}) is None
+    turns = lambda ids: {i: (said[i], "user") for i in ids}  # noqa: E731
+    assert subject_order("我儿子读几年级了？", scored, claims, {}, [], [], turns) is None
     said["e2"] = "我上一年级了"  # said in the first person: the user's value, and it yields to the son's
-    out = subject_order("我儿子读几年级了？", scored, claims, {}, [], [], lambda ids: {i: said[i] for i in ids})
+    out = subject_order("我儿子读几年级了？", scored, claims, {}, [], [], turns)
     assert out is not None and [s.item_id for s in out] == ["s", "u"]
 
 
@@ -150,3 +151,17 @@ def test_the_floor_keeps_the_asked_subjects_slot() -> None:
     assert [s.item_id for s in kept] == ["s"]  # the asked subject's slot of the same predicate
     kept = slot_values_kept(user + sister, rankings, slots, None, prefer=slots["s"], doubtful=slots["u"])
     assert [s.item_id for s in kept] == ["u"]
+
+
+def test_in_a_group_chat_the_user_of_a_claim_is_whoever_said_it() -> None:
+    """LoCoMo with extraction: "Nate: I went to a cooking show" is stored as ``user · …``; asked
+    about Nate, it is Nate's, and Joanna's first-person claim of the kind is the rival."""
+    nate = attrs_evolve(claim("n", "user", "visited", "cooking show"), evidence=("e1",))
+    joanna = attrs_evolve(claim("j", "user", "visited", "film festival"), evidence=("e2",))
+    said = {"e1": ("I went to a cooking show on Monday", "Nate"), "e2": ("I went to a film festival", "Joanna")}
+    scored = ranked(("j", "claim"), ("n", "claim"))
+    out = subject_order("When did Nate attend a cooking show?", scored, {"n": nate, "j": joanna}, {}, [], [],
+                        lambda ids: {i: said[i] for i in ids})
+    assert out is not None and [s.item_id for s in out] == ["n", "j"]
+    assert subject_order("When did I attend a cooking show?", scored, {"n": nate, "j": joanna}, {}, [], [],
+                         lambda ids: {i: said[i] for i in ids}) is None  # neither is the user's
