@@ -28,7 +28,5 @@ class Run:
     features: dict[str, Features] = Factory(dict)
     items: list[RecallItem] = Factory(list)
     history: frozenset[str] = frozenset()
-    #: The claims citing each ranked event (read by the slot stage; the subject stage reads whose they are).
-    cited: dict[str, list[str]] = Factory(dict)
     #: What the relevance floor dropped (the visibility stage says so when nothing above it is visible).
     below: list[Scored] = Factory(list)

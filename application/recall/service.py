@@ -242,17 +242,13 @@ class RecallService:
         if order is not None:
             run.scored, run.history = order.scored, order.history
             run.claims.update(order.claims)
-            run.cited = {e: list(ids) for e, ids in order.cited.items()}
 
     def _subject(self, run: Run) -> None:
         """The asked subject's values before the same kind of value about someone else (subject_order.py, ADR 0089)."""
         q = run.query
         if q.intent is None or not q.config.asked_subject:
             return
-        ranked = {s.item_id for s in run.scored}
-        cited = {e: ids for e, ids in run.cited.items() if e in ranked}
-        claims = {**run.reads.claims([c for ids in cited.values() for c in ids]), **run.claims}
-        order = subject_order(q.text, run.scored, claims, cited, query_names(q), run.notes, said_by(run.reads))
+        order = subject_order(q.text, run.scored, run.claims, query_names(q), run.notes, said_by(run.reads))
         if order is not None:
             run.scored = order
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from attrs import evolve, field, frozen
+from attrs import field, frozen
 
 from hlmem.application.ranking import Scored
 from hlmem.domain.state import ClaimState, ClaimStatus
@@ -49,8 +49,6 @@ class SlotOrder:
     moved: int = 0
     #: The claims added, by id (the caller builds their items).
     claims: Mapping[str, ClaimState] = field(factory=dict)
-    #: The claims citing each ranked event (``ClaimReader.claims_citing_events``).
-    cited: Mapping[str, Sequence[str]] = field(factory=dict)
 
 
 def asked_of(*, history: bool, earliest: bool, window: tuple | None, valid_at, known_at) -> Asked:
@@ -261,7 +259,7 @@ def slot_stage(storage: RecallStore, reads: RecallReads, q: RecallQuery, scored:
         return None
     missing = missing_slots(scored, groups, item_keys(scored, cited, claims, asked)) if "claim" in q.kinds else []
     values = storage.slots_claims(missing) if missing else None
-    order = evolve(order_slots(scored, cited, claims, asked, values, include_archived=q.include_archived), cited=cited)
+    order = order_slots(scored, cited, claims, asked, values, include_archived=q.include_archived)
     if order.added:
         notes.append(f"slot values: {len(order.added)} claim(s) added as the value asked for "
                      f"({asked.wanted.value}), which the words alone did not find")

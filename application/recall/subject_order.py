@@ -5,13 +5,13 @@ someone else (ADR 0089, docs/recall.md "Whose fact").
 (same predicate, same question words) and nothing said whose allergy was asked.
 :func:`~hlmem.domain.asked_subject.asked_subject` reads whom the question asks about (the user for
 I/me/my/我, a named person, a kin phrase such as 我妹 or "my sister's husband"), and this stage
-reorders the ranked items:
+reorders the ranked claims (turns never move: one says more than the one value a claim holds):
 
-- An item's subjects are its claim's subject, or for an event those of the claims citing it (read
-  by the slot stage). An item is the **asked subject's** when one of them is the person asked, a
-  **rival** when none is (and none holds the person asked as its value: "user · friend · Bob" is
-  about Bob too); other items (turns no claim cites, small talk) never move.
-- **Same predicate**: within each predicate, the asked subject's items take the places the group
+- A claim is the **asked subject's** when its subject (as said: :func:`_as_said`) is the person
+  asked, a **rival** when it is someone else's (and does not hold the person asked as its value:
+  "user · friend · Bob" is about Bob too). :func:`order_by_subject` also takes events by the
+  claims citing them; the stage gives it claims only.
+- **Same predicate**: within each predicate, the asked subject's claims take the places the group
   earned (words and time decided those), in their own order, before the rivals.
 - **Same family**: a rival of a predicate the asked subject has no item of yields in the same way
   to the asked subject's items of its family (``likes`` and ``hobby``: preferences; not the family
@@ -32,8 +32,8 @@ from attrs import evolve
 
 from hlmem.application.ranking import Scored
 from hlmem.domain.asked_subject import AskedSubject, asked_subject, is_asked, speaks_of_another, subject_chain
-from hlmem.domain.relations import USER_NAME
 from hlmem.domain.derived_build import family_of
+from hlmem.domain.relations import USER_NAME
 from hlmem.domain.state import ClaimState
 
 if TYPE_CHECKING:
@@ -138,27 +138,20 @@ def _as_said(claims: Iterable[ClaimState], said: Said | None) -> dict[str, Claim
     return kept
 
 
-def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, ClaimState],
-                  cited: Mapping[str, Sequence[str]], names: Sequence[str], notes: list[str],
-                  said: Said | None = None) -> list[Scored] | None:
-    """The stage: reads whom ``text`` asks about and orders ``scored`` by it (None: nothing to do).
+def subject_order(text: str, scored: Sequence[Scored], claims: Mapping[str, ClaimState], names: Sequence[str],
+                  notes: list[str], said: Said | None = None) -> list[Scored] | None:
+    """The stage: reads whom ``text`` asks about and orders the ranked claims by it (None: nothing to do).
 
-    Only claims that state a value count, each about whom it was said of (:func:`_as_said`); items
-    with none are neither the asked subject's nor rivals, and stay where they are.
+    Only claims move, and only among the places claims hold: a turn says more than the one value a
+    claim holds (Joanna's "Congrats on the cooking show, Nate!" answers a question about Nate), so
+    turns stay where words and time put them. Only claims that state a value count, each about
+    whom it was said of (:func:`_as_said`); the others stay where they are.
 
-    :param claims: the ranked claims and those citing the ranked events, by id.
-    :param cited: each ranked event's citing claim ids (the slot stage's read).
+    :param claims: the ranked claims, by id.
     :param names: names the question may use for someone (the query's entities), besides the claims' subjects.
     :param said: the text and speaker of events by id (read when needed: the evidence of the user's claims).
     """
-    if not claims:
-        return None
-    claims_of: dict[str, list[ClaimState]] = {}
-    for s in scored:
-        if s.kind == "claim" and s.item_id in claims:
-            claims_of[s.item_id] = [claims[s.item_id]]
-        elif s.kind == "event" and cited.get(s.item_id):
-            claims_of[s.item_id] = [claims[c] for c in cited[s.item_id] if c in claims]
+    claims_of = {s.item_id: [claims[s.item_id]] for s in scored if s.kind == "claim" and s.item_id in claims}
     if not claims_of:
         return None
     subjects = {c.subject for cs in claims_of.values() for c in cs}

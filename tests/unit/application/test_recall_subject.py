@@ -122,7 +122,7 @@ def test_a_negated_claim_neither_leads_nor_yields() -> None:
     scored = ranked(("u", "claim"), ("n", "claim"))
     notes: list[str] = []
     claims = {cs[0].claim_id: cs[0] for cs in claims_of.values()}
-    assert subject_order("我妈最近养的是啥宠物？", scored, claims, {}, [], notes) is None and not notes
+    assert subject_order("我妈最近养的是啥宠物？", scored, claims, [], notes) is None and not notes
 
 
 def test_a_claim_given_the_user_from_a_turn_about_him_is_in_doubt() -> None:
@@ -133,9 +133,9 @@ def test_a_claim_given_the_user_from_a_turn_about_him_is_in_doubt() -> None:
     scored = ranked(("u", "claim"), ("s", "claim"))
     claims = {"s": son, "u": user}
     turns = lambda ids: {i: (said[i], "user") for i in ids}  # noqa: E731
-    assert subject_order("我儿子读几年级了？", scored, claims, {}, [], [], turns) is None
+    assert subject_order("我儿子读几年级了？", scored, claims, [], [], turns) is None
     said["e2"] = "我上一年级了"  # said in the first person: the user's value, and it yields to the son's
-    out = subject_order("我儿子读几年级了？", scored, claims, {}, [], [], turns)
+    out = subject_order("我儿子读几年级了？", scored, claims, [], [], turns)
     assert out is not None and [s.item_id for s in out] == ["s", "u"]
 
 
@@ -160,8 +160,17 @@ def test_in_a_group_chat_the_user_of_a_claim_is_whoever_said_it() -> None:
     joanna = attrs_evolve(claim("j", "user", "visited", "film festival"), evidence=("e2",))
     said = {"e1": ("I went to a cooking show on Monday", "Nate"), "e2": ("I went to a film festival", "Joanna")}
     scored = ranked(("j", "claim"), ("n", "claim"))
-    out = subject_order("When did Nate attend a cooking show?", scored, {"n": nate, "j": joanna}, {}, [], [],
+    out = subject_order("When did Nate attend a cooking show?", scored, {"n": nate, "j": joanna}, [], [],
                         lambda ids: {i: said[i] for i in ids})
     assert out is not None and [s.item_id for s in out] == ["n", "j"]
-    assert subject_order("When did I attend a cooking show?", scored, {"n": nate, "j": joanna}, {}, [], [],
+    assert subject_order("When did I attend a cooking show?", scored, {"n": nate, "j": joanna}, [], [],
                          lambda ids: {i: said[i] for i in ids}) is None  # neither is the user's
+
+
+def test_turns_never_move() -> None:
+    """A turn cited by someone else's claim may answer for other reasons ("Congrats on the cooking
+    show, Nate!"): the stage orders claims only, among the places claims hold."""
+    claims = {"u": claim("u", "用户", "lives_in", "杭州"), "s": claim("s", "user's sister", "lives_in", "Berlin")}
+    scored = ranked(("e", "event"), ("s", "claim"), ("t", "event"), ("u", "claim"))
+    out = subject_order("我住哪个城市？", scored, claims, [], [])
+    assert out is not None and [s.item_id for s in out] == ["e", "u", "t", "s"]
