@@ -12,7 +12,9 @@ reorders the ranked claims (turns never move: one says more than the one value a
   "user · friend · Bob" is about Bob too). :func:`order_by_subject` also takes events by the
   claims citing them; the stage gives it claims only.
 - **Same predicate**: within each predicate, the asked subject's claims take the places the group
-  earned (words and time decided those), in their own order, before the rivals.
+  earned (words and time decided those), in their own order, before the rivals — those the
+  question's own search found (a claim the slot stage joined as "the value asked for" does not
+  take another's place: it says nothing of the kind the question asks).
 - **Same family**: a rival of a predicate the asked subject has no item of yields in the same way
   to the asked subject's items of its family (``likes`` and ``hobby``: preferences; not the family
   of relations, where another's claim may name the asked person).
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["asked_slot_keys", "order_by_subject", "subject_order"]
 
+#: The sources of the question's own search (a rank from one of them: the question found the item).
+FOUND = frozenset({"text", "vector", "context", "archived"})
 #: Families whose claims relate two people: another's claim there may be about the person asked.
 _RELATION_FAMILIES = frozenset({"people"})
 
@@ -76,6 +80,9 @@ def order_by_subject(scored: Sequence[Scored], claims_of: Mapping[str, Sequence[
     and how many of the asked subject's items moved up. ``claims_of``: each item's claims (a claim's
     own, an event's citing ones)."""
     profiles = {n: p for n, s in enumerate(scored) if (p := _profile(claims_of.get(s.item_id, ()), asked))}
+    # Only what the question's own search found takes another's place: a claim the slot stage joined
+    # ("the value asked for") is not evidence that the question asks of its kind.
+    profiles = {n: p for n, p in profiles.items() if not p[0] or FOUND.intersection(scored[n].ranks)}
     mine = {n for n, (is_mine, _) in profiles.items() if is_mine}
     if not mine or len(mine) == len(profiles):
         return list(scored), 0

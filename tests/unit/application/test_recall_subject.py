@@ -81,7 +81,8 @@ def claim(cid: str, subject: str, predicate: str, value: str) -> ClaimState:
 
 def ranked(*ids_kinds: tuple[str, str]) -> list[Scored]:
     n = len(ids_kinds)
-    return [Scored(item_id=i, kind=k, relevance=1.0, score=float(n - p)) for p, (i, k) in enumerate(ids_kinds)]
+    return [Scored(item_id=i, kind=k, relevance=1.0, score=float(n - p), ranks={"text": p + 1})
+            for p, (i, k) in enumerate(ids_kinds)]
 
 
 def test_order_only_swaps_within_a_kind_and_keeps_scores_sorted() -> None:
@@ -92,6 +93,11 @@ def test_order_only_swaps_within_a_kind_and_keeps_scores_sorted() -> None:
     assert [s.item_id for s in out] == ["u", "b", "t", "a", "d"]  # Bob's employer and the turn stay
     assert moved == 1 and out[0].ranks.get("subject") == 1
     assert [s.score for s in out] == [s.score for s in scored]
+    joined = [s if s.item_id != "u" else Scored(item_id="u", kind="claim", relevance=0.1, score=s.score,
+                                                 ranks={"slot": 1}) for s in scored]
+    out, moved = order_by_subject(joined, {i: [c] for i, c in claims.items()}, AskedSubject("user"))
+    # joined by the slot stage, not found by the question: it takes no one's place (the diet, found, does)
+    assert [s.item_id for s in out] == ["d", "b", "t", "u", "a"] and moved == 1
 
 
 def test_a_family_yields_when_the_asked_subject_lacks_the_predicate() -> None:
