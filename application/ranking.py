@@ -125,6 +125,9 @@ class RankingConfig:
     :param question_parts: split compound questions and follow corrections
         (:mod:`hlmem.domain.query_parts`, ADR 0057); off (or ``understand_query=False``): the
         query is searched as written.
+    :param asked_subject: the asked subject's values before the same kind of value about someone
+        else ("what am I allergic to?": the user's, not Alice's; ADR 0089); off (or
+        ``understand_query=False``): words and time alone order them.
     :param similarity_floor: the floor for this store's model; None picks from ``similarity_floors``
         by model id; a negative value disables the floor.
     :param slot_floors: when the floor leaves nothing of a question about someone's facts or about
@@ -159,6 +162,7 @@ class RankingConfig:
     spread_weight: float = 0.12
     bridge_top: int = 2
     question_parts: bool = True
+    asked_subject: bool = True
     similarity_floor: float | None = None
     similarity_floors: tuple[tuple[str, float], ...] = DEFAULT_SIMILARITY_FLOORS
     slot_floors: tuple[tuple[str, float], ...] = DEFAULT_SLOT_FLOORS

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from hlmem.application.ports import Candidate
 from hlmem.application.ranking import Scored, apply_floor
+from hlmem.application.recall.subject_order import asked_slot_keys
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent, TimeMode
-from hlmem.domain.state import ClaimStatus
+from hlmem.domain.state import ClaimState, ClaimStatus
 
 if TYPE_CHECKING:
     from hlmem.application.ports import RecallStore
@@ -45,7 +46,8 @@ def word_hits(rankings: Mapping[str, Sequence[Candidate]]) -> set[str]:
 
 
 def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Candidate]],
-                     slots: Mapping[str, frozenset[str]], slot_floor: float | None) -> list[Scored]:
+                     slots: Mapping[str, frozenset[str]], slot_floor: float | None,
+                     prefer: frozenset[str] = frozenset(), doubtful: frozenset[str] = frozenset()) -> list[Scored]:
     """The values of one slot that a failed floor may still return, in fused order.
 
     A claim qualifies when a word of the question found it (a claim's words are its subject, its
@@ -53,7 +55,11 @@ def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Ca
     A claim, or an event some claim cites, qualifies when it is at least ``slot_floor`` similar to
     the question (None: never) and the memory most similar to the question is a slot value too
     (the question's nearest memory is a fact, not small talk). Only the slot of the best
-    qualifying item is kept: one slot's values, not a scatter of near misses.
+    qualifying item is kept: one slot's values, not a scatter of near misses; the best of those that
+    are values of a slot in ``prefer`` (the asked subject's: "我姐姐在哪上班" keeps the sister's
+    employer, not the user's; ADR 0089), when one qualifies; when the slot kept is another's, the
+    asked subject's slot of the same predicate instead, when ``fused`` holds a value of it — unless
+    the slot it would keep is in ``doubtful`` (the user's, resting only on turns about "him"/"她").
 
     :param slots: item id → the slot keys it is a value of (a claim: its own; an event: those of
         the claims citing it), for the slot values among ``fused``.
@@ -66,17 +72,35 @@ def slot_values_kept(fused: Sequence[Scored], rankings: Mapping[str, Sequence[Ca
         or (by_meaning and s.similarity is not None and s.similarity >= slot_floor))]
     if not qualified:
         return []
-    best = slots[qualified[0].item_id]
+    first = qualified[0]
+    if prefer and not slots[first.item_id] & doubtful:
+        first = next((s for s in qualified if slots[s.item_id] & prefer), first)
+    best = slots[first.item_id]
+    if prefer and not best & prefer and not best & doubtful:  # the asked subject's slot of the same predicate
+        same = {k for k in prefer if _predicate(k) in {_predicate(b) for b in best}}
+        theirs = [s for s in fused if slots.get(s.item_id, frozenset()) & same]
+        if theirs:
+            return theirs
     return [s for s in qualified if slots[s.item_id] & best]
 
 
-def _slots(storage: RecallStore, reads: RecallReads, fused: Sequence[Scored]) -> dict[str, frozenset[str]]:
-    """Item id → the slot keys it is a value of, for the slot values among ``fused`` (one evidence read)."""
+def _predicate(slot_key: str) -> str:
+    """The predicate part of a slot key (:func:`hlmem.domain.state.slot_key`)."""
+    parts = slot_key.split("\x1f")
+    return parts[2] if len(parts) > 2 else slot_key
+
+
+def _slots(storage: RecallStore, reads: RecallReads, fused: Sequence[Scored],
+           claims_out: dict[str, ClaimState] | None = None) -> dict[str, frozenset[str]]:
+    """Item id → the slot keys it is a value of, for the slot values among ``fused`` (one evidence
+    read); the claims read go into ``claims_out`` when given."""
     events = [s.item_id for s in fused if s.kind == "event"]
     cited = storage.claims_citing_events(events) if events else {}
     claims = {i: c for i, c in reads.claims([s.item_id for s in fused if s.kind == "claim"]
                                             + [c for ids in cited.values() for c in ids]).items()
               if c.status is not ClaimStatus.FORGOTTEN}
+    if claims_out is not None:
+        claims_out.update(claims)
     slots = {i: frozenset({c.slot_key}) for i, c in claims.items()}
     slots.update({e: frozenset(claims[c].slot_key for c in ids if c in claims) for e, ids in cited.items()})
     return slots
@@ -88,7 +112,10 @@ def floor_fallback(storage: RecallStore, reads: RecallReads, q: RecallQuery, fus
     of the one slot its words or meaning reach (:func:`slot_values_kept`). One evidence read."""
     if not asks_for_values(q.intent):
         return []
-    return slot_values_kept(fused, rankings, _slots(storage, reads, fused), q.config.slot_floor_for(model))
+    claims: dict[str, ClaimState] = {}
+    slots = _slots(storage, reads, fused, claims)
+    prefer, doubtful = asked_slot_keys(q, claims.values(), reads) if q.config.asked_subject else (frozenset(),) * 2
+    return slot_values_kept(fused, rankings, slots, q.config.slot_floor_for(model), prefer, doubtful)
 
 
 def near_values(storage: RecallStore, reads: RecallReads, q: RecallQuery, below: Sequence[Scored],

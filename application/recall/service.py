@@ -31,6 +31,7 @@ from hlmem.application.recall.reads import Pending, RecallReads
 from hlmem.application.recall.relation_hops import RelationHops, follow
 from hlmem.application.recall.run import Run
 from hlmem.application.recall.slots import slot_stage
+from hlmem.application.recall.subject_order import query_names, said_by, subject_order
 from hlmem.application.reranking import DEFAULT_TOP_N, rerank_items
 from hlmem.domain.query_parts import question_parts
 from hlmem.domain.query_understanding import HIGH_CONFIDENCE, QueryIntent
@@ -242,6 +243,15 @@ class RecallService:
             run.scored, run.history = order.scored, order.history
             run.claims.update(order.claims)
 
+    def _subject(self, run: Run) -> None:
+        """The asked subject's values before the same kind of value about someone else (subject_order.py, ADR 0089)."""
+        q = run.query
+        if q.intent is None or not q.config.asked_subject:
+            return
+        order = subject_order(q.text, run.scored, run.claims, query_names(q), run.notes, said_by(run.reads))
+        if order is not None:
+            run.scored = order
+
     def _spread(self, run: Run) -> None:
         spread(run)
 
@@ -344,6 +354,6 @@ class RecallService:
 STAGES: tuple[Callable[[RecallService, Run], None], ...] = (
     RecallService._candidates, RecallService._fuse, RecallService._neighbours, RecallService._speaker,
     RecallService._sessions, RecallService._visible, RecallService._score, RecallService._slots,
-    RecallService._spread,
+    RecallService._subject, RecallService._spread,
     RecallService._constrain, RecallService._build, RecallService._rerank, RecallService._derived,
 )
