@@ -38,13 +38,14 @@ class Corrections:
 
         def remember(self, subject: str, predicate: str, value: str, **kwargs: Any) -> WriteResult: ...
         def retract(self, claim_id: str, reason: str = "") -> WriteResult: ...
+        def resolve(self, item_id: str) -> str: ...
 
     def get(self, item_id: str) -> ClaimState | ObservationState:
         """The claim (``cl_…``) or event (``ev_…``) with this id.
 
         :raises NotFound: an unknown id, or one that was forgotten (the message says which).
         """
-        return self._container.inspect().get(item_id)
+        return self._container.inspect().get(self.resolve(item_id))
 
     def claim(self, claim_id: str) -> ClaimState:
         """The claim with this id, in any status but forgotten.
@@ -74,6 +75,7 @@ class Corrections:
         """
         if not (value or "").strip():
             raise ValidationError("correct needs the new value", field="value")
+        claim_id = self.resolve(claim_id)  # a packet handle names the claim it showed (ADR 0092)
         claim = self.get(claim_id)
         if not isinstance(claim, ClaimState):
             raise ValidationError(f"{claim_id} is an event; only a claim (cl_…) can be corrected", field="claim_id")

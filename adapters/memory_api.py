@@ -21,6 +21,7 @@ from hlmem.adapters.flat_names import FlatNames
 from hlmem.adapters.memory_relations import Relations
 from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
+from hlmem.adapters.packet_handles import PacketHandles, in_format, packet_format
 from hlmem.adapters.settings import ENV, Settings
 from hlmem.adapters.settings_load import load_settings
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
@@ -107,6 +108,7 @@ class Memory(Operations, Corrections, FlatNames):
         self.conflicts = Conflicts(self._container, self)
         self.worker = Worker(self._container, self)
         self.relations = Relations(self._container, self)
+        self._handles = PacketHandles()  # v2 packets' handles, ``<tag>.<n>`` (ADR 0092)
 
     def close(self) -> None:
         """Close what this Memory opened: its LLM and reranker clients, then the backend (the
@@ -228,13 +230,21 @@ class Memory(Operations, Corrections, FlatNames):
         note_embedder(self.storage, self.embedder_name)
         return result
 
+    def resolve(self, item_id: str) -> str:
+        """The id a packet handle (``fxqwtzk.3``: item 3 of a v2 packet this ``Memory`` served, ADR 0092)
+        names; an id unchanged. Every method here that takes an item id resolves it first.
+
+        :raises NotFound: a handle of a packet this ``Memory`` did not serve (or no longer keeps).
+        """
+        return self._handles.resolve(item_id)
+
     def retract(self, claim_id: str, reason: str = "") -> WriteResult:
         """Stop believing a claim from now on (history keeps it)."""
-        return self._container.writes().retract(claim_id, reason)
+        return self._container.writes().retract(self.resolve(claim_id), reason)
 
     def feedback(self, item_id: str, verdict: str, *, actor: str = "user", reason: str = "") -> WriteResult:
         """Say whether a recalled claim or event was ``helpful`` or ``unhelpful`` (feeds ranking and lifecycle)."""
-        return self._container.writes().feedback(item_id, verdict, actor=actor, reason=reason)
+        return self._container.writes().feedback(self.resolve(item_id), verdict, actor=actor, reason=reason)
 
     def forget(self, item_id: str | None = None, *, session: str | None = None, subject: str | None = None,
                namespace: str | None = None, dry_run: bool = False, actor: str = "user",
@@ -249,6 +259,8 @@ class Memory(Operations, Corrections, FlatNames):
             store finishes the erasure by itself once it ends; docs/forgetting.md).
         :raises NotFound: an unknown id, an empty session, a subject nothing mentions.
         """
+        if item_id is not None:
+            item_id = self.resolve(item_id)
         if item_id is not None and session is None and subject is None and str(item_id).strip().startswith("ep_"):
             return self.episodes.forget(str(item_id).strip(), dry_run=dry_run, actor=actor, reason=reason)
         target = forget_target(item_id, session, subject, namespace or self.namespace)
@@ -259,7 +271,8 @@ class Memory(Operations, Corrections, FlatNames):
                kinds: Iterable[str] = ("claim", "event"), namespace: str | None = None,
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None, now: Timestamp = None,
-               session: str | None = None, intent: str | None = None) -> RecallResult:
+               session: str | None = None, intent: str | None = None,
+               packet_version: int | None = None) -> RecallResult:
         """Relevant claims and events that held at ``valid_at`` as known at ``known_at`` (default now).
 
         ``now`` is the reference time the question is asked at (default the clock's now): what
@@ -271,14 +284,22 @@ class Memory(Operations, Corrections, FlatNames):
         ``k``, asks for one item per 80 tokens of it (10 without a budget, at most 200); ``session``
         keeps only that session's events (claims stay); ``intent="procedure"`` (or a how-to question)
         puts the matching active procedures and policies first (docs/experience.md). A
-        configured reranker reorders the best fused items. Details: docs/recall.md.
+        configured reranker reorders the best fused items. ``packet_version`` is the packet's format:
+        2 (the default: handles such as ``fxqwtzk.3`` that every method taking an id resolves, ADR
+        0092) or 1. Details: docs/recall.md.
         """
-        return self._container.recall().recall(
+        version = packet_format(packet_version)
+        at = local_when(now, "now")
+        result = self._container.recall().recall(
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
-            now=local_when(now, "now"), session=session, intent=intent,
+            now=at, session=session, intent=intent,
         )
+        if result.packet is not None and version != result.packet.version:
+            result = in_format(result, version, at or self.clock.now())
+        self._handles.remember(result.packet)
+        return result
 
     def claims(self, *, subject: str | None = None, predicate: str | None = None, status: str | None = None,
                namespace: str | None = None, limit: int = 50, after: str | None = None) -> ClaimPage:
@@ -299,7 +320,7 @@ class Memory(Operations, Corrections, FlatNames):
 
     def explain(self, item_id: str) -> Explanation:
         """A claim with its evidence verbatim, supersede chain and both clocks; or an event and its claims."""
-        return self._container.inspect().explain(item_id)
+        return self._container.inspect().explain(self.resolve(item_id))
 
     def import_jsonl(self, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
                      skip_invalid: bool = False, extract: bool = True, invalid: Sequence[str] = ()) -> ImportReport:

@@ -23,7 +23,9 @@ SEED = 39
 TARGET_BUDGET, TARGET_SHARE = 1000, 0.95
 METRICS = ("evidence", "answer")
 #: Packet methods in table order: each with its baseline (hlmem's margin is taken over it).
-PAIRS = (("hlmem", "rrf_ctx"), ("hlmem-noid", "rrf_ctx-noid"))
+PAIRS = (("hlmem", "rrf_ctx"), ("hlmem-v1", "rrf_ctx-v1"), ("hlmem-noid", "rrf_ctx-noid"))
+#: The other packing measured beside the product's packet (``cost_effect.py --also``), by suffix.
+ALTS = {"v1": "format v1", "noid": "v1 without event ids"}
 
 
 def _by_query(rows: Iterable[Mapping[str, Any]], method: str, budget: int | None, metric: str) -> dict[str, float]:
@@ -108,18 +110,24 @@ def summarise_dataset(rows: list[dict[str, Any]], budgets: Sequence[int]) -> dic
     out["packets"] = [_side(rows, m, b, history) for b in budgets for m in methods]
     out["margins"] = {str(b): {m: paired(_by_query(rows, "hlmem", b, m), _by_query(rows, "rrf_ctx", b, m))
                                for m in METRICS} for b in budgets}
-    if "hlmem-noid" in methods:
-        out["margins_noid"] = {str(b): {m: paired(_by_query(rows, "hlmem-noid", b, m), _by_query(rows, "rrf_ctx-noid", b, m))
-                                        for m in METRICS} for b in budgets}
+    alt = next((a for a in ALTS if f"hlmem-{a}" in methods), None)
+    if alt is not None:
+        out["alt"] = alt
+        out["margins_alt"] = {str(b): {m: paired(_by_query(rows, f"hlmem-{alt}", b, m),
+                                                 _by_query(rows, f"rrf_ctx-{alt}", b, m))
+                                       for m in METRICS} for b in budgets}
+        # the product's packet against the other format of the same items (paired): what the format gained
+        out["format_gain"] = {str(b): {m: paired(_by_query(rows, "hlmem", b, m), _by_query(rows, f"hlmem-{alt}", b, m))
+                                       for m in METRICS} for b in budgets}
     hl = {p["budget"]: p for p in out["packets"] if p["method"] == "hlmem"}
     share = (hl.get(TARGET_BUDGET) or {}).get("evidence_of_history")
-    noid = next((p for p in out["packets"] if p["method"] == "hlmem-noid" and p["budget"] == TARGET_BUDGET), None)
+    other = next((p for p in out["packets"] if p["method"] == f"hlmem-{alt}" and p["budget"] == TARGET_BUDGET), None)
     out["targets"] = {
         "evidence_of_history_at_1000": share,
         "met_95_at_1000": None if share is None else share["value"] >= TARGET_SHARE,
         "beats_rrf_ctx_every_budget": all((out["margins"][str(b)]["evidence"] or {}).get("value", 0) > 0
                                           for b in budgets),
-        "noid_evidence_of_history_at_1000": noid and noid["evidence_of_history"],
+        "alt_evidence_of_history_at_1000": other and other["evidence_of_history"],
     }
     out["misses"] = summarise_misses(rows, budgets)
     cats: dict[str, Any] = {}
@@ -200,8 +208,9 @@ def margin_rows(d: Mapping[str, Any]) -> list[dict[str, str]]:
     rows = []
     for b, m in d["margins"].items():
         row = {"budget": b, "evidence: hlmem − rrf_ctx": _margin(m["evidence"]), "answer: hlmem − rrf_ctx": _margin(m["answer"])}
-        if "margins_noid" in d:
-            row["evidence, no event ids"] = _margin(d["margins_noid"][b]["evidence"])
+        if "margins_alt" in d:
+            row[f"evidence, {ALTS[d['alt']]}"] = _margin(d["margins_alt"][b]["evidence"])
+            row[f"evidence: hlmem − hlmem {ALTS[d['alt']]}"] = _margin(d["format_gain"][b]["evidence"])
         rows.append(row)
     return rows
 
@@ -213,8 +222,8 @@ def category_rows(d: Mapping[str, Any], metric: str, budgets: Sequence[int]) -> 
         row = {"category": cat, "n": str(e["n"]), "history": _f(e["history"][metric])}
         for b in budgets:
             row[f"@{b} hlmem / rrf_ctx"] = f"{_f(e[f'hlmem@{b}'][metric])} / {_f(e[f'rrf_ctx@{b}'][metric])}"
-            if f"hlmem-noid@{b}" in e:
-                row[f"@{b} no ids"] = _f(e[f"hlmem-noid@{b}"][metric])
+            if d.get("alt") and f"hlmem-{d['alt']}@{b}" in e:
+                row[f"@{b} hlmem {ALTS[d['alt']]}"] = _f(e[f"hlmem-{d['alt']}@{b}"][metric])
         out.append(row)
     return out
 
@@ -260,8 +269,8 @@ def print_report(summary: Mapping[str, Any], *, markdown: bool = False) -> None:
               f"evidence the full history holds (target ≥ {TARGET_SHARE}: "
               f"{'met' if t['met_95_at_1000'] else 'not met'}); beats rrf_ctx at every budget: "
               f"{'yes' if t['beats_rrf_ctx_every_budget'] else 'no'}"
-              + (f"; without event ids {_share(t['noid_evidence_of_history_at_1000'])}"
-                 if t.get("noid_evidence_of_history_at_1000") else ""))
+              + (f"; in {ALTS[d['alt']]} {_share(t['alt_evidence_of_history_at_1000'])}"
+                 if t.get("alt_evidence_of_history_at_1000") else ""))
         llm = [(p["method"], p["budget"], p["llm"]) for p in [d["history"], *d["packets"]] if p.get("llm")]
         if llm:
             print_table(f"{name}: the LLM's answers", [
@@ -299,10 +308,10 @@ def write_chart(summary: Mapping[str, Any], path: Path) -> Path:
                 for p in ps:
                     ax.annotate(f"{p['budget']:,}", (p["tokens_mean"], p["evidence"]), textcoords="offset points",
                                 xytext=(0, 7), ha="center", fontsize=8, color=COLORS[method])
-        noid = [p for p in d["packets"] if p["method"] == "hlmem-noid"]
-        if noid:
-            ax.plot([p["tokens_mean"] for p in noid], [p["evidence"] for p in noid], "^:", color=COLORS["hlmem"],
-                    alpha=0.7, label="hlmem packet, events without ids: gold evidence")
+        other = [p for p in d["packets"] if d.get("alt") and p["method"] == f"hlmem-{d['alt']}"]
+        if other:
+            ax.plot([p["tokens_mean"] for p in other], [p["evidence"] for p in other], "^:", color=COLORS["hlmem"],
+                    alpha=0.7, label=f"hlmem packet in {ALTS[d['alt']]}: gold evidence")
         ax.plot([h["tokens_mean"]], [h["evidence"]], "*", markersize=15, color=COLORS["history"],
                 label="full history: gold evidence")
         ax.plot([h["tokens_mean"]], [h["answer"]], "D", markersize=7, color=COLORS["history"], alpha=0.6,

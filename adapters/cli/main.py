@@ -123,13 +123,17 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 @click.option("--no-understand", is_flag=True, help="Ignore the query's time words (现在, 之前, used to, 4月时).")
 @click.option("--budget", default=None, type=click.IntRange(0, None), metavar="TOKENS",
               help="Print a context packet for a prompt that never exceeds TOKENS (docs/packet.md).")
+@click.option("--packet-version", default=None, type=click.IntRange(1, 2), metavar="1|2",
+              help="The packet's format: 2 (default; items named by handles such as fxqwtzk.3, which only the "
+                   "process that printed them resolves: in the CLI use the ids of --json) or 1 (ids on every line).")
 @click.option("--intent", default="auto", show_default=True, type=click.Choice(["auto", "procedure", "facts"]),
               help="procedure: put matching active procedures and policies first (auto: for how-to questions; "
                    "docs/experience.md).")
 @json_option
 @click.pass_obj
 def recall(obj: _Ctx, query: str, k: int | None, valid_at, known_at, reference, kinds, include_archived: bool,
-           entity_constraint: str, no_understand: bool, budget: int | None, intent: str, as_json: bool) -> None:
+           entity_constraint: str, no_understand: bool, budget: int | None, packet_version: int | None, intent: str,
+           as_json: bool) -> None:
     """Find what memory holds about QUERY, as of any (valid, known) instant."""
     if obj.served():
         return
@@ -138,7 +142,8 @@ def recall(obj: _Ctx, query: str, k: int | None, valid_at, known_at, reference, 
     result = obj.memory().recall(query, k=k, valid_at=_ts(valid_at, "--valid-at"), now=_ts(reference, "--now"),
                                  known_at=_ts(known_at, "--known-at"), kinds=kinds or ("claim", "event"),
                                  include_archived=include_archived, entity_constraint=entity_constraint,
-                                 understand_query=not no_understand, budget=budget, intent=intent)
+                                 understand_query=not no_understand, budget=budget, intent=intent,
+                                 packet_version=packet_version)
     for note in result.notes:
         click.echo(f"note: {render.plain(note)}", err=True)
     if result.packet is not None and not as_json:

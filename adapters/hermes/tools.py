@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from hlmem.adapters.memory_api import Memory
 
 _STR = {"type": "string"}
+#: An item: its id (cl_…/ev_…), or its handle in the memory context packet (``fxqwtzk.3``, ADR 0092).
+_ID = {"type": "string", "description": "a memory's id (cl_…, ev_…), or item [n] of the memory context as <tag>.n "
+                                       "(the tag is in the context's first line, e.g. fxqwtzk.3)"}
 _TIME = {"type": "string", "description": "ISO 8601 instant with offset, e.g. 2026-05-01T00:00:00+08:00"}
 
 
@@ -41,13 +44,13 @@ SCHEMAS: tuple[dict, ...] = (
             ("subject", "predicate", "value")),
     _schema("hlmem_forget", "Erase a memory by id, a whole session, or everything about a subject (give "
             "exactly one). dry_run=true only reports what would go.",
-            {"id": _STR, "session": _STR, "subject": _STR, "dry_run": {"type": "boolean"}}, ()),
+            {"id": _ID, "session": _STR, "subject": _STR, "dry_run": {"type": "boolean"}}, ()),
     _schema("hlmem_explain", "Show a memory's evidence verbatim, its supersede chain and both clocks.",
-            {"id": _STR}, ("id",)),
+            {"id": _ID}, ("id",)),
     _schema("hlmem_history", "The values a subject's slot (predicate) has had, oldest first.",
             {"subject": _STR, "predicate": _STR}, ("subject", "predicate")),
     _schema("hlmem_feedback", "Say whether a recalled memory was helpful or unhelpful (steers ranking).",
-            {"id": _STR, "verdict": {"type": "string", "enum": ["helpful", "unhelpful"]}}, ("id", "verdict")),
+            {"id": _ID, "verdict": {"type": "string", "enum": ["helpful", "unhelpful"]}}, ("id", "verdict")),
 )
 NAMES = frozenset(s["name"] for s in SCHEMAS)
 

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 LOG = logging.getLogger("hlmem.mcp")
 T = TypeVar("T")
 
-Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save.")]
+Id = Annotated[str, Field(description="A claim id (cl_…) or an event id (ev_…), from recall, history or save; or a "
+                                     "context packet's handle of an item (fxqwtzk.3: item [3] of packet fxqwtzk).")]
 Time = Annotated[str | None, Field(description="ISO 8601 with a timezone, e.g. 2026-05-01T09:00:00+08:00.")]
 Namespace = Annotated[str | None, Field(description="Namespace (default: the server's, usually 'default').")]
 Pairs = Annotated[dict[str, str] | None, Field(description="Qualifiers, e.g. {\"company\": \"Acme\"}.")]

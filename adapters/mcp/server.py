@@ -52,7 +52,8 @@ CONTEXT_BUDGET = 800
 INSTRUCTIONS = (
     "Long-term memory with two clocks. memory_recall before answering from memory; memory_save each "
     "user turn verbatim; memory_remember an explicit fact; memory_correct a wrong claim by id; "
-    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first). For a task: "
+    "memory_explain to see a claim's evidence; memory_forget erases (try dry_run first). A context packet's "
+    "item [n] is named <tag>.n wherever an id is taken (the tag is in its first line). For a task: "
     "memory_episode_start, memory_episode_step per action, memory_episode_end with how it went; a how-to "
     "memory_recall (or memory_policies, memory_procedures) returns what worked before.")
 
@@ -80,12 +81,16 @@ def build_server(memory: Memory) -> HlmemMCPServer:
         intent: Annotated[Literal["auto", "procedure", "facts"], Field(
             description="auto: a how-to question also returns learnt procedures and policies first; procedure: "
                         "look for them whatever the wording; facts: never (docs/experience.md).")] = "auto",
+        packet_version: Annotated[Literal[1, 2] | None, Field(
+            description="The packet's format: 2 (default; item n is named <tag>.n, e.g. fxqwtzk.3, in every tool "
+                        "that takes an id) or 1 (ids on every line).")] = None,
     ) -> shapes.RecallOut:
         """Relevant claims and events that held at valid_at (world time) as known at known_at (record time),
         best first; with budget, also a context packet ready for a prompt."""
         return await call("memory_recall", lambda: recall_dict(mem.recall(
             query, k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, session=session,
-            kinds=tuple(kinds or ("claim", "event")), budget=budget, intent=intent)))  # type: ignore[return-value]
+            kinds=tuple(kinds or ("claim", "event")), budget=budget, intent=intent,
+            packet_version=packet_version)))  # type: ignore[return-value]
 
     @server.tool(annotations=WRITE)
     async def memory_save(
@@ -121,7 +126,8 @@ def build_server(memory: Memory) -> HlmemMCPServer:
     @server.tool(annotations=ERASE)
     async def memory_forget(
         id: Annotated[str | None, Field(
-            description="Forget this claim, event or episode (cl_…/ev_…/ep_…).")] = None,
+            description="Forget this claim, event or episode (cl_…/ev_…/ep_…), or a context packet's item "
+                        "(fxqwtzk.3).")] = None,
         session: Annotated[str | None, Field(description="Forget every event of this session.")] = None,
         subject: Annotated[str | None, Field(description="Forget everything about this subject.")] = None,
         namespace: Namespace = None,

@@ -111,6 +111,9 @@ class RecallIn(_Body):
     understand_query: bool = True
     entity_constraint: Literal["enforce", "observe", "off"] = "enforce"
     budget: int | None = Field(None, ge=0, le=1_000_000)
+    #: The packet's format (docs/packet.md): 2 (default; handles such as ``fxqwtzk.3``, which this
+    #: server resolves wherever an id is taken, ADR 0092) or 1 (ids on every line).
+    packet_version: Literal[1, 2] | None = None
     format: Literal["json", "packet"] = "json"
     #: ``auto``: a how-to question also returns active procedures and policies; ``procedure``:
     #: look for them whatever the wording; ``facts``: never (docs/experience.md).

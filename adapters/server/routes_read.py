@@ -51,7 +51,7 @@ def recall(request: Request, body: RecallIn) -> Any:
         body.query, k=body.k, valid_at=body.valid_at, known_at=body.known_at, now=body.now, kinds=body.kinds,
         namespace=body.namespace, include_archived=body.include_archived, understand_query=body.understand_query,
         entity_constraint=body.entity_constraint, budget=body.budget, session=body.session,
-        intent=body.intent))
+        intent=body.intent, packet_version=body.packet_version))
     if body.format == "packet":
         return PlainTextResponse(result.packet.text)
     return recall_dict(result)

@@ -42,7 +42,7 @@ def recall_dict(result: RecallResult) -> dict[str, Any]:
         p = result.packet
         out["packet"] = {"version": p.version, "text": p.text, "tokens": p.tokens, "budget": p.budget,
                          "truncated": p.truncated, "included": p.included, "cut": p.cut, "omitted": p.omitted,
-                         "history": p.history}
+                         "history": p.history, "tag": p.tag}
     return out
 
 

@@ -106,7 +106,14 @@ async def exercise(session: ClientSession) -> None:
 
     recalled = await call(session, "memory_recall", query="home city", k=5, budget=300)
     assert recalled["items"][0]["id"] == fixed["id"] and "Lisbon" in recalled["packet"]["text"]
-    assert recalled["packet"]["tokens"] <= 300
+    assert recalled["packet"]["tokens"] <= 300 and recalled["packet"]["version"] == 2
+    # a packet's handle names its item wherever an id is taken (ADR 0092); format v1 on request
+    handle = f"{recalled['packet']['tag']}.1"
+    assert f"named {handle[:-2]}.n" in recalled["packet"]["text"] and "[1] " in recalled["packet"]["text"]
+    assert (await call(session, "memory_explain", id=handle))["claim"]["id"] == recalled["packet"]["included"][0]
+    assert "did not serve" in await error_of(session, "memory_explain", id="bcdfghj.1")
+    v1 = await call(session, "memory_recall", query="home city", k=5, budget=300, packet_version=1)
+    assert v1["packet"]["text"].startswith("memory v1") and fixed["id"] in v1["packet"]["text"]
     before = await call(session, "memory_recall", query="home city", valid_at="2026-03-01T00:00:00+00:00")
     assert [i["value"] for i in before["items"] if i["kind"] == "claim"][:1] == ["Paris"]
     only_s2 = await call(session, "memory_recall", query="Lisbon", session="s2", kinds=["event"])
@@ -134,7 +141,7 @@ async def exercise(session: ClientSession) -> None:
     templates = (await session.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["hlmem://context/{query}"]
     packet = (await session.read_resource("hlmem://context/home%20city")).contents[0].text
-    assert packet.startswith("memory v1") and "Lisbon" in packet and "I moved to Lisbon" not in packet
+    assert packet.startswith("memory v2") and "Lisbon" in packet and "I moved to Lisbon" not in packet
     prompt = await session.get_prompt("memory_context", {"query": "home city"})
     assert prompt.messages[0].content.text == packet
 

@@ -145,7 +145,15 @@ def test_recall_with_both_clocks_a_budget_and_the_packet_format(client: httpx.Cl
                                       "valid_from": "2020-01-01T00:00:00Z"})
     found = client.post("/v1/recall", json={"query": "bob lives in", "k": 5, "budget": 200}).json()
     assert found["items"][0]["value"] == "Lyon"
-    assert found["packet"]["tokens"] <= 200 and "Lyon" in found["packet"]["text"]
+    assert found["packet"]["tokens"] <= 200 and "Lyon" in found["packet"]["text"] and found["packet"]["version"] == 2
+    # the server resolves its packets' handles wherever it takes an id (ADR 0092)
+    handle = f"{found['packet']['tag']}.1"
+    explained = client.get(f"/v1/explain/{handle}").json()
+    assert explained["claim"]["id"] == found["packet"]["included"][0] == found["items"][0]["id"]
+    _error(client.get("/v1/explain/bcdfghj.1"), 404, "not_found")
+    v1 = client.post("/v1/recall", json={"query": "bob lives in", "k": 5, "budget": 200, "packet_version": 1}).json()
+    assert v1["packet"]["version"] == 1 and found["items"][0]["id"] in v1["packet"]["text"]
+    _error(client.post("/v1/recall", json={"query": "bob", "budget": 100, "packet_version": 3}), 422, "invalid_body")
     before = client.post("/v1/recall", json={"query": "bob lives in", "valid_at": "2019-01-01T00:00:00Z",
                                              "kinds": ["claim"]}).json()
     assert all(i.get("value") != "Lyon" for i in before["items"])

@@ -110,7 +110,9 @@ def test_how_to_questions_bring_procedures_and_facts_stay_as_they_were(mem: Memo
     assert [i.kind for i in found.items[:2]] == ["procedure", "policy"]
     assert found.items[1].support == 4 and found.items[0].steps == ("docker-compose: compose up",
                                                                      "docker-compose: migrate")
-    assert "[procedure; id pd_" in found.packet.text
+    assert "[procedure]" in found.packet.text and found.packet.included[0].startswith("pd_")
+    assert "[procedure; id pd_" in mem.recall("How do I set up the dev database?", budget=400,
+                                              packet_version=1).packet.text
     zh = mem.recall("怎么设置开发数据库？", intent="procedure")
     assert zh.items == () or zh.items[0].kind in ("procedure", "policy", "claim", "event")
     assert mem.recall("set up dev database", intent="procedure").items[0].kind == "procedure"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from pathlib import Path
@@ -56,6 +57,10 @@ def test_full_lifecycle(make, tmp_path):
     p.flush()
     text = p.prefetch("用户现在用什么主题？")
     assert "深色模式" in text and text.startswith("## Relevant long-term memory (hlmem)")
+    # the agent names an item of the context it read by its handle (ADR 0092): <tag>.<n>, the tag in line 2
+    tag = re.search(r"named ([a-z]{7})\.n\)", text).group(1)
+    first = json.loads(p.handle_tool_call("hlmem_explain", {"id": f"{tag}.1"}))
+    assert first["kind"] in ("claim", "event") and "深色" in json.dumps(first, ensure_ascii=False)
     events = p._memory.recall("Seattle", kinds=("event",)).items
     said = {(i.text, i.role, i.session_id) for i in events}
     assert ("I moved to Seattle in May.", "user", "s1") in said and ("Noted.", "assistant", "s1") in said

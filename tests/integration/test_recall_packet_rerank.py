@@ -104,6 +104,12 @@ def test_cli_recall_budget(tmp_path: Path) -> None:
     assert plain.code == 0, plain
     assert plain.out.strip() and estimate_tokens(plain.out.rstrip("\n")) <= 200
     data = run_cli(db, ["--embedder", "hash", "recall", "主题 theme", "--budget", "200", "--json"]).json()
-    assert data["packet"]["budget"] == 200 and data["packet"]["tokens"] <= 200 and data["packet"]["version"] == 1
+    assert data["packet"]["budget"] == 200 and data["packet"]["tokens"] <= 200 and data["packet"]["version"] == 2
+    assert plain.out.startswith(f"memory v2 (times UTC; [n] = n-th best, named {data['packet']['tag']}.n)")
+    v1 = run_cli(db, ["--embedder", "hash", "recall", "主题 theme", "--budget", "200", "--packet-version", "1"])
+    assert v1.code == 0 and v1.out.startswith("memory v1 (best first; times UTC)")
+    # a handle names an item only in the process that served its packet: another one says so
+    gone = run_cli(db, ["--embedder", "hash", "explain", f"{data['packet']['tag']}.1"])
+    assert gone.code != 0 and "did not serve" in gone.out + gone.err
     bad = run_cli(db, ["--embedder", "hash", "recall", "主题", "--budget", "-3"])
     assert bad.code == 2

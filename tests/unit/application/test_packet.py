@@ -1,4 +1,5 @@
-"""Context packets: never over budget (properties over random items and budgets), the v1 format, cutting."""
+"""Context packets in format v1 (``build_packet(version=1)``): never over budget (properties over random items
+and budgets), the v1 format, cutting. Format v2, the default, is tested in test_packet_v2.py."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from hlmem.application.packet import (
     MIN_CUT_CHARS,
     Packet,
     PacketItem,
-    build_packet,
     estimate_tokens,
     footer,
     render_item,
     safe_cuts,
 )
+from hlmem.application.packet import build_packet as _build_packet
 from hlmem.application.recall import RecallItem
 from hlmem.domain.errors import InvalidTimestamp, ValidationError
 
@@ -44,6 +45,11 @@ def _words(text: str) -> int:
 def _lumpy(text: str) -> int:
     """A counter that is not additive over lines and not monotone in the prefix length."""
     return estimate_tokens(text) + (7 if len(text) % 3 == 0 else 0) + text.count("\n") * 2 if text else 0
+
+
+def build_packet(items, **kwargs) -> Packet:
+    """Format v1, which these tests describe (v2 is the default)."""
+    return _build_packet(items, **{"version": 1, **kwargs})
 
 
 COUNTERS = {"estimate": estimate_tokens, "bytes": _bytes, "words": _words, "lumpy": _lumpy}
@@ -176,7 +182,8 @@ EN_TEXT = """memory v1 (best first; times UTC)
 
 def test_the_chinese_example() -> None:
     packet = build_packet(ZH_ITEMS, budget_tokens=1000, now=NOW)
-    assert packet.text == ZH_TEXT and not packet.truncated and packet.version == FORMAT_VERSION == 1
+    assert packet.text == ZH_TEXT and not packet.truncated and packet.version == 1 and FORMAT_VERSION == 2
+    assert packet.tag == ""  # v1 has no handles
 
 
 def test_the_english_example_is_cut_at_a_clause() -> None:

@@ -15,6 +15,7 @@ from hlmem.adapters.ids import SequentialIds
 from hlmem.adapters.inmemory.store import InMemoryStorage
 from hlmem.application.derived import DerivedService
 from hlmem.application.derived_guard import guarded
+from hlmem.application.packet import PacketItem, build_packet
 from hlmem.application.recall import RecallService
 from hlmem.application.recall.derived_items import TOP, about
 from hlmem.application.writes import WriteService
@@ -122,8 +123,11 @@ def test_the_packet_shows_them_compact_with_their_source_ids_within_budget(world
     packet = result.packet
     assert packet is not None and packet.tokens <= 400
     lines = packet.text.splitlines()
-    assert lines[1].startswith("- Bob — preferences: likes: cycling, jazz. [summary; id dv_")
-    assert "evidence cl_" in lines[1] and all("\n" not in line for line in lines)
+    assert lines[1] == "[1] Bob — preferences: likes: cycling, jazz. [summary]"  # v2: handles, no ids
+    assert packet.included[0].startswith("dv_")
+    v1 = build_packet([PacketItem.from_recall(i) for i in result.items], budget_tokens=400, now=T0,
+                      version=1).text.splitlines()
+    assert v1[1].startswith("- Bob — preferences: likes: cycling, jazz. [summary; id dv_") and "evidence cl_" in v1[1]
     assert packet.included[0] == result.items[0].id
 
 
