@@ -160,7 +160,7 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
             if place != source:
                 moved += 1
                 out[place] = scored[source]
-    out, _ = _claims_before_their_evidence(out, claims, keys)  # not counted: no value changed place
+    out, _ = _claims_before_their_evidence(out, claims, keys, cited)  # not counted: no value changed place
     out = [Scored(item_id=s.item_id, kind=s.kind, relevance=s.relevance, score=place.score, ranks=s.ranks,
                   similarity=s.similarity, folded=s.folded) for s, place in zip(out, scored)]
     values = {c.claim_id: c for v in (slot_values or {}).values() for c in v if c.claim_id in added}
@@ -168,10 +168,16 @@ def order_slots(scored: Sequence[Scored], cited: Mapping[str, Sequence[str]], cl
 
 
 def _claims_before_their_evidence(items: list[Scored], claims: Mapping[str, ClaimState],
-                                  keys: Mapping[str, Key]) -> tuple[list[Scored], int]:
+                                  keys: Mapping[str, Key],
+                                  cited: Mapping[str, Sequence[str]]) -> tuple[list[Scored], int]:
     """Each claim that ranks below an event it cites, with the same key (the same value asked for), is
     moved to just before that event ("sold the Civic, got a RAV4" is followed by "owns · RAV4", which
-    says which value holds); nothing else changes place but by the one step. Returns how many moved."""
+    says which value holds); nothing else changes place but by the one step. Returns how many moved.
+
+    An event that stated a value since replaced (a superseded claim cites it) lifts the value that
+    replaced it first, when it ranks below with the same key: "我住在杭州，在字节跳动做产品经理" then
+    "我搬到上海了" asked "我住哪" puts ``lives_in · 上海`` before the old turn, not the turn's other,
+    unchanged fact (``job_title · 产品经理``), which the old turn's words about 住 did not ask for."""
     out = list(items)
     lifted = 0
     i = 0
@@ -179,8 +185,13 @@ def _claims_before_their_evidence(items: list[Scored], claims: Mapping[str, Clai
         event = out[i]
         key = keys.get(event.item_id)
         if event.kind == "event" and key is not None:
-            j = next((j for j in range(i + 1, len(out)) if out[j].kind == "claim" and keys.get(out[j].item_id) == key
-                      and out[j].item_id in claims and event.item_id in claims[out[j].item_id].evidence), None)
+            replaced = {claims[c].slot_key for c in cited.get(event.item_id, ())
+                        if c in claims and claims[c].status is ClaimStatus.SUPERSEDED}
+            below = [j for j in range(i + 1, len(out)) if out[j].kind == "claim" and keys.get(out[j].item_id) == key
+                     and out[j].item_id in claims]
+            j = next((j for j in below if claims[out[j].item_id].slot_key in replaced), None)
+            if j is None:
+                j = next((j for j in below if event.item_id in claims[out[j].item_id].evidence), None)
             if j is not None:
                 out.insert(i, out.pop(j))
                 lifted += 1

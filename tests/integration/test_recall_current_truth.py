@@ -157,3 +157,14 @@ def test_a_recall_of_events_only_gets_no_claim_added(store: str) -> None:
         result = mem.recall("我之前住在哪？", kinds=("event",), now=datetime(2026, 5, 1, 10, 0, tzinfo=Z))
         assert result.items and {i.kind for i in result.items} == {"event"}
         assert _first_value(result.items, CITIES) == "苏州"
+
+
+@pytest.mark.parametrize("question", ["我住哪", "我住在哪个城市", "where do I live?", "我现在住在哪里？"])
+def test_a_turn_of_two_facts_one_since_replaced_yields_to_the_new_value(tmp_path: Path, question: str) -> None:
+    # The old turn also states a job that did not change; "住" matches the old turn, not the move.
+    with Memory(tmp_path / "m.db", embedder="hash", now=T0, settings=Settings()) as mem:
+        mem.add("我住在杭州，在字节跳动做产品经理")
+        mem.clock.set(T0 + timedelta(days=3))
+        mem.add("我搬到上海了")
+        items = mem.recall(question, k=5).items
+    assert _first_value(items, ("杭州", "上海", "产品经理")) == "上海", [i.text for i in items]

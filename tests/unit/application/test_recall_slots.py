@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from attrs import evolve
+
 from hlmem.application.ports import Candidate
 from hlmem.application.ranking import Scored
 from hlmem.application.recall.floor import asks_for_values, slot_values_kept
@@ -93,6 +95,17 @@ def test_an_event_stating_two_slots_joins_them_and_ranks_by_its_best_value() -> 
     # ev_both records the old theme and the current city: not history.
     order = order_slots(scored("ev_both", "ev_dark", "cl_light"), CITED, CLAIMS, now())
     assert "ev_both" not in order.history and "ev_dark" in order.history
+
+
+def test_a_turn_whose_value_was_replaced_is_preceded_by_what_replaced_it_not_its_other_fact() -> None:
+    # "我住在杭州，在字节跳动做产品经理" (ev_both: the old theme here, and the current city), then the
+    # theme changed. Asked now, the turn matched best: the value that replaced the one it stated
+    # goes before it, not the turn's other, unchanged fact, which the turn's matching words may not
+    # be about ("我住哪" once lifted the job title above 上海).
+    order = order_slots(scored("ev_both", "cl_light", "ev_x", "cl_city"), {**CITED, "ev_both": ["cl_dark", "cl_city"]},
+                        {**CLAIMS, "cl_city": evolve(CLAIMS["cl_city"], evidence=("ev_city", "ev_both"))}, now())
+    ids = [s.item_id for s in order.scored]
+    assert ids.index("cl_light") < ids.index("ev_both") < ids.index("cl_city"), ids
 
 
 def test_items_of_no_slot_are_left_alone() -> None:
