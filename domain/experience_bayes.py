@@ -8,8 +8,10 @@ is high; it is the same number whether P was tried 5 times or 500, and whether t
 tried often or not, because the prior says how far apart best and other approaches usually are.
 
 The lifecycle (``domain/experience_policy.py``, ``rule = "bayes"``) proposes the approach with the
-highest confidence once it reaches ``min_confidence``, activates a candidate after probation when
-it still does, and retires a live policy whose confidence fell below ``retire_confidence``.
+highest confidence once it reaches ``min_confidence``, activates it at once (``probation`` 0, ADR
+0091) or after probation when it still does, and retires a live policy whose confidence fell below
+its :func:`retire_bar`: ``min_confidence`` less what one more outcome could take from it
+(:func:`swing`), never below ``retire_confidence`` — a gap sized by the evidence.
 """
 
 from __future__ import annotations
@@ -90,8 +92,32 @@ class BayesReview:
                 f"{self.n} succeeded against {self.others_successes}/{self.others_n} for the others; "
                 f"{self.flat:.2f} that the approach does not matter), after {self.waited} outcomes of the situation")
         if self.decision == ACTIVATE:
-            return f"passed probation: {base}"
+            return f"backed at its proposal: {base}" if self.waited == 0 else f"passed probation: {base}"
         return f"no longer the likely best: {base}"
+
+
+def swing(counts: Mapping[str, Counts], prior: RatePrior, approach: str) -> float:
+    """The most the confidence in ``approach`` could fall with one more outcome in its situation:
+    over every approach tried and both outcomes, the largest drop (0 when none lowers it). Thin
+    evidence swings a lot (a third of an approach's record is a few outcomes), thick evidence little."""
+    now = standing(counts, prior).confidence(approach)
+    drop = 0.0
+    for a, c in counts.items():
+        if not c.n:
+            continue
+        for more in (Counts(c.successes + 1, c.failures), Counts(c.successes, c.failures + 1)):
+            drop = max(drop, now - standing({**counts, a: more}, prior).confidence(approach))
+    return drop
+
+
+def retire_bar(counts: Mapping[str, Counts], prior: RatePrior, approach: str, *, min_confidence: float,
+               retire_confidence: float) -> float:
+    """The confidence under which a live policy retires (ADR 0091): ``min_confidence`` less what one
+    more outcome could take from it, never below ``retire_confidence``. The gap between proposing and
+    retiring is there so that one unlucky outcome does not undo a policy the evidence just backed;
+    once the record is long, one outcome moves little, and a policy that sits below the bar stays
+    below it by more than an outcome's worth only because the evidence no longer backs it."""
+    return max(retire_confidence, min(min_confidence, min_confidence - swing(counts, prior, approach)))
 
 
 def review_policy(approach: str, status: str, counts: Mapping[str, Counts], waited: int, prior: RatePrior, *,
@@ -99,14 +125,15 @@ def review_policy(approach: str, status: str, counts: Mapping[str, Counts], wait
     """Review a live policy for ``approach`` (``status`` candidate or active) given its situation's
     counts and ``waited`` outcomes of the situation since its proposal: a candidate past probation
     is activated when its confidence is at least ``min_confidence``; any live policy whose
-    confidence fell below ``retire_confidence`` retires (a candidate only after probation)."""
+    confidence fell below its :func:`retire_bar` retires (a candidate only after probation)."""
     st = standing(counts, prior)
     own = counts.get(approach, Counts(0, 0))
     others = [c for a, c in counts.items() if a != approach]
     confidence = st.confidence(approach)
     decision = STAY
     if status == "active" or waited >= probation:
-        if confidence < retire_confidence:
+        if confidence < retire_bar(counts, prior, approach, min_confidence=min_confidence,
+                                   retire_confidence=retire_confidence):
             decision = RETIRE
         elif status == "candidate" and confidence >= min_confidence:
             decision = ACTIVATE

@@ -28,6 +28,10 @@ successful episode, without failed steps and duplicates, versioned (1, 2, … pe
 failure of its policy after promotion demotes it; a later promotion (after a success) is the
 next version.
 
+Under ``rule = "bayes"`` (the default; ADRs 0066 and 0091) the bars are on the posterior that the
+approach is its situation's best (:mod:`hlmem.domain.experience_bayes`); with ``probation`` 0 (the
+default) a proposal that meets the activation bar is active in the same end.
+
 An LLM may word a policy for people; it never sees or sets these numbers.
 """
 
@@ -70,9 +74,10 @@ class PolicyThresholds:
     min_reliability: float = 0.6
     min_lead: float = 0.15
     z: float = 1.645
-    #: Outcomes of the situation after a proposal before the candidate may be activated or retired
-    #: (1 since ADR 0066; ADR 0050's Wilson rule was measured with 3).
-    probation: int = 1
+    #: Outcomes of the situation after a proposal before the candidate may be activated or retired;
+    #: 0 (ADR 0091): a proposal that meets the activation bar is active at once (ADR 0066 had 1,
+    #: ADR 0050's Wilson rule was measured with 3).
+    probation: int = 0
     #: A candidate whose lead z over the situation's other approaches falls below this after
     #: probation retires (ADR 0050).
     retire_z: float = 1.0
@@ -104,9 +109,9 @@ def threshold_problems(values: Mapping[str, object]) -> list[tuple[str, str]]:
     ``(name, "must be …, not …")``: one rule for the object and the config file (docs/config.md)."""
     problems = []
     for name in ("min_support", "probation", "retire_after", "procedure_min_successes"):
-        value = values[name]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            problems.append((name, f"must be a whole number of at least 1, not {value!r}"))
+        value, least = values[name], 0 if name == "probation" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            problems.append((name, f"must be a whole number of at least {least}, not {value!r}"))
     for name in ("min_reliability", "min_lead", "procedure_min_reliability"):
         value = values[name]
         if not _number(value) or not 0.0 <= value <= 1.0:  # type: ignore[operator]
@@ -262,7 +267,7 @@ def _count(plan: _Plan, policy: PolicyState, episode: EpisodeState, t: PolicyThr
     _promote(plan, policy, t)
 
 
-def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str) -> None:
+def _review(plan: _Plan, policy: PolicyState, t: PolicyThresholds, episode_id: str | None) -> None:
     """A live policy's review against its situation's other approaches: every candidate under either
     rule (ADR 0050), every active policy too under ``bayes`` (ADR 0066). Where only one approach was
     tried there is no comparison: a candidate is judged by the Wilson bar (ADR 0050's review with no
@@ -362,6 +367,8 @@ def _induce(plan: _Plan, t: PolicyThresholds) -> None:
         for other in live:
             plan.policy_event(PolicyRetired, other, reason=f"outranked by {proposed}")
             plan.demote(other.policy_id, "its policy was outranked")
+        if t.probation == 0:
+            _review(plan, plan.policies[proposed], t, None)
     for policy in sorted(plan.policies.values(), key=lambda p: p.policy_id):
         _promote(plan, policy, t)
 

@@ -45,6 +45,10 @@ _LOG_1Q = tuple(math.log1p(-q) for q in GRID)
 MAX_FIT_SITUATIONS = 400
 #: The variance of a uniform rate: what ``strength`` pseudo-situations contribute to each Beta.
 _UNIFORM_VARIANCE = 1 / 12
+#: Pseudo-situations of a uniform rate's variance that widen each fitted Beta (3 in ADR 0066; 1 since
+#: ADR 0091: three made a best approach's rate so broad that 12 of 16 against 2 of 7 and 3 of 13 left
+#: a quarter of the posterior on the others being the best).
+STRENGTH = 1.0
 
 
 def beta_weights(mean: float, variance: float) -> tuple[float, ...]:
@@ -137,7 +141,7 @@ def hypotheses(lik: Likelihood, prior: RatePrior) -> tuple[list[float], list, li
 
 
 def fit_prior(situations: Iterable[Mapping[str, Counts]], *, iterations: int = 40,
-              strength: float = 3.0) -> RatePrior:
+              strength: float = STRENGTH) -> RatePrior:
     """The prior that best explains these situations' counts (module docstring); situations with no
     outcome are left out, and at most :data:`MAX_FIT_SITUATIONS` (the most outcomes first) enter.
     EM starts from :data:`DEFAULT_PRIOR` and stops after ``iterations`` or once no number of the

@@ -33,7 +33,7 @@ def test_every_variable_reads_into_its_field() -> None:
     assert (s.rerank, s.rerank_model, s.rerank_base_url) == ("dashscope", "r1", "http://127.0.0.1:2")
     assert s.provenance == "observe" and s.ranking == RankingConfig(speaker_weight=0) and s.extractor == "union"
     assert (s.block_reingest, s.recall_parallel, s.numba, s.debug) == (False, False, False, True)
-    assert (s.experience.min_support, s.experience.z, s.experience.probation) == (8, 2, 1)
+    assert (s.experience.min_support, s.experience.z, s.experience.probation) == (8, 2, 0)
     assert s.relations.enabled and not Settings.from_env({"HLMEM_RELATIONS": "off"}).relations.enabled
     assert s.vectors == "worker"
 

@@ -125,7 +125,7 @@ def test_an_experience_table_sets_some_thresholds_and_keeps_the_rest() -> None:
 @pytest.mark.parametrize(("table", "message"), [
     ({"min_support": 0}, "experience.min_support must be a whole number of at least 1, not 0"),
     ({"min_support": 2.5}, "experience.min_support must be a whole number of at least 1, not 2.5"),
-    ({"probation": True}, "experience.probation must be a whole number of at least 1, not True"),
+    ({"probation": True}, "experience.probation must be a whole number of at least 0, not True"),
     ({"min_reliability": 1.2}, "experience.min_reliability must be 0..1, not 1.2"),
     ({"min_lead": "high"}, "experience.min_lead must be 0..1, not 'high'"),
     ({"procedure_min_reliability": float("nan")}, "experience.procedure_min_reliability must be 0..1"),

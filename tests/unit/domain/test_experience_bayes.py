@@ -123,7 +123,8 @@ def test_the_bayes_lifecycle_proposes_activates_and_retires_on_confidence() -> N
         w.run("make", False)
     assert w.policies[policy.policy_id].status == "retired"
     retired = [e for e in w.log if isinstance(e, PolicyRetired)]
-    assert retired and dict(retired[-1].statistics)["confidence"] < 0.5
+    # Below the bar by more than one outcome could move it (ADR 0091), not necessarily below 0.5.
+    assert retired and dict(retired[-1].statistics)["confidence"] < 0.9
 
 
 def test_thresholds_of_the_rule_are_checked() -> None:

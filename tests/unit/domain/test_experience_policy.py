@@ -284,7 +284,7 @@ def test_thresholds_are_checked() -> None:
     with pytest.raises(ValidationError):
         PolicyThresholds(rule="wilson", min_reliability=1.5)
     with pytest.raises(ValidationError):
-        PolicyThresholds(rule="wilson", probation=0)
+        PolicyThresholds(rule="wilson", probation=-1)
     with pytest.raises(ValidationError):
         PolicyThresholds(rule="wilson", retire_z=9.0)
     with pytest.raises(ValidationError, match="z must be in"):
