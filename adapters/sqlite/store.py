@@ -18,7 +18,7 @@ from pathlib import Path
 
 import apsw
 
-from hlmem.adapters.sqlite import context, integrity, search
+from hlmem.adapters.sqlite import context, fts_compact, integrity, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import MMAP_SIZE, open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
@@ -114,6 +114,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
     def _ending(self) -> None:
         # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0064).
         self.embedding_cache.write_pending()
+        fts_compact.compact(self._con)  # a small store's full text in few segments (ADR 0088)
         self._projector.reset()
         self.experience.reset()
         self.relations.reset()
