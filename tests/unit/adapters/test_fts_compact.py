@@ -151,3 +151,21 @@ def test_a_store_written_one_event_at_a_time_keeps_few_segments(tmp_path: Path, 
         # The last write's segment comes after the check, a merge may be under way: at most two more.
         assert merged[table] <= fts_compact.MIN_SEGMENTS + 2
         assert merged[table] < plain[table]
+
+
+def test_only_a_transaction_that_indexed_text_asks_for_a_merge(tmp_path: Path, monkeypatch) -> None:
+    from hlmem import Memory
+
+    calls: list[int] = []
+    monkeypatch.setattr(fts_compact, "compact", lambda con, tables=fts_compact.TABLES, **_: calls.append(1) or [])
+    with Memory(tmp_path / "m.db", embedder="none") as mem:
+        mem.add("Tom went camping", session="s1", extract=False)
+        assert len(calls) == 1
+        with mem.storage.transaction():  # a write that indexes nothing (telemetry, say): no merge step
+            mem.storage.connection.execute("CREATE TABLE scratch (x)")
+        with pytest.raises(RuntimeError), mem.storage.transaction():  # undone: its flag goes with it
+            mem.storage._fts_written = True
+            raise RuntimeError("undone")
+        with mem.storage.transaction():
+            pass
+        assert len(calls) == 1
