@@ -35,6 +35,10 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * (len(ordered) - 1)))] if ordered else 0.0
 
 
+#: ``fts_compact.compact``'s settings for this run (``--min-segments``, ``--pages``; empty: its defaults).
+SETTINGS: dict[str, int] = {}
+
+
 def _adds(docs: list[Any], path: Path, merging: bool, synchronous: str) -> tuple[list[float], list[list[str]], Any]:
     """CPU seconds of each add and the tables its transaction merged."""
     from hlmem import Memory
@@ -44,7 +48,7 @@ def _adds(docs: list[Any], path: Path, merging: bool, synchronous: str) -> tuple
     merged: list[str] = []
 
     def counting(con: Any, tables: Any = fts_compact.TABLES) -> list[str]:
-        done = real(con, tables) if merging else []
+        done = real(con, tables, **SETTINGS) if merging else []
         merged.extend(done)
         return done
 
@@ -97,10 +101,15 @@ def per_add(args: argparse.Namespace, hays: list[Any]) -> dict[str, Any]:
 def growth(args: argparse.Namespace, hays: list[Any]) -> dict[str, Any]:
     docs = [d for h in hays for d in h.docs][:args.growth]
     with tempfile.TemporaryDirectory(prefix="hlmem-merges-") as tmp:
-        _times, merges, state = _adds(docs, Path(tmp) / "growth.db", not args.off, "OFF")
+        times, merges, state = _adds(docs, Path(tmp) / "growth.db", not args.off, args.synchronous)
     last = {t: max((n + 1 for n, m in enumerate(merges) if t in m), default=None) for t in state}
     counts = {t: sum(t in m for m in merges) for t in state}
-    return {"growth": {"merging": not args.off, "events": len(docs), "last_merge_at_event": last, "merges": counts,
+    ms = 1000.0
+    tail = times[len(times) // 2:]  # the second half: the store at its larger sizes
+    return {"growth": {"merging": not args.off, "events": len(docs), "synchronous": args.synchronous,
+                       "add_cpu_ms": {"mean": round(statistics.mean(times) * ms, 3),
+                                      "second_half_mean": round(statistics.mean(tail) * ms, 3),
+                                      "p95": round(_pct(times, 0.95) * ms, 3), "max": round(max(times) * ms, 3)}, "last_merge_at_event": last, "merges": counts,
                        "segments_pages_at_end": {t: list(v) if v else None for t, v in state.items()}}}
 
 
@@ -112,8 +121,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--growth", type=int, default=None, help="add this many LoCoMo turns to one store instead")
     ap.add_argument("--off", action="store_true", help="with --growth: merges off (the store as before)")
+    ap.add_argument("--min-segments", type=int, default=None, help="fts_compact.compact's min_segments")
+    ap.add_argument("--pages", type=int, default=None, help="fts_compact.compact's merge budget in pages")
     args = ap.parse_args(argv)
     from retrieval.data import load_locomo
+
+    SETTINGS.update({k: v for k, v in (("min_segments", args.min_segments), ("pages", args.pages)) if v is not None})
 
     hays = load_locomo(args.locomo).haystacks
     if args.growth is None:
@@ -121,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         result = per_add(args, [h for h in hays if h.name in wanted])
     else:
         result = growth(args, hays)
-    print(json.dumps({"benchmark": "fts_merges", **result, "loadavg": [round(x, 2) for x in os.getloadavg()]}))
+    print(json.dumps({"benchmark": "fts_merges", "settings": SETTINGS, **result, "loadavg": [round(x, 2) for x in os.getloadavg()]}))
 
 
 if __name__ == "__main__":

@@ -26,9 +26,9 @@ import apsw
 #: The tables kept compact: the events' and claims' index and the context pairs' index.
 TABLES = ("items_fts", "context_fts")
 #: Segments a table may have before a merge is asked for.
-MIN_SEGMENTS = 4
+MIN_SEGMENTS = 6
 #: Leaf pages one merge may write (FTS5's ``merge`` budget); the rest waits for the next write.
-MERGE_PAGES = 64
+MERGE_PAGES = 16
 #: The structure record's row in ``<table>_data`` (FTS5_STRUCTURE_ROWID).
 _STRUCTURE_ROWID = 10
 _STRUCTURE_V2 = b"\xff\x00\x00\x01"

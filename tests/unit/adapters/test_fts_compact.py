@@ -85,13 +85,13 @@ def test_a_contentless_delete_table_structure_is_read_too() -> None:
 
 
 @pytest.mark.parametrize(("found", "merged"), [
-    ((3, 4, 3), False),       # too few segments
-    ((4, 20, 2), True),       # four segments, two on one level
-    ((5, 5000, 1), False),    # one per level: nothing for ``merge`` to fold
+    ((5, 4, 3), False),       # too few segments
+    ((6, 20, 2), True),       # six segments, two on one level
+    ((7, 5000, 1), False),    # one per level: nothing for ``merge`` to fold
     ((13, 48, 5), True),
     ((16, 5000, 4), True),    # a large index too: the merge's budget bounds the work
 ])
-def test_the_rule(found: tuple[int, int], merged: bool) -> None:
+def test_the_rule(found: tuple[int, int, int], merged: bool) -> None:
     assert worth_merging(found) is merged
 
 
