@@ -634,9 +634,8 @@ def _fts_merge(con: apsw.Connection) -> None:
     # FTS5's incremental merge folds every level of two segments or more, so that the full-text
     # indexes stay in a few segments as they grow (ADR 0088; the merges run after writes,
     # adapters/sqlite/fts_compact.py). A setting of each table: no row changes.
-    from hlmem.adapters.sqlite.fts_compact import set_usermerge
-
-    set_usermerge(con)
+    con.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('usermerge', 2)")
+    con.execute("INSERT INTO context_fts (context_fts, rank) VALUES ('usermerge', 2)")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
