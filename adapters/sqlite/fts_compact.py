@@ -4,17 +4,18 @@ FTS5 writes each transaction's new rows as a segment of their own and merges seg
 background of later writes (``automerge``: four segments of one level become one of the next), so
 a store written one event per transaction keeps 8–16 segments in ``items_fts`` and ``context_fts``
 from a few hundred events on. A query reads every query term in every segment (an index probe and
-a leaf page per term and segment, then a merge of the doclists), so a ranked search over 13
-segments costs about one and a half times what it costs over three; the ranking itself (bm25 over
+a leaf page per term and segment, then a merge of the doclists), so a ranked search over 8 and
+13 segments costs about one and a half times what it costs over 2 and 5; the ranking itself (bm25 over
 the same rows, with the same statistics) does not depend on the segments, so the hits are the same.
 
 Each table's ``usermerge`` is 2 (migration 0024): after a write transaction (inside it, before
 ``COMMIT``) a table with at least :data:`MIN_SEGMENTS` segments, two of them on one level, gets
 FTS5's incremental ``merge`` of at most :data:`MERGE_PAGES` leaf pages — every level of two or more
 segments becomes one segment of the next level. That is a log-structured merge with fan-out two:
-at most one segment per level once the work is done (3–6 segments measured at 400–4,000
-events), each page rewritten about once per level, the work of one write bounded by the budget
-(a merge larger than that continues over the next writes).
+a few segments whatever the size (3–6 measured from 400 to 4,000 events), each page rewritten
+about once per level, the work of one write bounded by the budget (a merge larger than that
+continues over the next writes). Only a transaction in which an append indexed text ends with a
+merge step (``SQLiteStorage._ending``).
 """
 
 from __future__ import annotations
