@@ -10,11 +10,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from attrs import evolve
-
 from hlmem.application.ports import Candidate
 from hlmem.application.entity_constraint import mentions_folded
-from hlmem.application.ranking import RankingConfig, Scored, text_levels
+from hlmem.application.ranking import RankingConfig, Scored, order_key, text_levels
 
 
 def propagate_replies(scored: Sequence[Scored], text: Sequence[Candidate], replies: Mapping[str, str],
@@ -40,10 +38,10 @@ def propagate_replies(scored: Sequence[Scored], text: Sequence[Candidate], repli
         if current is None:
             by_id[nxt] = Scored(item_id=nxt, kind="event", relevance=lift, score=lift, ranks={"reply": c.rank})
         else:
-            by_id[nxt] = evolve(current, relevance=current.relevance + lift, score=current.score + lift,
-                                ranks={**current.ranks, "reply": c.rank})
+            by_id[nxt] = current.lifted(current.relevance + lift, current.score + lift,
+                                        {**current.ranks, "reply": c.rank})
     out = list(by_id.values())
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    out.sort(key=order_key)
     return out
 
 
@@ -65,10 +63,9 @@ def boost_speaker(scored: Sequence[Scored], roles: Mapping[str, str], speaker: s
     """Add ``speaker_weight`` to the events among the ``speaker_top`` best whose role (``roles``:
     event id → role) is ``speaker``; best first. Items below ``speaker_top`` keep their places."""
     top = config.speaker_top
-    head = [evolve(s, relevance=s.relevance + config.speaker_weight, score=s.score + config.speaker_weight,
-                   ranks={**s.ranks, "speaker": 1})
+    head = [s.lifted(s.relevance + config.speaker_weight, s.score + config.speaker_weight, {**s.ranks, "speaker": 1})
             if roles.get(s.item_id) == speaker else s for s in scored[:top]]
-    head.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    head.sort(key=order_key)
     return head + list(scored[top:])
 
 
@@ -89,9 +86,8 @@ def support_sessions(scored: Sequence[Scored], sessions: Mapping[str, str], conf
     for s in head:
         session = sessions.get(s.item_id)
         bonus = config.session_weight * (totals[session] - s.score) / best if session is not None else 0.0
-        out.append(evolve(s, relevance=s.relevance + bonus, score=s.score + bonus, ranks={**s.ranks, "session": 1})
-                   if bonus > 0 else s)
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+        out.append(s.lifted(s.relevance + bonus, s.score + bonus, {**s.ranks, "session": 1}) if bonus > 0 else s)
+    out.sort(key=order_key)
     return out + list(scored[top:])
 
 
@@ -137,10 +133,9 @@ def _lift(scored: Sequence[Scored], neighbour: Mapping[str, str], weight: float,
         current = by_id.get(nxt)
         if current is None:
             by_id[nxt] = Scored(item_id=nxt, kind="event", relevance=lifted, score=lifted,
-                                ranks={label: min(s.ranks.values())})
+                                ranks={label: order_key(s)[1]})
         elif lifted > current.relevance:
-            by_id[nxt] = evolve(current, relevance=lifted, score=lifted,
-                                ranks={**current.ranks, label: min(s.ranks.values())})
+            by_id[nxt] = current.lifted(lifted, lifted, {**current.ranks, label: order_key(s)[1]})
     out = list(by_id.values())
-    out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.item_id))
+    out.sort(key=order_key)
     return out

@@ -235,6 +235,22 @@ class Scored:
     ranks: Mapping[str, int] = field(factory=dict)
     similarity: float | None = None
     folded: tuple[str, ...] = ()
+    #: ``min(ranks.values())``, computed once (:func:`order_key`); never copied by ``evolve``.
+    _best: int | None = field(default=None, init=False, eq=False, repr=False)
+
+    def lifted(self, relevance: float, score: float, ranks: Mapping[str, int]) -> Scored:
+        """This item with another relevance, score and ranks (``evolve`` of those three, without its
+        look-up of every field: the conversation stages make dozens per recall)."""
+        return Scored(item_id=self.item_id, kind=self.kind, relevance=relevance, score=score, ranks=ranks,
+                      similarity=self.similarity, folded=self.folded)
+
+
+def order_key(s: Scored) -> tuple[float, int, str]:
+    """The conversation stages' order: best score first, then the best rank in any source, then the id."""
+    best = s._best
+    if best is None:
+        best = s._best = min(s.ranks.values())
+    return (-s.score, best, s.item_id)
 
 
 def fuse(rankings: Mapping[str, Sequence[Candidate]], config: RankingConfig, *, floor: float | None = None,

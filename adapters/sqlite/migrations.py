@@ -630,6 +630,14 @@ def _derived_index(con: apsw.Connection) -> None:
             con.execute("INSERT INTO derived_fts (rowid, body) VALUES (?, ?)", (con.last_insert_rowid(), text))
 
 
+def _fts_merge(con: apsw.Connection) -> None:
+    # FTS5's incremental merge folds every level of two segments or more, so that the full-text
+    # indexes stay in a few segments as they grow (ADR 0088; the merges run after writes,
+    # adapters/sqlite/fts_compact.py). A setting of each table: no row changes.
+    con.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('usermerge', 2)")
+    con.execute("INSERT INTO context_fts (context_fts, rank) VALUES ('usermerge', 2)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _initial),
     Migration("0002_fts_vocab", _fts_vocab),
@@ -653,6 +661,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0021_vector_fills", _vector_fills),
     Migration("0022_relations", _relations),
     Migration("0023_derived_index", _derived_index),
+    Migration("0024_fts_merge", _fts_merge),
 )
 
 

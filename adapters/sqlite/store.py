@@ -18,7 +18,7 @@ from pathlib import Path
 
 import apsw
 
-from hlmem.adapters.sqlite import context, integrity, search
+from hlmem.adapters.sqlite import context, fts_compact, integrity, search
 from hlmem.adapters.sqlite.activity import SQLiteActivity
 from hlmem.adapters.sqlite.connection import MMAP_SIZE, open_connection, optimize_on_close
 from hlmem.adapters.sqlite.db import Db
@@ -80,6 +80,8 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         self._speakers: tuple[tuple, frozenset[str]] | None = None
         self._model: tuple[str, int] | None = None
         self._data_version = -1
+        #: Whether the transaction in progress indexed text (then it ends with a merge step, ADR 0088).
+        self._fts_written = False
         self.embedding_cache = SQLiteEmbeddingCache(self.db)
         self.tombstones = SQLiteTombstoneLedger(self.db)
         #: The experience channel's projection (ADR 0045), written in each append's transaction.
@@ -105,6 +107,7 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
         # A rolled-back write (or a failed commit): what the caches took from it is not true, and
         # the vectors embedded for it go too (a write refused as forgotten content leaves none).
         self.embedding_cache.drop_pending()
+        self._fts_written = False
         self._projector.reset()
         self.experience.reset()
         self.relations.reset()
@@ -114,6 +117,9 @@ class SQLiteStorage(SQLiteLog, SQLiteClaims, SQLiteSearch, SQLiteForgetting, SQL
     def _ending(self) -> None:
         # Inside the transaction, before COMMIT: vectors embedded for this write join it (ADR 0064).
         self.embedding_cache.write_pending()
+        if self._fts_written:  # an append indexed text: keep the indexes in few segments (ADR 0088)
+            self._fts_written = False
+            fts_compact.compact(self._con)
         self._projector.reset()
         self.experience.reset()
         self.relations.reset()

@@ -36,6 +36,7 @@ class SQLiteLog:
     _lock: threading.RLock
     _projector: Projector
     _vectors: search.VectorCache
+    _fts_written: bool
     experience: SQLiteExperience
     relations: SQLiteRelations
 
@@ -88,6 +89,7 @@ class SQLiteLog:
             if drops and search.drop_items(self._con, sorted(drops)):
                 self._vectors.invalidate()
             indexed = search.index_items(self._con, list(items.values()))
+            self._fts_written = self._fts_written or bool(indexed)  # merged at the end (ADR 0088)
             # The conversational context: pairs for the new turns, new pairs around dropped ones.
             context.add(self._con, [(e, *indexed[e.stream_id]) for e in events
                                     if isinstance(e, ObservationRecorded) and e.stream_id in indexed])

@@ -68,9 +68,16 @@ def build_match(terms: Sequence[str], mode: Literal["or", "and"] = "or") -> str 
     :returns: the expression to bind to ``MATCH ?``, or ``None`` when no term is usable.
     :raises ValidationError: for a mode other than ``"or"`` or ``"and"``.
     """
-    joiner = _JOINERS.get(mode)
-    if joiner is None:
+    if mode not in _JOINERS:
         raise ValidationError(f"unknown match mode {mode!r}; use 'or' or 'and'", field="mode")
+    return _match(tuple(terms), mode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _match(terms: tuple[str, ...], mode: str) -> str | None:
+    # Recall builds the same expressions again and again (an AND and an OR pass per index, the same
+    # terms for the events' and the context's index): cleaning a term reads each character's class.
+    joiner = _JOINERS[mode]
     cleaned = (_clean(term) for term in terms)
     usable = dict.fromkeys(term for term in cleaned if _usable(term))
     if not usable:

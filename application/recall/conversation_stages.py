@@ -5,6 +5,8 @@ spread across sessions. Each takes the run in flight and the store it reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+
 from hlmem.application.conversation import (boost_speaker, named_speaker, propagate_replies, propagate_successors,
                                             spread_sessions, support_sessions)
 from hlmem.application.ports import RecallStore
@@ -50,8 +52,8 @@ def neighbours(run: Run, storage: RecallStore) -> None:
                 return True
             return abs((observations[b].occurred_at - observations[a].occurred_at).total_seconds()) <= gap
 
-        after = {i: n for i, n in after.items() if close(i, n)}
-        before = {n: i for i, n in after.items()}
+        # Judged when asked: the stages ask of a few dozen pairs, the sessions hold hundreds.
+        after, before = _Close(after, close), _Close(before, lambda n, i: close(i, n))
         nexts = {i: n for i, n in nexts.items() if close(i, n)}
     replies = {i: n for i, n in nexts.items() if i in observations and n in observations
                and observations[n].role != observations[i].role}
@@ -92,3 +94,34 @@ def spread(run: Run) -> None:
     ids = [s.item_id for s in run.scored if s.kind == "event"]
     if len(ids) > 1:
         run.scored = spread_sessions(run.scored, run.reads.sessions(ids), config)
+
+
+class _Close(Mapping[str, str]):
+    """The pairs of ``pairs`` that ``close`` keeps, each judged when first asked."""
+
+    def __init__(self, pairs: Mapping[str, str], close: Callable[[str, str], bool]) -> None:
+        self._pairs, self._close = pairs, close
+        self._judged: dict[str, bool] = {}
+
+    def _keeps(self, key: str) -> bool:
+        kept = self._judged.get(key)
+        if kept is None:
+            kept = self._judged[key] = self._close(key, self._pairs[key])
+        return kept
+
+    def __getitem__(self, key: str) -> str:
+        if key in self._pairs and self._keeps(key):
+            return self._pairs[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        return self._pairs[key] if key in self._pairs and self._keeps(key) else default
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self._pairs if self._keeps(k))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self)

@@ -91,6 +91,35 @@ def test_forget_leaves_no_byte_of_the_text_its_claims_or_index_tokens(tmp_path: 
     assert found(db) == {}  # closing (PRAGMA optimize) brings nothing back
 
 
+
+def test_merging_full_text_segments_around_a_forget_brings_nothing_back(tmp_path: Path, monkeypatch) -> None:
+    """A small store's segments are merged after writes (ADR 0088): merges before the forget moved the
+    tokens into new pages, merges after it rewrite the index; neither leaves a forgotten byte."""
+    from hlmem.adapters.sqlite import fts_compact
+
+    merges: list[str] = []
+    compact = fts_compact.compact
+    monkeypatch.setattr(fts_compact, "compact", lambda con, tables=fts_compact.TABLES: merges.extend(
+        compact(con, tables)) or [])
+    db = tmp_path / "merged.db"
+    with Memory(db, embedder="none", now=T0, synchronous="OFF") as mem:
+        fill(mem, 40)
+        ev = mem.add(f"My favorite place is {EN}", session="s-private", extract=False)
+        fill(mem, 20)  # merges with the event's tokens in the index
+        assert "items_fts" in merges and "context_fts" in merges
+        mem.storage.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert {"violet", "secret", "bunker"} <= set(found(db).get("merged.db", ()))
+        merged_before = len(merges)
+
+        mem.forget(ev.id)
+        fill(mem, 30)  # merges after the forget
+
+        assert len(merges) > merged_before
+        assert found(db) == {}, "forgotten text left on disk after forget and merges"
+        mem.storage.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert found(db) == {}
+    assert found(db) == {}
+
 def test_a_failed_llm_jobs_raw_answer_is_scrubbed(tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     with ScriptedLLMServer() as server:

@@ -429,4 +429,4 @@ CREATE TRIGGER payloads_guard_delete BEFORE DELETE ON event_payloads
 CREATE TRIGGER payloads_refuse_update BEFORE UPDATE ON event_payloads
         BEGIN SELECT RAISE(ABORT, 'hlmem: event payloads are immutable'); END;
 -- meta keys: store_id, tombstone_salt
--- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity, 0021_vector_fills, 0022_relations, 0023_derived_index
+-- migrations: 0001_initial, 0002_fts_vocab, 0003_llm_ledger, 0004_jobs, 0005_conflicts, 0006_embedding_cache_rowid, 0007_claims_archived, 0008_forget, 0011_feedback, 0010_store_identity, 0009_lifecycle, 0012_context_fts, 0013_budget, 0014_worker_heartbeats, 0015_experience, 0016_derived, 0017_english_stems, 0019_experience_counts, 0020_packet_activity, 0021_vector_fills, 0022_relations, 0023_derived_index, 0024_fts_merge
