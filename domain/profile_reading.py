@@ -75,6 +75,9 @@ _FILLER = re.compile(
     r"(?i)\b(?:hey|hi|so|ok(?:ay)?|um+|hmm+|and|the|a|about|re|stuff|things|info|details|in general|overall"
     r"|please|pls|again|then)\b|这个人|这人|这位|的|呢|吧|啊|呀|嘛|哈|呗|诶|哎|嗯|情况|资料|信息|相关|方面|上的|那边")
 _PUNCT = re.compile(r"[\s\W_]+")
+#: A question word or verb left beside the subject: the question asks something of them ("where does Bob live?").
+_ASKS = re.compile(r"(?i)\b(?:where|what|who|whom|whose|which|when|why|how|does|do|did|is|are|was|were|can|could"
+                   r"|has|have|will|would)\b|哪|什么|啥|谁|几|多少|吗|是|怎|在|有没有")
 
 
 def _relative_words(word: str) -> frozenset[str]:
@@ -167,6 +170,8 @@ def bare_subject(question: str, subject: str) -> bool:
             else subject.split()[0]
         rest = text[:at] + " " + text[at + len(name):]
     rest = re.sub(r"(?i)['’]s\b", " ", rest)
+    if _ASKS.search(rest):
+        return False
     for _family, pattern in (*_SIDE_EN, *_SIDE_ZH):
         rest = pattern.sub(" ", rest)
     rest = _FILLER.sub(" ", rest)
