@@ -47,6 +47,8 @@ SIDES_ZH: tuple[tuple[str, str], ...] = (
 _SIDE_EN = [(family, re.compile(rf"(?i)\b(?:{words})")) for family, words in SIDES]
 _SIDE_ZH = [(family, re.compile(words)) for family, words in SIDES_ZH]
 
+#: Questions longer than this are never read as bare subjects.
+BARE_MAX = 40
 _FIRST_PERSON_EN = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b")
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)|本人|咱(?!们)")
 #: The first person as the one asking, not the one asked about: "tell me about Carol", "给我讲讲".
@@ -154,11 +156,18 @@ def read_side(question: str) -> str | None:
     return min(found)[1] if found else None
 
 
+def may_be_bare(question: str) -> bool:
+    """Whether ``question`` is short and asks nothing (no question word), so that it may be a bare
+    subject: a cheap test before the subjects are read."""
+    text = question.strip()
+    return 0 < len(text) <= BARE_MAX and not _ASKS.search(text)
+
+
 def bare_subject(question: str, subject: str) -> bool:
     """Whether ``question`` holds nothing but a mention of ``subject``, maybe a side and fillers:
     "Bob?", "小明这人", "Alice's health stuff", "我的情况"."""
     text = question.strip()
-    if not text or len(text) > 60:
+    if not may_be_bare(text):
         return False
     if subject_key(subject) == SELF_KEY:
         rest = _FIRST_PERSON_EN.sub(" ", _FIRST_PERSON_ZH.sub(" ", text))

@@ -24,14 +24,10 @@ from typing import TYPE_CHECKING
 
 from hlmem.domain.derived import CURRENT, MENTAL_MODEL, STALE
 from hlmem.domain.profile_intent import ProfileAsk, profile_ask
-from hlmem.domain.profile_reading import bare_subject, read_side, read_subject
+from hlmem.domain.profile_reading import bare_subject, may_be_bare, read_side, read_subject
 
 if TYPE_CHECKING:
     from hlmem.application.ports import DerivedReader, ProfileIntent
-
-#: Questions longer than this are never read as bare subjects.
-BARE_MAX = 60
-
 
 def _subjects(storage: DerivedReader, namespace: str) -> list[str]:
     """The subjects that have a mental model (current or stale) in ``namespace``."""
@@ -48,7 +44,7 @@ def read_profile(question: str, storage: DerivedReader, namespace: str, intent: 
     cued = profile_ask(text)
     reading = intent.reading(text) if intent is not None and cued is None else None
     asked = cued is not None or (reading is not None and reading.is_profile)
-    if not asked and len(text) > BARE_MAX:
+    if not asked and not may_be_bare(text):  # the store is read only for a question that may be one
         return None
     subjects = _subjects(storage, namespace)
     subject = read_subject(text, subjects)
