@@ -165,10 +165,11 @@ def may_be_bare(question: str) -> bool:
 
 def bare_subject(question: str, subject: str) -> bool:
     """Whether ``question`` holds nothing but a mention of ``subject``, maybe a side and fillers:
-    "Bob?", "小明这人", "Alice's health stuff", "我的情况"."""
+    "Bob?", "小明这人", "Alice's health stuff", "我的情况" — but not the bare name alone ("Bob",
+    "小明"), which stays a search for the subject's claims."""
     text = question.strip()
-    if not may_be_bare(text):
-        return False
+    if not may_be_bare(text) or text.casefold() == subject.strip().casefold():
+        return False  # the name alone is a search for what is stored about them: their claims, as before
     if subject_key(subject) == SELF_KEY:
         rest = _FIRST_PERSON_EN.sub(" ", _FIRST_PERSON_ZH.sub(" ", text))
     else:

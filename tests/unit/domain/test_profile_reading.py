@@ -56,7 +56,7 @@ def test_read_side(question: str, side: str | None) -> None:
 @pytest.mark.parametrize(("question", "subject", "bare"), [
     ("Bob?", "Bob", True), ("小明这人", "小明", True), ("Alice's health stuff", "Alice", True),
     ("我的情况", "用户", True), ("hey, Bob?", "Bob", True), ("小明呢？", "小明", True),
-    ("Bob Acme", "Bob", False), ("where does Bob live?", "Bob", False), ("Bob's job?", "Bob", True),
+    ("Bob Acme", "Bob", False), ("Bob", "Bob", False), ("小明", "小明", False), ("bob", "Bob", False), ("where does Bob live?", "Bob", False), ("Bob's job?", "Bob", True),
     ("小明住哪儿", "小明", False), ("小明在哪工作", "小明", False), ("what is Bob's job?", "Bob", False), ("where does Bob work?", "Bob", False), ("小明住哪", "小明", False),
     ("我对什么过敏？", "用户", False), ("Carol?", "Bob", False),
 ])
