@@ -22,6 +22,7 @@ from hlmem.adapters.settings_sections import PluginSettings
 # container imports no service module, and a command imports only what it runs (issue 36 item 1).
 CachedEmbedder = deferred("hlmem.adapters.embedders.cached:CachedEmbedder")
 QueryMemo = deferred("hlmem.adapters.embedders.query_memo:QueryMemo")
+profile_intent_model = deferred("hlmem.adapters.intent.profile_model:profile_intent")
 SpillingMap = deferred("hlmem.adapters.scratch:SpillingMap")
 AuditService = deferred("hlmem.application.audit:AuditService")
 ConflictService = deferred("hlmem.application.conflicts:ConflictService")
@@ -267,11 +268,14 @@ class Container(containers.DeclarativeContainer):
     experience_forget = providers.Singleton(ExperienceForgetService, storage, storage.provided.tombstones, clock, ids)
     experience_recall = providers.Singleton(ExperienceRecall, storage, experience_thresholds,
                                             embedder=query_embedder)  # matching by meaning, ADR 0067
+    #: Reads whether a question asks for someone's profile (ADR 0090); the model ships in the package.
+    profile_intent = providers.Singleton(profile_intent_model, query_embedder)
     recall = providers.Singleton(RecallService, storage, clock, query_embedder, config.ranking.config,
                                  reranker=reranker, rerank_top_n=config.rerank.top_n, executor=recall_pool,
                                  experience=experience_recall, packets=providers.Callable(_packet_log, storage),
                                  relations=providers.Callable(_relation_hops, storage,
-                                                              providers.Callable(bool, config.relations.enabled)))
+                                                              providers.Callable(bool, config.relations.enabled)),
+                                 profile_intent=profile_intent)
     inspect = providers.Singleton(InspectService, storage, registry, storage.provided.tombstones,
                                   storage.provided.relations, derived=derived)
     #: Relations between people and things: the review queue, reads and scans (docs/relations.md, ADR 0081).

@@ -21,6 +21,11 @@ question counted as held out): ``{"kind": "profile", "text": …, "subject": one
 "family": "work" | "health" | "preferences" | "places" | null}`` or ``{"kind": "value", "text": …,
 "value": the value the first item must hold}``.
 
+``--intent-model P`` reads profile intent with the model file P instead of the shipped one (ADR
+0090); when P lists ``held_out`` questions (``scripts/train_profile_intent.py --fold-models``),
+only those are asked: scoring each fold with the model trained without it gives the
+cross-validated figure.
+
 Prints one line per miss and ends with one JSON line.
 """
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -109,12 +115,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--questions", type=Path, help="a written set of questions (JSON Lines) instead of the built-in")
+    parser.add_argument("--intent-model", type=Path, help="a profile-intent model file instead of the shipped one")
     args = parser.parse_args(argv)
     report: dict = {"benchmark": "profile_recall", "machine": machine_facts(), "embedder": args.embedder}
     profile_questions, value_questions = (read_questions(args.questions) if args.questions else (PROFILE, VALUE))
     if args.questions:
         report["questions"] = str(args.questions)
+    model = json.loads(args.intent_model.read_text(encoding="utf-8")) if args.intent_model else None
+    if model is not None and model.get("held_out"):
+        held = set(model["held_out"])
+        profile_questions = [q for q in profile_questions if q[0] in held]
+        value_questions = [q for q in value_questions if q[0] in held]
+        report["intent_model"] = str(args.intent_model)
     with Memory(":memory:", embedder=args.embedder, now=T0) as mem:
+        if model is not None:
+            from hlmem.adapters.intent.profile_model import ProfileIntentModel  # noqa: PLC0415
+            container = mem._container  # noqa: SLF001 - a benchmark swaps the model
+            container.profile_intent.override(ProfileIntentModel(model, container.query_embedder()))
+            container.recall.reset()
+        intent = mem._container.profile_intent()  # noqa: SLF001
+        report["intent_by"] = intent.by if intent is not None else "cue rules"
         for subject, predicate, value in FACTS:
             mem.remember(subject, predicate, value)
         report["derived_built"] = len(mem.derived.build().built)
@@ -141,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
             displaced += any(i.kind in DERIVED for i in items)
             if not ok:
                 print(f"  MISS value: {question!r} -> {first.kind if first else None} {first.text[:60] if first else ''!r}")
+        if intent is not None:  # the reading's cost per recall, its query vector remembered (as after recall's own)
+            texts = [q[0] for q in profile_questions] + [q[0] for q in value_questions]
+            for text in texts:
+                intent.reading(text)
+            started = time.perf_counter()
+            for _ in range(5):
+                for text in texts:
+                    intent.reading(text)
+            report["intent_reading_us"] = round((time.perf_counter() - started) / (5 * len(texts)) * 1e6, 1)
         # Staleness: Bob changes jobs; the model is stale until rebuilt.
         mem.remember("Bob", "employer", "Initech")
         stale = mem.recall("what do you know about Bob?", k=args.k)
@@ -153,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         "profile_cued": round(sum(right[False]) / len(right[False]), 3) if right[False] else None,
         "profile_cued_n": len(right[False]),
         "profile_held_out": round(sum(right[True]) / len(right[True]), 3) if right[True] else None,
-        "profile_held_out_n": len(right[True]),
-        "value_first": round(sum(values) / len(values), 3), "value_n": len(values),
+        "profile_held_out_n": len(right[True]), "profile_held_out_right": sum(right[True]),
+        "value_first": round(sum(values) / len(values), 3) if values else None, "value_n": len(values),
         "value_questions_showing_a_derived_item": displaced,
         "stale_served": stale_served, "stale_noted": noted, "fresh_after_rebuild": fresh_ok,
     })

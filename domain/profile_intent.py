@@ -9,7 +9,9 @@ now?", "我现在住哪？") is not one: it gets the current claim, never a prof
 
 Cues are deliberately explicit (a profile verb or phrase, or a topic noun such as 习惯/情况/偏好
 after 的): a missed profile question costs nothing (the claims still come), a false one would put
-a summary above the claim asked for.
+a summary above the claim asked for. They are one of three readings (ADR 0090): recall also asks
+the intent model and the structural reading (application/recall/profile_question.py), and reads
+the subject against the subjects with a profile (domain/profile_reading.py).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ heartbeat       WorkerHeartbeats; value WorkerBeat (ADR 0035)
 providers       Embedder, EmbeddingCache, HasEmbeddingCache, LLM, Reranker; Matrix
 storage         Storage: the composition of the storage roles
 derived         DerivedReader (observation summaries, mental models; ADR 0046)
+intent          ProfileIntent (does a question ask for a profile; ADR 0090)
 experience      ExperienceReader, HasExperience (episodes, policies, procedures; ADR 0045)
 relations       RelationReader, HasRelations (edges between people and things; ADR 0081)
 needs           WriteStore, ConflictStore, ForgetStore, MaintenanceStore, RecallStore,
@@ -39,6 +40,7 @@ from hlmem.application.ports.event_log import EventLog, IndexEntry, StoredEvent,
 from hlmem.application.ports.experience import ExperienceReader, HasExperience
 from hlmem.application.ports.relations import HasRelations, RelationReader, RelationRecallStore, RelationStore
 from hlmem.application.ports.governance import Erasure, ForgetQueries, HasTombstoneLedger, TombstoneLedger
+from hlmem.application.ports.intent import ProfileIntent
 from hlmem.application.ports.heartbeat import WORKER_STATES, WorkerBeat, WorkerHeartbeats, check_worker_state
 from hlmem.application.ports.jobs import CallLedger, Job, JobQueue
 from hlmem.application.ports.needs import (
@@ -88,6 +90,7 @@ __all__ = [
     "Job",
     "JobQueue",
     "MaintenanceStore",
+    "ProfileIntent",
     "Matrix",
     "PacketDay",
     "PacketLog",

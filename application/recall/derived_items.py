@@ -6,8 +6,8 @@ but apart from them: their rows are of kind ``derived`` in the index namespace
 events never see them — a derived item never displaces, reorders or even re-weighs the claim that
 answers "what is X now".
 
-For a profile question (:func:`~hlmem.domain.profile_intent.profile_ask`: "what do you know about
-Bob?", "用户的饮食习惯") about the present, :func:`profile_items` searches that namespace (full text,
+For a profile question (read by :func:`~hlmem.application.recall.profile_question.read_profile`:
+"what do you know about Bob?", "小明这人咋样", "用户的饮食习惯"; ADR 0090) about the present, :func:`profile_items` searches that namespace (full text,
 and vectors when the store's model is the embedder's) and reads the subject's items, then puts at
 most :data:`TOP` of them first: the summary of the topic asked about (when it names one), then the
 mental model, then (no topic) the summaries the searches found. Each carries its sources (claim
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from hlmem.application.recall.items import RecallItem
 from hlmem.domain.derived import CURRENT, MENTAL_MODEL, STALE, DerivedState, index_namespace
 from hlmem.domain.reducers import DERIVED
-from hlmem.domain.profile_intent import ProfileAsk, profile_ask
+from hlmem.domain.profile_intent import ProfileAsk
 from hlmem.domain.state import SELF_KEY, subject_key
 
 if TYPE_CHECKING:
@@ -78,15 +78,18 @@ def _search_ranks(storage: RecallStore, q: RecallQuery,
     return out
 
 
-def profile_items(storage: RecallStore, q: RecallQuery, query_vector: Callable[[], bytes | None] | None, *,
-                  score: float, notes: list[str]) -> list[RecallItem]:
-    """The derived items a profile question gets first (module docstring), or none.
+def served(q: RecallQuery) -> bool:
+    """Whether a recall of ``q`` may serve derived items at all: claims asked for, about the present."""
+    return "claim" in q.kinds and not q.history and q.window is None
 
-    :param query_vector: the query's vector of the store's model (None: full text only)."""
-    if "claim" not in q.kinds or q.history or q.window is not None:
-        return []
-    ask = profile_ask(q.text)
-    if ask is None:
+
+def profile_items(storage: RecallStore, q: RecallQuery, query_vector: Callable[[], bytes | None] | None,
+                  ask: ProfileAsk | None, *, score: float, notes: list[str]) -> list[RecallItem]:
+    """The derived items the profile question ``ask`` gets first (module docstring), or none.
+
+    :param query_vector: the query's vector of the store's model (None: full text only).
+    :param ask: whom and which side the question asks about (None: not a profile question)."""
+    if ask is None or not served(q):
         return []
     ranks = _search_ranks(storage, q, query_vector)
     found = dict(storage.get_derived(sorted(ranks))) if ranks else {}

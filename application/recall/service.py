@@ -16,16 +16,17 @@ from datetime import datetime
 
 
 from hlmem.application.packet import Packet, PacketItem, build_packet
-from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, RecallStore, Reranker
+from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, ProfileIntent, RecallStore, Reranker
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
 from hlmem.application.ranking import RankingConfig, Scored, final_scores, fold, fuse
 from hlmem.application.recall.conversation_stages import neighbours, sessions, speaker, spread
 from hlmem.application.recall.features import features_of, held_in
-from hlmem.application.recall.derived_items import lead_with, profile_items
+from hlmem.application.recall.derived_items import lead_with, profile_items, served
 from hlmem.application.recall.floor import floored
 from hlmem.application.recall.items import RecallItem, RecallResult, build_items, render_claim
 from hlmem.application.recall.parts import bridge_heads, interleave, part_notes
+from hlmem.application.recall.profile_question import read_profile
 from hlmem.application.recall.query import MAX_K, MAX_QUERY_CHARS, RecallQuery, read_query
 from hlmem.application.recall.reads import Pending, RecallReads
 from hlmem.application.recall.relation_hops import RelationHops, follow
@@ -49,7 +50,7 @@ class RecallService:
                  ranking: RankingConfig | None = None, *, reranker: Reranker | None = None,
                  rerank_top_n: int | None = None, executor: Executor | None = None,
                  experience: ExperienceRecall | None = None, packets: PacketLog | None = None,
-                 relations: RelationHops | None = None) -> None:
+                 relations: RelationHops | None = None, profile_intent: ProfileIntent | None = None) -> None:
         """:param executor: where a recall embeds its query and scans vectors while the calling thread
             reads the query and searches full text (None: one after the other, in the calling
             thread). The storage's prepared vector search must then run beside its other calls,
@@ -57,7 +58,9 @@ class RecallService:
         :param experience: finds active procedures and policies for how-to questions (docs/experience.md).
         :param packets: counts each packet served and the history it stood in for (ADR 0061).
         :param relations: recall through accepted edges ("where does my sister work?"; ADR 0085),
-            given only when relations are enabled."""
+            given only when relations are enabled.
+        :param profile_intent: reads whether a question asks for a profile beyond the cue rules
+            (ADR 0090); None: the cue rules and the structural reading only."""
         self._storage = storage
         self._executor = executor
         self._clock = clock
@@ -68,6 +71,7 @@ class RecallService:
         self._experience = experience
         self._packets = packets
         self._relations = relations
+        self._profile_intent = profile_intent
 
     def recall(self, query: str, *, k: int | None = None, namespace: str = "default", valid_at: datetime | None = None,
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
@@ -128,6 +132,11 @@ class RecallService:
         if session is not None:
             lists = [[i for i in items if i.kind != "event" or i.session_id == session] for items in lists]
         items = tuple(interleave(lists, q.k))
+        if len(runs) > 1 and served(q):  # two asks in one ("小明住哪，还有别的关于他的也说说"): the whole question
+            whole = Run(q, RecallReads(self._storage), notes)
+            whole.items, whole.model = list(items), runs[0].model
+            self._derived(whole)
+            items = tuple(whole.items[:q.k])
         if self._experience is not None and mode != "facts":
             items = merge_items(self._experience.items(query, namespace=q.namespace, intent=mode, k=q.k), items, q.k)
         # After the read: telemetry the lifecycle decays by (buffered by the adapter, never blocking).
@@ -284,7 +293,8 @@ class RecallService:
         embedder, q = self._embedder, run.query
         same = embedder is not None and run.model == (embedder.model_id, embedder.dim)
         vector = (lambda: embedder.embed_queries([q.text])[0].astype("<f4").tobytes()) if same else None
-        found = profile_items(self._storage, q, vector, notes=run.notes,
+        ask = read_profile(q.text, self._storage, q.namespace, self._profile_intent, run.notes) if served(q) else None
+        found = profile_items(self._storage, q, vector, ask, notes=run.notes,
                               score=max((i.score for i in run.items), default=1.0))
         run.items = lead_with(found, run.items)
 

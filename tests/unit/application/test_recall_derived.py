@@ -20,6 +20,7 @@ from hlmem.application.recall import RecallService
 from hlmem.application.recall.derived_items import TOP, about
 from hlmem.application.writes import WriteService
 from hlmem.domain.commands import AssertClaim
+from hlmem.domain.ask_features import IntentReading
 from hlmem.domain.derived import index_namespace
 from hlmem.domain.slot_catalog import DEFAULT_REGISTRY
 
@@ -82,7 +83,7 @@ def test_a_topic_gets_its_summary_then_the_model_and_no_other_summary(world: Wor
 
 
 def test_other_questions_rank_exactly_as_without_derived_items(world: World) -> None:
-    questions = ["where does Bob work now?", "Bob", "我对什么过敏？", "what does Bob like", "Paris jazz Acme"]
+    questions = ["where does Bob work now?", "Bob", "bob", "Bob Acme", "我对什么过敏？", "what does Bob like", "Paris jazz Acme"]
     before = {q: world.recall.recall(q, k=20) for q in questions}
     world.derived.build()
     assert world.storage.text_candidates(index_namespace("default"), "Bob profile", 50)  # indexed, but …
@@ -90,6 +91,30 @@ def test_other_questions_rank_exactly_as_without_derived_items(world: World) -> 
         after = world.recall.recall(q, k=20)
         assert (after.items, after.notes) == (before[q].items, before[q].notes), q
     assert world.recall.recall("where does Bob work now?").items[0].value == "Acme"
+
+
+@pytest.mark.parametrize("question", ["Bob?", "bob?", "Bob's work stuff", "hey, Bob?"])
+def test_a_question_that_only_names_a_subject_gets_its_profile(world: World, question: str) -> None:
+    world.derived.build()
+    result = world.recall.recall(question)
+    assert result.items[0].kind == "mental_model" and result.items[0].subject == "Bob"
+    assert any("nothing else to ask" in n for n in result.notes)
+
+
+def test_two_asks_in_one_get_the_profile_first_as_the_whole_question_reads() -> None:
+    class Always:
+        def reading(self, text: str) -> IntentReading:
+            return IntentReading(1.0 if "也说说" in text else 0.0, 0.5, "test")
+
+    w = World()
+    w.say("小明", "lives_in", "上海")
+    w.say("小明", "likes", "茶")
+    w.derived.build()
+    w.recall = RecallService(w.storage, w.clock, None, profile_intent=Always())
+    result = w.recall.recall("小明住哪？还有别的关于他的也说说")
+    assert result.items[0].kind == "mental_model" and result.items[0].subject == "小明"
+    assert any(i.kind == "claim" and i.value == "上海" for i in result.items)  # the value asked still comes
+    assert len({i.id for i in result.items}) == len(result.items)
 
 
 def test_a_stale_item_is_left_out_with_a_note_until_it_is_rebuilt(world: World) -> None:

@@ -1,0 +1,1 @@
+"""Reading a question's intent with models trained offline (ADR 0090)."""
