@@ -11,6 +11,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from support.token_counters import COUNTERS, count_words  # noqa: F401 - tests/support
+
 from hlmem.application.packet import (
     CUT_MARK,
     FORMAT_VERSION,
@@ -32,27 +34,11 @@ NOW = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "packet.md"
 
 
-def _bytes(text: str) -> int:
-    """A strict counter: no byte-level BPE tokenizer makes more tokens than UTF-8 bytes."""
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _words(text: str) -> int:
-    """A counter far below the estimate (about one per word or CJK character)."""
-    return len(re.findall(r"\w+|[^\w\s]", text))
-
-
-def _lumpy(text: str) -> int:
-    """A counter that is not additive over lines and not monotone in the prefix length."""
-    return estimate_tokens(text) + (7 if len(text) % 3 == 0 else 0) + text.count("\n") * 2 if text else 0
-
-
 def build_packet(items, **kwargs) -> Packet:
     """Format v1, which these tests describe (v2 is the default)."""
     return _build_packet(items, **{"version": 1, **kwargs})
 
 
-COUNTERS = {"estimate": estimate_tokens, "bytes": _bytes, "words": _words, "lumpy": _lumpy}
 
 # --- strategies -----------------------------------------------------------------------------------
 
@@ -333,7 +319,7 @@ def test_estimate_examples(text: str, expected: int) -> None:
 
 @given(st.text(max_size=300))
 def test_the_estimate_is_at_least_one_per_word_and_cjk_character(text: str) -> None:
-    assert estimate_tokens(text) >= _words(text)
+    assert estimate_tokens(text) >= count_words(text)
 
 
 # --- counting line by line (the default estimate's fast path) -------------------------------------

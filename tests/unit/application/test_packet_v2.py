@@ -11,6 +11,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from support.token_counters import COUNTERS, count_words  # noqa: F401 - tests/support
+
 from hlmem.application.packet import FORMAT_VERSION, Packet, PacketItem, build_packet, estimate_tokens, footer
 from hlmem.application.packet_v2 import ITEM_LINE, TAG_LENGTH, header, item_line, packet_tag, parse_handle
 from hlmem.domain.errors import ValidationError
@@ -32,20 +34,6 @@ _TIMES = st.none() | st.datetimes(min_value=datetime(1990, 1, 1), max_value=date
                                    timezones=st.sampled_from([UTC, timezone(timedelta(hours=8))]))
 
 
-def _bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _words(text: str) -> int:
-    return len(re.findall(r"\w+|[^\w\s]", text))
-
-
-def _lumpy(text: str) -> int:
-    """A counter that is not additive over lines and not monotone in the prefix length."""
-    return estimate_tokens(text) + (7 if len(text) % 3 == 0 else 0) + text.count("\n") * 2 if text else 0
-
-
-COUNTERS = {"estimate": estimate_tokens, "bytes": _bytes, "words": _words, "lumpy": _lumpy}
 _DAY = re.compile(r"(\d{4}-\d\d-\d\d) (Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?: (\d\d:\d\d))?(?: \((today|yesterday|\d days ago)\))?:")
 
 
