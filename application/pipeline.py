@@ -250,7 +250,8 @@ class ExtractionPipeline:
         for edge in edges:
             problems = evidence_problems(edge.evidence, cited)
             if problems:
-                rejected.append((edge_label(edge), tuple(dict.fromkeys(p.reason for p in problems))))
+                rejected.append((edge_label(edge.source.name, edge.relation, edge.target.name),
+                                 tuple(dict.fromkeys(p.reason for p in problems))))
             else:
                 kept.append(edge)
         return kept
@@ -343,9 +344,9 @@ class ExtractionPipeline:
         return conflict_id
 
 
-def edge_label(edge: RelationCandidate) -> str:
+def edge_label(source: str, relation: str, target: str) -> str:
     """How a refused relation is listed in its window's extraction record."""
-    return f"relation · {edge.source.name} —{edge.relation}→ {edge.target.name}"
+    return f"relation · {source} —{relation}→ {target}"
 
 
 def checked_mentions(mentions: Sequence[RelationMention], sources: Mapping[str, SourceEvent],
@@ -356,7 +357,7 @@ def checked_mentions(mentions: Sequence[RelationMention], sources: Mapping[str, 
     edges: list[RelationCandidate] = []
     refused: list[tuple[str, tuple[str, ...]]] = []
     for mention in mentions:
-        label = f"relation · {mention.source} —{mention.relation}→ {mention.target}"
+        label = edge_label(mention.source, mention.relation, mention.target)
         event = sources.get(mention.event_id)
         verdict = verdicts.get(mention.event_id)
         if event is None or verdict is None or verdict.verdict is not Verdict.ACCEPT:
