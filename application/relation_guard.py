@@ -151,9 +151,10 @@ class RelationGuard:
         appended = 0
         for namespace in sorted(by_namespace):
             candidates = by_namespace[namespace]
-            existing = st.relations.get_relations(sorted({candidate_id(c, namespace, key) for c in candidates}))
-            proposed = decide_proposals(candidates, existing, namespace=namespace, key=key, new_id=self._ids.new,
-                                        recorded_at=at)
+            ids = sorted({candidate_id(c, namespace, key) for c in candidates})
+            existing = st.relations.get_relations(ids)
+            proposed = decide_proposals(candidates, existing, forgotten=st.tombstones.of_streams(ids).keys(),
+                                        namespace=namespace, key=key, new_id=self._ids.new, recorded_at=at)
             if proposed:
                 st.append(proposed)
                 appended += len(proposed)

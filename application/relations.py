@@ -202,8 +202,10 @@ class RelationService:
                 if not candidates:
                     continue
                 key = st.tombstones.salt()
-                existing = st.relations.get_relations(sorted({candidate_id(c, namespace, key) for c in candidates}))
-                events = decide_proposals(candidates, existing, namespace=namespace, key=key, new_id=self._ids.new,
+                ids = sorted({candidate_id(c, namespace, key) for c in candidates})
+                existing = st.relations.get_relations(ids)
+                events = decide_proposals(candidates, existing, forgotten=st.tombstones.of_streams(ids).keys(),
+                                          namespace=namespace, key=key, new_id=self._ids.new,
                                           recorded_at=self._clock.now())
                 if events:
                     st.append(events)

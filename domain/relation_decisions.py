@@ -14,7 +14,7 @@ Command functions return events and mutate nothing (ADR 0081):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 
 from attrs import frozen
@@ -64,10 +64,14 @@ def candidate_id(candidate: RelationCandidate, namespace: str, key: bytes) -> st
 
 
 def decide_proposals(candidates: Iterable[RelationCandidate], existing: Mapping[str, RelationState], *,
-                     namespace: str, key: bytes, new_id: Callable[[str], str],
+                     forgotten: Collection[str], namespace: str, key: bytes, new_id: Callable[[str], str],
                      recorded_at: datetime) -> tuple[DomainEvent, ...]:
     """The events that put ``candidates`` in the review queue (``existing``: the states of their
-    streams, as read in the same transaction). Candidates of one edge are merged."""
+    streams, as read in the same transaction). Candidates of one edge are merged.
+
+    ``forgotten``: the candidates' stream ids the tombstone ledger holds. An edge forgotten before
+    a restore to an earlier backup has no stream in the restored log, only its tombstone; it is
+    never proposed again either (its new events would replay redacted)."""
     merged: dict[str, tuple[RelationCandidate, tuple[str, ...], tuple[str, ...]]] = {}
     for c in candidates:
         rid = candidate_id(c, namespace, key)
@@ -75,6 +79,8 @@ def decide_proposals(candidates: Iterable[RelationCandidate], existing: Mapping[
         merged[rid] = (first, tuple(dict.fromkeys((*evidence, *c.evidence))), tuple(dict.fromkeys((*rules, c.rule))))
     events: list[DomainEvent] = []
     for rid in sorted(merged):
+        if rid in forgotten:
+            continue
         c, evidence, rules = merged[rid]
         state = existing.get(rid)
         base = dict(event_id=new_id("lg"), stream_id=rid, recorded_at=recorded_at, namespace=namespace)

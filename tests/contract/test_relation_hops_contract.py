@@ -22,7 +22,7 @@ def edges(store, *triples: tuple[str, str, str], accept: bool = True, namespace:
     ids, key = IDS, store.tombstones.salt()
     ends = {n: USER_ENTITY if n == "user" else Entity(PERSON, n) for t in triples for n in (t[0], t[2])}
     cands = [RelationCandidate(r, ends[s], ends[t], (f"cl_{s}{r}{t}",), "test", T0) for s, r, t in triples]
-    events = decide_proposals(cands, {}, namespace=namespace, key=key, new_id=ids.new, recorded_at=T0)
+    events = decide_proposals(cands, {}, forgotten=(), namespace=namespace, key=key, new_id=ids.new, recorded_at=T0)
     store.append(events)
     rids = [e.stream_id for e in events]
     if accept:

@@ -32,7 +32,7 @@ KEY = b"k" * 32
 def proposals(store, *names: str, namespace: str = "default", evidence=("cl_1",), ids=None) -> list[str]:
     ids = ids or SequentialIds()
     cands = [RelationCandidate("friend", USER_ENTITY, Entity(PERSON, n), tuple(evidence), "test", T0) for n in names]
-    events = decide_proposals(cands, store.relations.get_relations([]), namespace=namespace, key=KEY,
+    events = decide_proposals(cands, store.relations.get_relations([]), forgotten=(), namespace=namespace, key=KEY,
                               new_id=ids.new, recorded_at=T0)
     store.append(events)
     return [e.stream_id for e in events]

@@ -1377,6 +1377,33 @@ def test_relations_follow_their_evidence_through_review_supersede_forget_restore
     ])
 
 
+def test_an_edge_forgotten_after_a_backup_stays_forgotten_when_its_claim_is_said_again_after_the_restore() -> None:
+    """Pinned from a fresh seed (2026-12-08, seed 3193512167): backup; a claim proposes its edge;
+    forgetting the claim tombstones the edge; restoring the backup (older than the edge) leaves the
+    edge's tombstone and no stream. Saying the claim again found the edge again and proposed it on
+    its tombstoned stream: the live store held its names, replay redacted them."""
+    lives = SLOTS[1]
+    berlin = ("user", lives, 0, None, None, "default")
+    seen: dict[str, str] = {}
+
+    def no_open_edge(m) -> None:
+        got = [[(r.relation_id, r.status) for r in svc.list("default", limit=100)]
+               for svc in (m.mem_relations, m.sql_relations)]
+        assert got[0] == got[1] and not [s for _, s in got[0] if s != "forgotten"], got
+
+    _drive([
+        lambda m: seen.__setitem__("turn", m.first_observation("I switched to dark mode")),
+        lambda m: m.take_backup(),
+        lambda m: seen.__setitem__("claim", m.assert_claim(berlin)),
+        lambda m: m.forget_then_restore(seen["claim"], seen["turn"], _Drawn(m.backups[0])),
+        lambda m: m.assert_batch([("user", SLOTS[0], 0, None, None, "default"), berlin]),
+        no_open_edge,
+        lambda m: m.scan_relations("default"),
+        no_open_edge,
+        lambda m: m.replay_into_sqlite(),
+    ])
+
+
 def test_a_claim_said_again_on_new_evidence_corroborates_its_edge_on_the_write_path() -> None:
     """Pinned from CI (seed of 2026-12-07): a claim first asserted with no evidence proposes its
     edge on its id alone; a batch that records a turn and repeats the claim citing it corroborates

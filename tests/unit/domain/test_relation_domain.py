@@ -50,9 +50,9 @@ def cand(name="Anna", relation="sibling", evidence=("cl_1",), rule="claim.siblin
     return RelationCandidate(relation, USER_ENTITY, Entity(PERSON, name), evidence, rule, T0)
 
 
-def propose(*candidates, existing=None, new_id=None):
-    return decide_proposals(candidates, existing or {}, namespace="default", key=KEY, new_id=new_id or ids(),
-                            recorded_at=T0)
+def propose(*candidates, existing=None, new_id=None, forgotten=()):
+    return decide_proposals(candidates, existing or {}, forgotten=forgotten, namespace="default", key=KEY,
+                            new_id=new_id or ids(), recorded_at=T0)
 
 
 def test_ids_are_keyed_stable_and_fold_case_and_width() -> None:
@@ -87,6 +87,15 @@ def test_what_a_new_finding_does_to_an_edge_in_each_status(status, expected) -> 
     assert [type(e) for e in found] == ([expected] if expected else [])
     if expected is RelationProposed:  # a retired edge found again waits for review again
         assert reduce_relation(state, found[0]).status == "proposed" and found[0].version == state.version + 1
+
+
+def test_an_edge_whose_stream_only_the_ledger_knows_is_never_proposed_again() -> None:
+    """A restore to a backup older than the edge leaves its tombstone and no stream: found again,
+    it stays forgotten, as an edge whose forgotten state is in the log does."""
+    rid = propose(cand())[0].stream_id
+    assert propose(cand(evidence=("cl_9",)), forgotten={rid}) == ()
+    other, = propose(cand(name="Bo"), forgotten={rid})  # only the forgotten edge is held back
+    assert other.stream_id != rid
 
 
 def test_review_accepts_and_rejects_and_refuses_what_it_must() -> None:
