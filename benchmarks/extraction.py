@@ -8,7 +8,8 @@ Three measurements, each printed as a table, then one JSON summary line:
   no forbidden predicate appears; a *non-fact* passes when it yields no candidate at all; a
   *sequence* is added statement by statement to a real ``Memory(":memory:")`` (the write pipeline:
   provenance, extractor, admission, dedup, supersede), one day apart, and passes when every
-  expected value is current and every retired value was once extracted and is no longer current;
+  expected value is current and every retired value (``absent``) was once extracted and is no longer
+  current; a ``never`` value (another person's, said with a pronoun) is not current at the end;
 - **MemDaily** (first ``--trajectories`` of each of the 26 dev files): the share of messages that
   produce any claim, the share of questions whose gold answer is in claim values of its
   trajectory, the ceiling (the answer verbatim in messages), and how long values are. An answer
@@ -212,6 +213,10 @@ def score_sequence(item: dict[str, Any], extractor: Any = None) -> tuple[bool, l
         still = any(matches(e, c.subject, c.predicate, c.value, True) and not any(w in norm(c.value) for w in wanted)
                     for c in live)
         ok = ok and seen and not still
+    for e in item.get("never", ()):
+        # A value that must not be current at the end and need not ever have been (another person's
+        # value given to the user through a pronoun): no live claim holds it.
+        ok = ok and not any(matches(e, c.subject, c.predicate, c.value, True) for c in live)
     return ok, [f"{c.subject}·{c.predicate}·{c.value}{'' if c.polarity else ' (not)'}" for c in everything
                 if c.status.value == "active"]
 
