@@ -55,7 +55,8 @@ _ENGLISH = [re.compile(p, re.IGNORECASE) for p in (
     rf"\s+about\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|please\s+)?(?:give\s+me\s+|what'?s\s+)?(?:the\s+)?(?:rundown|lowdown|low-down|scoop|background)"
     rf"\s+(?:on|about)\s+{_SUBJECT}{_END}",
-    rf"^\s*(?:can you\s+|please\s+)?(?:fill\s+me\s+in|catch\s+me\s+up|brief\s+me|update\s+me)\s+on\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:can you\s+|please\s+)?(?:fill\s+me\s+in|catch\s+me\s+up|brief\s+me|update\s+me"
+    rf"|(?:refresh|jog)\s+my\s+memory)\s+(?:on|about)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|please\s+)?(?:describe|summari[sz]e|profile)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:give me\s+|show me\s+)?(?:a|an|the)\s+(?:profile|overview|summary)\s+of\s+{_SUBJECT}{_END}",
     rf"^\s*what(?:\s+is|'s|’s|\s+are)\s+{_SUBJECT}\s+like{_END}",
@@ -82,6 +83,9 @@ _CHINESE = [re.compile(p) for p in (
     rf"(?:是(?:什么|怎样的|怎么样)|怎么样|如何|有哪些)?{_END}",
 )]
 
+#: A request's tag after the ask ("…, would you?", "…, please", "…，好吗"): it asks nothing more.
+_TAG = re.compile(r"(?i)\s*[,，]\s*(?:(?:would|could|can|will)\s+you(?:\s+please)?|please|thanks|ok(?:ay)?|好吗|行吗|可以吗|谢谢)"
+                  r"\s*[?？.!。！]*\s*$")
 #: What a first-person owner becomes in a subject (as extraction writes kin: "user's sister", 用户的姐姐).
 _MY = re.compile(r"(?i)^(?:my|our)\s+")
 _WO = re.compile(r"^(?:我的|我们的|我)(?=.)")
@@ -149,7 +153,7 @@ def _owner_subject(owner: str) -> str:
 
 def profile_ask(question: str) -> ProfileAsk | None:
     """The profile question ``question`` asks, or None when it asks something else."""
-    text = question.strip()
+    text = _TAG.sub("", question.strip()) or question.strip()
     if not text or len(text) > 200:
         return None
     for pattern in (*_ENGLISH, _WHO, *_CHINESE):

@@ -4,11 +4,12 @@ Once a question is known to ask for a profile (the cues of :mod:`hlmem.domain.pr
 intent model, or :func:`bare_subject`), recall must still tell *whose* profile and *which side*:
 
 - :func:`read_subject` picks, among the subjects that have a profile (the stored subjects of the
-  mental models), the one the question names: a name it contains ("Bob", "小明", "Bob Smith" for
-  "Bob"), else a relative of the user it names in either language ("my sis", "我妹", "我姐姐" for the
-  stored ``user's sister``; ``用户的妹妹`` for "my sister"), else the user (a first-person question:
-  "我这个人", "what have you learned about me"). A name beats a relative, a relative beats the user
-  ("my sister's job" is the sister's).
+  mental models), the one the question asks about, by the one reading of the asked subject
+  (:mod:`hlmem.domain.asked_subject`, ADR 0098): the asked subject when it has a profile, else the
+  next person the question names that has one ("what does my boss think of Alice?" is Alice's).
+  Names ("Bob", "小明", "Bob" for "Bob Smith"), relatives of the user in either language ("my sis",
+  "我妹", "我姐姐" for the stored ``user's sister``), the user in the first person singular ("我这个人",
+  "what have you learned about me"; not "tell me about Carol", not 我们).
 - :func:`read_side` reads the side asked about: ``work``, ``health``, ``preferences``, ``places``,
   ``people`` or ``identity`` (the slot families of the derived layer), by the first word of one in
   the question ("health stuff", "吃东西", "location-wise", "hobbies", "上班"), or None.

@@ -15,7 +15,10 @@
 Whom it asks about is read against the subjects that have a mental model (a name, else a relative
 of the user, else the user in the first person; :func:`~hlmem.domain.profile_reading.read_subject`),
 so "我妹" finds the stored ``user's sister``; the side by its words (``read_side``). A question that
-names no subject with a profile gets no derived item, whatever its intent.
+names no subject with a profile gets no derived item, whatever its intent. A question that none of
+the three reads as one but speaks of someone by he/she/他/她 after a clause is read again as its
+asking clause with the pronoun replaced by the person named before (``asked_clause``: "下周要跟 Bob
+吃饭，帮我回忆下他的情况" -> "帮我回忆下Bob的情况"; ADR 0098).
 """
 
 from __future__ import annotations
