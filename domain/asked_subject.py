@@ -1,27 +1,37 @@
-"""Whose fact a question asks for, purely: the user, a named person, or someone named by kin (ADR 0089).
+"""Whom a question asks about, purely: the one reading of the asked subject (ADR 0089, ADR 0098).
 
 "what am I allergic to?" asks for the **user's** allergy, "where does Bob live?" for **Bob's**
 city, "我妹住哪" for the **sister's** (the 我 there owns the sister: it is not the subject), and
 "Tom's manager's email" for the manager's. :func:`asked_subject` reads that subject as an anchor
 (:data:`~hlmem.domain.relations.USER_NAME` or a name) and the kin words that lead from it;
-:func:`is_asked` tells whether a claim's subject, as extraction writes it (``用户``, ``Bob``,
-``user's sister``, ``用户的妹妹``, ``Tom's manager``), is that person. Recall then ranks the asked
-subject's claims above the same kind of claim about someone else
-(:mod:`hlmem.application.recall.subject_order`).
+:func:`~hlmem.domain.subject_match.is_asked` tells whether a claim's subject, as extraction writes
+it (``用户``, ``Bob``, ``user's sister``, ``用户的妹妹``, ``Tom's manager``), is that person. Both
+readings of whom a question is about use this one: recall's whose-fact stage
+(:mod:`hlmem.application.recall.subject_order`) and the profile question's subject
+(:func:`hlmem.domain.profile_reading.read_subject`, through :func:`people_named`).
 
 The subject is the first one the question's asking clause names: "what did I give my sister?"
 asks about the user, "remind me who my sis works for" about the sister (the "me" of "remind me",
-like 帮我/告诉我 and "I forgot …", only frames the question), "Alice对什么过敏来着，我家有宠物" about
-Alice (the second clause asks nothing). Two subjects joined ("Bob and I", 我和我妹) or a pronoun
-first ("where does she live?": whoever that is) read as no subject: recall is left as it is.
+like 帮我/告诉我, "I forgot …" and "what should I know", only frames the question),
+"Alice对什么过敏来着，我家有宠物" about Alice (the second clause asks nothing). Around that clause:
+
+- **a wrapper before a dash or a colon** that names no one ("hey, remind me — who do I work for?",
+  "quick question: …", "帮我想想：…") hands the asking to the clause after it;
+- **a pronoun** ("下周要跟 Bob 吃饭，帮我回忆下他的情况", "My sister — where does she live?") is the
+  person a clause before it names — never the user (he/she/他/她 is someone else), and only when
+  those clauses name one person besides the user;
+- an asking clause that names no one takes the person a clause before it introduces, the user only
+  when no one else is named there ("I'm seeing Leo tomorrow, what should I know?" is about Leo).
+
+Two subjects joined ("Bob and I", 我和我妹) or a pronoun no clause resolves ("where does she
+live?": whoever that is) read as no subject: recall is left as it is.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -29,140 +39,51 @@ from hlmem.domain.kin_words import EN_PETS, ZH_PETS, kin_type
 from hlmem.domain.query_parts import is_question
 from hlmem.domain.relation_query import relation_phrases
 from hlmem.domain.relations import USER_NAME
-from hlmem.domain.state import SELF_SUBJECTS
+from hlmem.domain.subject_match import USER_WORDS, AskedSubject, fold_name, is_asked, same_kin, subject_chain
 
-__all__ = ["AskedSubject", "asked_subject", "is_asked", "same_kin", "speaks_of_another", "subject_chain"]
-
-
-@frozen
-class AskedSubject:
-    """The person a question asks about: ``anchor`` (:data:`USER_NAME` or a name) and the kin words
-    (``hops``, as said) that lead from it ("我妹" -> (user, ("妹",))); ``span`` as the question says it."""
-
-    anchor: str
-    hops: tuple[str, ...] = ()
-    span: str = ""
-
-    def describe(self) -> str:
-        """``user``, ``Bob``, ``user's 妹``, ``Tom's manager``."""
-        return "".join([self.anchor, *(f"'s {h}" for h in self.hops)])
-
-
-# --- kin words that may name the same person, across the two languages ---------------------------
-
-#: The finer persons a kin word may name: "sister" is an older or a younger sister (姐姐 or 妹妹),
-#: 姐姐 only the older; words of a type not listed name every person of their type.
-_FINE_GROUPS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("sister", "sis", "stepsister", "姐妹"), ("older_sister", "younger_sister")),
-    (("姐姐", "姐", "老姐", "大姐", "二姐"), ("older_sister",)),
-    (("妹妹", "妹", "老妹", "小妹"), ("younger_sister",)),
-    (("brother", "bro", "stepbrother", "兄弟"), ("older_brother", "younger_brother")),
-    (("哥哥", "哥", "老哥", "大哥", "二哥"), ("older_brother",)),
-    (("弟弟", "弟", "老弟", "小弟"), ("younger_brother",)),
-    (("表哥",), ("表哥",)), (("表姐",), ("表姐",)), (("表弟",), ("表弟",)), (("表妹",), ("表妹",)),
-    (("堂哥",), ("堂哥",)), (("堂姐",), ("堂姐",)), (("堂弟",), ("堂弟",)), (("堂妹",), ("堂妹",)),
-    (("wife", "missus", "老婆", "妻子", "太太", "媳妇", "媳妇儿"), ("wife",)),
-    (("husband", "hubby", "老公", "丈夫", "先生"), ("husband",)),
-    (("girlfriend", "gf", "fiancee", "fiancée", "女朋友", "女友", "未婚妻"), ("girlfriend",)),
-    (("boyfriend", "bf", "fiance", "fiancé", "男朋友", "男友", "未婚夫"), ("boyfriend",)),
-    (("son", "stepson", "儿子"), ("son",)), (("daughter", "stepdaughter", "女儿", "闺女"), ("daughter",)),
-    (("grandma", "grandmother", "granny", "nana"), ("paternal_grandmother", "maternal_grandmother")),
-    (("grandpa", "grandfather"), ("paternal_grandfather", "maternal_grandfather")),
-    (("奶奶",), ("paternal_grandmother",)), (("外婆", "姥姥"), ("maternal_grandmother",)),
-    (("爷爷",), ("paternal_grandfather",)), (("外公", "姥爷"), ("maternal_grandfather",)),
-)
-_FINE: Mapping[str, frozenset[str]] = MappingProxyType(
-    {w: frozenset(keys) for words, keys in _FINE_GROUPS for w in words})
-#: Every finer person of an edge type that has some ("sibling": the four), for words of the type alone.
-_OF_TYPE: dict[str, set[str]] = {}
-for _words, _keys in _FINE_GROUPS:
-    _type = kin_type(_words[0])
-    if _type is not None:
-        _OF_TYPE.setdefault(_type, set()).update(_keys)
-
-
-def _fine(word: str) -> frozenset[str]:
-    text = word.strip()
-    folded = text.casefold()
-    found = _FINE.get(folded) or _FINE.get(text)
-    if found is not None:
-        return found
-    kind = kin_type(text) or kin_type(folded.rstrip("s"))
-    if kind is None:
-        return frozenset()
-    return frozenset(_OF_TYPE.get(kind, {kind}))
-
-
-def same_kin(asked: str, stored: str) -> bool:
-    """Whether the kin word a question says and the one a subject holds may name the same person:
-    "sis" and "sister", "sister" and 妹妹 (an English sister is either), not 姐姐 and 妹妹, not
-    "sister" and "brother"; any other word only as itself (case-folded)."""
-    a, b = asked.strip().casefold(), stored.strip().casefold()
-    if a == b:
-        return True
-    fa, fb = _fine(asked), _fine(stored)
-    return bool(fa and fb and fa & fb)
-
-
-# --- a claim's subject as an anchor and kin words ------------------------------------------------
-
-_CHAIN_SPLIT = re.compile(r"\s*(?:'s|’s|')\s+|的")
-_USER_WORDS = frozenset({*SELF_SUBJECTS, "my", "mine", "我们", "咱", "咱们", "俺"})
-
-
-def _fold(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
-
-
-def subject_chain(subject: str) -> tuple[str, tuple[str, ...]]:
-    """A subject as extraction writes it, as (anchor, kin words): ``user's sister`` -> (user,
-    ("sister",)), ``用户的老婆的哥哥`` -> (user, ("老婆", "哥哥")), ``Bob`` -> (Bob, ())."""
-    parts = [p for p in _CHAIN_SPLIT.split(unicodedata.normalize("NFKC", subject).strip()) if p.strip()]
-    if not parts:
-        return subject, ()
-    anchor = parts[0].strip()
-    if _fold(anchor) in _USER_WORDS:
-        anchor = USER_NAME
-    return anchor, tuple(p.strip() for p in parts[1:])
-
-
-def _same_anchor(asked: str, stored: str) -> bool:
-    if asked == USER_NAME or stored == USER_NAME:
-        return asked == stored
-    a, b = _fold(asked), _fold(stored)
-    if a == b:
-        return True
-    if a.isascii() and b.isascii():  # "Bob" is "Bob Smith": one name's words start the other's
-        wa, wb = a.split(), b.split()
-        short, long_ = sorted((wa, wb), key=len)
-        return long_[:len(short)] == short
-    return False
-
-
-def is_asked(asked: AskedSubject, subject: str) -> bool:
-    """Whether a claim's ``subject`` is the person ``asked`` (same anchor, same kin words)."""
-    anchor, hops = subject_chain(subject)
-    return (len(hops) == len(asked.hops) and _same_anchor(asked.anchor, anchor)
-            and all(same_kin(a, b) for a, b in zip(asked.hops, hops)))
+__all__ = ["AskedSubject", "asked_clause", "asked_subject", "is_asked", "is_plural_self", "people_named", "refers_back", "same_kin",
+           "speaks_of_another", "strip_first_person", "subject_chain"]
 
 
 # --- reading the question ------------------------------------------------------------------------
 
-#: A clause: up to a comma, a sentence end or a dash, its ending mark kept (it may say "question").
-_CLAUSE = re.compile(r"[^，,。；;！!？?\n—…]+[，,。；;！!？?…—]*")
+#: A clause: up to a comma, a sentence end, a dash or a colon (not one inside "3:30"), its ending
+#: mark kept (it may say "question", or that a wrapper ends there).
+_CLAUSE = re.compile(r"(?:[^，,。；;！!？?\n—…：:–]|:(?=\S))+(?:[，,。；;！!？?…—：–]|:(?!\S))*")
+#: Where one clause ends and another may begin.
+_CLAUSE_BREAK = re.compile(r"[，,。；;！!？?\n—…：–]|:(?!\S)")
+#: A clause that ends as a wrapper does: a dash or a colon ("remind me —", "quick question:").
+_WRAPPER_END = re.compile(r"[—–:：]\s*$|\s-\s*$")
 #: The first person ("用户"/"the user" too: questions are written about the user that way).
 _EN_SELF = re.compile(r"(?<![A-Za-z0-9'’])(?i:i|me|my|mine|myself|the user|user)(?![A-Za-z0-9])")
 _ZH_SELF = re.compile(r"我们|我|咱们|咱|俺|本人|用户")
 #: First person that only frames the question: "remind me", "I forgot", 帮我, 我想问, 你跟我说过.
-_EN_FRAME_BEFORE = re.compile(r"(?i)\b(?:remind|tell|show|give|let|help|ask|brief|update|fill|catch|for)\s+$")
+_EN_FRAME_BEFORE = re.compile(
+    r"(?i)\b(?:remind|tell|show|give|let|help|ask|brief|update|fill|catch|for|get|send|walk|refresh|jog)\s+$")
 _EN_FRAME_AFTER = re.compile(
     r"(?i)^\s*(?:forgot|forget|(?:was\s+|am\s+|'m\s+)?wonder(?:ing)?|(?:want|need|wanna)\s+to\s+know|wanna\s+know|"
     r"(?:can't|cannot|don't|do\s+not)\s+(?:remember|recall)|(?:'m|am)\s+(?:trying\s+to\s+remember|not\s+sure|curious)"
-    r"|(?:have|got)\s+a\s+question|(?:just\s+)?(?:blanked|blanking))\b")
-_ZH_FRAME_BEFORE = re.compile(r"(?:帮|告诉|提醒|给|跟|替|让|问|叫)$")
+    r"|(?:have|got)\s+a\s+question|(?:just\s+)?(?:blanked|blanking)"
+    r"|(?:should|must|ought\s+to|gotta|have\s+to|need\s+to)\s+(?:know|remember|keep\s+in\s+mind)"
+    # a plan that names whom it is about: "I'm meeting Bob", "I'm picking a gift for Alice"
+    r"|(?:['’]m|am|will|['’]ll)\s+(?:be\s+)?(?:meeting|seeing|picking|inviting|cooking|buying|visiting|calling|hosting"
+    r"|having|taking|getting|making)(?=\s))\b")
+#: "what should I know", "do I need to remember": I as the one asking (with the word before I).
+_EN_ASK_KNOW = re.compile(r"(?i)^\s+(?:know|remember|keep\s+in\s+mind|be\s+aware\s+of|need\s+to\s+(?:know|remember))\b")
+_EN_MODAL_BEFORE = re.compile(r"(?i)\b(?:should|must|shall|do|would|might|can)\s+$")
+#: Someone who put a question to the user ("朋友问我在哪高就", "Bob asked me where …"): the one
+#: asking, not the one asked about (the question put to the user is the user's).
+_ASKER_AFTER = re.compile(r"\s*(?:问过|问了|问)(?=我)|\s+(?:asked|asks|was\s+asking|is\s+asking|keeps\s+asking)\s+me\b",
+                          re.IGNORECASE)
+#: "my memory", "my mind": the asker's, not what is asked about.
+_EN_MY_MIND = re.compile(r"(?i)^\s+(?:memory|mind|head)\b")
+#: (Not 问: "朋友问我在哪高就" reports a question put to the user, about the user.)
+_ZH_FRAME_BEFORE = re.compile(r"(?:帮|告诉|提醒|给|跟|替|让|叫)$")
 _ZH_FRAME_AFTER = re.compile(r"^(?:想问|想知道|问一下|问下|问你|要问|再问|忘了|忘记|记不得|记不清|想不起|不记得|不太记得|好奇|想确认|确认一下)")
 #: Someone the question names by a pronoun: whoever that is, it is not known here.
 _PRONOUN = re.compile(r"(?<![A-Za-z0-9'’])(?i:he|she|they|him|her|his|them|their|hers)(?![A-Za-z0-9'’])|他们|她们|他|她")
+#: A pronoun that can only stand for a person (not "they"/"them", which may be things).
+_PERSONAL = re.compile(r"(?<![A-Za-z0-9'’])(?i:he|she|him|her|his|hers)(?![A-Za-z0-9'’])|他|她")
 #: Capitalised words that are not someone (an English name the store does not know still is).
 _NOT_NAME = frozenset(
     "i a an the my our your his her its their we he she it they you this that these those there here what what's "
@@ -216,7 +137,10 @@ def _self_mentions(clause: str) -> list[_Mention]:
             continue
         if word.casefold() == "me" and _EN_FRAME_BEFORE.search(clause[:m.start()]):
             continue
-        if word.casefold() == "i" and _EN_FRAME_AFTER.match(clause[m.end():]):
+        if word.casefold() == "i" and (_EN_FRAME_AFTER.match(clause[m.end():]) or (
+                _EN_ASK_KNOW.match(clause[m.end():]) and _EN_MODAL_BEFORE.search(clause[:m.start()]))):
+            continue  # "I forgot …", "what should I know (about Bob)": the one asking
+        if word.casefold() == "my" and _EN_MY_MIND.match(clause[m.end():]):  # "refresh my memory on Bob"
             continue
         out.append(_Mention(m.start(), m.end(), AskedSubject(USER_NAME, (), word)))
     for m in _ZH_SELF.finditer(clause):
@@ -237,7 +161,7 @@ def _kin_mentions(clause: str) -> list[_Mention]:
         if start < 0 or start in seen:  # a Chinese name's longer reading of the same phrase: the first one
             continue
         seen.add(start)
-        anchor = USER_NAME if phrase.anchor == USER_NAME or _fold(phrase.anchor) in _USER_WORDS else phrase.anchor
+        anchor = USER_NAME if phrase.anchor == USER_NAME or fold_name(phrase.anchor) in USER_WORDS else phrase.anchor
         span = clause[start:start + len(phrase.span)]
         out.append(_Mention(start, start + len(phrase.span), AskedSubject(anchor, tuple(h.word for h in phrase.hops),
                                                                           span)))
@@ -265,31 +189,95 @@ def _named_mentions(clause: str, names: Iterable[str]) -> list[_Mention]:
     return out
 
 
-def _read(clause: str, names: Iterable[str]) -> tuple[AskedSubject | None, bool]:
-    """(the first person ``clause`` names, whether it settles the question): a pronoun first, or no
-    one, leaves it open (the clause before may name them); two people joined settle it as None."""
+#: How a clause's reading ends: a person (or two joined: None) settles it; a pronoun first, or no one, leaves it open.
+_SETTLED, _PRONOUN_FIRST, _NO_ONE = "settled", "pronoun", "no one"
+
+
+def _mentions(clause: str, names: Iterable[str]) -> list[_Mention]:
+    """Everyone ``clause`` names, in order; one inside a longer one that starts no later (我 in 我妹) after it."""
     mentions = [*_kin_mentions(clause), *_named_mentions(clause, names), *_self_mentions(clause)]
     mentions += [_Mention(m.start(), m.end(), None) for m in _PRONOUN.finditer(clause)]
-    if not mentions:
-        return None, False
-    # The first mention wins; one inside a longer one that starts no later (我 in 我妹) is part of it.
+    mentions = [m for m in mentions if not _ASKER_AFTER.match(clause, m.end)]
     mentions.sort(key=lambda m: (m.start, -(m.end - m.start), m.asked is None))
+    return mentions
+
+
+def _read(clause: str, names: Iterable[str]) -> tuple[AskedSubject | None, str]:
+    """(the first person ``clause`` names, how the reading ends): a pronoun first, or no one, leaves
+    it open (another clause may name them); two people joined settle it as None."""
+    mentions = _mentions(clause, names)
+    if not mentions:
+        return None, _NO_ONE
     first = mentions[0]
     if first.asked is None:
-        return None, False
+        return None, _PRONOUN_FIRST
     rest = [m for m in mentions[1:] if m.start >= first.end]
     joined = _JOINED.match(clause[first.end:])
     after = first.end + joined.end() if joined else -1
     if joined and (any(m.start == after for m in rest) or _ZH_SELF.match(clause, after)
                    or _EN_SELF.match(clause, after)):
-        return None, True  # "Bob and I", 我和我妹: two people
+        return None, _SETTLED  # "Bob and I", 我和我妹: two people
     if first.asked.hops:  # "my friend Tom", 我同事小王: the name says who
         gap = re.match(r"[\s,，]*", clause[first.end:]).end()
         named = next((m for m in rest if m.start == first.end + gap and m.asked is not None
                       and not m.asked.hops and m.asked.anchor != USER_NAME), None)
         if named is not None:
-            return named.asked, True
-    return first.asked, True
+            return named.asked, _SETTLED
+    return first.asked, _SETTLED
+
+
+def _people(text: str, names: Iterable[str]) -> list[AskedSubject]:
+    """The people ``text`` names, in order, each once (a mention inside a longer one is part of it)."""
+    mentions = [m for m in _mentions(text, names) if m.asked is not None]
+    outer = [m for m in mentions if not any(o is not m and o.start <= m.start and o.end >= m.end
+                                            and o.end - o.start > m.end - m.start for o in mentions)]
+    out: dict[tuple[str, tuple[str, ...]], AskedSubject] = {}
+    for m in outer:
+        out.setdefault((fold_name(m.asked.anchor), tuple(fold_name(h) for h in m.asked.hops)), m.asked)
+    return list(out.values())
+
+
+def _introduced(before: str, names: Iterable[str], pronoun: bool) -> AskedSubject | None:
+    """The person the clauses ``before`` the asking one introduce: the one person named there
+    besides the user (several: not known); the user only when no one else is named and the asking
+    clause does not speak of someone by a pronoun (he/she/他/她 is never the user)."""
+    people = _people(before, names)
+    others = [p for p in people if p.anchor != USER_NAME or p.hops]
+    if others:
+        return others[0] if len(others) == 1 else None
+    return people[0] if people and not pronoun else None
+
+
+@frozen
+class _Located:
+    """Where a question asks: the asking clause, its start, its reading, and who it is about."""
+
+    clause: str
+    start: int
+    state: str
+    asked: AskedSubject | None
+
+
+def _locate(text: str, names: list[str]) -> _Located:
+    clauses = [(m.start(), m.group(0)) for m in _CLAUSE.finditer(text)]
+    at = next((n for n, (_, c) in enumerate(clauses) if is_question(c)), None)
+    if at is None:  # nothing seems to ask: the whole text is the asking clause
+        found, state = _read(text, names)
+        return _Located(text, 0, state, found)
+    while True:
+        start, clause = clauses[at]
+        found, state = _read(clause, names)
+        if state == _SETTLED:
+            return _Located(clause, start, state, found)
+        nxt = at + 1 < len(clauses)
+        if state == _NO_ONE and nxt and (_WRAPPER_END.search(clause) or is_question(clauses[at + 1][1])):
+            at += 1  # a wrapper ("remind me —", "quick question:") hands the asking to the clause after it
+            continue
+        break
+    before = text[:start]
+    person = state == _PRONOUN_FIRST and bool(_PERSONAL.search(clause))  # "they" may be things: "My allergies — what were they?"
+    found = _introduced(before, names, person) if before.strip() else None
+    return _Located(clause, start, state, found)
 
 
 def asked_subject(question: str, names: Iterable[str] = ()) -> AskedSubject | None:
@@ -300,15 +288,79 @@ def asked_subject(question: str, names: Iterable[str] = ()) -> AskedSubject | No
         question ("小明住哪儿", "Which city is 小明 in?"), and the user's things ("用户的猫": 我的猫).
     """
     text = unicodedata.normalize("NFKC", question or "").strip()
+    return _locate(text, list(names)).asked if text else None
+
+
+def people_named(question: str, names: Iterable[str] = ()) -> list[AskedSubject]:
+    """The people ``question`` names: the asked subject first (:func:`asked_subject`), then the
+    others it names, in order (not the user, whom only the reading of the asking clause gives;
+    not a pronoun). A profile question's subject is the first of them that has a profile."""
+    text = unicodedata.normalize("NFKC", question or "").strip()
+    if not text:
+        return []
+    names = list(names)
+    asked = _locate(text, names).asked
+    out = [asked] if asked is not None else []
+    for person in _people(text, names):
+        if (person.anchor != USER_NAME or person.hops) and person not in out:
+            out.append(person)
+    return out
+
+
+#: A third-person pronoun that may be replaced by a name: possessive (his/their: "Bob's"), else as is.
+_POSSESSIVE = frozenset({"his", "their", "hers"})
+
+
+def asked_clause(question: str, names: Iterable[str] = ()) -> str | None:
+    """The asking clause of ``question`` with the pronoun it begins its subject with replaced by
+    the person a clause before names ("下周要跟 Bob 吃饭，帮我回忆下他的情况" -> "帮我回忆下Bob的情况"), or
+    None when there is no such pronoun to resolve: a reading of what is asked (a profile cue)
+    can then read the clause as if it named the person."""
+    text = unicodedata.normalize("NFKC", question or "").strip()
     if not text:
         return None
     names = list(names)
-    clause = _question_clause(text)
-    found, settled = _read(clause, names)
-    if settled or clause == text:
-        return found
-    before = text[:text.find(clause)]
-    return _read(before, names)[0] if before.strip() else None
+    located = _locate(text, names)
+    clause, asked = located.clause, located.asked
+    if located.state != _PRONOUN_FIRST:
+        if clause != text:
+            return None
+        # Nothing seems to ask ("下周要跟 Bob 吃饭，帮我回忆下他的情况": a request): the last clause asks.
+        clauses = [(m.start(), m.group(0)) for m in _CLAUSE.finditer(text)]
+        if len(clauses) < 2 or _read(clauses[-1][1], names)[1] != _PRONOUN_FIRST:
+            return None
+        start, clause = clauses[-1]
+        asked = _introduced(text[:start], names, True)
+    pronoun = _PRONOUN.search(clause)
+    if pronoun is None or asked is None or not asked.span or not _PERSONAL.fullmatch(pronoun.group(0)):
+        return None
+    word, span = pronoun.group(0), asked.span
+    name = f"{span}'s" if word.casefold() in _POSSESSIVE else span
+    return (clause[:pronoun.start()] + name + clause[pronoun.end():]).strip()
+
+
+def refers_back(question: str) -> bool:
+    """Whether ``question`` speaks of someone by he/she/他/她 after a clause before (a cheap test
+    before :func:`asked_clause` reads it against the store's names)."""
+    text = unicodedata.normalize("NFKC", question or "")
+    found = _PERSONAL.search(text)
+    return found is not None and bool(_CLAUSE_BREAK.search(text, 0, found.start()))
+
+
+def is_plural_self(asked: AskedSubject) -> bool:
+    """Whether ``asked`` is the user only as one of several (我们, 咱们: "我们团队怎么样"): a whose-fact
+    reading counts it as the user, a profile reading does not."""
+    return asked.anchor == USER_NAME and not asked.hops and asked.span in ("我们", "咱们")
+
+
+#: The user in the first person singular (not 我们/咱们), as a word to take out of a question.
+_SINGULAR_SELF = re.compile(r"(?i)(?<![A-Za-z0-9'’])(?:i|me|my|mine|myself)(?:['’](?:m|ve|d))?(?![A-Za-z0-9])"
+                            r"|我(?!们)|本人|咱(?!们)|俺")
+
+
+def strip_first_person(text: str) -> str:
+    """``text`` with the first person singular (I, me, my, 我, 本人) taken out."""
+    return _SINGULAR_SELF.sub(" ", text)
 
 
 def speaks_of_another(text: str) -> bool:

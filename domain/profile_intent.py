@@ -55,7 +55,8 @@ _ENGLISH = [re.compile(p, re.IGNORECASE) for p in (
     rf"\s+about\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|please\s+)?(?:give\s+me\s+|what'?s\s+)?(?:the\s+)?(?:rundown|lowdown|low-down|scoop|background)"
     rf"\s+(?:on|about)\s+{_SUBJECT}{_END}",
-    rf"^\s*(?:can you\s+|please\s+)?(?:fill\s+me\s+in|catch\s+me\s+up|brief\s+me|update\s+me)\s+on\s+{_SUBJECT}{_END}",
+    rf"^\s*(?:can you\s+|please\s+)?(?:fill\s+me\s+in|catch\s+me\s+up|brief\s+me|update\s+me"
+    rf"|(?:refresh|jog)\s+my\s+memory)\s+(?:on|about)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:can you\s+|please\s+)?(?:describe|summari[sz]e|profile)\s+{_SUBJECT}{_END}",
     rf"^\s*(?:give me\s+|show me\s+)?(?:a|an|the)\s+(?:profile|overview|summary)\s+of\s+{_SUBJECT}{_END}",
     rf"^\s*what(?:\s+is|'s|’s|\s+are)\s+{_SUBJECT}\s+like{_END}",
@@ -66,19 +67,25 @@ _ENGLISH = [re.compile(p, re.IGNORECASE) for p in (
 )]
 #: "Who is Bob?": a profile question only about a name (capitalised), not "who is my manager?".
 _WHO = re.compile(r"^\s*(?i:who)(?:\s+is|'s|’s)\s+(?P<subject>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*[?.!]*\s*$")
+#: A request wrapped around the ask: 请, 你, 帮我, 给我, 麻烦你 (帮我回忆下…, 麻烦给我讲讲…).
+_ZH_REQUEST = r"(?:请你?|你|麻烦你?|帮我|给我|替我|跟我|再)*"
 _ZH_KNOW = r"(?:都|还)?(?:知道|了解|记得)(?:些|多少)?(?:什么|哪些|多少|啥)"
 #: Chinese profile phrasings.
 _CHINESE = [re.compile(p) for p in (
     rf"^\s*(?:关于|对于){_SUBJECT}[，,]?\s*你?{_ZH_KNOW}{_END}",
     rf"^\s*你(?:对|关于){_SUBJECT}{_ZH_KNOW}{_END}",
     rf"^\s*你(?:知道|了解|记得){_SUBJECT}的?(?:什么|哪些|多少|啥)(?:事|情况|信息)?{_END}",
-    rf"^\s*(?:请|请你|你)?(?:说说|讲讲|聊聊|谈谈|介绍一下|介绍下|介绍|总结一下|总结|概括一下|描述一下){_SUBJECT}{_END}",
+    rf"^\s*{_ZH_REQUEST}(?:说说|讲讲|聊聊|谈谈|介绍一下|介绍下|介绍|总结一下|总结|概括一下|描述一下"
+    rf"|(?:回忆|回顾|回想|梳理|汇总|整理|说|讲)(?:一)?下){_SUBJECT}{_END}",
     rf"^\s*{_SUBJECT}是(?:个|一个)?(?:什么样|怎样|怎么样)的人{_END}",
     rf"^\s*{_SUBJECT}(?:这个人|这人)(?:怎么样|如何){_END}",
     rf"^\s*{_SUBJECT}的(?P<topic>[\u4e00-\u9fff]{{0,4}}(?:习惯|情况|概况|偏好|喜好|爱好|兴趣|画像|特点|背景|生活|口味|资料))"
     rf"(?:是(?:什么|怎样的|怎么样)|怎么样|如何|有哪些)?{_END}",
 )]
 
+#: A request's tag after the ask ("…, would you?", "…, please", "…，好吗"): it asks nothing more.
+_TAG = re.compile(r"(?i)\s*[,，]\s*(?:(?:would|could|can|will)\s+you(?:\s+please)?|please|thanks|ok(?:ay)?|好吗|行吗|可以吗|谢谢)"
+                  r"\s*[?？.!。！]*\s*$")
 #: What a first-person owner becomes in a subject (as extraction writes kin: "user's sister", 用户的姐姐).
 _MY = re.compile(r"(?i)^(?:my|our)\s+")
 _WO = re.compile(r"^(?:我的|我们的|我)(?=.)")
@@ -146,7 +153,7 @@ def _owner_subject(owner: str) -> str:
 
 def profile_ask(question: str) -> ProfileAsk | None:
     """The profile question ``question`` asks, or None when it asks something else."""
-    text = question.strip()
+    text = _TAG.sub("", question.strip()) or question.strip()
     if not text or len(text) > 200:
         return None
     for pattern in (*_ENGLISH, _WHO, *_CHINESE):

@@ -4,11 +4,12 @@ Once a question is known to ask for a profile (the cues of :mod:`hlmem.domain.pr
 intent model, or :func:`bare_subject`), recall must still tell *whose* profile and *which side*:
 
 - :func:`read_subject` picks, among the subjects that have a profile (the stored subjects of the
-  mental models), the one the question names: a name it contains ("Bob", "小明", "Bob Smith" for
-  "Bob"), else a relative of the user it names in either language ("my sis", "我妹", "我姐姐" for the
-  stored ``user's sister``; ``用户的妹妹`` for "my sister"), else the user (a first-person question:
-  "我这个人", "what have you learned about me"). A name beats a relative, a relative beats the user
-  ("my sister's job" is the sister's).
+  mental models), the one the question asks about, by the one reading of the asked subject
+  (:mod:`hlmem.domain.asked_subject`, ADR 0098): the asked subject when it has a profile, else the
+  next person the question names that has one ("what does my boss think of Alice?" is Alice's).
+  Names ("Bob", "小明", "Bob" for "Bob Smith"), relatives of the user in either language ("my sis",
+  "我妹", "我姐姐" for the stored ``user's sister``), the user in the first person singular ("我这个人",
+  "what have you learned about me"; not "tell me about Carol", not 我们).
 - :func:`read_side` reads the side asked about: ``work``, ``health``, ``preferences``, ``places``,
   ``people`` or ``identity`` (the slot families of the derived layer), by the first word of one in
   the question ("health stuff", "吃东西", "location-wise", "hobbies", "上班"), or None.
@@ -21,10 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hlmem.domain.kin_words import same_relative
-from hlmem.domain.relation_query import relation_phrases
+from hlmem.domain.asked_subject import asked_subject, is_plural_self, people_named, strip_first_person
 from hlmem.domain.relations import USER_NAME
 from hlmem.domain.state import SELF_KEY, subject_key
+from hlmem.domain.subject_match import fold_name, is_asked, subject_chain
 
 #: Side words by family, English (word starts) and Chinese (substrings). A side is the slot family
 #: of domain/derived_build.py's FAMILIES; the words name the family's domain, not one slot's value.
@@ -49,29 +50,6 @@ _SIDE_ZH = [(family, re.compile(words)) for family, words in SIDES_ZH]
 
 #: Questions longer than this are never read as bare subjects.
 BARE_MAX = 40
-_FIRST_PERSON_EN = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b")
-_FIRST_PERSON_ZH = re.compile(r"我(?!们)|本人|咱(?!们)")
-#: The first person as the one asking, not the one asked about: "tell me about Carol", "给我讲讲".
-_ASKER_EN = re.compile(r"(?i)\b(?:tell|give|remind|show|fill|catch|brief|help|let|get|send|walk|for)\s+me\b"
-                       r"|\bi(?:'m|\s+am)?\s+(?:want|need|wonder|meeting|seeing|picking|inviting|cooking|buying|forgot|forget"
-                       r"|blanked|think|guess)\w*\b")
-_ASKER_ZH = re.compile(r"(?:给|跟|帮|让|告诉|和|问|教|提醒)我|我(?:想|要|忘|记不|想不)")
-#: A capitalised word that is not a sentence's first: someone the question names (not a stored subject).
-_NAME_EN = re.compile(r"(?<=[a-z,;:—–-]\s)(?!I\b)[A-Z][a-z]+")
-#: A stored subject of a relative of the user: "user's sister", "用户的妹妹", "my mom".
-_KIN_SUBJECT = re.compile(r"(?i)^(?:(?:the\s+)?user'?s|user’s|my|用户的?|我的?)\s*(?P<word>.+)$")
-#: Chinese kin words -> the English word of the same relative (a stored "user's sister" is 我妹, 我姐姐).
-_ZH_TO_EN = {
-    **dict.fromkeys(("姐姐", "姐", "老姐", "大姐", "二姐", "妹妹", "妹", "老妹", "小妹"), "sister"),
-    **dict.fromkeys(("哥哥", "哥", "老哥", "大哥", "二哥", "弟弟", "弟", "老弟", "小弟"), "brother"),
-    **dict.fromkeys(("妈妈", "妈", "老妈", "母亲", "妈咪"), "mother"),
-    **dict.fromkeys(("爸爸", "爸", "老爸", "父亲"), "father"),
-    **dict.fromkeys(("老婆", "妻子", "太太", "媳妇", "媳妇儿"), "wife"),
-    **dict.fromkeys(("老公", "丈夫"), "husband"), "儿子": "son", **dict.fromkeys(("女儿", "闺女"), "daughter"),
-    **dict.fromkeys(("男朋友", "男友"), "boyfriend"), **dict.fromkeys(("女朋友", "女友"), "girlfriend"),
-    **dict.fromkeys(("爷爷", "外公", "姥爷"), "grandfather"), **dict.fromkeys(("奶奶", "外婆", "姥姥"), "grandmother"),
-    **dict.fromkeys(("老板", "上司", "领导"), "boss"),
-}
 #: What a bare question may hold beside a subject and a side: particles, fillers, "stuff".
 _FILLER = re.compile(
     r"(?i)\b(?:hey|hi|so|ok(?:ay)?|um+|hmm+|and|the|a|about|re|stuff|things|info|details|in general|overall"
@@ -82,72 +60,39 @@ _ASKS = re.compile(r"(?i)\b(?:where|what|who|whom|whose|which|when|why|how|does|
                    r"|has|have|will|would)\b|哪|什么|啥|谁|几|多少|吗|是|怎|在|有没有")
 
 
-def _relative_words(word: str) -> frozenset[str]:
-    word = word.strip().casefold()
-    english = _ZH_TO_EN.get(word, word)
-    found = same_relative(english) or frozenset({english})
-    return found | {english.rstrip("s")}
-
-
-def _kin_word(subject: str) -> str | None:
-    found = _KIN_SUBJECT.match(subject.strip())
-    return found["word"].strip() if found is not None and subject_key(subject) != SELF_KEY else None
-
-
-def _named_at(question: str, subject: str) -> float:
-    """Where ``question`` names ``subject`` (a name it contains, whole words in Latin script), or -1;
-    a stored "Bob Smith" found by "Bob" alone counts a little after an exact "Bob" (half a place)."""
-    name = subject.strip()
-    if not name or _kin_word(name) is not None:
+def _named_at(question: str, subject: str) -> int:
+    """Where ``question`` names the stored ``subject`` by its name ("Bob" for "Bob Smith" too), or -1."""
+    anchor, hops = subject_chain(subject)
+    if hops or anchor == USER_NAME or not anchor.strip():
         return -1
-    if re.search(r"[\u3400-\u9fff]", name):
+    name = anchor.strip()
+    if not name.isascii():
         return question.find(name)
-    found = re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", question)  # "讲讲Alice的" too
-    if found is not None:
-        return found.start()
-    if " " in name:  # "Bob" asked, "Bob Smith" stored
-        found = re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(name.split()[0])}(?![A-Za-z0-9])", question)
-    return found.start() + 0.5 if found is not None else -1
-
-
-def _kin_at(question: str, subject: str) -> int:
-    """Where ``question`` names the user's relative ``subject`` ("my sis" for "user's sister"), or -1."""
-    word = _kin_word(subject)
-    if word is None:
-        return -1
-    wanted = _relative_words(word)
-    for phrase in relation_phrases(question):
-        if phrase.anchor == USER_NAME and len(phrase.hops) == 1 and _relative_words(phrase.hops[0].word) & wanted:
-            return max(0, question.find(phrase.span))
+    for word in dict.fromkeys((name, name.split()[0])):  # "讲讲Alice的" too: ASCII words whole
+        found = re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", question)
+        if found is not None:
+            return found.start()
     return -1
 
 
 def mentions_user(question: str) -> bool:
-    """Whether ``question`` speaks of the user in the first person (I, me, my, 我, 本人), not only as
-    the one asking ("tell me about Carol", "给我讲讲") and not beside a name it gives ("I'm seeing Leo")."""
-    if _NAME_EN.search(question):
-        return False
-    rest = _ASKER_ZH.sub(" ", _ASKER_EN.sub(" ", question))
-    return bool(_FIRST_PERSON_EN.search(rest) or _FIRST_PERSON_ZH.search(rest))
+    """Whether ``question`` asks about the user in the first person (I, me, my, 我, 本人): not only as
+    the one asking ("tell me about Carol", "给我讲讲"), not as one of several (我们), and not beside
+    someone else it asks about ("I'm seeing Leo tomorrow, anything I should know?")."""
+    asked = asked_subject(question)
+    return asked is not None and asked.anchor == USER_NAME and not asked.hops and not is_plural_self(asked)
 
 
 def read_subject(question: str, subjects: Iterable[str]) -> str | None:
     """The subject among ``subjects`` that ``question`` asks about (module docstring), or None."""
-    named, kin, user = [], [], None
-    for subject in dict.fromkeys(subjects):
-        if subject_key(subject) == SELF_KEY:
-            user = subject
+    subjects = list(dict.fromkeys(subjects))
+    for person in people_named(question, subjects):
+        if is_plural_self(person):
             continue
-        at = _named_at(question, subject)
-        if at >= 0:
-            named.append((at, -len(subject), subject))
-        elif (at := _kin_at(question, subject)) >= 0:
-            kin.append((at, -len(subject), subject))
-    if named:
-        return min(named)[2]
-    if kin:
-        return min(kin)[2]
-    return user if user is not None and mentions_user(question) else None
+        found = [s for s in subjects if is_asked(person, s)]
+        if found:  # "Bob" asked: a stored "Bob" before a stored "Bob Smith"
+            return min(found, key=lambda s: (fold_name(subject_chain(s)[0]) != fold_name(person.anchor), -len(s)))
+    return None
 
 
 def read_side(question: str) -> str | None:
@@ -171,7 +116,7 @@ def bare_subject(question: str, subject: str) -> bool:
     if not may_be_bare(text) or text.casefold() == subject.strip().casefold():
         return False  # the name alone is a search for what is stored about them: their claims, as before
     if subject_key(subject) == SELF_KEY:
-        rest = _FIRST_PERSON_EN.sub(" ", _FIRST_PERSON_ZH.sub(" ", text))
+        rest = strip_first_person(text)
     else:
         at = _named_at(text, subject)
         if at < 0:

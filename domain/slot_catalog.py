@@ -12,8 +12,11 @@ _SPECS = (
     SlotSpec("preferred_language", S, ("preferred language", "偏好语言")),
     SlotSpec("lives_in", S, ("lives in", "location", "住在", "居住地")),
     SlotSpec("works_in", S, ("works in", "work city", "在…工作", "工作地点", "工作城市")),
-    SlotSpec("employer", S, ("employer", "works at", "company", "公司", "雇主", "任职")),
-    SlotSpec("job_title", S, ("job title", "occupation", "职位", "职业", "工作")),
+    # How people ask about work (ADR 0098): the employer is whom one works for ("who do I work for",
+    # 东家, 高就, 工作单位, 在哪上班), the job title what one is there ("my role at work", position, 岗位, 职务).
+    SlotSpec("employer", S, ("employer", "works at", "company", "公司", "雇主", "任职", "work for", "东家", "高就", "工作单位",
+                             "上班")),
+    SlotSpec("job_title", S, ("job title", "occupation", "职位", "职业", "工作", "role at work", "position", "岗位", "职务")),
     SlotSpec("name", S, ("name", "名字", "姓名")),
     SlotSpec("age", S, ("age", "年龄")),
     SlotSpec("birthday", S, ("birthday", "生日")),

@@ -79,8 +79,10 @@ def _search_ranks(storage: RecallStore, q: RecallQuery,
 
 
 def served(q: RecallQuery) -> bool:
-    """Whether a recall of ``q`` may serve derived items at all: claims asked for, about the present."""
-    return "claim" in q.kinds and not q.history and q.window is None
+    """Whether a recall of ``q`` may serve derived items at all: claims asked for, about the present
+    (a period still to come is the present's: "下周要跟 Bob 吃饭，帮我回忆下他的情况" plans with what holds now)."""
+    ahead = q.window is not None and q.window[0] is not None and q.window[0] >= q.clock_now
+    return "claim" in q.kinds and not q.history and (q.window is None or ahead)
 
 
 def profile_items(storage: RecallStore, q: RecallQuery, query_vector: Callable[[], bytes | None] | None,

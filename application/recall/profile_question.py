@@ -15,13 +15,17 @@
 Whom it asks about is read against the subjects that have a mental model (a name, else a relative
 of the user, else the user in the first person; :func:`~hlmem.domain.profile_reading.read_subject`),
 so "我妹" finds the stored ``user's sister``; the side by its words (``read_side``). A question that
-names no subject with a profile gets no derived item, whatever its intent.
+names no subject with a profile gets no derived item, whatever its intent. A question that none of
+the three reads as one but speaks of someone by he/she/他/她 after a clause is read again as its
+asking clause with the pronoun replaced by the person named before (``asked_clause``: "下周要跟 Bob
+吃饭，帮我回忆下他的情况" -> "帮我回忆下Bob的情况"; ADR 0098).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hlmem.domain.asked_subject import asked_clause, refers_back
 from hlmem.domain.derived import CURRENT, MENTAL_MODEL, STALE
 from hlmem.domain.profile_intent import ProfileAsk, profile_ask
 from hlmem.domain.profile_reading import bare_subject, may_be_bare, read_side, read_subject
@@ -44,9 +48,19 @@ def read_profile(question: str, storage: DerivedReader, namespace: str, intent: 
     cued = profile_ask(text)
     reading = intent.reading(text) if intent is not None and cued is None else None
     asked = cued is not None or (reading is not None and reading.is_profile)
-    if not asked and not may_be_bare(text):  # the store is read only for a question that may be one
+    back = not asked and refers_back(text)
+    if not asked and not back and not may_be_bare(text):  # the store is read only for a question that may be one
         return None
     subjects = _subjects(storage, namespace)
+    if back:  # "下周要跟 Bob 吃饭，帮我回忆下他的情况": the asking clause, its pronoun read as the person named before
+        clause = asked_clause(text, subjects)
+        cued = profile_ask(clause) if clause is not None else None
+        if cued is not None:
+            notes.append(f"derived: read as a profile question in {clause!r} (its pronoun is the person named before)")
+            subject = read_subject(clause, subjects)  # its side too: the plan's 吃饭 is no side asked about
+            return ProfileAsk(subject or cued.subject, cued.family or (read_side(clause) if subject else None))
+        if not may_be_bare(text):
+            return None
     subject = read_subject(text, subjects)
     if cued is not None:
         return ProfileAsk(subject or cued.subject, cued.family or (read_side(text) if subject else None))

@@ -39,6 +39,13 @@ from hlmem.domain.profile_intent import ProfileAsk, profile_ask
     ("小明这个人怎么样？", "小明", None),
     ("关于我你都记得啥", "user", None),
     ("What are Bob's hobbies?", "Bob", "preferences"),
+    # a request wrapped around the ask (ADR 0098): 帮我/给我 before it, a tag after it
+    ("帮我回忆下Bob的情况", "Bob", None),
+    ("麻烦给我梳理一下小明的情况", "小明", None),
+    ("jog my memory about Alice", "Alice", None),
+    ("refresh my memory on Bob, would you?", "Bob", None),
+    ("what do you know about Bob, please?", "Bob", None),
+    ("说说小明，好吗", "小明", None),
 ])
 def test_profile_questions(question: str, subject: str, family: str | None) -> None:
     assert profile_ask(question) == ProfileAsk(subject, family)
@@ -48,7 +55,7 @@ def test_profile_questions(question: str, subject: str, family: str | None) -> N
     "where does Bob work now?", "我现在住哪？", "what is my favorite color?", "用户的工作是什么？",
     "Tell me about the time we went to Paris", "What did I say yesterday?", "Tell me about it", "说说你的看法",
     "how do I deploy the app?", "", "?" * 300, "Who is my manager?", "最近怎么样", "有几个人具有硕士及以上的教育背景？",
-    "北京智汇星德科技有限公司的那个人，他的教育背景是什么呀？",
+    "北京智汇星德科技有限公司的那个人，他的教育背景是什么呀？", "where does Bob live, would you?", "帮我回忆下我住哪",
 ])
 def test_value_questions_are_not_profile_questions(question: str) -> None:
     assert profile_ask(question) is None

@@ -1,43 +1,12 @@
-"""Whom a profile question is about and which side (ADR 0090): read against the subjects that have
-a profile, in both languages; a name beats a relative, a relative beats the user."""
+"""Which side a profile question asks about, and the bare subject (ADR 0090). Whom it is about is
+read by the one reading of the asked subject: tests/unit/domain/test_asked_subject.py (ADR 0098)."""
 
 from __future__ import annotations
 
 import pytest
 
 from hlmem.domain.ask_features import IntentReading, features, linear_probability
-from hlmem.domain.profile_reading import bare_subject, mentions_user, read_side, read_subject
-
-SUBJECTS = ["用户", "Bob", "小明", "user's sister", "Alice", "Bob Smith Jr", "用户的妈妈"]
-
-
-@pytest.mark.parametrize(("question", "subject"), [
-    ("hey quick q — what do you remember about Bob?", "Bob"),
-    ("给我讲讲Alice的情况，越全越好", "Alice"),  # a Latin name between Han characters
-    ("小明这人咋样", "小明"),
-    ("What have you got on my sis? Just a quick summary", "user's sister"),
-    ("我妹的情况你都知道些什么？", "user's sister"),  # 妹 is the stored English "sister"
-    ("聊聊我姐姐呗，你记得她哪些事", "user's sister"),
-    ("remind me what you know about my sister's work situation", "user's sister"),  # the relative, not the user
-    ("我妈这个人你了解多少", "用户的妈妈"),
-    ("我这个人有啥特点你记得不", "用户"),
-    ("ok be honest, what have you learned about me so far?", "用户"),
-    ("what does my boss think of Alice?", "Alice"),  # a name beats a relative
-])
-def test_read_subject(question: str, subject: str) -> None:
-    assert read_subject(question, SUBJECTS) == subject
-
-
-@pytest.mark.parametrize("question", ["what's the weather like?", "Bobby's car", "我们团队怎么样", "tell me about Carol"])
-def test_no_subject_with_a_profile_is_read(question: str) -> None:
-    assert read_subject(question, SUBJECTS) is None
-
-
-def test_a_longer_stored_name_is_found_by_its_first_word_and_the_user_needs_the_first_person() -> None:
-    assert read_subject("what about Jack?", ["Jack Smith", "用户"]) == "Jack Smith"
-    assert read_subject("tell me everything", ["用户"]) is None
-    assert mentions_user("what am I into") and mentions_user("我的情况") and not mentions_user("我们的项目")
-
+from hlmem.domain.profile_reading import bare_subject, read_side
 
 @pytest.mark.parametrize(("question", "side"), [
     ("give me a quick rundown on Alice's health stuff", "health"),
