@@ -124,8 +124,9 @@ def read_query(query: str, *, k: int | None, namespace: str, valid_at: datetime 
     if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
         problems.append(ValidationError("budget must be a whole number of tokens, 0 or more", field="budget"))
     if isinstance(packet_version, bool) or packet_version not in TOKENS_PER_ITEM_BY_VERSION:
-        problems.append(ValidationError(f"packet_version must be one of {', '.join(map(str, TOKENS_PER_ITEM_BY_VERSION))}, "
-                                        f"not {packet_version!r}", field="packet_version"))
+        versions = ", ".join(map(str, TOKENS_PER_ITEM_BY_VERSION))
+        problems.append(ValidationError(f"packet_version must be one of {versions}, not {packet_version!r}",
+                                        field="packet_version"))
     problems += check_namespace(namespace)
     bad_kinds = set(kinds) - {"claim", "event"}
     if bad_kinds or not kinds:
