@@ -21,7 +21,7 @@ from hlmem.adapters.flat_names import FlatNames
 from hlmem.adapters.memory_relations import Relations
 from hlmem.adapters.memory_roles import Conflicts, Derived, Episodes, Policies, Procedures, Worker
 from hlmem.adapters.operations_api import Operations
-from hlmem.adapters.packet_handles import PacketHandles, in_format, packet_format
+from hlmem.adapters.packet_handles import PacketHandles, packet_format
 from hlmem.adapters.settings import ENV, Settings
 from hlmem.adapters.settings_load import load_settings
 from hlmem.domain.commands import AssertClaim, RecordObservation, validate_observation
@@ -281,7 +281,7 @@ class Memory(Operations, Corrections, FlatNames):
         the query's time words steer recall (``result.intent``, ``result.notes``);
         ``entity_constraint`` (``enforce``/``observe``/``off``) keeps memories about another
         entity from the top; ``budget`` (tokens) adds ``result.packet`` (docs/packet.md) and, without
-        ``k``, asks for one item per 80 tokens of it (10 without a budget, at most 200); ``session``
+        ``k``, asks for one item per 40 tokens of it (80 for a v1 packet; 10 without a budget, at most 200); ``session``
         keeps only that session's events (claims stay); ``intent="procedure"`` (or a how-to question)
         puts the matching active procedures and policies first (docs/experience.md). A
         configured reranker reorders the best fused items. ``packet_version`` is the packet's format:
@@ -294,10 +294,8 @@ class Memory(Operations, Corrections, FlatNames):
             query, k=k, namespace=namespace or self.namespace, valid_at=_when(valid_at, "valid_at"),
             known_at=_when(known_at, "known_at"), kinds=tuple(kinds), include_archived=include_archived,
             understand_query=understand_query, entity_constraint=entity_constraint, budget=budget,
-            now=at, session=session, intent=intent,
+            now=at, session=session, intent=intent, packet_version=version,
         )
-        if result.packet is not None and version != result.packet.version:
-            result = in_format(result, version, at or self.clock.now())
         self._handles.remember(result.packet)
         return result
 

@@ -23,17 +23,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import datetime
-from typing import TYPE_CHECKING
-
-from attrs import evolve
-
-from hlmem.application.packet import FORMAT_VERSION, FORMAT_VERSIONS, Packet, PacketItem, build_packet
+from hlmem.application.packet import FORMAT_VERSION, FORMAT_VERSIONS, Packet
 from hlmem.application.packet_v2 import parse_handle
 from hlmem.domain.errors import NotFound, ValidationError
-
-if TYPE_CHECKING:
-    from hlmem.application.recall.items import RecallResult
 
 #: How many packets' handles a process keeps (the oldest are forgotten first).
 KEPT = 1024
@@ -98,14 +90,3 @@ def packet_format(version: object) -> int:
         raise ValidationError(f"packet_version must be one of {', '.join(map(str, FORMAT_VERSIONS))}, "
                               f"not {version!r}", field="packet_version")
     return int(version)  # type: ignore[call-overload]
-
-
-def in_format(result: RecallResult, version: int, now: datetime) -> RecallResult:
-    """``result`` with its packet built again from the same items in format ``version``: the same
-    budget, the same items left out as history (the recall left some out iff its packet lists them)."""
-    packet = result.packet
-    assert packet is not None
-    items = [PacketItem.from_recall(i) for i in result.items]
-    again = build_packet(items, budget_tokens=packet.budget, now=now, leave_out_history=bool(packet.history),
-                         version=version)
-    return evolve(result, packet=again)

@@ -76,6 +76,10 @@ def _side(rows: list[dict[str, Any]], method: str, budget: int | None, history: 
     out["e5_tokens_mean"] = round(float(np.mean(e5)), 1) if e5 else None
     if budget is not None:
         out["items_mean"] = round(float(np.mean([r["items"] for r in mine])), 1)
+        timed = [r["recall_ms"] for r in mine if r.get("recall_ms") is not None]
+        if timed:  # hlmem's own packets: the recall that built them, wall time
+            out["recall_ms_p50"] = round(float(np.median(timed)), 1)
+            out["recall_ms_p95"] = round(float(np.percentile(timed, 95)), 1)
     else:
         out["tokens_median"] = float(np.median([r["tokens"] for r in mine]))
     for metric in METRICS:

@@ -236,7 +236,9 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
             gold_events = [(event_of.get(g, g), docs[g].text) for g in q.gold]
             their_ids = [(item.id, (), item.text) for item in theirs]
             for budget in opts.budgets:
-                result = store.packet(q.text, k=opts.k, budget=budget, reference=q.reference)
+                started = time.perf_counter()
+                result = store.packet(q.text, k=asked_k(opts, budget), budget=budget, reference=q.reference)
+                recall_ms = round((time.perf_counter() - started) * 1000, 2)
                 our_ids = [(item.id, item.folded, item.text) for item in result.items]
                 packets = [("hlmem", result.packet, our_ids),
                            ("rrf_ctx", build_packet(theirs, budget_tokens=budget, now=now), their_ids)]
@@ -257,6 +259,8 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
                            "items": len(packet.included), "evidence": share, "evidence_all": float(share == 1.0),
                            "answer": _answer(packet_tokens(packet.text), parts),
                            **miss_reasons(gold_events, shown, ranked, packet)}
+                    if method == "hlmem":
+                        row["recall_ms"] = recall_ms
                     if asking and budget == opts.llm_budget:
                         row["llm"] = llm.ask(q.text, gold, packet.text)
                     rows.append(row)
@@ -265,6 +269,17 @@ def run_haystack(dataset: str, hay: Haystack, answers: dict[str, dict[str, Any]]
     finally:
         store.close()
     return rows
+
+
+def asked_k(opts: argparse.Namespace, budget: int) -> int | None:
+    """The ``k`` hlmem's recall is asked for at ``budget``: ``--k``, or with ``--per-item N`` one item
+    per N tokens of the budget (10-200, what the product's default does with ``TOKENS_PER_ITEM = N``),
+    or with ``--per-item product`` none (the product's own default)."""
+    if opts.per_item is None:
+        return opts.k
+    if opts.per_item == "product":
+        return None
+    return min(200, max(10, -(-budget // int(opts.per_item))))
 
 
 def _answer(tokens: Sequence[str], parts: list[tuple[str, ...]]) -> float | None:
@@ -302,6 +317,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--questions", type=int, default=None, help="first N questions per haystack only")
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="packet budgets in tokens")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="items recalled (and ranked by the baseline) per packet")
+    parser.add_argument("--per-item", default=None, metavar="N|product",
+                        help="hlmem's k: one item per N tokens of each budget (10-200), or 'product': no k, the "
+                             "product's default (the baseline still ranks --k documents)")
     parser.add_argument("--pool", type=int, default=50, help="candidates per baseline ranking fed to rrf_ctx")
     parser.add_argument("--also", choices=("v1", "noid", "none"), default="v1",
                         help="also pack both methods' items in format v1 (v1), or v1 without events' ids "
@@ -334,6 +352,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--budgets must be integers separated by commas, not {opts.budgets!r}")
     if not opts.budgets or min(opts.budgets) < 1 or opts.k < 1:
         parser.error("--budgets and --k must be positive")
+    if opts.per_item not in (None, "product") and (not opts.per_item.isdigit() or int(opts.per_item) < 1):
+        parser.error(f"--per-item must be a positive integer or 'product', not {opts.per_item!r}")
     if opts.llm and opts.llm_budget not in opts.budgets:
         parser.error(f"--llm-budget {opts.llm_budget} is not one of --budgets {opts.budgets}")
     opts.cache_dir = opts.cache_dir.expanduser()
@@ -383,6 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if llm is not None:
             llm.close()
     summary = {"benchmark": "cost_effect", "machine": machine, "embedder": opts.embedder, "k": opts.k,
+               "per_item": opts.per_item,
                "also": opts.also, "format": FORMAT_VERSION,
                "budgets": list(opts.budgets), "trajectories": opts.trajectories or None,
                "tokens": "hlmem.application.packet.estimate_tokens" + (" and e5" if counter else ""),

@@ -109,7 +109,8 @@ def remember(obj: _Ctx, subject, predicate, value, qualifiers, coordinates, vali
 @cli.command()
 @click.argument("query")
 @click.option("--k", default=None, type=click.IntRange(1, 200),
-              help="How many items at most (default 10, or with --budget one per 80 tokens of it, up to 200).")
+              help="How many items at most (default 10, or with --budget one per 40 tokens of it, "
+                   "80 for --packet-version 1, up to 200).")
 @click.option("--valid-at", default=None, metavar="TIMESTAMP", help="World time asked about (default now).")
 @click.option("--known-at", default=None, metavar="TIMESTAMP", help="Knowledge time asked about (default now).")
 @click.option("--now", "reference", default=None, metavar="TIMESTAMP",

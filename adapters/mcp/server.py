@@ -72,7 +72,7 @@ def build_server(memory: Memory) -> HlmemMCPServer:
     async def memory_recall(
         query: Annotated[str, Field(description="What to look for, in any language.", min_length=1)],
         k: Annotated[int | None, Field(ge=1, le=200, description="How many items at most (default 10, or with budget one "
-                                                                 "per 80 tokens of it).")] = None,
+                                                                 "per 40 tokens of it, 80 for packet_version 1).")] = None,
         valid_at: Time = None, known_at: Time = None, namespace: Namespace = None,
         session: Annotated[str | None, Field(description="Keep only this session's events (claims stay).")] = None,
         budget: Annotated[int | None, Field(ge=0, description="Also return a context packet of at most this many "

@@ -97,7 +97,7 @@ class RecallIn(_Body):
     ``format="packet"`` answers with the packet's text alone (``text/plain``; needs ``budget``)."""
 
     query: str = Field(min_length=1, max_length=10_000)
-    #: How many items at most; none: 10, or with ``budget`` one per 80 tokens of it (up to 200).
+    #: How many items at most; none: 10, or with ``budget`` one per 40 tokens of it (80 for a v1 packet; up to 200).
     k: int | None = Field(None, ge=1, le=200)
     valid_at: str | None = Field(None, max_length=64)
     known_at: str | None = Field(None, max_length=64)

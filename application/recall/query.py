@@ -29,12 +29,15 @@ MAX_K = 200
 #: ``k`` when the caller gives none and asks for no packet.
 DEFAULT_K = 10
 #: With a packet ``budget`` and no ``k``, recall asks for one item per this many tokens of budget
-#: (at least :data:`DEFAULT_K`, at most :data:`MAX_K`), so the packet, a prefix of the items, is
-#: filled by its budget rather than cut short by ``k``: ``k = 10`` held at most 10 lines, about
-#: 1,170 of a 2,000-token budget on LoCoMo turns. A line costs 60–115 estimated tokens there (a
-#: turn and its brackets); asking for many more items than fit costs time and lets the final
-#: signals reorder a wider set (docs/benchmarks/cost-effect.md, "How many items a packet asks for").
-TOKENS_PER_ITEM = 80
+#: (at least :data:`DEFAULT_K`, at most :data:`MAX_K`), per packet format, so the packet, a prefix
+#: of the items, is filled by its budget rather than cut short by ``k``. A line costs about what it
+#: says here or more: v1 60–115 estimated tokens on LoCoMo and MemDaily (a turn and its brackets,
+#: ADR 0082), v2 about 50 on MemDaily and 70 on LoCoMo (no ids, the day written once; ADR 0097).
+#: Asking for many more items than fit costs time and lets the final signals reorder a wider set
+#: (docs/benchmarks/cost-effect.md, "How many items a packet asks for").
+TOKENS_PER_ITEM_BY_VERSION = {1: 80, 2: 40}
+#: The default packet format's (v2's) :data:`TOKENS_PER_ITEM_BY_VERSION`.
+TOKENS_PER_ITEM = TOKENS_PER_ITEM_BY_VERSION[2]
 
 
 @frozen(kw_only=True)
@@ -91,17 +94,20 @@ class RecallQuery:
         return (None, self.valid_at) if self.history else self.window
 
 
-def default_k(budget: int | None) -> int:
+def default_k(budget: int | None, packet_version: int = 2) -> int:
     """The ``k`` of a recall that names none: :data:`DEFAULT_K`, or with a packet ``budget`` one item
-    per :data:`TOKENS_PER_ITEM` tokens of it, between :data:`DEFAULT_K` and :data:`MAX_K`."""
+    per :data:`TOKENS_PER_ITEM_BY_VERSION` tokens of it for the packet's format, between
+    :data:`DEFAULT_K` and :data:`MAX_K`."""
     if budget is None:
         return DEFAULT_K
-    return min(MAX_K, max(DEFAULT_K, -(-budget // TOKENS_PER_ITEM)))
+    per_item = TOKENS_PER_ITEM_BY_VERSION.get(packet_version, TOKENS_PER_ITEM)
+    return min(MAX_K, max(DEFAULT_K, -(-budget // per_item)))
 
 
 def read_query(query: str, *, k: int | None, namespace: str, valid_at: datetime | None, known_at: datetime | None,
                kinds: Sequence[str], include_archived: bool, understand_query: bool, entity_constraint: str,
-               budget: int | None, now: datetime | None, clock: Clock, config: RankingConfig) -> RecallQuery:
+               budget: int | None, now: datetime | None, clock: Clock, config: RankingConfig,
+               packet_version: int = 2) -> RecallQuery:
     """Validate a recall's arguments and read its query (see ``RecallService.recall`` for each one).
 
     :raises ValidationError: for an empty or over-long query, a bad ``k`` or namespace, naive times
@@ -117,6 +123,10 @@ def read_query(query: str, *, k: int | None, namespace: str, valid_at: datetime 
         problems.append(ValidationError(f"k must be between 1 and {MAX_K}", field="k"))
     if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
         problems.append(ValidationError("budget must be a whole number of tokens, 0 or more", field="budget"))
+    if isinstance(packet_version, bool) or packet_version not in TOKENS_PER_ITEM_BY_VERSION:
+        versions = ", ".join(map(str, TOKENS_PER_ITEM_BY_VERSION))
+        problems.append(ValidationError(f"packet_version must be one of {versions}, not {packet_version!r}",
+                                        field="packet_version"))
     problems += check_namespace(namespace)
     bad_kinds = set(kinds) - {"claim", "event"}
     if bad_kinds or not kinds:
@@ -126,7 +136,7 @@ def read_query(query: str, *, k: int | None, namespace: str, valid_at: datetime 
                                         field="entity_constraint"))
     if problems:
         raise problems[0] if len(problems) == 1 else ExceptionGroup("invalid recall", problems)
-    count = default_k(budget) if k is None else k
+    count = default_k(budget, packet_version) if k is None else k
     clock_now = clock.now()
     # Days and months are read in the zone the caller's ``now`` is given in (the user's, when known);
     # every instant kept is UTC.

@@ -15,7 +15,7 @@ from concurrent.futures import Executor
 from datetime import datetime
 
 
-from hlmem.application.packet import Packet, PacketItem, build_packet
+from hlmem.application.packet import FORMAT_VERSION, Packet, PacketItem, build_packet
 from hlmem.application.ports import Candidate, Clock, Embedder, PacketLog, ProfileIntent, RecallStore, Reranker
 from hlmem.application.entity_constraint import constrain
 from hlmem.application.experience_recall import ExperienceRecall, check_intent, merge_items
@@ -77,11 +77,14 @@ class RecallService:
                known_at: datetime | None = None, kinds: Sequence[str] = ("claim", "event"),
                include_archived: bool = False, understand_query: bool = True,
                entity_constraint: str = "enforce", budget: int | None = None,
-               now: datetime | None = None, session: str | None = None, intent: str | None = None) -> RecallResult:
+               now: datetime | None = None, session: str | None = None, intent: str | None = None,
+               packet_version: int = FORMAT_VERSION) -> RecallResult:
         """Return up to ``k`` items relevant to ``query`` that held at ``valid_at`` as known at ``known_at``.
 
-        :param k: how many items at most; None: 10, or with a ``budget`` one item per 80 tokens of it
-            (10–200), so that the packet is filled by its budget, not cut short by ``k``.
+        :param k: how many items at most; None: 10, or with a ``budget`` one item per 40 tokens of it
+            (80 for a v1 packet; 10–200), so that the packet is filled by its budget, not cut short by ``k``.
+        :param packet_version: the format of the packet built with a ``budget`` (2, or 1: docs/packet.md);
+            the packet counted as served (``packets``) is the one returned.
 
         :param valid_at: the world time asked about (default ``now``).
         :param known_at: the knowledge time asked about (default the clock's now: everything memory
@@ -110,7 +113,7 @@ class RecallService:
         args = dict(k=k, namespace=namespace, valid_at=valid_at, known_at=known_at, kinds=kinds,
                     include_archived=include_archived, understand_query=understand_query,
                     entity_constraint=entity_constraint, budget=budget, now=now, clock=self._clock,
-                    config=self._ranking)
+                    config=self._ranking, packet_version=packet_version)
         q = read_query(query, **args)  # validates the whole query, whatever its parts
         parts = question_parts(query) if understand_query and self._ranking.question_parts else (query.strip(),)
         if parts == (query.strip(),):
@@ -145,7 +148,7 @@ class RecallService:
         if q.budget is not None:
             current = not q.history and q.window is None  # a current-time packet: what no longer holds stays out
             packet = build_packet([PacketItem.from_recall(i) for i in items], budget_tokens=q.budget, now=q.now,
-                                  leave_out_history=current)
+                                  leave_out_history=current, version=packet_version)
             if packet.history:
                 notes.append(f"packet: {len(packet.history)} event(s) left out as history "
                              "(every value they record no longer holds)")

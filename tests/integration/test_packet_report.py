@@ -80,3 +80,18 @@ def test_forgetting_the_session_a_packet_came_from_leaves_no_text(tmp_path: Path
     with Memory(db, embedder="hash", now=T0) as mem:
         rows = mem.storage.connection.execute("SELECT * FROM packet_activity").fetchall()
     assert [r[:2] for r in rows] == [("2026-03-01", 2)] and all(isinstance(v, int) for v in rows[0][1:])
+
+
+def test_a_v1_packet_is_counted_as_served_not_as_the_v2_packet_of_the_same_items(tmp_path: Path) -> None:
+    """The packet the report counts is the one the caller got: a v1 packet is built in v1 by the
+    recall itself, not rebuilt from a v2 one after it was counted (ADR 0097)."""
+    db = tmp_path / "m.db"
+    with Memory(db, embedder="hash", now=T0, synchronous="OFF") as mem:
+        _fill(mem)
+        v1 = mem.recall("when did we sail?", budget=400, packet_version=1).packet
+        v2 = mem.recall("when did we sail?", budget=400).packet
+    assert (v1.version, v2.version) == (1, 2)
+    assert v1.tokens != v2.tokens  # the same items cost differently in each format
+    data = report_dict(db, now=T0 + timedelta(hours=1), since=T0 - timedelta(days=1), disk_usage=_free)
+    (day,) = data["packets"]["days"]
+    assert (day["packets"], day["tokens"]) == (2, v1.tokens + v2.tokens)
