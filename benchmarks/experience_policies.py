@@ -44,6 +44,7 @@ from hlmem import Memory
 from hlmem.domain.experience_bayes import standing
 from hlmem.domain.experience_counts import Counts
 from hlmem.domain.experience_policy import PolicyThresholds, reliability
+from hlmem.domain import experience_prior
 from hlmem.domain.experience_prior import fit_prior
 from hlmem.domain.experience_signature import trigger_signature
 
@@ -307,8 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", choices=("bayes", "wilson"), default=d.rule)
     ap.add_argument("--min-confidence", type=float, default=d.min_confidence)
     ap.add_argument("--retire-confidence", type=float, default=d.retire_confidence)
+    ap.add_argument("--prior-shape", choices=experience_prior.SHAPES, default=experience_prior.SHAPE,
+                    help="How the learnt prior's distributions are shaped (ADR 0095).")
+    ap.add_argument("--prior-strength", type=float, default=experience_prior.STRENGTH,
+                    help="Pseudo-situations of a uniform rate that widen the learnt prior.")
     ap.add_argument("--seeds", default="", help="Comma-separated seeds: one summary row each (overrides --seed).")
     args = ap.parse_args(argv)
+    experience_prior.SHAPE, experience_prior.STRENGTH = args.prior_shape, args.prior_strength
     if not 0 <= args.noise_types <= args.task_types <= len(VERBS) * len(OBJECTS) or args.episodes < 1 \
             or not 1 <= args.approaches <= len(TOOLS) or not 0.0 <= args.epsilon <= 1.0:
         ap.error(f"need 0 <= --noise-types <= --task-types <= {len(VERBS) * len(OBJECTS)}, "

@@ -134,3 +134,23 @@ def test_thresholds_of_the_rule_are_checked() -> None:
         PolicyThresholds(min_confidence=1.0)
     with pytest.raises(ValidationError, match="retire_confidence"):
         PolicyThresholds(min_confidence=0.6, retire_confidence=0.7)
+
+
+def test_a_grid_shaped_prior_keeps_the_worlds_lower_edge_of_best_rates() -> None:
+    """ADR 0095: best rates of 0.8-0.95 leave the grid-shaped prior little mass under 0.72, where a
+    Beta's left tail keeps twice as much, so a record like 18 of 27 against 8 of 23 and 10 of 27 (a
+    flat situation's luck) is less sure with the grid than with the Beta, and a clear best stays sure."""
+    world = _world(random.Random(3), per=33)
+    grid, beta = fit_prior(world, shape="grid"), fit_prior(world, shape="beta")
+    below = {name: sum(w for w, q in zip(p.best, GRID) if q < 0.72) for name, p in (("grid", grid), ("beta", beta))}
+    assert below["grid"] < 0.6 * below["beta"]
+    assert math.isclose(sum(grid.best), 1.0) and math.isclose(sum(grid.flat), 1.0) and min(grid.rest) > 0
+    lucky = {"ansible": Counts(18, 9), "helm": Counts(8, 15), "make": Counts(10, 17)}
+    assert standing(lucky, grid).confidence("ansible") < standing(lucky, beta).confidence("ansible") - 0.05
+    clear = {"ansible": Counts(12, 4), "helm": Counts(2, 5), "make": Counts(3, 10)}
+    assert standing(clear, grid).confidence("ansible") > 0.95
+
+
+def test_an_unknown_prior_shape_is_refused() -> None:
+    with pytest.raises(ValueError, match="shape"):
+        fit_prior(_world(random.Random(3)), shape="normal")

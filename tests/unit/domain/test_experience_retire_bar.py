@@ -14,7 +14,7 @@ from hlmem.domain.experience_bayes import ACTIVATE, RETIRE, STAY, retire_bar, re
 from hlmem.domain.experience_counts import Counts
 from hlmem.domain.experience_events import PolicyActivated, PolicyProposed
 from hlmem.domain.experience_policy import PolicyThresholds
-from hlmem.domain.experience_prior import DEFAULT_PRIOR, STRENGTH, fit_prior
+from hlmem.domain.experience_prior import DEFAULT_PRIOR, SHAPE, STRENGTH, fit_prior
 
 from test_experience_bayes import _world
 from test_experience_policy import World
@@ -77,7 +77,7 @@ def test_probation_zero_activates_a_backed_candidate_at_once() -> None:
 
 
 def test_the_default_lifecycle_proposes_and_activates_in_one_end() -> None:
-    assert PolicyThresholds().probation == 0 and STRENGTH == 1.0
+    assert PolicyThresholds().probation == 0 and STRENGTH == 1.0 and SHAPE == "beta"  # ADR 0095
     w = World(PolicyThresholds(min_support=4, retire_after=50))
     outcomes = itertools.cycle([True, True, True, True, True, False])
     for n in range(30):
