@@ -66,6 +66,8 @@ _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|thes
 _NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
 #: Words that make a time expression a frequency (周末一般…, "on Sundays I usually…").
 _USUALLY = re.compile(r"一般|通常|经常|平时|总是|每[天周月年次]|(?i:\b(?:usually|normally|often|always|typically|every)\b)")
+#: A third-person pronoun somewhere near a clause's start (a cheap test before resolving its subject again).
+_MAYBE_PRONOUN = re.compile(r"[他她它其]|此人|对方|(?i:ta)|\b(?i:he|she|they|his|her|their)\b")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -202,7 +204,7 @@ def _pronoun(clause: Clause, subject: Subject | None, person: str | None) -> Sub
     """The clause's subject when a third-person pronoun opens it (its referent, or none), else None."""
     if subject is not None and subject.pronoun:
         return subject
-    if subject is not None and subject.name is not None:
+    if (subject is not None and subject.name is not None) or not _MAYBE_PRONOUN.search(clause.work, 0, 40):
         return None
     lead = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, person)
     return lead if lead is not None and lead.pronoun else None
