@@ -131,9 +131,9 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
             and (bare := _BARE_STATE.match(clause.work)) is not None:
         subject = Subject(None, bare.start("s"), bare_end=-1, carried=True)  # "single. very single lol"
     if subject is not None and subject.unresolved:  # 她现在在腾讯上班了 with no one named before: never the speaker's,
-        speaker_rules = [r for r in table if r.speaker]  # unless the frame itself says "me" ("they made me shift lead")
+        speaker_rules = _SPEAKER_ZH if clause.lang == "zh" else _SPEAKER_EN  # unless the frame says "me" ("they made me…")
         return Reading(run(speaker_rules, clause.text, clause.work, 0, subject=None, registry=registry, hedged=hedged,
-                           tagger=tagger) if clause.by_user and not reported else [], subject)
+                           tagger=tagger) if clause.by_user and not reported and speaker_rules else [], subject)
     if subject is None:
         if not clause.by_user or freq or (reported and clause.lang == "zh"):
             return Reading([])
@@ -232,8 +232,11 @@ _GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|passed
 _GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走丢了|走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
 
 
-#: The frame rules whose fact is the speaker's whoever opens the clause ("they made me shift supervisor").
-SPEAKER_RULES = frozenset(r.name for table in (frames_zh.RULES, frames_en.RULES) for r in table if r.speaker)
+#: The frame rules whose fact is the speaker's whoever opens the clause ("they made me shift supervisor"):
+#: one table per language (built once: the engine indexes each table it is given).
+_SPEAKER_ZH = tuple(r for r in frames_zh.RULES if r.speaker)
+_SPEAKER_EN = tuple(r for r in frames_en.RULES if r.speaker)
+SPEAKER_RULES = frozenset(r.name for r in (*_SPEAKER_ZH, *_SPEAKER_EN))
 
 
 def pet_gone(clause: Clause, subject: Subject) -> Reading | None:
