@@ -323,16 +323,6 @@ def introduced(facts: list[Fact]) -> str | None:
     return None
 
 
-def named_person(facts: list[Fact]) -> str | None:
-    """The third party these facts are about, or name (张伟 of 张伟是我的同事), for later pronouns."""
-    for fact in reversed(facts):
-        if fact.subject and fact.subject not in ("用户", "user"):
-            return fact.subject
-        if fact.subject is None and fact.predicate in RELATION_PREDICATES:
-            return fact.value
-    return None
-
-
 RELATION_PREDICATES = frozenset({
     "boss", "spouse", "partner", "father", "mother", "advisor", "colleague", "friend", "sibling", "child", "roommate",
     "classmate", "neighbor", "collaborator", "cousin", "uncle", "aunt", "grandparent", "mother_in_law", "father_in_law",

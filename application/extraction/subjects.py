@@ -2,7 +2,8 @@
 
 A clause opens with its subject: the speaker (我, I, my family), a kin relation of the speaker
 (我表哥, my sister-in-law), a named third party (张伟, Alice, my coworker Tom → Tom), or a pronoun
-(他, 其, she) standing for the last third party the event named. The third party is the claim's
+(他, 其, she) standing for the last third party the event named — never the speaker: with no
+referent the subject is ``unresolved`` and the clause yields nothing (:mod:`.referents`, ADR 0094). The third party is the claim's
 subject; a kin relation is written from the user (``用户的表哥``, ``user's sister-in-law``), so
 it stays one entity across statements. "My coworker Tom" also states the relation
 (``user · colleague · Tom``).
