@@ -22,7 +22,10 @@ in the order their codes are reported:
    :func:`~hlmem.domain.provenance.names_user`: user, I, 用户, 我, my …, 我的 …) whose evidence
    includes an :func:`~hlmem.domain.provenance.untrusted` event (external, external-derived or
    unknown origin; cron, heartbeat, subagent or unknown session) is refused in ``enforce`` mode:
-   untrusted text never speaks for the user, whatever extractor (rules or an LLM) proposed it.
+   untrusted text never speaks for the user, whatever extractor (rules or an LLM) proposed it;
+7. someone else's fact — a candidate about the user itself whose evidence quote opens with a
+   third-person pronoun and names no first person (她现在在腾讯上班了, "He works at Sony"):
+   :func:`~hlmem.domain.pronoun_subject.pronoun_opened`, ADR 0094.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from hlmem.domain.atoms import ProtectedAtoms, content_key, fold, protected_atom
 from hlmem.domain.candidates import CandidateClaim, GateDecision, SourceEvent, Verdict
 from hlmem.domain.commands import MAX_NAME_CHARS
 from hlmem.domain.language import translated
+from hlmem.domain.pronoun_subject import pronoun_opened
 from hlmem.domain.provenance import DEFAULT_MODE, ProvenanceMode, names_user, untrusted
+from hlmem.domain.state import SELF_KEY, subject_key
 
 EMPTY_SUBJECT = "admission.empty_subject"
 EMPTY_PREDICATE = "admission.empty_predicate"
@@ -60,12 +65,13 @@ VALUE_NAME_UNSUPPORTED = "admission.value_name_unsupported"
 VALUE_NEGATION_UNSUPPORTED = "admission.value_negation_unsupported"
 VALUE_TRANSLATED = "admission.value_translated"
 UNTRUSTED_USER_SUBJECT = "admission.untrusted_user_subject"
+PRONOUN_USER_SUBJECT = "admission.pronoun_user_subject"
 
 REASON_CODES = (EMPTY_SUBJECT, EMPTY_PREDICATE, EMPTY_VALUE, TOO_LONG, INVALID_IMPORTANCE, INVALID_INTERVAL,
                 SECRET_KEY, SECRET_PRIVATE_KEY, SECRET_CREDENTIAL, OPERATIONAL_NOISE, LOW_VALUE, NO_EVIDENCE,
                 UNKNOWN_EVIDENCE, QUOTE_MISSING, QUOTE_NOT_FOUND, QUOTE_ATOMS_MISMATCH, VALUE_NUMBER_UNSUPPORTED,
                 VALUE_TIME_UNSUPPORTED, VALUE_NAME_UNSUPPORTED, VALUE_NEGATION_UNSUPPORTED, VALUE_TRANSLATED,
-                UNTRUSTED_USER_SUBJECT)
+                UNTRUSTED_USER_SUBJECT, PRONOUN_USER_SUBJECT)
 
 #: An atomic claim's value is short; a longer one is a paragraph, not a claim.
 MAX_CANDIDATE_VALUE_CHARS = 500
@@ -268,4 +274,6 @@ def admit_candidate(candidate: CandidateClaim, sources: Mapping[str, SourceEvent
         if (ProvenanceMode(mode) is ProvenanceMode.ENFORCE and names_user(candidate.subject)
                 and any(untrusted(s) for s in evidence)):
             reasons.append(UNTRUSTED_USER_SUBJECT)
+        if subject_key(candidate.subject) == SELF_KEY and pronoun_opened(candidate.evidence_quote):
+            reasons.append(PRONOUN_USER_SUBJECT)  # "她现在在腾讯上班了": hers, not the user's (ADR 0094)
     return GateDecision(Verdict.REJECT, tuple(reasons)) if reasons else GateDecision(Verdict.ACCEPT)

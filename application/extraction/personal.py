@@ -130,6 +130,10 @@ def match(clause: Clause, registry: SlotRegistry, topic: str | None, *, blocked:
     if subject is None and clause.lang == "en" and clause.by_user and not reported and not freq and carried is None \
             and (bare := _BARE_STATE.match(clause.work)) is not None:
         subject = Subject(None, bare.start("s"), bare_end=-1, carried=True)  # "single. very single lol"
+    if subject is not None and subject.unresolved:  # 她现在在腾讯上班了 with no one named before: never the speaker's,
+        speaker_rules = _SPEAKER_ZH if clause.lang == "zh" else _SPEAKER_EN  # unless the frame says "me" ("they made me…")
+        return Reading(run(speaker_rules, clause.text, clause.work, 0, subject=None, registry=registry, hedged=hedged,
+                           tagger=tagger) if clause.by_user and not reported and speaker_rules else [], subject)
     if subject is None:
         if not clause.by_user or freq or (reported and clause.lang == "zh"):
             return Reading([])
@@ -228,6 +232,13 @@ _GONE_EN = re.compile(r"\s*(?:(?:just|sadly|finally)\s+)?(?:passed\s+away|passed
 _GONE_ZH = re.compile(r"\s*(?:已经|前几天|上周|昨天)?\s*(?:走丢了|走了|去世了|死了|没了|丢了|跑丢了|跑了|被送人了)\s*$")
 
 
+#: The frame rules whose fact is the speaker's whoever opens the clause ("they made me shift supervisor"):
+#: one table per language (built once: the engine indexes each table it is given).
+_SPEAKER_ZH = tuple(r for r in frames_zh.RULES if r.speaker)
+_SPEAKER_EN = tuple(r for r in frames_en.RULES if r.speaker)
+SPEAKER_RULES = frozenset(r.name for r in (*_SPEAKER_ZH, *_SPEAKER_EN))
+
+
 def pet_gone(clause: Clause, subject: Subject) -> Reading | None:
     """"Luna passed away", "我家狗狗走了": a pet (a named subject that is no one's kin) is no longer the user's."""
     if subject.kin or (subject.relation and not subject.pet) or subject.name is None:
@@ -294,7 +305,7 @@ def names_in(facts: list[Fact]) -> set[str]:
     """Names the facts introduce: kin named (乐乐) and pets named (cat (Miso) → Miso)."""
     out = set()
     for fact in facts:
-        if fact.subject is None and fact.predicate in _RELATION_PREDICATES and fact.polarity and person_like(fact.value):
+        if fact.subject is None and fact.predicate in RELATION_PREDICATES and fact.polarity and person_like(fact.value):
             out.add(fact.value)
         elif fact.predicate == "owns" and (m := re.search(r"[（(]([^)）]{1,12})[)）]$", fact.value)):
             out.add(m[1])
@@ -304,7 +315,7 @@ def names_in(facts: list[Fact]) -> set[str]:
 def introduced(facts: list[Fact]) -> str | None:
     """The person or pet the speaker just named (我有个女儿叫乐乐, 张伟是我的同事, 我家有只橘猫叫年糕), else None."""
     for fact in facts:
-        if fact.subject is None and fact.predicate in _RELATION_PREDICATES and fact.polarity and person_like(fact.value):
+        if fact.subject is None and fact.predicate in RELATION_PREDICATES and fact.polarity and person_like(fact.value):
             return fact.value
         if fact.subject is None and fact.predicate == "owns" and fact.polarity and \
                 (m := re.search(r"[（(]([^)）]{1,12})[)）]$", fact.value)):
@@ -312,17 +323,7 @@ def introduced(facts: list[Fact]) -> str | None:
     return None
 
 
-def named_person(facts: list[Fact]) -> str | None:
-    """The third party these facts are about, or name (张伟 of 张伟是我的同事), for later pronouns."""
-    for fact in reversed(facts):
-        if fact.subject and fact.subject not in ("用户", "user"):
-            return fact.subject
-        if fact.subject is None and fact.predicate in _RELATION_PREDICATES:
-            return fact.value
-    return None
-
-
-_RELATION_PREDICATES = frozenset({
+RELATION_PREDICATES = frozenset({
     "boss", "spouse", "partner", "father", "mother", "advisor", "colleague", "friend", "sibling", "child", "roommate",
     "classmate", "neighbor", "collaborator", "cousin", "uncle", "aunt", "grandparent", "mother_in_law", "father_in_law",
     "sister_in_law", "brother_in_law", "niece", "nephew", "grandchild", "parent", "subordinate",

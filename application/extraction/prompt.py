@@ -87,6 +87,9 @@ You extract durable memory claims from conversation events. Answer with one JSON
 Each claim is one atomic fact (split "I use Python 3.12 and live in Hangzhou" into two):
 - event: the number of the event it comes from.
 - subject: who or what it is about. The speaking user is "{speaker}"; others by the name used.
+  A third-person pronoun (他, 她, 它, 他们, 其, 此人, 对方, ta; he, she, they, his, her) is never
+  the user: use the person it stands for (named earlier in the same event or in an earlier
+  event here); if no one is named, or two people could be meant, leave the claim out.
 - predicate: a canonical predicate from the list below when one fits; otherwise a short
   lowercase snake_case predicate.
 - value: the value in the input's language, as stated (Chinese stays Chinese; keep exact

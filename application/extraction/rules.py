@@ -34,12 +34,12 @@ from datetime import datetime, timedelta
 
 from attrs import evolve
 
-from hlmem.application.extraction import patterns_en, patterns_zh, personal
+from hlmem.application.extraction import patterns_en, patterns_zh, personal, referents
 from hlmem.application.extraction.guard import Tagger, value_ok
 from hlmem.application.extraction.carry import amount_after, items_after, names_after
 from hlmem.application.extraction.clauses import Clause, Fact, leading_entity, split
 from hlmem.application.extraction.mentions import devices, homes, relations, teammates
-from hlmem.application.extraction.subjects import Subject
+from hlmem.application.extraction.subjects import Subject, resolve_en, resolve_zh
 from hlmem.application.extraction.patterns_common import label_index, scope_for
 from hlmem.domain.provenance import NON_USER_ROLES
 from hlmem.domain.temporal import resolve
@@ -66,6 +66,8 @@ _NOW = re.compile(r"现在|如今|目前|这阵子|这段时间|(?i:\bnow\b|thes
 _NEW_STATE = re.compile(r"了[啊呀啦吧哈!！~～]*$")
 #: Words that make a time expression a frequency (周末一般…, "on Sundays I usually…").
 _USUALLY = re.compile(r"一般|通常|经常|平时|总是|每[天周月年次]|(?i:\b(?:usually|normally|often|always|typically|every)\b)")
+#: A third-person pronoun somewhere near a clause's start (a cheap test before resolving its subject again).
+_MAYBE_PRONOUN = re.compile(r"[他她它其]|此人|对方|(?i:ta)|\b(?i:he|she|they|his|her|their)\b")
 #: Predicates of configuration records: a dated change of one is a late record, not the latest word.
 _RECORDS = frozenset({"version", "port", "model", "path", "status"})
 
@@ -81,8 +83,12 @@ def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
     labels = label_index(registry)
     out: list[CandidateClaim] = []
     seen: set[tuple[object, ...]] = set()
+    named: dict[str, referents.Named] = {}  # session → the third parties its earlier events named (ADR 0094)
     for event in events:
-        for cand in extract_event(event, registry, labels, tagger=tagger):
+        earlier = named.get(event.session_id, ())
+        found, said = _read_event(event, registry, labels, tagger=tagger, before=referents.single(earlier))
+        named[event.session_id] = referents.merge(earlier, said)
+        for cand in found:
             key = (cand.subject, cand.predicate, cand.value, cand.coordinates, cand.qualifiers, cand.polarity,
                    cand.valid_from, cand.evidence)
             if key not in seen:
@@ -91,17 +97,29 @@ def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
     return out
 
 
-def extract_event(event: SourceEvent, registry: SlotRegistry,
-                  labels: Mapping[str, str] | None = None, *, tagger: Tagger | None = None) -> list[CandidateClaim]:
-    """Candidate claims of one event (see the module docstring for their shape)."""
+def extract_event(event: SourceEvent, registry: SlotRegistry, labels: Mapping[str, str] | None = None, *,
+                  tagger: Tagger | None = None, before: str | None = None) -> list[CandidateClaim]:
+    """Candidate claims of one event (see the module docstring for their shape).
+
+    :param before: the one third party earlier turns of the session named: a pronoun before the
+        event names anyone stands for them (:mod:`.referents`, ADR 0094).
+    """
+    return _read_event(event, registry, labels, tagger=tagger, before=before)[0]
+
+
+def _read_event(event: SourceEvent, registry: SlotRegistry, labels: Mapping[str, str] | None = None, *,
+                tagger: Tagger | None = None, before: str | None = None) -> tuple[list[CandidateClaim], referents.Named]:
+    """The candidate claims of one event, and the third parties it names (None: several)."""
     labels = label_index(registry) if labels is None else labels
     speaker = speaker_of(event.role)
     by_user = speaker is not None
     topic: str | None = None
     topic_start: int | None = None
-    person: str | None = None  # the third party last named (for 他, 其, she)
+    person: str | None = before  # the third party last named (for 他, 其, she; :mod:`.referents`)
+    named_here: referents.Named = ()  # every third party the event names
     carried: Subject | None = None  # whom the sentence is about so far (a clause naming no one continues it)
     sentence = -1
+    in_sentence: referents.Named = ()  # the third parties the sentence names so far
     previous: list[Fact] = []
     said = ""  # the sentence's last clause (for "涨工资了，现在一个月一万八")
     said_before = ""  # the last clause of the sentence before
@@ -113,6 +131,7 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
         if clause.sentence_start != sentence:
             said_before = said or said_before  # "一个月瘦了十斤!! 现在一百三了": a weight goes on across "!!"
             sentence, carried, previous, said = clause.sentence_start, None, [], ""
+            in_sentence = ()
         module = patterns_zh if clause.lang == "zh" else patterns_en
         reading = personal.Reading([]) if clause.planned else personal.match(
             clause, registry, person, blocked=piece.blocked, tagger=tagger, carried=carried, known=known)
@@ -128,20 +147,31 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             facts = reading.facts
             if reading.subject is not None and not piece.blocked:
                 carried = reading.subject
+        if piece.blocked and reading.subject is None and named is None:
+            lead = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, person)
+            if lead is not None and (lead.kin or lead.pet) and not lead.pronoun:
+                carried = lead  # "我表哥以前在北京，现在在深圳上班": a gate stops the clause, not whom the next is about
+        pronoun = _pronoun(clause, reading.subject, person)
+        if pronoun is not None and named is None:  # never the speaker's, unless the frame says "me" (they made me…)
+            carried = pronoun  # "他以前在北京，现在在深圳上班": the clauses after it are about him too, even after a gate
+            facts = [f for f in facts if f.subject is not None or f.rule in personal.SPEAKER_RULES]
+            if pronoun.unresolved and not facts:
+                said = clause.text
+                continue  # 她现在在腾讯上班了 with no referent: no claim
         if piece.blocked and not facts:
             continue
         clause = evolve(clause, topic=topic, topic_start=topic_start)
-        if not facts:
+        if not facts and pronoun is None:
             facts = [f for f in module.match(clause, labels, registry) if _guarded(f, clause, tagger)]
         if not facts and not piece.blocked:
             facts = personal.anchored(clause, reading.subject, registry, tagger)
-        if not facts and by_user:
+        if not facts and by_user and pronoun is None:
             facts = _dated_plan(clause, module, event.occurred_at)
             if facts and reading.subject is not None and reading.subject.carried and reading.subject.name:
                 facts = [evolve(f, subject=reading.subject.name) for f in facts]  # 我弟在杭州读研，明年毕业
         if named is None and (name := personal.introduced(facts)) is not None:
             carried = Subject(name, 0)  # "我有个女儿叫乐乐，今年五岁": the clauses after it are about 乐乐
-        if by_user and not piece.blocked:
+        if by_user and not piece.blocked and pronoun is None:
             said_already = {(f.predicate, f.value) for f in facts}
             facts = [*facts, *(f for f in relations(clause) if (f.predicate, f.value) not in said_already)]
             held = {(f.predicate, f.value) for f in facts}
@@ -157,15 +187,27 @@ def extract_event(event: SourceEvent, registry: SlotRegistry,
             cand = _candidate(fact, clause, event)
             if cand is not None:
                 out.append(cand if speaker == "" else evolve(cand, subject=_as_speaker(cand.subject, speaker)))
-        person = personal.named_person(facts) or (
-            reading.subject.name if reading.subject is not None and reading.subject.name else None) or person
+        clause_named = referents.parties(facts, reading.subject, clause)
+        in_sentence = referents.merge(in_sentence, clause_named)  # "My sister Amy and my friend Bob…": two
+        person = referents.after(person, clause_named if in_sentence is not None else None)
+        named_here = referents.merge(named_here, clause_named)
         previous = previous if named is not None else facts or previous
         said = clause.text
         named = [f.subject for f in facts if f.subject and f.subject in clause.text]
         entity = named[-1] if named else leading_entity(clause.work, clause.lang)
         if entity:
             topic, topic_start = entity, clause.start
-    return out
+    return out, named_here
+
+
+def _pronoun(clause: Clause, subject: Subject | None, person: str | None) -> Subject | None:
+    """The clause's subject when a third-person pronoun opens it (its referent, or none), else None."""
+    if subject is not None and subject.pronoun:
+        return subject
+    if (subject is not None and subject.name is not None) or not _MAYBE_PRONOUN.search(clause.work, 0, 40):
+        return None
+    lead = (resolve_zh if clause.lang == "zh" else resolve_en)(clause.work, person)
+    return lead if lead is not None and lead.pronoun else None
 
 
 

@@ -2,7 +2,8 @@
 
 A clause opens with its subject: the speaker (我, I, my family), a kin relation of the speaker
 (我表哥, my sister-in-law), a named third party (张伟, Alice, my coworker Tom → Tom), or a pronoun
-(他, 其, she) standing for the last third party the event named. The third party is the claim's
+(他, 其, she) standing for the last third party the event named — never the speaker: with no
+referent the subject is ``unresolved`` and the clause yields nothing (:mod:`.referents`, ADR 0094). The third party is the claim's
 subject; a kin relation is written from the user (``用户的表哥``, ``user's sister-in-law``), so
 it stays one entity across statements. "My coworker Tom" also states the relation
 (``user · colleague · Tom``).
@@ -35,10 +36,10 @@ _ZH = re.compile(rf"^\s*{_ADV_ZH}(?:(?P<fp>我们(?:团队|公司|组|部门|家
                  rf"(?:(?P<kname>[{SURNAMES}](?:阿姨|叔叔|老师|大爷|大妈|姐|哥|总|工)|{_ZH_NAME})(?=\s*{_ZH_VERB}))?)?(?:他|她)?|(?P<name>{_ZH_NAME})(?=\s*(?:是|在|住|对|有|的|今年|身高|体重|喜欢|不|也|每|最近|现在|养|开|搬|从|刚|一直|已经|患|得))"
                  rf"|(?P<dup>(?P<dc>[\u4e00-\u9fff])(?P=dc))(?=\s*(?:减|瘦|胖|长|重|又|都|上|读|去|学|今年|已经|现在|最近|去年|上个|前|被|生|病|查|得|是|在|有|也|不|会|[一二三四五六七八九十两\d]))"
                  rf"|(?P<bare>孩子|大儿子|小儿子|大女儿|小女儿|儿子|女儿|闺女|老公|老婆|媳妇|爸妈|老大|老二|小宝|大宝|二宝|娃)(?=\s*(?:{_ZH_VERB}|身高|体重|上|读|学|今年|[一二三四五六七八九十两\d]))"
-                 rf"|(?P<pro>他们|她们|他|她|其|此人|它)|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
+                 rf"|(?P<pro>他们|她们|它们|他|她|其(?![实他它中次余后间])|此人|它|对方|(?i:ta)(?![A-Za-z]))|(?P<thing>(?![我你他她它这那该此其])[\u4e00-\u9fffA-Za-z0-9·]{{2,14}}?)的(?![那这])(?=[\u4e00-\u9fff]{{2,6}}?(?:是|为)))\s*")
 _EN_NAME = r"(?:[A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
 _PET_EN = "|".join(re.escape(p) for p in PETS_EN if p not in ("pet", "pets"))
-_NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
+NOT_NAME_EN = re.compile(r"^(?:I|I'm|I've|We|My|The|This|That|These|Those|It|There|Here|What|When|Where|Why|How|Who|Which|"
                           r"Yes|No|Ok|Okay|Hi|Hello|Thanks|Please|Every|Each|Today|Tomorrow|Yesterday|Also|And|But|So|"
                           r"Then|Now|Maybe|Honestly|Actually|Well|Oh|People|Everyone|Somebody|Someone|Home|Our|Your|"
                           r"His|Her|Their|He|She|They|You|Let|Can|Could|Would|Should|Do|Does|Did|Is|Are|Was|Were|"
@@ -51,10 +52,10 @@ _EN = re.compile(rf"^\s*{_LEAD_EN}(?:(?P<bare>{_BARE_KIN_EN})(?=\s|'s\s)|(?P<fp>
                  rf"|[A-Z][a-z]+)\s+and\s+I(?=\s|')|I(?=\s|'[mv])|[Ww]e(?=\s|'[rv])|[Mm]y\s+(?:family|household)(?=\s)|[Oo]ur\s+(?:family|household|team|company|office|group|startup)(?=\s))"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?:(?:younger|older|little|big|elder|baby)\s+)?(?P<kin>{REL_ALL_EN})(?:,?\s+(?:(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?\s+)?(?P<kname>{_EN_NAME})(?=\s|,|$),?)?"
                  rf"|(?:[Mm]y|[Oo]ur)\s+(?P<cnt>(?:two|three|four|\d)\s+)?(?:(?:old|little|new|rescue|senior)\s+)?(?P<pet>{_PET_EN})(?:,?\s+(?P<pname>{_EN_NAME})(?=\s|,|$),?)?(?=\s|'s|,|$)"
+                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s|'|’)|(?P<poss>[Hh]is|[Hh]er|[Tt]heir)\s+(?=[a-z])"
                  rf"|(?P<name>{_EN_NAME})(?=\s+(?:is|was|has|have|lives|works|moved|just|loves|likes|hates|eats|"
                  rf"drinks|plays|goes|runs|owns|got|recently|still|also|now|'s|passed|died|ran|went|turned|retired|started|"
-                 rf"quit|left|bought|sold|joined|speaks|teaches|studies|graduated|takes|does|doesn't|can't|never|no)\b|'s\s)"
-                 rf"|(?P<pro>[Hh]e|[Ss]he|[Tt]hey)(?=\s|'))")
+                 rf"quit|left|bought|sold|joined|speaks|teaches|studies|graduated|takes|does|doesn't|can't|never|no)\b|'s\s))")
 
 
 #: Nouns that start with a surname's character and are no one's name.
@@ -73,6 +74,10 @@ _NOT_DUP = frozenset("天天 刚刚 常常 渐渐 慢慢 偷偷 好好 往往 �
                      "刚刚好 恰恰 足足 快快 久久 乖乖 宝贝 试试 看看 想想 说说 走走 等等 听听 聊聊 问问".split())
 
 
+#: After a pronoun, a kin or social word: the pronoun is a possessive (他老婆, 她的同事).
+_POSSESSED_ZH = re.compile(rf"\s*的?\s*(?:{REL_ALL_ZH})")
+
+
 @frozen
 class Subject:
     """Who a clause is about: ``name`` None means the speaker (the user)."""
@@ -85,6 +90,12 @@ class Subject:
     counted: bool = False  # the subject phrase counts or points at it (我家两只猫, 那只橘猫): it introduces the pet
     carried: bool = False  # not named in the clause: carried from the clause before it (…，经常加班)
     bare_end: int | None = None  # ``end`` before the blanks of masked words (从A of 从A换成B): where text rules start
+    pronoun: bool = False  # opened by a third-person pronoun (他, she): ``name`` is its referent, None when it has none
+
+    @property
+    def unresolved(self) -> bool:
+        """A pronoun with no referent: the clause is about someone, never the speaker, and no one known."""
+        return self.pronoun and self.name is None
 
 
 LEADING_ZH = re.compile(rf"^\s*{_ADV_ZH}\s*")
@@ -136,7 +147,9 @@ def _resolve_zh(text: str, topic: str | None) -> Subject | None:
         if name in QUANTITY_ZH or name in _NOUNS_ZH:
             return None  # 房租现在两千四: a noun that starts like a surname
         return Subject(name, m.end()) if person_like(name) or name[0] in "老小" else None
-    return Subject(topic, m.end()) if topic else None
+    if m["pro"] and _POSSESSED_ZH.match(text, m.end()):
+        return Subject(None, m.end(), pronoun=True)  # 他老婆在谷歌上班: someone of someone unnamed
+    return Subject(topic, m.end(), pronoun=True)
 
 
 def _resolve_en(text: str, topic: str | None) -> Subject | None:
@@ -164,10 +177,12 @@ def _resolve_en(text: str, topic: str | None) -> Subject | None:
             return Subject(m["pname"], m.end(), relation=("owns", f"{pet} ({m['pname']})"), pet=pet)
         return Subject(f"user's {pet}", m.end(), pet=pet, counted=bool(m["cnt"]))
     if m["name"]:
-        if _NOT_NAME_EN.match(m["name"].split()[0]):
+        if NOT_NAME_EN.match(m["name"].split()[0]):
             return None
         return Subject(m["name"], m.end())
-    return Subject(topic, m.end()) if topic else None
+    if m["poss"]:
+        return Subject(None, m.end(), pronoun=True)  # "his wife works at Google": someone of someone unnamed
+    return Subject(topic, m.end(), pronoun=True)
 
 
 def relation_of(word: str) -> str | None:
