@@ -151,8 +151,8 @@ QUANTITY_EN: Mapping[str, str] = {
     "weight": "weight", "shoe size": "shoe_size", "blood type": "blood_type", "mortgage": "mortgage",
     "mortgage payment": "mortgage",
 }
-NUM_ZH = r"(?:\d[\d,.]*|[零一二两三四五六七八九十百千万亿半]+)"
-NUM_EN = r"(?:[$€£¥]\s?)?\d[\d,.]*\s?(?:k|K|m|M|grand)?"
+NUM_ZH = r"(?:\d(?:[\d,.]*\d)?(?![,.]?\d)|[零一二两三四五六七八九十百千万亿半]+)"
+NUM_EN = r"(?:[$€£¥]\s?)?\d(?:[\d,.]*\d)?(?![,.]?\d)\s?(?:k|K|m|M|grand)?"
 HEDGE_ZH = r"(?:大概|大约|差不多|将近|约|接近|左右|上下|估计|好像)"
 HEDGE_EN = r"(?:about|around|roughly|approximately|nearly|almost|close\s+to|maybe|probably)"
 

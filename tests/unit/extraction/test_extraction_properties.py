@@ -37,3 +37,23 @@ def test_never_raises_and_quotes_exactly(text: str, role: str) -> None:
         assert c.valid_from is not None and (c.valid_to is None or c.valid_to > c.valid_from)
         if not c.rule.startswith(("zh.pattern", "en.pattern", "zh.plan", "en.plan", "zh.dated_plan")):
             assert len(c.value) <= max(MAX_VALUE_CHARS.values()) + 8 or " " not in c.value
+
+
+_AMOUNT = st.builds(lambda cur, whole, cents: f"{cur}{whole:,}{cents}", st.sampled_from(["$", "€", "", "£"]),
+                    st.integers(1_000, 9_999_999), st.sampled_from(["", ".50", ".5"]))
+_AMOUNT_FRAMES = st.sampled_from([
+    "my rent is {} for a one bedroom", "My rent is {} a month.", "my budget is {}, give or take", "I make {} a year",
+    "our mortgage is {} now", "房租是{}一个月", "预算大概{}",
+])
+
+
+@given(_AMOUNT_FRAMES, _AMOUNT)
+@example("my rent is {} for a one bedroom", "$1,800")  # was rent · $1: the value stopped at the comma
+def test_a_number_is_never_cut_inside_its_digit_groups(frame: str, amount: str) -> None:
+    text = frame.format(amount)
+    event = SourceEvent(event_id="ev_1", text=text, role="user", session_id="s", origin_class="direct_user",
+                        session_kind="interactive", occurred_at=AT)
+    digits = amount.lstrip("$€£")  # the frames hold no other digit
+    for c in extract([event], DEFAULT_REGISTRY):
+        if any(ch.isdigit() for ch in c.value):
+            assert digits in c.value, (text, c.value)
