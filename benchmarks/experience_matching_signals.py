@@ -6,7 +6,8 @@ direction, another platform) on pairs written independently of the code. ADR 006
 met it on the set they were written from (goals_dev: devops and office work) and matched 77 % of
 the near misses of a set from other domains (goals_r2: life admin, data, study, support). This
 script measures signals that use no word list, on each set and across sets (tuned on one, scored on
-the other), so a mechanism's generalisation is seen before a fresh set scores it (docs/benchmarks/experience.md, "Round 2"):
+the other), so a mechanism's generalisation is seen before a fresh set scores it
+(docs/benchmarks/experience.md, "Round 2"):
 
 - ``cosine``: the embedder's cosine of the task (query role) and the goal (passage role), what
   recall uses today;
