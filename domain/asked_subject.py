@@ -49,9 +49,9 @@ __all__ = ["AskedSubject", "asked_clause", "asked_subject", "is_asked", "is_plur
 
 #: A clause: up to a comma, a sentence end, a dash or a colon (not one inside "3:30"), its ending
 #: mark kept (it may say "question", or that a wrapper ends there).
-_CLAUSE = re.compile(r"(?:[^，,。；;！!？?\n—…：:–]|:(?=\S))+(?:[，,。；;！!？?…—：–]|:(?!\S))*")
-#: Where one clause ends and another may begin.
-_CLAUSE_BREAK = re.compile(r"[，,。；;！!？?\n—…：–]|:(?!\S)")
+_CLAUSE = re.compile(r"(?:[^，,。；;！!？?\n—…：:–.]|:(?=\S)|\.(?!\s|$))+(?:[，,。；;！!？?…—：–]|:(?!\S)|\.(?=\s|$))*")
+#: Where one clause ends and another may begin (a full stop before a space ends a sentence; 1.5, v1.2 do not).
+_CLAUSE_BREAK = re.compile(r"[，,。；;！!？?\n—…：–]|:(?!\S)|\.(?=\s)")
 #: A clause that ends as a wrapper does: a dash or a colon ("remind me —", "quick question:").
 _WRAPPER_END = re.compile(r"[—–:：]\s*$|\s-\s*$")
 #: The first person ("用户"/"the user" too: questions are written about the user that way).

@@ -147,6 +147,10 @@ def test_is_asked(asked: AskedSubject, subject: str, expected: bool) -> None:
     ("I forgot, where does she live?", None),  # "she" is not the one who forgot
     ("Bob and Alice are coming, what does she eat?", None),  # two people before: not known which
     ("My allergies — what were they again?", ("user", ())),  # "they" may be things
+    # a full stop before a space ends a sentence (fresh_p3: the sister, not the user who owes a visit)
+    ("I owe my sister a visit. where's she living these days?", ("user", ("sister",))),
+    ("I met Bob. What does he do?", ("Bob", ())),
+    ("What is v1.2 of my app?", ("user", ())),  # a full stop inside a version splits nothing
     # the first person as the one asking or planning, not the one asked about
     ("I'm seeing Leo tomorrow, what should I know?", ("Leo", ())),
     ("refresh my memory on Bob before the call, would you?", ("Bob", ())),
