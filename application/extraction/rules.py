@@ -97,19 +97,14 @@ def extract(events: Sequence[SourceEvent], registry: SlotRegistry, *,
     return out
 
 
-def extract_event(event: SourceEvent, registry: SlotRegistry, labels: Mapping[str, str] | None = None, *,
-                  tagger: Tagger | None = None, before: str | None = None) -> list[CandidateClaim]:
-    """Candidate claims of one event (see the module docstring for their shape).
+def _read_event(event: SourceEvent, registry: SlotRegistry, labels: Mapping[str, str] | None = None, *,
+                tagger: Tagger | None = None, before: str | None = None) -> tuple[list[CandidateClaim], referents.Named]:
+    """The candidate claims of one event (see the module docstring for their shape), and the third
+    parties it names (None: several).
 
     :param before: the one third party earlier turns of the session named: a pronoun before the
         event names anyone stands for them (:mod:`.referents`, ADR 0094).
     """
-    return _read_event(event, registry, labels, tagger=tagger, before=before)[0]
-
-
-def _read_event(event: SourceEvent, registry: SlotRegistry, labels: Mapping[str, str] | None = None, *,
-                tagger: Tagger | None = None, before: str | None = None) -> tuple[list[CandidateClaim], referents.Named]:
-    """The candidate claims of one event, and the third parties it names (None: several)."""
     labels = label_index(registry) if labels is None else labels
     speaker = speaker_of(event.role)
     by_user = speaker is not None
